@@ -1,0 +1,76 @@
+#ifndef SEQ_BASE_TD
+#define SEQ_BASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def Seq_Dialect : Dialect {
+  let name = "seq";
+  let cppNamespace = "::seq";
+  let summary = "Keras Sequential models: layer-level and kernel-level ops";
+  let description = [{
+    The `seq` dialect holds a Keras Sequential model as a `func.func @predict`.
+
+    *Layer level* ops map one to one onto Keras layers (`seq.dense`,
+    `seq.lstm`, ...) and are what the Keras importer writes and the eager
+    reference interpreter reads. *Kernel level* ops (`seq.linear`,
+    `seq.lstm_recurrence`, ...) are what the fusion passes produce and the
+    backends lower.
+
+    Conventions:
+    - Tensors are float32, batch-major: `(batch, time, features)` for
+      sequences. Batch and time may be dynamic (`?`).
+    - Weights are operands (usually `arith.constant dense_resource<...>`),
+      with Keras' layouts: Dense kernel `(in, units)`, LSTM kernel
+      `(in, 4u)` in gate order i, f, c, o; GRU `(in, 3u)` in order z, r, h.
+    - The Keras layer name is the op's location: `loc("lstm_1")`.
+    - Model metadata (Keras version, backend, user entries) is the module
+      attribute `seq.metadata`, a dictionary of string values.
+  }];
+  let hasOperationAttrVerify = 1;
+}
+
+def Seq_ActivationAttr : I32EnumAttr<"Activation", "Keras activation function", [
+  I32EnumAttrCase<"Linear", 0, "linear">,
+  I32EnumAttrCase<"Relu", 1, "relu">,
+  I32EnumAttrCase<"Tanh", 2, "tanh">,
+  I32EnumAttrCase<"Sigmoid", 3, "sigmoid">,
+  // Keras 2 / tf.keras: clip(0.2 * x + 0.5, 0, 1).
+  I32EnumAttrCase<"HardSigmoidKeras2", 4, "hard_sigmoid_keras2">,
+  // Keras 3: relu6(x + 3) / 6.
+  I32EnumAttrCase<"HardSigmoidKeras3", 5, "hard_sigmoid_keras3">,
+  I32EnumAttrCase<"Softmax", 6, "softmax">,
+  I32EnumAttrCase<"Elu", 7, "elu">,
+  I32EnumAttrCase<"Selu", 8, "selu">,
+  I32EnumAttrCase<"Gelu", 9, "gelu">,
+  I32EnumAttrCase<"GeluTanh", 10, "gelu_tanh">,
+  I32EnumAttrCase<"Swish", 11, "swish">,
+  I32EnumAttrCase<"Softplus", 12, "softplus">,
+  I32EnumAttrCase<"Softsign", 13, "softsign">,
+  I32EnumAttrCase<"LeakyRelu", 14, "leaky_relu">,
+  I32EnumAttrCase<"Exponential", 15, "exponential">
+]> {
+  let cppNamespace = "::seq";
+}
+
+def Seq_MergeModeAttr : I32EnumAttr<"MergeMode", "Bidirectional merge mode", [
+  I32EnumAttrCase<"Concat", 0, "concat">,
+  I32EnumAttrCase<"Sum", 1, "sum">,
+  I32EnumAttrCase<"Mul", 2, "mul">,
+  I32EnumAttrCase<"Ave", 3, "ave">
+]> {
+  let cppNamespace = "::seq";
+}
+
+def Seq_PaddingAttr : I32EnumAttr<"Padding", "Keras padding mode", [
+  I32EnumAttrCase<"Valid", 0, "valid">,
+  I32EnumAttrCase<"Same", 1, "same">,
+  I32EnumAttrCase<"Causal", 2, "causal">
+]> {
+  let cppNamespace = "::seq";
+}
+
+class Seq_Op<string mnemonic, list<Trait> traits = []> :
+    Op<Seq_Dialect, mnemonic, traits>;
+
+#endif // SEQ_BASE_TD

@@ -1,0 +1,351 @@
+#ifndef SEQ_OPS_TD
+#define SEQ_OPS_TD
+
+include "seq/Dialect/Seq/IR/SeqBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/OpBase.td"
+
+def Seq_F32Tensor : RankedTensorOf<[F32]>;
+
+
+// Every op with a tensor result checks its shapes in a C++ verifier
+// (SeqOps.cpp), using the shape rules of SeqShapes.h that the importer
+// uses to build result types.
+class Seq_TensorOp<string mnemonic, list<Trait> traits = []> :
+    Seq_Op<mnemonic, !listconcat([Pure], traits)> {
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Layer level: one op per Keras layer.
+//===----------------------------------------------------------------------===//
+
+def Seq_DenseOp : Seq_TensorOp<"dense"> {
+  let summary = "Keras Dense: activation(input @ kernel + bias) on the last axis";
+  let description = [{
+    `input` has rank >= 2 (Dense on a sequence applies to every timestep),
+    `kernel` is `(in, units)`, the optional `bias` is `(units)`. `alpha` is
+    the slope of `leaky_relu` / the alpha of `elu`, and is present exactly
+    for those activations.
+
+    ```mlir
+    %y = seq.dense %x, %k, %b activation(relu)
+        : (tensor<?x64xf32>, tensor<64x32xf32>, tensor<32xf32>) -> tensor<?x32xf32>
+    ```
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, Seq_F32Tensor:$kernel,
+                   Optional<Seq_F32Tensor>:$bias,
+                   Seq_ActivationAttr:$activation, OptionalAttr<F32Attr>:$alpha);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $kernel (`,` $bias^)? `activation` `(` $activation `)` attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+class Seq_RecurrentLayerOp<string mnemonic, string keras, string weights> :
+    Seq_TensorOp<mnemonic> {
+  let summary = "Keras " # keras;
+  let description = [{
+    `input` is `(batch, time, features)`. Weights: }] # weights # [{.
+    The result is `(batch, time, units)` with `return_sequences`, else
+    `(batch, units)` (the last processed step). With `go_backwards` the steps
+    run from last to first and the returned sequence is in processing order,
+    as in Keras. The initial state is zero.
+  }];
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $kernel `,` $recurrent_kernel (`,` $bias^)?
+    `activation` `(` $activation `,` $recurrent_activation `)` attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def Seq_LSTMOp : Seq_RecurrentLayerOp<"lstm", "LSTM",
+    "kernel `(features, 4u)`, recurrent_kernel `(u, 4u)`, bias `(4u)`, gate blocks i, f, c, o"> {
+  let arguments = (ins Seq_F32Tensor:$input, Seq_F32Tensor:$kernel,
+                   Seq_F32Tensor:$recurrent_kernel, Optional<Seq_F32Tensor>:$bias,
+                   Seq_ActivationAttr:$activation,
+                   Seq_ActivationAttr:$recurrent_activation,
+                   UnitAttr:$return_sequences, UnitAttr:$go_backwards);
+}
+
+def Seq_GRUOp : Seq_RecurrentLayerOp<"gru", "GRU",
+    "kernel `(features, 3u)`, recurrent_kernel `(u, 3u)`, gate blocks z, r, h; "
+    "bias `(3u)`, or with `reset_after` `(2, 3u)` (row 0 input bias, row 1 "
+    "recurrent bias, the reset gate applied after the recurrent product)"> {
+  let arguments = (ins Seq_F32Tensor:$input, Seq_F32Tensor:$kernel,
+                   Seq_F32Tensor:$recurrent_kernel, Optional<Seq_F32Tensor>:$bias,
+                   Seq_ActivationAttr:$activation,
+                   Seq_ActivationAttr:$recurrent_activation,
+                   UnitAttr:$return_sequences, UnitAttr:$go_backwards,
+                   UnitAttr:$reset_after);
+}
+
+def Seq_SimpleRNNOp : Seq_RecurrentLayerOp<"simple_rnn", "SimpleRNN",
+    "`(features, u)` kernel, `(u, u)` recurrent_kernel, `(u)` bias"> {
+  let arguments = (ins Seq_F32Tensor:$input, Seq_F32Tensor:$kernel,
+                   Seq_F32Tensor:$recurrent_kernel, Optional<Seq_F32Tensor>:$bias,
+                   Seq_ActivationAttr:$activation,
+                   UnitAttr:$return_sequences, UnitAttr:$go_backwards);
+  let assemblyFormat = [{
+    $input `,` $kernel `,` $recurrent_kernel (`,` $bias^)?
+    `activation` `(` $activation `)` attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Seq_BidirectionalOp : Seq_TensorOp<"bidirectional"> {
+  let summary = "Keras Bidirectional: merges a forward and a go_backwards RNN";
+  let description = [{
+    `forward` and `backward` are the outputs of the two directions (the
+    backward one computed with `go_backwards`). For sequences (rank 3) the
+    backward sequence is flipped back along time before merging, as Keras
+    does. `concat` joins the last axis, forward first; `sum`, `mul`, `ave`
+    are elementwise and need equal shapes.
+  }];
+  let arguments = (ins Seq_F32Tensor:$forward, Seq_F32Tensor:$backward,
+                   Seq_MergeModeAttr:$merge_mode);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $merge_mode $forward `,` $backward attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Seq_TimeDistributedOp : Seq_TensorOp<"time_distributed",
+    [SingleBlock]> {
+  let summary = "Keras TimeDistributed: applies its body to every timestep";
+  let description = [{
+    The body's single argument is one timestep of `input` (the time axis,
+    axis 1, removed); it yields that step's result. The result stacks the
+    steps along axis 1 again.
+  }];
+  let arguments = (ins Seq_F32Tensor:$input);
+  let results = (outs Seq_F32Tensor:$output);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $input `:` type($input) `->` type($output) $body attr-dict
+  }];
+}
+
+def Seq_YieldOp : Seq_Op<"yield", [Pure, Terminator,
+                                   HasParent<"TimeDistributedOp">]> {
+  let summary = "Ends a seq.time_distributed body with one timestep's result";
+  let arguments = (ins Seq_F32Tensor:$value);
+  let assemblyFormat = "$value attr-dict `:` type($value)";
+}
+
+def Seq_Conv1DOp : Seq_TensorOp<"conv1d"> {
+  let summary = "Keras Conv1D (channels last)";
+  let description = [{
+    `input` `(batch, time, channels)`, `kernel` `(width, channels, filters)`,
+    optional `bias` `(filters)`. Output length: valid
+    `floor((T - dilation*(width-1) - 1) / stride) + 1`; same `ceil(T / stride)`;
+    causal pads `dilation*(width-1)` on the left, then as valid.
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, Seq_F32Tensor:$kernel,
+                   Optional<Seq_F32Tensor>:$bias,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$strides,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$dilation_rate,
+                   Seq_PaddingAttr:$padding,
+                   Seq_ActivationAttr:$activation, OptionalAttr<F32Attr>:$alpha);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $kernel (`,` $bias^)? `padding` `(` $padding `)`
+    `activation` `(` $activation `)` attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+class Seq_Pool1DOp<string mnemonic, string keras> : Seq_TensorOp<mnemonic> {
+  let summary = "Keras " # keras # " (channels last)";
+  let description = [{
+    `input` `(batch, time, channels)`; padding `valid` or `same` (for
+    average pooling, `same` divides by the number of real elements in each
+    window, as TensorFlow does).
+  }];
+  let arguments = (ins Seq_F32Tensor:$input,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$pool_size,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$strides,
+                   Seq_PaddingAttr:$padding);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $input `padding` `(` $padding `)` attr-dict `:` type($input) `->` type($output)
+  }];
+}
+
+def Seq_MaxPool1DOp : Seq_Pool1DOp<"max_pool1d", "MaxPooling1D">;
+def Seq_AvgPool1DOp : Seq_Pool1DOp<"avg_pool1d", "AveragePooling1D">;
+
+class Seq_GlobalPool1DOp<string mnemonic, string keras> : Seq_TensorOp<mnemonic> {
+  let summary = "Keras " # keras # ": reduces the time axis";
+  let description = [{
+    `(batch, time, channels)` to `(batch, channels)`, or `(batch, 1, channels)`
+    with `keepdims`.
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, UnitAttr:$keepdims);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Seq_GlobalMaxPool1DOp : Seq_GlobalPool1DOp<"global_max_pool1d", "GlobalMaxPooling1D">;
+def Seq_GlobalAvgPool1DOp : Seq_GlobalPool1DOp<"global_avg_pool1d", "GlobalAveragePooling1D">;
+
+def Seq_BatchNormOp : Seq_TensorOp<"batch_norm", [AllTypesMatch<["input", "output"]>]> {
+  let summary = "Keras BatchNormalization at inference, on the last axis";
+  let description = [{
+    `(x - moving_mean) / sqrt(moving_variance + epsilon) * gamma + beta`.
+    All four parameters are `(channels)`; the importer writes ones / zeros
+    for gamma / beta when Keras has `scale=False` / `center=False`.
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, Seq_F32Tensor:$gamma, Seq_F32Tensor:$beta,
+                   Seq_F32Tensor:$moving_mean, Seq_F32Tensor:$moving_variance,
+                   F32Attr:$epsilon);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $gamma `,` $beta `,` $moving_mean `,` $moving_variance attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def Seq_LayerNormOp : Seq_TensorOp<"layer_norm", [AllTypesMatch<["input", "output"]>]> {
+  let summary = "Keras LayerNormalization over the last axis";
+  let description = [{
+    `(x - mean) / sqrt(var + epsilon) * gamma + beta` with the biased
+    variance of the last axis; gamma and beta are `(channels)`.
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, Seq_F32Tensor:$gamma, Seq_F32Tensor:$beta,
+                   F32Attr:$epsilon);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $gamma `,` $beta attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Seq_DropoutOp : Seq_TensorOp<"dropout", [AllTypesMatch<["input", "output"]>]> {
+  let summary = "Keras Dropout / SpatialDropout1D: the identity at inference";
+  let arguments = (ins Seq_F32Tensor:$input, F32Attr:$rate);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Seq_EmbeddingOp : Seq_TensorOp<"embedding"> {
+  let summary = "Keras Embedding: looks up rows of `table` by integer id";
+  let description = [{
+    `ids` holds integer ids (as integers or integral floats) of any shape;
+    `table` is `(vocabulary, dim)`; the result has shape `ids.shape + (dim)`.
+  }];
+  let arguments = (ins AnyRankedTensor:$ids, Seq_F32Tensor:$table);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = "$ids `,` $table attr-dict `:` functional-type(operands, results)";
+}
+
+def Seq_FlattenOp : Seq_TensorOp<"flatten"> {
+  let summary = "Keras Flatten: (batch, d1, ..., dn) to (batch, d1*...*dn)";
+  let arguments = (ins Seq_F32Tensor:$input);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Seq_ReshapeOp : Seq_TensorOp<"reshape"> {
+  let summary = "Keras Reshape: target_shape excludes the batch axis, may hold one -1";
+  let arguments = (ins Seq_F32Tensor:$input, DenseI64ArrayAttr:$target_shape);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $input $target_shape attr-dict `:` type($input) `->` type($output)
+  }];
+}
+
+def Seq_RepeatVectorOp : Seq_TensorOp<"repeat_vector"> {
+  let summary = "Keras RepeatVector: (batch, features) to (batch, n, features)";
+  let arguments = (ins Seq_F32Tensor:$input, ConfinedAttr<I64Attr, [IntPositive]>:$n);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Seq_ActivationOp : Seq_TensorOp<"activation", [AllTypesMatch<["input", "output"]>]> {
+  let summary = "Keras Activation (and LeakyReLU, ELU, Softmax layers), elementwise";
+  let description = [{
+    `softmax` normalises over the last axis. `alpha` is present exactly for
+    `leaky_relu` (negative slope) and `elu`.
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, Seq_ActivationAttr:$activation,
+                   OptionalAttr<F32Attr>:$alpha);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = "$activation $input attr-dict `:` type($input)";
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel level: what the fusion passes produce and the backends lower.
+//===----------------------------------------------------------------------===//
+
+def Seq_LinearOp : Seq_TensorOp<"linear"> {
+  let summary = "GEMM + bias + activation epilogue over the last axis";
+  let description = [{
+    `activation(input @ weight + bias)`: `input` `(..., k)`, `weight`
+    `(k, n)`, optional `bias` `(n)`. All leading axes are one GEMM's rows.
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, Seq_F32Tensor:$weight,
+                   Optional<Seq_F32Tensor>:$bias,
+                   Seq_ActivationAttr:$activation, OptionalAttr<F32Attr>:$alpha);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? `activation` `(` $activation `)` attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+class Seq_RecurrenceOp<string mnemonic, string cell, int gates> :
+    Seq_TensorOp<mnemonic> {
+  let summary = cell # " time loop over a precomputed input projection";
+  let description = [{
+    `input_projection` is `(batch, time, }] # gates # [{u)`: the input GEMM of
+    every timestep with the input bias folded in, computed before the loop.
+    Each step is one recurrent GEMM `h @ recurrent_kernel` `(u, }] # gates #
+    [{u)` for all gates plus one fused pointwise cell. `return_sequences` and
+    `go_backwards` mean what they mean on the layer-level op.
+  }];
+  let results = (outs Seq_F32Tensor:$output);
+}
+
+def Seq_LSTMRecurrenceOp : Seq_RecurrenceOp<"lstm_recurrence", "LSTM", 4> {
+  let arguments = (ins Seq_F32Tensor:$input_projection, Seq_F32Tensor:$recurrent_kernel,
+                   Seq_ActivationAttr:$activation,
+                   Seq_ActivationAttr:$recurrent_activation,
+                   UnitAttr:$return_sequences, UnitAttr:$go_backwards);
+  let assemblyFormat = [{
+    $input_projection `,` $recurrent_kernel
+    `activation` `(` $activation `,` $recurrent_activation `)` attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def Seq_GRURecurrenceOp : Seq_RecurrenceOp<"gru_recurrence", "GRU", 3> {
+  let description = [{
+    As `seq.lstm_recurrence`, gates z, r, h. With `reset_after`,
+    `recurrent_bias` `(3u)` is added to the recurrent product before the
+    reset gate applies to it; without it there is no recurrent bias (the
+    whole bias is in the input projection).
+  }];
+  let arguments = (ins Seq_F32Tensor:$input_projection, Seq_F32Tensor:$recurrent_kernel,
+                   Optional<Seq_F32Tensor>:$recurrent_bias,
+                   Seq_ActivationAttr:$activation,
+                   Seq_ActivationAttr:$recurrent_activation,
+                   UnitAttr:$return_sequences, UnitAttr:$go_backwards,
+                   UnitAttr:$reset_after);
+  let assemblyFormat = [{
+    $input_projection `,` $recurrent_kernel (`,` $recurrent_bias^)?
+    `activation` `(` $activation `,` $recurrent_activation `)` attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def Seq_SimpleRNNRecurrenceOp : Seq_RecurrenceOp<"simple_rnn_recurrence", "SimpleRNN", 1> {
+  let arguments = (ins Seq_F32Tensor:$input_projection, Seq_F32Tensor:$recurrent_kernel,
+                   Seq_ActivationAttr:$activation,
+                   UnitAttr:$return_sequences, UnitAttr:$go_backwards);
+  let assemblyFormat = [{
+    $input_projection `,` $recurrent_kernel `activation` `(` $activation `)`
+    attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+#endif // SEQ_OPS_TD

@@ -1,0 +1,46 @@
+// Shape rules of the seq ops, shared by the verifiers and by whoever builds
+// ops (the importer computes result types with the same functions).
+#ifndef SEQ_DIALECT_SEQ_IR_SEQSHAPES_H
+#define SEQ_DIALECT_SEQ_IR_SEQSHAPES_H
+
+#include "seq/Dialect/Seq/IR/SeqOps.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include <string>
+
+namespace seq::shapes {
+
+inline constexpr int64_t kDynamic = mlir::ShapedType::kDynamic;
+
+/// True when both sizes are static and differ.
+inline bool conflict(int64_t a, int64_t b) {
+  return a != kDynamic && b != kDynamic && a != b;
+}
+
+/// "(?, 10, 12)".
+std::string format(llvm::ArrayRef<int64_t> shape);
+
+/// Output length of a Conv1D along time; dynamic stays dynamic.
+int64_t conv1dLength(int64_t length, int64_t width, int64_t stride,
+                     int64_t dilation, Padding padding);
+
+/// Output length of a 1-D pooling window along time.
+int64_t pool1dLength(int64_t length, int64_t poolSize, int64_t stride,
+                     Padding padding);
+
+/// (batch, d1, ..., dn) -> (batch, d1*...*dn); dynamic if any di is.
+llvm::SmallVector<int64_t> flatten(llvm::ArrayRef<int64_t> input);
+
+/// Keras Reshape: `target` excludes the batch axis and may hold one -1.
+/// Returns the full result shape, or sets `error` and returns std::nullopt.
+std::optional<llvm::SmallVector<int64_t>>
+reshape(llvm::ArrayRef<int64_t> input, llvm::ArrayRef<int64_t> target,
+        std::string &error);
+
+/// Whether `activation` takes an `alpha` (leaky_relu, elu).
+bool takesAlpha(Activation activation);
+
+} // namespace seq::shapes
+
+#endif

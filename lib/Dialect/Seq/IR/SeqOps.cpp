@@ -1,0 +1,435 @@
+#include "seq/Dialect/Seq/IR/SeqOps.h"
+#include "seq/Dialect/Seq/IR/SeqShapes.h"
+
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace seq;
+using shapes::kDynamic;
+
+#include "seq/Dialect/Seq/IR/SeqEnums.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "seq/Dialect/Seq/IR/SeqOps.cpp.inc"
+
+namespace {
+
+static int64_t mul(int64_t factor, int64_t size) {
+  return size == kDynamic ? kDynamic : factor * size;
+}
+
+/// Verifier helpers. Each failure is one diagnostic that names the operand
+/// and both sizes, so a bad import is explained, not just rejected.
+class Check {
+public:
+  explicit Check(Operation *op) : op(op) {}
+
+  static ArrayRef<int64_t> shape(Value v) {
+    return cast<RankedTensorType>(v.getType()).getShape();
+  }
+
+  LogicalResult rank(Value v, StringRef name, int64_t rank) {
+    if (shape(v).size() == static_cast<size_t>(rank))
+      return success();
+    return op->emitOpError() << name << " must have rank " << rank
+                             << ", got " << v.getType();
+  }
+
+  LogicalResult minRank(Value v, StringRef name, int64_t rank) {
+    if (shape(v).size() >= static_cast<size_t>(rank))
+      return success();
+    return op->emitOpError() << name << " must have rank >= " << rank
+                             << ", got " << v.getType();
+  }
+
+  LogicalResult dim(const Twine &what, int64_t actual, const Twine &reference,
+                    int64_t expected) {
+    if (!shapes::conflict(actual, expected))
+      return success();
+    return op->emitOpError() << what << " (" << actual << ") must equal "
+                             << reference << " (" << expected << ")";
+  }
+
+  LogicalResult result(ArrayRef<int64_t> expected) {
+    ArrayRef<int64_t> actual = shape(op->getResult(0));
+    bool ok = actual.size() == expected.size();
+    for (size_t i = 0; ok && i < actual.size(); ++i)
+      ok = !shapes::conflict(actual[i], expected[i]);
+    if (ok)
+      return success();
+    return op->emitOpError() << "result shape " << shapes::format(actual)
+                             << " does not match the expected "
+                             << shapes::format(expected);
+  }
+
+  LogicalResult epsilon(APFloat epsilon) {
+    if (epsilon.isPosZero() || epsilon.isNegative() || epsilon.isNaN())
+      return op->emitOpError() << "epsilon must be positive, got "
+                               << epsilon.convertToDouble();
+    return success();
+  }
+
+  LogicalResult alpha(Activation activation, std::optional<APFloat> alpha) {
+    bool needs = shapes::takesAlpha(activation);
+    if (needs && !alpha)
+      return op->emitOpError() << "activation '" << stringifyActivation(activation)
+                               << "' needs an 'alpha' attribute";
+    if (!needs && alpha)
+      return op->emitOpError() << "'alpha' is only meaningful for leaky_relu "
+                                  "and elu, not '"
+                               << stringifyActivation(activation) << "'";
+    return success();
+  }
+
+  /// A 1-D parameter of `size` elements (bias, gamma, ...).
+  LogicalResult vector(Value v, StringRef name, const Twine &reference,
+                       int64_t size) {
+    if (failed(rank(v, name, 1)))
+      return failure();
+    return dim(Twine(name) + " size", shape(v)[0], reference, size);
+  }
+
+private:
+  Operation *op;
+};
+
+/// Dense and linear: activation(input @ kernel + bias) on the last axis.
+LogicalResult verifyAffine(Operation *op, Value input, Value kernel,
+                           Value bias, StringRef kernelName,
+                           Activation activation,
+                           std::optional<APFloat> alpha) {
+  Check check(op);
+  if (failed(check.minRank(input, "input", 2)) ||
+      failed(check.rank(kernel, kernelName, 2)))
+    return failure();
+  ArrayRef<int64_t> in = Check::shape(input), k = Check::shape(kernel);
+  if (failed(check.dim(Twine(kernelName) + " rows", k[0], "input features",
+                       in.back())) ||
+      (bias && failed(check.vector(bias, "bias", Twine(kernelName) + " columns",
+                                   k[1]))) ||
+      failed(check.alpha(activation, alpha)))
+    return failure();
+  SmallVector<int64_t> expected(in.drop_back());
+  expected.push_back(k[1]);
+  return check.result(expected);
+}
+
+/// Shared by the recurrence kernels: (batch, time, gates*u) in,
+/// (batch, time, u) or (batch, u) out; returns u through `units`.
+LogicalResult verifyRecurrentCore(Operation *op, Value sequence,
+                                  Value recurrentKernel, int64_t gates,
+                                  bool returnSequences, int64_t &units) {
+  Check check(op);
+  if (failed(check.rank(sequence, "input", 3)) ||
+      failed(check.rank(recurrentKernel, "recurrent_kernel", 2)))
+    return failure();
+  ArrayRef<int64_t> rk = Check::shape(recurrentKernel);
+  units = rk[0];
+  if (failed(check.dim("recurrent_kernel columns", rk[1],
+                       Twine(gates) + " x units", mul(gates, units))))
+    return failure();
+  ArrayRef<int64_t> in = Check::shape(sequence);
+  SmallVector<int64_t> expected{in[0]};
+  if (returnSequences)
+    expected.push_back(in[1]);
+  expected.push_back(units);
+  return check.result(expected);
+}
+
+/// Layer-level LSTM / GRU / SimpleRNN.
+LogicalResult verifyRecurrentLayer(Operation *op, Value input, Value kernel,
+                                   Value recurrentKernel, int64_t gates,
+                                   bool returnSequences, int64_t &units) {
+  Check check(op);
+  if (failed(verifyRecurrentCore(op, input, recurrentKernel, gates,
+                                 returnSequences, units)) ||
+      failed(check.rank(kernel, "kernel", 2)))
+    return failure();
+  ArrayRef<int64_t> k = Check::shape(kernel);
+  return failure(
+      failed(check.dim("kernel rows", k[0], "input features",
+                       Check::shape(input)[2])) ||
+      failed(check.dim("kernel columns", k[1], Twine(gates) + " x units",
+                       mul(gates, units))));
+}
+
+LogicalResult verifyPool(Operation *op, Value input, int64_t poolSize,
+                         int64_t strides, Padding padding) {
+  Check check(op);
+  if (failed(check.rank(input, "input", 3)))
+    return failure();
+  if (padding == Padding::Causal)
+    return op->emitOpError("padding 'causal' is only valid for conv1d");
+  ArrayRef<int64_t> in = Check::shape(input);
+  int64_t length = shapes::pool1dLength(in[1], poolSize, strides, padding);
+  if (length == 0)
+    return op->emitOpError() << "pool_size " << poolSize << " is larger than the "
+                             << in[1] << " timesteps";
+  return check.result({in[0], length, in[2]});
+}
+
+LogicalResult verifyGlobalPool(Operation *op, Value input, bool keepdims) {
+  Check check(op);
+  if (failed(check.rank(input, "input", 3)))
+    return failure();
+  ArrayRef<int64_t> in = Check::shape(input);
+  if (keepdims)
+    return check.result({in[0], 1, in[2]});
+  return check.result({in[0], in[2]});
+}
+
+} // namespace
+
+LogicalResult DenseOp::verify() {
+  return verifyAffine(*this, getInput(), getKernel(), getBias(), "kernel",
+                      getActivation(), getAlpha());
+}
+
+LogicalResult LinearOp::verify() {
+  return verifyAffine(*this, getInput(), getWeight(), getBias(), "weight",
+                      getActivation(), getAlpha());
+}
+
+LogicalResult LSTMOp::verify() {
+  int64_t units;
+  if (failed(verifyRecurrentLayer(*this, getInput(), getKernel(),
+                                  getRecurrentKernel(), 4,
+                                  getReturnSequences(), units)))
+    return failure();
+  if (getBias())
+    return Check(*this).vector(getBias(), "bias", "4 x units", mul(4, units));
+  return success();
+}
+
+LogicalResult GRUOp::verify() {
+  int64_t units;
+  if (failed(verifyRecurrentLayer(*this, getInput(), getKernel(),
+                                  getRecurrentKernel(), 3,
+                                  getReturnSequences(), units)))
+    return failure();
+  Value bias = getBias();
+  if (!bias)
+    return success();
+  Check check(*this);
+  if (!getResetAfter())
+    return check.vector(bias, "bias", "3 x units", mul(3, units));
+  if (failed(check.rank(bias, "bias (reset_after)", 2)))
+    return failure();
+  ArrayRef<int64_t> b = Check::shape(bias);
+  return failure(failed(check.dim("bias rows", b[0], "input + recurrent", 2)) ||
+                 failed(check.dim("bias columns", b[1], "3 x units",
+                                  mul(3, units))));
+}
+
+LogicalResult SimpleRNNOp::verify() {
+  int64_t units;
+  if (failed(verifyRecurrentLayer(*this, getInput(), getKernel(),
+                                  getRecurrentKernel(), 1,
+                                  getReturnSequences(), units)))
+    return failure();
+  if (getBias())
+    return Check(*this).vector(getBias(), "bias", "units", units);
+  return success();
+}
+
+LogicalResult LSTMRecurrenceOp::verify() {
+  int64_t units;
+  if (failed(verifyRecurrentCore(*this, getInputProjection(),
+                                 getRecurrentKernel(), 4, getReturnSequences(),
+                                 units)))
+    return failure();
+  return Check(*this).dim("input_projection features",
+                          Check::shape(getInputProjection())[2], "4 x units",
+                          mul(4, units));
+}
+
+LogicalResult GRURecurrenceOp::verify() {
+  int64_t units;
+  if (failed(verifyRecurrentCore(*this, getInputProjection(),
+                                 getRecurrentKernel(), 3, getReturnSequences(),
+                                 units)))
+    return failure();
+  Check check(*this);
+  if (failed(check.dim("input_projection features",
+                       Check::shape(getInputProjection())[2], "3 x units",
+                       mul(3, units))))
+    return failure();
+  if (getResetAfter() != static_cast<bool>(getRecurrentBias()))
+    return emitOpError(getResetAfter()
+                           ? "with reset_after needs a recurrent_bias"
+                           : "has a recurrent_bias only with reset_after");
+  if (getRecurrentBias())
+    return check.vector(getRecurrentBias(), "recurrent_bias", "3 x units",
+                        mul(3, units));
+  return success();
+}
+
+LogicalResult SimpleRNNRecurrenceOp::verify() {
+  int64_t units;
+  if (failed(verifyRecurrentCore(*this, getInputProjection(),
+                                 getRecurrentKernel(), 1, getReturnSequences(),
+                                 units)))
+    return failure();
+  return Check(*this).dim("input_projection features",
+                          Check::shape(getInputProjection())[2], "units",
+                          units);
+}
+
+LogicalResult BidirectionalOp::verify() {
+  Check check(*this);
+  ArrayRef<int64_t> f = Check::shape(getForward()), b = Check::shape(getBackward());
+  if (f.size() != 2 && f.size() != 3)
+    return emitOpError() << "forward must have rank 2 or 3, got "
+                         << getForward().getType();
+  if (failed(check.rank(getBackward(), "backward", f.size())))
+    return failure();
+  for (size_t i = 0; i + 1 < f.size(); ++i)
+    if (failed(check.dim("backward dimension " + Twine(i), b[i],
+                         "forward dimension " + Twine(i), f[i])))
+      return failure();
+  SmallVector<int64_t> expected(f);
+  if (getMergeMode() == MergeMode::Concat) {
+    int64_t fu = f.back(), bu = b.back();
+    expected.back() = fu == kDynamic || bu == kDynamic ? kDynamic : fu + bu;
+  } else if (failed(check.dim("backward units", b.back(), "forward units",
+                              f.back()))) {
+    return failure();
+  }
+  return check.result(expected);
+}
+
+LogicalResult TimeDistributedOp::verify() {
+  Check check(*this);
+  if (failed(check.minRank(getInput(), "input", 3)))
+    return failure();
+  Block &body = getBody().front();
+  ArrayRef<int64_t> in = Check::shape(getInput());
+  SmallVector<int64_t> step{in[0]};
+  step.append(in.begin() + 2, in.end());
+  auto stepType = RankedTensorType::get(step, Float32Type::get(getContext()));
+  if (body.getNumArguments() != 1 || body.getArgument(0).getType() != stepType)
+    return emitOpError() << "body must take one argument of type " << stepType
+                         << " (one timestep of the input)";
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield)
+    return emitOpError("body must end with seq.yield");
+  ArrayRef<int64_t> y = Check::shape(yield.getValue());
+  if (y.empty())
+    return emitOpError("body must yield a tensor with a batch axis");
+  SmallVector<int64_t> expected{y[0], in[1]};
+  expected.append(y.begin() + 1, y.end());
+  return check.result(expected);
+}
+
+LogicalResult Conv1DOp::verify() {
+  Check check(*this);
+  if (failed(check.rank(getInput(), "input", 3)) ||
+      failed(check.rank(getKernel(), "kernel", 3)))
+    return failure();
+  ArrayRef<int64_t> in = Check::shape(getInput()), k = Check::shape(getKernel());
+  if (failed(check.dim("kernel input channels", k[1], "input channels", in[2])) ||
+      (getBias() &&
+       failed(check.vector(getBias(), "bias", "kernel filters", k[2]))) ||
+      failed(check.alpha(getActivation(), getAlpha())))
+    return failure();
+  int64_t length = shapes::conv1dLength(in[1], k[0], getStrides(),
+                                        getDilationRate(), getPadding());
+  if (length == 0)
+    return emitOpError() << "kernel span is longer than the " << in[1]
+                         << " timesteps";
+  return check.result({in[0], length, k[2]});
+}
+
+LogicalResult MaxPool1DOp::verify() {
+  return verifyPool(*this, getInput(), getPoolSize(), getStrides(),
+                    getPadding());
+}
+
+LogicalResult AvgPool1DOp::verify() {
+  return verifyPool(*this, getInput(), getPoolSize(), getStrides(),
+                    getPadding());
+}
+
+LogicalResult GlobalMaxPool1DOp::verify() {
+  return verifyGlobalPool(*this, getInput(), getKeepdims());
+}
+
+LogicalResult GlobalAvgPool1DOp::verify() {
+  return verifyGlobalPool(*this, getInput(), getKeepdims());
+}
+
+LogicalResult BatchNormOp::verify() {
+  Check check(*this);
+  if (failed(check.minRank(getInput(), "input", 2)))
+    return failure();
+  int64_t channels = Check::shape(getInput()).back();
+  return failure(
+      failed(check.epsilon(getEpsilon())) ||
+      failed(check.vector(getGamma(), "gamma", "channels", channels)) ||
+      failed(check.vector(getBeta(), "beta", "channels", channels)) ||
+      failed(check.vector(getMovingMean(), "moving_mean", "channels", channels)) ||
+      failed(check.vector(getMovingVariance(), "moving_variance", "channels",
+                          channels)));
+}
+
+LogicalResult LayerNormOp::verify() {
+  Check check(*this);
+  if (failed(check.minRank(getInput(), "input", 2)))
+    return failure();
+  int64_t channels = Check::shape(getInput()).back();
+  return failure(
+      failed(check.epsilon(getEpsilon())) ||
+      failed(check.vector(getGamma(), "gamma", "channels", channels)) ||
+      failed(check.vector(getBeta(), "beta", "channels", channels)));
+}
+
+LogicalResult DropoutOp::verify() {
+  double rate = getRate().convertToDouble();
+  if (rate < 0.0 || rate >= 1.0)
+    return emitOpError() << "rate must be in [0, 1), got " << rate;
+  return success();
+}
+
+LogicalResult EmbeddingOp::verify() {
+  Check check(*this);
+  Type element = cast<RankedTensorType>(getIds().getType()).getElementType();
+  if (!isa<IntegerType, FloatType>(element))
+    return emitOpError() << "ids must hold integers or floats, got "
+                         << getIds().getType();
+  if (failed(check.rank(getTable(), "table", 2)))
+    return failure();
+  SmallVector<int64_t> expected(Check::shape(getIds()));
+  expected.push_back(Check::shape(getTable())[1]);
+  return check.result(expected);
+}
+
+LogicalResult FlattenOp::verify() {
+  Check check(*this);
+  if (failed(check.minRank(getInput(), "input", 2)))
+    return failure();
+  return check.result(shapes::flatten(Check::shape(getInput())));
+}
+
+LogicalResult ReshapeOp::verify() {
+  Check check(*this);
+  if (failed(check.minRank(getInput(), "input", 2)))
+    return failure();
+  std::string error;
+  auto expected =
+      shapes::reshape(Check::shape(getInput()), getTargetShape(), error);
+  if (!expected)
+    return emitOpError(error);
+  return check.result(*expected);
+}
+
+LogicalResult RepeatVectorOp::verify() {
+  Check check(*this);
+  if (failed(check.rank(getInput(), "input", 2)))
+    return failure();
+  ArrayRef<int64_t> in = Check::shape(getInput());
+  return check.result({in[0], static_cast<int64_t>(getN()), in[1]});
+}
+
+LogicalResult ActivationOp::verify() {
+  return Check(*this).alpha(getActivation(), getAlpha());
+}

@@ -1,0 +1,101 @@
+#include "seq/Dialect/Seq/IR/SeqShapes.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace seq::shapes {
+
+std::string format(llvm::ArrayRef<int64_t> shape) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "(";
+  llvm::interleaveComma(shape, os, [&](int64_t d) {
+    if (d == kDynamic)
+      os << "?";
+    else
+      os << d;
+  });
+  os << ")";
+  return text;
+}
+
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int64_t conv1dLength(int64_t length, int64_t width, int64_t stride,
+                     int64_t dilation, Padding padding) {
+  if (length == kDynamic)
+    return kDynamic;
+  int64_t span = dilation * (width - 1) + 1;
+  switch (padding) {
+  case Padding::Same:
+    return ceilDiv(length, stride);
+  case Padding::Causal:
+    length += span - 1;
+    [[fallthrough]];
+  case Padding::Valid:
+    return length < span ? 0 : (length - span) / stride + 1;
+  }
+  llvm_unreachable("unknown padding");
+}
+
+int64_t pool1dLength(int64_t length, int64_t poolSize, int64_t stride,
+                     Padding padding) {
+  return conv1dLength(length, poolSize, stride, /*dilation=*/1, padding);
+}
+
+llvm::SmallVector<int64_t> flatten(llvm::ArrayRef<int64_t> input) {
+  int64_t product = 1;
+  for (int64_t d : input.drop_front()) {
+    if (d == kDynamic) {
+      product = kDynamic;
+      break;
+    }
+    product *= d;
+  }
+  return {input.front(), product};
+}
+
+std::optional<llvm::SmallVector<int64_t>>
+reshape(llvm::ArrayRef<int64_t> input, llvm::ArrayRef<int64_t> target,
+        std::string &error) {
+  int64_t inferred = -1;
+  int64_t known = 1;
+  for (auto [i, d] : llvm::enumerate(target)) {
+    if (d == -1) {
+      if (inferred != -1) {
+        error = "target_shape may hold at most one -1";
+        return std::nullopt;
+      }
+      inferred = i;
+    } else if (d <= 0) {
+      error = "target_shape sizes must be positive or -1, got " +
+              std::to_string(d);
+      return std::nullopt;
+    } else {
+      known *= d;
+    }
+  }
+  llvm::SmallVector<int64_t> inputTail(input.drop_front());
+  int64_t total = flatten(input)[1];
+  llvm::SmallVector<int64_t> result{input.front()};
+  result.append(target.begin(), target.end());
+  if (total == kDynamic) {
+    if (inferred != -1)
+      result[inferred + 1] = kDynamic;
+    return result;
+  }
+  if (inferred == -1 ? total != known : total % known != 0) {
+    error = "cannot reshape " + format(inputTail) + " (" +
+            std::to_string(total) + " values per sample) into " +
+            format(target);
+    return std::nullopt;
+  }
+  if (inferred != -1)
+    result[inferred + 1] = total / known;
+  return result;
+}
+
+bool takesAlpha(Activation activation) {
+  return activation == Activation::LeakyRelu || activation == Activation::Elu;
+}
+
+} // namespace seq::shapes

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what seqc needs and is missing; safe to re-run.
+#   scripts/setup.sh           Debian packages for building and testing
+#   scripts/setup.sh --python  also the PyPI packages for fixtures/benchmarks
+set -euo pipefail
+
+packages=(cmake g++ llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+          libhdf5-dev libfmt-dev zlib1g-dev libgtest-dev ninja-build ccache)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if [ "${1:-}" = "--python" ]; then
+  python3 -m pip install -q -r "$(dirname "$0")/../test/fixtures/requirements.txt"
+fi

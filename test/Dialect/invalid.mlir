@@ -1,0 +1,636 @@
+// Every verifier message of the seq dialect.
+// RUN: seq-opt %s -split-input-file -verify-diagnostics
+
+func.func @dense_rank(%x: tensor<12xf32>, %k: tensor<12x32xf32>) {
+  // expected-error @+1 {{'seq.dense' op input must have rank >= 2, got 'tensor<12xf32>'}}
+  %0 = seq.dense %x, %k activation(relu) : (tensor<12xf32>, tensor<12x32xf32>) -> tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @dense_kernel_rank(%x: tensor<?x12xf32>, %k: tensor<12xf32>) {
+  // expected-error @+1 {{'seq.dense' op kernel must have rank 2, got 'tensor<12xf32>'}}
+  %0 = seq.dense %x, %k activation(relu) : (tensor<?x12xf32>, tensor<12xf32>) -> tensor<?x32xf32>
+  return
+}
+
+// -----
+
+func.func @dense_kernel_rows(%x: tensor<?x12xf32>, %k: tensor<13x32xf32>) {
+  // expected-error @+1 {{'seq.dense' op kernel rows (13) must equal input features (12)}}
+  %0 = seq.dense %x, %k activation(relu) : (tensor<?x12xf32>, tensor<13x32xf32>) -> tensor<?x32xf32>
+  return
+}
+
+// -----
+
+func.func @dense_bias(%x: tensor<?x12xf32>, %k: tensor<12x32xf32>, %b: tensor<31xf32>) {
+  // expected-error @+1 {{'seq.dense' op bias size (31) must equal kernel columns (32)}}
+  %0 = seq.dense %x, %k, %b activation(relu) : (tensor<?x12xf32>, tensor<12x32xf32>, tensor<31xf32>) -> tensor<?x32xf32>
+  return
+}
+
+// -----
+
+func.func @dense_bias_rank(%x: tensor<?x12xf32>, %k: tensor<12x32xf32>, %b: tensor<1x32xf32>) {
+  // expected-error @+1 {{'seq.dense' op bias must have rank 1, got 'tensor<1x32xf32>'}}
+  %0 = seq.dense %x, %k, %b activation(relu) : (tensor<?x12xf32>, tensor<12x32xf32>, tensor<1x32xf32>) -> tensor<?x32xf32>
+  return
+}
+
+// -----
+
+func.func @dense_result(%x: tensor<?x12xf32>, %k: tensor<12x32xf32>) {
+  // expected-error @+1 {{'seq.dense' op result shape (?, 16) does not match the expected (?, 32)}}
+  %0 = seq.dense %x, %k activation(relu) : (tensor<?x12xf32>, tensor<12x32xf32>) -> tensor<?x16xf32>
+  return
+}
+
+// -----
+
+func.func @dense_alpha_missing(%x: tensor<?x12xf32>, %k: tensor<12x32xf32>) {
+  // expected-error @+1 {{'seq.dense' op activation 'leaky_relu' needs an 'alpha' attribute}}
+  %0 = seq.dense %x, %k activation(leaky_relu) : (tensor<?x12xf32>, tensor<12x32xf32>) -> tensor<?x32xf32>
+  return
+}
+
+// -----
+
+func.func @dense_alpha_extra(%x: tensor<?x12xf32>, %k: tensor<12x32xf32>) {
+  // expected-error @+1 {{'seq.dense' op 'alpha' is only meaningful for leaky_relu and elu, not 'relu'}}
+  %0 = seq.dense %x, %k activation(relu) {alpha = 0.1 : f32} : (tensor<?x12xf32>, tensor<12x32xf32>) -> tensor<?x32xf32>
+  return
+}
+
+// -----
+
+func.func @dense_unranked(%x: tensor<*xf32>, %k: tensor<12x32xf32>) {
+  // expected-error @+1 {{'seq.dense' op operand #0 must be ranked tensor of 32-bit float values}}
+  %0 = seq.dense %x, %k activation(relu) : (tensor<*xf32>, tensor<12x32xf32>) -> tensor<?x32xf32>
+  return
+}
+
+// -----
+
+func.func @bad_activation_name(%x: tensor<?x4xf32>) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'activation' [linear, relu, tanh, sigmoid, hard_sigmoid_keras2, hard_sigmoid_keras3, softmax, elu, selu, gelu, gelu_tanh, swish, softplus, softsign, leaky_relu, exponential]}}
+  %0 = seq.activation mish %x : tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @linear_weight_rows(%x: tensor<?x10x12xf32>, %w: tensor<11x8xf32>) {
+  // expected-error @+1 {{'seq.linear' op weight rows (11) must equal input features (12)}}
+  %0 = seq.linear %x, %w activation(linear) : (tensor<?x10x12xf32>, tensor<11x8xf32>) -> tensor<?x10x8xf32>
+  return
+}
+
+// -----
+
+func.func @lstm_rank(%x: tensor<?x12xf32>, %k: tensor<12x16xf32>, %r: tensor<4x16xf32>) {
+  // expected-error @+1 {{'seq.lstm' op input must have rank 3, got 'tensor<?x12xf32>'}}
+  %0 = seq.lstm %x, %k, %r activation(tanh, sigmoid) : (tensor<?x12xf32>, tensor<12x16xf32>, tensor<4x16xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @lstm_recurrent_rank(%x: tensor<?x5x12xf32>, %k: tensor<12x16xf32>, %r: tensor<16xf32>) {
+  // expected-error @+1 {{'seq.lstm' op recurrent_kernel must have rank 2, got 'tensor<16xf32>'}}
+  %0 = seq.lstm %x, %k, %r activation(tanh, sigmoid) : (tensor<?x5x12xf32>, tensor<12x16xf32>, tensor<16xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @lstm_recurrent_columns(%x: tensor<?x5x12xf32>, %k: tensor<12x16xf32>, %r: tensor<4x12xf32>) {
+  // expected-error @+1 {{'seq.lstm' op recurrent_kernel columns (12) must equal 4 x units (16)}}
+  %0 = seq.lstm %x, %k, %r activation(tanh, sigmoid) : (tensor<?x5x12xf32>, tensor<12x16xf32>, tensor<4x12xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @lstm_kernel_rows(%x: tensor<?x5x12xf32>, %k: tensor<10x16xf32>, %r: tensor<4x16xf32>) {
+  // expected-error @+1 {{'seq.lstm' op kernel rows (10) must equal input features (12)}}
+  %0 = seq.lstm %x, %k, %r activation(tanh, sigmoid) : (tensor<?x5x12xf32>, tensor<10x16xf32>, tensor<4x16xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @lstm_kernel_columns(%x: tensor<?x5x12xf32>, %k: tensor<12x12xf32>, %r: tensor<4x16xf32>) {
+  // expected-error @+1 {{'seq.lstm' op kernel columns (12) must equal 4 x units (16)}}
+  %0 = seq.lstm %x, %k, %r activation(tanh, sigmoid) : (tensor<?x5x12xf32>, tensor<12x12xf32>, tensor<4x16xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @lstm_kernel_rank(%x: tensor<?x5x12xf32>, %k: tensor<12x16x1xf32>, %r: tensor<4x16xf32>) {
+  // expected-error @+1 {{'seq.lstm' op kernel must have rank 2, got 'tensor<12x16x1xf32>'}}
+  %0 = seq.lstm %x, %k, %r activation(tanh, sigmoid) : (tensor<?x5x12xf32>, tensor<12x16x1xf32>, tensor<4x16xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @lstm_bias(%x: tensor<?x5x12xf32>, %k: tensor<12x16xf32>, %r: tensor<4x16xf32>, %b: tensor<12xf32>) {
+  // expected-error @+1 {{'seq.lstm' op bias size (12) must equal 4 x units (16)}}
+  %0 = seq.lstm %x, %k, %r, %b activation(tanh, sigmoid) : (tensor<?x5x12xf32>, tensor<12x16xf32>, tensor<4x16xf32>, tensor<12xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @lstm_sequences(%x: tensor<?x5x12xf32>, %k: tensor<12x16xf32>, %r: tensor<4x16xf32>) {
+  // expected-error @+1 {{'seq.lstm' op result shape (?, 4) does not match the expected (?, 5, 4)}}
+  %0 = seq.lstm %x, %k, %r activation(tanh, sigmoid) {return_sequences} : (tensor<?x5x12xf32>, tensor<12x16xf32>, tensor<4x16xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @gru_bias(%x: tensor<?x5x12xf32>, %k: tensor<12x12xf32>, %r: tensor<4x12xf32>, %b: tensor<2x12xf32>) {
+  // expected-error @+1 {{'seq.gru' op bias must have rank 1, got 'tensor<2x12xf32>'}}
+  %0 = seq.gru %x, %k, %r, %b activation(tanh, sigmoid) : (tensor<?x5x12xf32>, tensor<12x12xf32>, tensor<4x12xf32>, tensor<2x12xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @gru_reset_after_bias_rank(%x: tensor<?x5x12xf32>, %k: tensor<12x12xf32>, %r: tensor<4x12xf32>, %b: tensor<12xf32>) {
+  // expected-error @+1 {{'seq.gru' op bias (reset_after) must have rank 2, got 'tensor<12xf32>'}}
+  %0 = seq.gru %x, %k, %r, %b activation(tanh, sigmoid) {reset_after} : (tensor<?x5x12xf32>, tensor<12x12xf32>, tensor<4x12xf32>, tensor<12xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @gru_reset_after_bias_rows(%x: tensor<?x5x12xf32>, %k: tensor<12x12xf32>, %r: tensor<4x12xf32>, %b: tensor<3x12xf32>) {
+  // expected-error @+1 {{'seq.gru' op bias rows (3) must equal input + recurrent (2)}}
+  %0 = seq.gru %x, %k, %r, %b activation(tanh, sigmoid) {reset_after} : (tensor<?x5x12xf32>, tensor<12x12xf32>, tensor<4x12xf32>, tensor<3x12xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @gru_reset_after_bias_columns(%x: tensor<?x5x12xf32>, %k: tensor<12x12xf32>, %r: tensor<4x12xf32>, %b: tensor<2x8xf32>) {
+  // expected-error @+1 {{'seq.gru' op bias columns (8) must equal 3 x units (12)}}
+  %0 = seq.gru %x, %k, %r, %b activation(tanh, sigmoid) {reset_after} : (tensor<?x5x12xf32>, tensor<12x12xf32>, tensor<4x12xf32>, tensor<2x8xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @simple_rnn_bias(%x: tensor<?x5x12xf32>, %k: tensor<12x4xf32>, %r: tensor<4x4xf32>, %b: tensor<5xf32>) {
+  // expected-error @+1 {{'seq.simple_rnn' op bias size (5) must equal units (4)}}
+  %0 = seq.simple_rnn %x, %k, %r, %b activation(tanh) : (tensor<?x5x12xf32>, tensor<12x4xf32>, tensor<4x4xf32>, tensor<5xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @lstm_recurrence_projection(%p: tensor<?x5x12xf32>, %r: tensor<4x16xf32>) {
+  // expected-error @+1 {{'seq.lstm_recurrence' op input_projection features (12) must equal 4 x units (16)}}
+  %0 = seq.lstm_recurrence %p, %r activation(tanh, sigmoid) : (tensor<?x5x12xf32>, tensor<4x16xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @gru_recurrence_projection(%p: tensor<?x5x16xf32>, %r: tensor<4x12xf32>) {
+  // expected-error @+1 {{'seq.gru_recurrence' op input_projection features (16) must equal 3 x units (12)}}
+  %0 = seq.gru_recurrence %p, %r activation(tanh, sigmoid) : (tensor<?x5x16xf32>, tensor<4x12xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @gru_recurrence_missing_bias(%p: tensor<?x5x12xf32>, %r: tensor<4x12xf32>) {
+  // expected-error @+1 {{'seq.gru_recurrence' op with reset_after needs a recurrent_bias}}
+  %0 = seq.gru_recurrence %p, %r activation(tanh, sigmoid) {reset_after} : (tensor<?x5x12xf32>, tensor<4x12xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @gru_recurrence_extra_bias(%p: tensor<?x5x12xf32>, %r: tensor<4x12xf32>, %b: tensor<12xf32>) {
+  // expected-error @+1 {{'seq.gru_recurrence' op has a recurrent_bias only with reset_after}}
+  %0 = seq.gru_recurrence %p, %r, %b activation(tanh, sigmoid) : (tensor<?x5x12xf32>, tensor<4x12xf32>, tensor<12xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @gru_recurrence_bias_size(%p: tensor<?x5x12xf32>, %r: tensor<4x12xf32>, %b: tensor<8xf32>) {
+  // expected-error @+1 {{'seq.gru_recurrence' op recurrent_bias size (8) must equal 3 x units (12)}}
+  %0 = seq.gru_recurrence %p, %r, %b activation(tanh, sigmoid) {reset_after} : (tensor<?x5x12xf32>, tensor<4x12xf32>, tensor<8xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @simple_rnn_recurrence_projection(%p: tensor<?x5x3xf32>, %r: tensor<4x4xf32>) {
+  // expected-error @+1 {{'seq.simple_rnn_recurrence' op input_projection features (3) must equal units (4)}}
+  %0 = seq.simple_rnn_recurrence %p, %r activation(tanh) : (tensor<?x5x3xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @bidirectional_rank(%f: tensor<4xf32>) {
+  // expected-error @+1 {{'seq.bidirectional' op forward must have rank 2 or 3, got 'tensor<4xf32>'}}
+  %0 = seq.bidirectional concat %f, %f : (tensor<4xf32>, tensor<4xf32>) -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @bidirectional_backward_rank(%f: tensor<?x4xf32>, %b: tensor<?x5x4xf32>) {
+  // expected-error @+1 {{'seq.bidirectional' op backward must have rank 2, got 'tensor<?x5x4xf32>'}}
+  %0 = seq.bidirectional concat %f, %b : (tensor<?x4xf32>, tensor<?x5x4xf32>) -> tensor<?x8xf32>
+  return
+}
+
+// -----
+
+func.func @bidirectional_time(%f: tensor<?x5x4xf32>, %b: tensor<?x6x4xf32>) {
+  // expected-error @+1 {{'seq.bidirectional' op backward dimension 1 (6) must equal forward dimension 1 (5)}}
+  %0 = seq.bidirectional concat %f, %b : (tensor<?x5x4xf32>, tensor<?x6x4xf32>) -> tensor<?x5x8xf32>
+  return
+}
+
+// -----
+
+func.func @bidirectional_units(%f: tensor<?x4xf32>, %b: tensor<?x3xf32>) {
+  // expected-error @+1 {{'seq.bidirectional' op backward units (3) must equal forward units (4)}}
+  %0 = seq.bidirectional sum %f, %b : (tensor<?x4xf32>, tensor<?x3xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @bidirectional_concat_result(%f: tensor<?x4xf32>, %b: tensor<?x3xf32>) {
+  // expected-error @+1 {{'seq.bidirectional' op result shape (?, 4) does not match the expected (?, 7)}}
+  %0 = seq.bidirectional concat %f, %b : (tensor<?x4xf32>, tensor<?x3xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @time_distributed_rank(%x: tensor<?x4xf32>) {
+  // expected-error @+1 {{'seq.time_distributed' op input must have rank >= 3, got 'tensor<?x4xf32>'}}
+  %0 = seq.time_distributed %x : tensor<?x4xf32> -> tensor<?x4xf32> {
+  ^bb0(%s: tensor<?xf32>):
+    seq.yield %s : tensor<?xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @time_distributed_argument(%x: tensor<?x7x4xf32>) {
+  // expected-error @+1 {{'seq.time_distributed' op body must take one argument of type 'tensor<?x4xf32>' (one timestep of the input)}}
+  %0 = seq.time_distributed %x : tensor<?x7x4xf32> -> tensor<?x7x4xf32> {
+  ^bb0(%s: tensor<?x7x4xf32>):
+    seq.yield %s : tensor<?x7x4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @time_distributed_result(%x: tensor<?x7x4xf32>) {
+  // expected-error @+1 {{'seq.time_distributed' op result shape (?, 7, 5) does not match the expected (?, 7, 4)}}
+  %0 = seq.time_distributed %x : tensor<?x7x4xf32> -> tensor<?x7x5xf32> {
+  ^bb0(%s: tensor<?x4xf32>):
+    seq.yield %s : tensor<?x4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @time_distributed_terminator(%x: tensor<?x7x4xf32>) {
+  // expected-error @+1 {{'seq.time_distributed' op body must end with seq.yield}}
+  %0 = "seq.time_distributed"(%x) ({
+  ^bb0(%s: tensor<?x4xf32>):
+    "func.return"() : () -> ()
+  }) : (tensor<?x7x4xf32>) -> tensor<?x7x4xf32>
+  return
+}
+
+// -----
+
+func.func @time_distributed_scalar(%x: tensor<?x7x4xf32>, %c: tensor<f32>) {
+  // expected-error @+1 {{'seq.time_distributed' op body must yield a tensor with a batch axis}}
+  %0 = seq.time_distributed %x : tensor<?x7x4xf32> -> tensor<?x7xf32> {
+  ^bb0(%s: tensor<?x4xf32>):
+    seq.yield %c : tensor<f32>
+  }
+  return
+}
+
+// -----
+
+func.func @yield_outside(%x: tensor<?x4xf32>) {
+  // expected-error @+1 {{'seq.yield' op expects parent op 'seq.time_distributed'}}
+  seq.yield %x : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @conv_rank(%x: tensor<?x9x4xf32>, %k: tensor<3x4xf32>) {
+  // expected-error @+1 {{'seq.conv1d' op kernel must have rank 3, got 'tensor<3x4xf32>'}}
+  %0 = seq.conv1d %x, %k padding(valid) activation(linear) {dilation_rate = 1 : i64, strides = 1 : i64} : (tensor<?x9x4xf32>, tensor<3x4xf32>) -> tensor<?x7x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_channels(%x: tensor<?x9x4xf32>, %k: tensor<3x5x6xf32>) {
+  // expected-error @+1 {{'seq.conv1d' op kernel input channels (5) must equal input channels (4)}}
+  %0 = seq.conv1d %x, %k padding(valid) activation(linear) {dilation_rate = 1 : i64, strides = 1 : i64} : (tensor<?x9x4xf32>, tensor<3x5x6xf32>) -> tensor<?x7x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_bias(%x: tensor<?x9x4xf32>, %k: tensor<3x4x6xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{'seq.conv1d' op bias size (4) must equal kernel filters (6)}}
+  %0 = seq.conv1d %x, %k, %b padding(valid) activation(linear) {dilation_rate = 1 : i64, strides = 1 : i64} : (tensor<?x9x4xf32>, tensor<3x4x6xf32>, tensor<4xf32>) -> tensor<?x7x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_length(%x: tensor<?x9x4xf32>, %k: tensor<3x4x6xf32>) {
+  // expected-error @+1 {{'seq.conv1d' op result shape (?, 9, 6) does not match the expected (?, 4, 6)}}
+  %0 = seq.conv1d %x, %k padding(valid) activation(linear) {dilation_rate = 1 : i64, strides = 2 : i64} : (tensor<?x9x4xf32>, tensor<3x4x6xf32>) -> tensor<?x9x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_span(%x: tensor<?x3x4xf32>, %k: tensor<3x4x6xf32>) {
+  // expected-error @+1 {{'seq.conv1d' op kernel span is longer than the 3 timesteps}}
+  %0 = seq.conv1d %x, %k padding(valid) activation(linear) {dilation_rate = 2 : i64, strides = 1 : i64} : (tensor<?x3x4xf32>, tensor<3x4x6xf32>) -> tensor<?x1x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_strides(%x: tensor<?x9x4xf32>, %k: tensor<3x4x6xf32>) {
+  // expected-error @+1 {{'seq.conv1d' op attribute 'strides' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  %0 = seq.conv1d %x, %k padding(valid) activation(linear) {dilation_rate = 1 : i64, strides = 0 : i64} : (tensor<?x9x4xf32>, tensor<3x4x6xf32>) -> tensor<?x7x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_alpha(%x: tensor<?x9x4xf32>, %k: tensor<3x4x6xf32>) {
+  // expected-error @+1 {{'seq.conv1d' op activation 'elu' needs an 'alpha' attribute}}
+  %0 = seq.conv1d %x, %k padding(valid) activation(elu) {dilation_rate = 1 : i64, strides = 1 : i64} : (tensor<?x9x4xf32>, tensor<3x4x6xf32>) -> tensor<?x7x6xf32>
+  return
+}
+
+// -----
+
+func.func @pool_causal(%x: tensor<?x9x4xf32>) {
+  // expected-error @+1 {{'seq.max_pool1d' op padding 'causal' is only valid for conv1d}}
+  %0 = seq.max_pool1d %x padding(causal) {pool_size = 2 : i64, strides = 2 : i64} : tensor<?x9x4xf32> -> tensor<?x5x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool_size(%x: tensor<?x3x4xf32>) {
+  // expected-error @+1 {{'seq.avg_pool1d' op pool_size 4 is larger than the 3 timesteps}}
+  %0 = seq.avg_pool1d %x padding(valid) {pool_size = 4 : i64, strides = 1 : i64} : tensor<?x3x4xf32> -> tensor<?x1x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool_rank(%x: tensor<?x4xf32>) {
+  // expected-error @+1 {{'seq.max_pool1d' op input must have rank 3, got 'tensor<?x4xf32>'}}
+  %0 = seq.max_pool1d %x padding(valid) {pool_size = 2 : i64, strides = 2 : i64} : tensor<?x4xf32> -> tensor<?x2xf32>
+  return
+}
+
+// -----
+
+func.func @pool_result(%x: tensor<?x9x4xf32>) {
+  // expected-error @+1 {{'seq.max_pool1d' op result shape (?, 5, 4) does not match the expected (?, 4, 4)}}
+  %0 = seq.max_pool1d %x padding(valid) {pool_size = 2 : i64, strides = 2 : i64} : tensor<?x9x4xf32> -> tensor<?x5x4xf32>
+  return
+}
+
+// -----
+
+func.func @global_pool_rank(%x: tensor<?x4xf32>) {
+  // expected-error @+1 {{'seq.global_avg_pool1d' op input must have rank 3, got 'tensor<?x4xf32>'}}
+  %0 = seq.global_avg_pool1d %x : tensor<?x4xf32> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @global_pool_keepdims(%x: tensor<?x9x4xf32>) {
+  // expected-error @+1 {{'seq.global_max_pool1d' op result shape (?, 4) does not match the expected (?, 1, 4)}}
+  %0 = seq.global_max_pool1d %x {keepdims} : tensor<?x9x4xf32> -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_gamma(%x: tensor<?x4xf32>, %p: tensor<4xf32>, %q: tensor<5xf32>) {
+  // expected-error @+1 {{'seq.batch_norm' op gamma size (5) must equal channels (4)}}
+  %0 = seq.batch_norm %x, %q, %p, %p, %p {epsilon = 1.0e-3 : f32} : (tensor<?x4xf32>, tensor<5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_variance(%x: tensor<?x4xf32>, %p: tensor<4xf32>, %q: tensor<5xf32>) {
+  // expected-error @+1 {{'seq.batch_norm' op moving_variance size (5) must equal channels (4)}}
+  %0 = seq.batch_norm %x, %p, %p, %p, %q {epsilon = 1.0e-3 : f32} : (tensor<?x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<5xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_epsilon(%x: tensor<?x4xf32>, %p: tensor<4xf32>) {
+  // expected-error @+1 {{'seq.batch_norm' op epsilon must be positive, got 0}}
+  %0 = seq.batch_norm %x, %p, %p, %p, %p {epsilon = 0.0 : f32} : (tensor<?x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_rank(%x: tensor<4xf32>, %p: tensor<4xf32>) {
+  // expected-error @+1 {{'seq.batch_norm' op input must have rank >= 2, got 'tensor<4xf32>'}}
+  %0 = seq.batch_norm %x, %p, %p, %p, %p {epsilon = 1.0e-3 : f32} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_type(%x: tensor<?x4xf32>, %p: tensor<4xf32>) {
+  // expected-error @+1 {{'seq.batch_norm' op failed to verify that all of {input, output} have same type}}
+  %0 = seq.batch_norm %x, %p, %p, %p, %p {epsilon = 1.0e-3 : f32} : (tensor<?x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_beta(%x: tensor<?x4xf32>, %p: tensor<4xf32>, %q: tensor<3xf32>) {
+  // expected-error @+1 {{'seq.layer_norm' op beta size (3) must equal channels (4)}}
+  %0 = seq.layer_norm %x, %p, %q {epsilon = 1.0e-3 : f32} : (tensor<?x4xf32>, tensor<4xf32>, tensor<3xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_epsilon(%x: tensor<?x4xf32>, %p: tensor<4xf32>) {
+  // expected-error @+1 {{'seq.layer_norm' op epsilon must be positive, got -1}}
+  %0 = seq.layer_norm %x, %p, %p {epsilon = -1.0 : f32} : (tensor<?x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @dropout_rate(%x: tensor<?x4xf32>) {
+  // expected-error @+1 {{'seq.dropout' op rate must be in [0, 1), got 1.5}}
+  %0 = seq.dropout %x {rate = 1.5 : f32} : tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @embedding_ids(%ids: tensor<?x6xindex>, %t: tensor<10x4xf32>) {
+  // expected-error @+1 {{'seq.embedding' op ids must hold integers or floats, got 'tensor<?x6xindex>'}}
+  %0 = seq.embedding %ids, %t : (tensor<?x6xindex>, tensor<10x4xf32>) -> tensor<?x6x4xf32>
+  return
+}
+
+// -----
+
+func.func @embedding_table(%ids: tensor<?x6xi32>, %t: tensor<10xf32>) {
+  // expected-error @+1 {{'seq.embedding' op table must have rank 2, got 'tensor<10xf32>'}}
+  %0 = seq.embedding %ids, %t : (tensor<?x6xi32>, tensor<10xf32>) -> tensor<?x6x4xf32>
+  return
+}
+
+// -----
+
+func.func @embedding_result(%ids: tensor<?x6xi32>, %t: tensor<10x4xf32>) {
+  // expected-error @+1 {{'seq.embedding' op result shape (?, 6, 5) does not match the expected (?, 6, 4)}}
+  %0 = seq.embedding %ids, %t : (tensor<?x6xi32>, tensor<10x4xf32>) -> tensor<?x6x5xf32>
+  return
+}
+
+// -----
+
+func.func @flatten_rank(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'seq.flatten' op input must have rank >= 2, got 'tensor<4xf32>'}}
+  %0 = seq.flatten %x : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @flatten_result(%x: tensor<?x6x4xf32>) {
+  // expected-error @+1 {{'seq.flatten' op result shape (?, 20) does not match the expected (?, 24)}}
+  %0 = seq.flatten %x : tensor<?x6x4xf32> -> tensor<?x20xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_two_inferred(%x: tensor<?x6x4xf32>) {
+  // expected-error @+1 {{'seq.reshape' op target_shape may hold at most one -1}}
+  %0 = seq.reshape %x [-1, -1] : tensor<?x6x4xf32> -> tensor<?x12x2xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_nonpositive(%x: tensor<?x6x4xf32>) {
+  // expected-error @+1 {{'seq.reshape' op target_shape sizes must be positive or -1, got 0}}
+  %0 = seq.reshape %x [0, 24] : tensor<?x6x4xf32> -> tensor<?x0x24xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_size(%x: tensor<?x6x4xf32>) {
+  // expected-error @+1 {{'seq.reshape' op cannot reshape (6, 4) (24 values per sample) into (5, -1)}}
+  %0 = seq.reshape %x [5, -1] : tensor<?x6x4xf32> -> tensor<?x5x5xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_result(%x: tensor<?x6x4xf32>) {
+  // expected-error @+1 {{'seq.reshape' op result shape (?, 8, 3) does not match the expected (?, 3, 8)}}
+  %0 = seq.reshape %x [3, 8] : tensor<?x6x4xf32> -> tensor<?x8x3xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_rank(%x: tensor<24xf32>) {
+  // expected-error @+1 {{'seq.reshape' op input must have rank >= 2, got 'tensor<24xf32>'}}
+  %0 = seq.reshape %x [3, 8] : tensor<24xf32> -> tensor<3x8xf32>
+  return
+}
+
+// -----
+
+func.func @repeat_rank(%x: tensor<?x3x4xf32>) {
+  // expected-error @+1 {{'seq.repeat_vector' op input must have rank 2, got 'tensor<?x3x4xf32>'}}
+  %0 = seq.repeat_vector %x {n = 5 : i64} : tensor<?x3x4xf32> -> tensor<?x5x4xf32>
+  return
+}
+
+// -----
+
+func.func @repeat_result(%x: tensor<?x4xf32>) {
+  // expected-error @+1 {{'seq.repeat_vector' op result shape (?, 4, 4) does not match the expected (?, 5, 4)}}
+  %0 = seq.repeat_vector %x {n = 5 : i64} : tensor<?x4xf32> -> tensor<?x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @activation_alpha(%x: tensor<?x4xf32>) {
+  // expected-error @+1 {{'seq.activation' op activation 'leaky_relu' needs an 'alpha' attribute}}
+  %0 = seq.activation leaky_relu %x : tensor<?x4xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'seq.metadata' must be a dictionary}}
+module attributes {seq.metadata = "v1"} {}
+
+// -----
+
+// expected-error @+1 {{'seq.metadata' entry 'version' must be a string}}
+module attributes {seq.metadata = {version = 3 : i64}} {}
+
+// -----
+
+// expected-error @+1 {{unknown seq dialect attribute 'seq.meta'}}
+module attributes {seq.meta = {}} {}
+
+// -----
+
+// expected-error @+1 {{'seq.metadata' must be attached to a builtin.module}}
+func.func @metadata_on_func() attributes {seq.metadata = {}} {
+  return
+}

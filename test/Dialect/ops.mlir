@@ -1,0 +1,164 @@
+// Every seq op prints and parses back to itself (custom and generic form).
+// RUN: seq-opt %s | seq-opt | FileCheck %s
+// RUN: seq-opt %s -mlir-print-op-generic | seq-opt | FileCheck %s
+
+// CHECK-LABEL: func @dense
+func.func @dense(%x: tensor<?x12xf32>, %k: tensor<12x32xf32>, %b: tensor<32xf32>,
+                 %s: tensor<?x10x12xf32>) -> (tensor<?x32xf32>, tensor<?x10x32xf32>, tensor<?x32xf32>) {
+  // CHECK: seq.dense %{{.*}}, %{{.*}}, %{{.*}} activation(relu) : (tensor<?x12xf32>, tensor<12x32xf32>, tensor<32xf32>) -> tensor<?x32xf32>
+  %0 = seq.dense %x, %k, %b activation(relu) : (tensor<?x12xf32>, tensor<12x32xf32>, tensor<32xf32>) -> tensor<?x32xf32>
+  // CHECK: seq.dense %{{.*}}, %{{.*}} activation(linear) : (tensor<?x10x12xf32>, tensor<12x32xf32>) -> tensor<?x10x32xf32>
+  %1 = seq.dense %s, %k activation(linear) : (tensor<?x10x12xf32>, tensor<12x32xf32>) -> tensor<?x10x32xf32>
+  // CHECK: seq.dense %{{.*}}, %{{.*}}, %{{.*}} activation(leaky_relu) {alpha = 3.000000e-01 : f32}
+  %2 = seq.dense %x, %k, %b activation(leaky_relu) {alpha = 0.3 : f32} : (tensor<?x12xf32>, tensor<12x32xf32>, tensor<32xf32>) -> tensor<?x32xf32>
+  return %0, %1, %2 : tensor<?x32xf32>, tensor<?x10x32xf32>, tensor<?x32xf32>
+}
+
+// CHECK-LABEL: func @recurrent
+func.func @recurrent(%x: tensor<?x?x12xf32>, %k4: tensor<12x256xf32>, %r4: tensor<64x256xf32>, %b4: tensor<256xf32>,
+                     %k3: tensor<12x24xf32>, %r3: tensor<8x24xf32>, %b3: tensor<24xf32>, %b23: tensor<2x24xf32>,
+                     %k1: tensor<12x5xf32>, %r1: tensor<5x5xf32>, %b1: tensor<5xf32>)
+    -> (tensor<?x64xf32>, tensor<?x?x64xf32>, tensor<?x8xf32>, tensor<?x?x8xf32>, tensor<?x?x5xf32>) {
+  // CHECK: seq.lstm %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} activation(tanh, sigmoid) : (tensor<?x?x12xf32>, tensor<12x256xf32>, tensor<64x256xf32>, tensor<256xf32>) -> tensor<?x64xf32>
+  %0 = seq.lstm %x, %k4, %r4, %b4 activation(tanh, sigmoid) : (tensor<?x?x12xf32>, tensor<12x256xf32>, tensor<64x256xf32>, tensor<256xf32>) -> tensor<?x64xf32>
+  // CHECK: seq.lstm %{{.*}}, %{{.*}}, %{{.*}} activation(relu, hard_sigmoid_keras2) {go_backwards, return_sequences}
+  %1 = seq.lstm %x, %k4, %r4 activation(relu, hard_sigmoid_keras2) {go_backwards, return_sequences} : (tensor<?x?x12xf32>, tensor<12x256xf32>, tensor<64x256xf32>) -> tensor<?x?x64xf32>
+  // CHECK: seq.gru %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} activation(tanh, sigmoid) : (tensor<?x?x12xf32>, tensor<12x24xf32>, tensor<8x24xf32>, tensor<24xf32>) -> tensor<?x8xf32>
+  %2 = seq.gru %x, %k3, %r3, %b3 activation(tanh, sigmoid) : (tensor<?x?x12xf32>, tensor<12x24xf32>, tensor<8x24xf32>, tensor<24xf32>) -> tensor<?x8xf32>
+  // CHECK: seq.gru %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} activation(tanh, hard_sigmoid_keras3) {reset_after, return_sequences} : (tensor<?x?x12xf32>, tensor<12x24xf32>, tensor<8x24xf32>, tensor<2x24xf32>) -> tensor<?x?x8xf32>
+  %3 = seq.gru %x, %k3, %r3, %b23 activation(tanh, hard_sigmoid_keras3) {reset_after, return_sequences} : (tensor<?x?x12xf32>, tensor<12x24xf32>, tensor<8x24xf32>, tensor<2x24xf32>) -> tensor<?x?x8xf32>
+  // CHECK: seq.simple_rnn %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} activation(tanh) {return_sequences} : (tensor<?x?x12xf32>, tensor<12x5xf32>, tensor<5x5xf32>, tensor<5xf32>) -> tensor<?x?x5xf32>
+  %4 = seq.simple_rnn %x, %k1, %r1, %b1 activation(tanh) {return_sequences} : (tensor<?x?x12xf32>, tensor<12x5xf32>, tensor<5x5xf32>, tensor<5xf32>) -> tensor<?x?x5xf32>
+  return %0, %1, %2, %3, %4 : tensor<?x64xf32>, tensor<?x?x64xf32>, tensor<?x8xf32>, tensor<?x?x8xf32>, tensor<?x?x5xf32>
+}
+
+// CHECK-LABEL: func @bidirectional
+func.func @bidirectional(%f: tensor<?x7x4xf32>, %b: tensor<?x7x4xf32>, %fl: tensor<?x4xf32>, %bl: tensor<?x4xf32>)
+    -> (tensor<?x7x8xf32>, tensor<?x7x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>) {
+  // CHECK: seq.bidirectional concat %{{.*}}, %{{.*}} : (tensor<?x7x4xf32>, tensor<?x7x4xf32>) -> tensor<?x7x8xf32>
+  %0 = seq.bidirectional concat %f, %b : (tensor<?x7x4xf32>, tensor<?x7x4xf32>) -> tensor<?x7x8xf32>
+  // CHECK: seq.bidirectional sum
+  %1 = seq.bidirectional sum %f, %b : (tensor<?x7x4xf32>, tensor<?x7x4xf32>) -> tensor<?x7x4xf32>
+  // CHECK: seq.bidirectional mul
+  %2 = seq.bidirectional mul %fl, %bl : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  // CHECK: seq.bidirectional ave
+  %3 = seq.bidirectional ave %fl, %bl : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %0, %1, %2, %3 : tensor<?x7x8xf32>, tensor<?x7x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>
+}
+
+// CHECK-LABEL: func @time_distributed
+func.func @time_distributed(%x: tensor<?x7x4xf32>, %k: tensor<4x3xf32>) -> tensor<?x7x3xf32> {
+  // CHECK: seq.time_distributed %{{.*}} : tensor<?x7x4xf32> -> tensor<?x7x3xf32> {
+  // CHECK-NEXT: ^bb0(%[[STEP:.*]]: tensor<?x4xf32>):
+  // CHECK-NEXT: %[[Y:.*]] = seq.dense %[[STEP]], %{{.*}} activation(tanh)
+  // CHECK-NEXT: seq.yield %[[Y]] : tensor<?x3xf32>
+  %0 = seq.time_distributed %x : tensor<?x7x4xf32> -> tensor<?x7x3xf32> {
+  ^bb0(%step: tensor<?x4xf32>):
+    %y = seq.dense %step, %k activation(tanh) : (tensor<?x4xf32>, tensor<4x3xf32>) -> tensor<?x3xf32>
+    seq.yield %y : tensor<?x3xf32>
+  }
+  return %0 : tensor<?x7x3xf32>
+}
+
+// CHECK-LABEL: func @conv_pool
+func.func @conv_pool(%x: tensor<?x9x4xf32>, %k: tensor<3x4x6xf32>, %b: tensor<6xf32>)
+    -> (tensor<?x7x6xf32>, tensor<?x5x6xf32>, tensor<?x9x6xf32>, tensor<?x4x4xf32>, tensor<?x9x4xf32>, tensor<?x4xf32>, tensor<?x1x4xf32>) {
+  // CHECK: seq.conv1d %{{.*}}, %{{.*}}, %{{.*}} padding(valid) activation(relu) {dilation_rate = 1 : i64, strides = 1 : i64} : (tensor<?x9x4xf32>, tensor<3x4x6xf32>, tensor<6xf32>) -> tensor<?x7x6xf32>
+  %0 = seq.conv1d %x, %k, %b padding(valid) activation(relu) {dilation_rate = 1 : i64, strides = 1 : i64} : (tensor<?x9x4xf32>, tensor<3x4x6xf32>, tensor<6xf32>) -> tensor<?x7x6xf32>
+  // CHECK: seq.conv1d %{{.*}}, %{{.*}} padding(same) activation(linear) {dilation_rate = 1 : i64, strides = 2 : i64}
+  %1 = seq.conv1d %x, %k padding(same) activation(linear) {dilation_rate = 1 : i64, strides = 2 : i64} : (tensor<?x9x4xf32>, tensor<3x4x6xf32>) -> tensor<?x5x6xf32>
+  // CHECK: seq.conv1d %{{.*}}, %{{.*}} padding(causal) activation(elu) {alpha = 1.000000e+00 : f32, dilation_rate = 2 : i64, strides = 1 : i64}
+  %2 = seq.conv1d %x, %k padding(causal) activation(elu) {alpha = 1.0 : f32, dilation_rate = 2 : i64, strides = 1 : i64} : (tensor<?x9x4xf32>, tensor<3x4x6xf32>) -> tensor<?x9x6xf32>
+  // CHECK: seq.max_pool1d %{{.*}} padding(valid) {pool_size = 2 : i64, strides = 2 : i64} : tensor<?x9x4xf32> -> tensor<?x4x4xf32>
+  %3 = seq.max_pool1d %x padding(valid) {pool_size = 2 : i64, strides = 2 : i64} : tensor<?x9x4xf32> -> tensor<?x4x4xf32>
+  // CHECK: seq.avg_pool1d %{{.*}} padding(same) {pool_size = 2 : i64, strides = 1 : i64} : tensor<?x9x4xf32> -> tensor<?x9x4xf32>
+  %4 = seq.avg_pool1d %x padding(same) {pool_size = 2 : i64, strides = 1 : i64} : tensor<?x9x4xf32> -> tensor<?x9x4xf32>
+  // CHECK: seq.global_max_pool1d %{{.*}} : tensor<?x9x4xf32> -> tensor<?x4xf32>
+  %5 = seq.global_max_pool1d %x : tensor<?x9x4xf32> -> tensor<?x4xf32>
+  // CHECK: seq.global_avg_pool1d %{{.*}} {keepdims} : tensor<?x9x4xf32> -> tensor<?x1x4xf32>
+  %6 = seq.global_avg_pool1d %x {keepdims} : tensor<?x9x4xf32> -> tensor<?x1x4xf32>
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<?x7x6xf32>, tensor<?x5x6xf32>, tensor<?x9x6xf32>, tensor<?x4x4xf32>, tensor<?x9x4xf32>, tensor<?x4xf32>, tensor<?x1x4xf32>
+}
+
+// CHECK-LABEL: func @normalization
+func.func @normalization(%x: tensor<?x7x4xf32>, %p: tensor<4xf32>) -> (tensor<?x7x4xf32>, tensor<?x7x4xf32>, tensor<?x7x4xf32>) {
+  // CHECK: seq.batch_norm %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {epsilon = 1.000000e-03 : f32} : (tensor<?x7x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<?x7x4xf32>
+  %0 = seq.batch_norm %x, %p, %p, %p, %p {epsilon = 1.0e-3 : f32} : (tensor<?x7x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<?x7x4xf32>
+  // CHECK: seq.layer_norm %{{.*}}, %{{.*}}, %{{.*}} {epsilon = 1.000000e-03 : f32} : (tensor<?x7x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<?x7x4xf32>
+  %1 = seq.layer_norm %x, %p, %p {epsilon = 1.0e-3 : f32} : (tensor<?x7x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<?x7x4xf32>
+  // CHECK: seq.dropout %{{.*}} {rate = 5.000000e-01 : f32} : tensor<?x7x4xf32>
+  %2 = seq.dropout %x {rate = 0.5 : f32} : tensor<?x7x4xf32>
+  return %0, %1, %2 : tensor<?x7x4xf32>, tensor<?x7x4xf32>, tensor<?x7x4xf32>
+}
+
+// CHECK-LABEL: func @shapes
+func.func @shapes(%ids: tensor<?x6xi32>, %fids: tensor<?x?xf32>, %table: tensor<10x4xf32>, %x: tensor<?x6x4xf32>, %v: tensor<?x4xf32>)
+    -> (tensor<?x6x4xf32>, tensor<?x?x4xf32>, tensor<?x24xf32>, tensor<?x12x2xf32>, tensor<?x3x8xf32>, tensor<?x5x4xf32>) {
+  // CHECK: seq.embedding %{{.*}}, %{{.*}} : (tensor<?x6xi32>, tensor<10x4xf32>) -> tensor<?x6x4xf32>
+  %0 = seq.embedding %ids, %table : (tensor<?x6xi32>, tensor<10x4xf32>) -> tensor<?x6x4xf32>
+  // CHECK: seq.embedding %{{.*}}, %{{.*}} : (tensor<?x?xf32>, tensor<10x4xf32>) -> tensor<?x?x4xf32>
+  %1 = seq.embedding %fids, %table : (tensor<?x?xf32>, tensor<10x4xf32>) -> tensor<?x?x4xf32>
+  // CHECK: seq.flatten %{{.*}} : tensor<?x6x4xf32> -> tensor<?x24xf32>
+  %2 = seq.flatten %x : tensor<?x6x4xf32> -> tensor<?x24xf32>
+  // CHECK: seq.reshape %{{.*}} [-1, 2] : tensor<?x6x4xf32> -> tensor<?x12x2xf32>
+  %3 = seq.reshape %x [-1, 2] : tensor<?x6x4xf32> -> tensor<?x12x2xf32>
+  // CHECK: seq.reshape %{{.*}} [3, 8] : tensor<?x6x4xf32> -> tensor<?x3x8xf32>
+  %4 = seq.reshape %x [3, 8] : tensor<?x6x4xf32> -> tensor<?x3x8xf32>
+  // CHECK: seq.repeat_vector %{{.*}} {n = 5 : i64} : tensor<?x4xf32> -> tensor<?x5x4xf32>
+  %5 = seq.repeat_vector %v {n = 5 : i64} : tensor<?x4xf32> -> tensor<?x5x4xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<?x6x4xf32>, tensor<?x?x4xf32>, tensor<?x24xf32>, tensor<?x12x2xf32>, tensor<?x3x8xf32>, tensor<?x5x4xf32>
+}
+
+// CHECK-LABEL: func @activations
+func.func @activations(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // CHECK: seq.activation linear
+  %0 = seq.activation linear %x : tensor<?x4xf32>
+  // CHECK: seq.activation relu
+  %1 = seq.activation relu %0 : tensor<?x4xf32>
+  // CHECK: seq.activation tanh
+  %2 = seq.activation tanh %1 : tensor<?x4xf32>
+  // CHECK: seq.activation sigmoid
+  %3 = seq.activation sigmoid %2 : tensor<?x4xf32>
+  // CHECK: seq.activation hard_sigmoid_keras2
+  %4 = seq.activation hard_sigmoid_keras2 %3 : tensor<?x4xf32>
+  // CHECK: seq.activation hard_sigmoid_keras3
+  %5 = seq.activation hard_sigmoid_keras3 %4 : tensor<?x4xf32>
+  // CHECK: seq.activation softmax
+  %6 = seq.activation softmax %5 : tensor<?x4xf32>
+  // CHECK: seq.activation elu %{{.*}} {alpha = 1.000000e+00 : f32}
+  %7 = seq.activation elu %6 {alpha = 1.0 : f32} : tensor<?x4xf32>
+  // CHECK: seq.activation selu
+  %8 = seq.activation selu %7 : tensor<?x4xf32>
+  // CHECK: seq.activation gelu
+  %9 = seq.activation gelu %8 : tensor<?x4xf32>
+  // CHECK: seq.activation gelu_tanh
+  %10 = seq.activation gelu_tanh %9 : tensor<?x4xf32>
+  // CHECK: seq.activation swish
+  %11 = seq.activation swish %10 : tensor<?x4xf32>
+  // CHECK: seq.activation softplus
+  %12 = seq.activation softplus %11 : tensor<?x4xf32>
+  // CHECK: seq.activation softsign
+  %13 = seq.activation softsign %12 : tensor<?x4xf32>
+  // CHECK: seq.activation leaky_relu %{{.*}} {alpha = 2.000000e-01 : f32}
+  %14 = seq.activation leaky_relu %13 {alpha = 0.2 : f32} : tensor<?x4xf32>
+  // CHECK: seq.activation exponential
+  %15 = seq.activation exponential %14 : tensor<?x4xf32>
+  return %15 : tensor<?x4xf32>
+}
+
+// CHECK-LABEL: func @kernels
+func.func @kernels(%x: tensor<?x10x12xf32>, %w: tensor<12x256xf32>, %b: tensor<256xf32>, %p4: tensor<?x10x256xf32>, %r4: tensor<64x256xf32>,
+                   %p3: tensor<?x10x24xf32>, %r3: tensor<8x24xf32>, %rb3: tensor<24xf32>, %p1: tensor<?x10x5xf32>, %r1: tensor<5x5xf32>)
+    -> (tensor<?x10x256xf32>, tensor<?x64xf32>, tensor<?x10x8xf32>, tensor<?x8xf32>, tensor<?x5xf32>) {
+  // CHECK: seq.linear %{{.*}}, %{{.*}}, %{{.*}} activation(linear) : (tensor<?x10x12xf32>, tensor<12x256xf32>, tensor<256xf32>) -> tensor<?x10x256xf32>
+  %0 = seq.linear %x, %w, %b activation(linear) : (tensor<?x10x12xf32>, tensor<12x256xf32>, tensor<256xf32>) -> tensor<?x10x256xf32>
+  // CHECK: seq.lstm_recurrence %{{.*}}, %{{.*}} activation(tanh, sigmoid) : (tensor<?x10x256xf32>, tensor<64x256xf32>) -> tensor<?x64xf32>
+  %1 = seq.lstm_recurrence %p4, %r4 activation(tanh, sigmoid) : (tensor<?x10x256xf32>, tensor<64x256xf32>) -> tensor<?x64xf32>
+  // CHECK: seq.gru_recurrence %{{.*}}, %{{.*}}, %{{.*}} activation(tanh, sigmoid) {reset_after, return_sequences} : (tensor<?x10x24xf32>, tensor<8x24xf32>, tensor<24xf32>) -> tensor<?x10x8xf32>
+  %2 = seq.gru_recurrence %p3, %r3, %rb3 activation(tanh, sigmoid) {reset_after, return_sequences} : (tensor<?x10x24xf32>, tensor<8x24xf32>, tensor<24xf32>) -> tensor<?x10x8xf32>
+  // CHECK: seq.gru_recurrence %{{.*}}, %{{.*}} activation(tanh, sigmoid) {go_backwards} : (tensor<?x10x24xf32>, tensor<8x24xf32>) -> tensor<?x8xf32>
+  %3 = seq.gru_recurrence %p3, %r3 activation(tanh, sigmoid) {go_backwards} : (tensor<?x10x24xf32>, tensor<8x24xf32>) -> tensor<?x8xf32>
+  // CHECK: seq.simple_rnn_recurrence %{{.*}}, %{{.*}} activation(relu) : (tensor<?x10x5xf32>, tensor<5x5xf32>) -> tensor<?x5xf32>
+  %4 = seq.simple_rnn_recurrence %p1, %r1 activation(relu) : (tensor<?x10x5xf32>, tensor<5x5xf32>) -> tensor<?x5xf32>
+  return %0, %1, %2, %3, %4 : tensor<?x10x256xf32>, tensor<?x64xf32>, tensor<?x10x8xf32>, tensor<?x8xf32>, tensor<?x5xf32>
+}

@@ -1,0 +1,19 @@
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "seqc"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "Unit", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.seq_obj_root, "test")
+
+config.substitutions.append(("%seq_src", config.seq_src_root))
+config.substitutions.append(("%fixtures", os.path.join(config.seq_src_root, "test", "fixtures")))
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.add_tool_substitutions(["seq-opt", "seq-compile"], [config.seq_tools_dir])

@@ -1,0 +1,22 @@
+// seq-opt: mlir-opt with the seq dialect, the upstream dialects its
+// pipelines use, and every seq pass.
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/Passes.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+#include "seq/Dialect/Seq/IR/SeqDialect.h"
+#include "seq/Dialect/Seq/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  registry.insert<seq::SeqDialect, mlir::arith::ArithDialect,
+                  mlir::func::FuncDialect, mlir::tensor::TensorDialect>();
+  seq::registerSeqPasses();
+  mlir::registerCanonicalizerPass();
+  mlir::registerCSEPass();
+  mlir::registerSymbolDCEPass();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "seq optimizer driver\n", registry));
+}
