@@ -1,0 +1,161 @@
+//===- ReferenceKernels.h - Keras layer kernels for the oracle --*- C++ -*-===//
+//
+// The numerical core of the eager reference interpreter: every compiled path is
+// checked against these, so they follow Keras semantics exactly and stay plain
+// loops. All tensors are float32 and batch-major, (batch, time, features).
+// Dot products and reductions accumulate in double and round to float once.
+//
+// Shape mismatches between operands are caller bugs and abort with a message;
+// errors that depend on data values (embedding ids, reshape sizes) are
+// returned as llvm::Error.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQ_RUNTIME_REFERENCEKERNELS_H
+#define SEQ_RUNTIME_REFERENCEKERNELS_H
+
+#include "seq/Runtime/Tensor.h"
+
+#include "llvm/Support/Error.h"
+
+namespace seq::rt {
+
+//===----------------------------------------------------------------------===//
+// Activations
+//===----------------------------------------------------------------------===//
+
+enum class Activation {
+  Linear,
+  Relu,
+  Tanh,
+  Sigmoid,
+  HardSigmoidKeras2, // clip(0.2x + 0.5, 0, 1)
+  HardSigmoidKeras3, // relu6(x + 3) / 6
+  Softmax,           // over the last axis
+  Elu,               // alpha * (exp(x) - 1) for x <= 0
+  Selu,
+  Gelu,     // exact erf form, Keras' default approximate=False
+  GeluTanh, // approximate=True
+  Swish,    // x * sigmoid(x), also known as silu
+  Softplus,
+  Softsign,
+  LeakyRelu, // alpha * x for x < 0
+  Exponential,
+};
+
+/// Applies `act` in place. `alpha` is the Elu alpha or the LeakyRelu negative
+/// slope and is ignored by the other activations.
+void applyActivation(Activation act, float alpha, Tensor &t);
+
+//===----------------------------------------------------------------------===//
+// Dense
+//===----------------------------------------------------------------------===//
+
+/// x (..., in) of rank >= 2, kernel (in, units), bias (units) or null.
+Tensor dense(const Tensor &x, const Tensor &kernel, const Tensor *bias,
+             Activation act, float alpha);
+
+//===----------------------------------------------------------------------===//
+// Recurrent layers: x (B, T, in), zero initial state.
+//===----------------------------------------------------------------------===//
+
+struct RnnOptions {
+  bool returnSequences = false;
+  /// Processes time steps last to first; as in Keras the returned sequence is
+  /// in processing order, i.e. reversed relative to the input.
+  bool goBackwards = false;
+  Activation activation = Activation::Tanh;
+  Activation recurrentActivation = Activation::Sigmoid;
+  float alpha = 0;
+};
+
+/// Returns (B, T, u) if returnSequences, else (B, u) = last processed step.
+/// kernel (in, 4u), recurrentKernel (u, 4u), bias (4u) or null; gate blocks
+/// i, f, c, o.
+Tensor lstm(const Tensor &x, const Tensor &kernel,
+            const Tensor &recurrentKernel, const Tensor *bias,
+            const RnnOptions &options);
+
+/// kernel (in, 3u), recurrentKernel (u, 3u); gate blocks z, r, h.
+/// resetAfter=false: bias (3u), candidate act(x W_h + b_h + (r * h) U_h).
+/// resetAfter=true: bias (2, 3u) = [input bias; recurrent bias], candidate
+/// act(x W_h + b_in_h + r * (h U_h + b_rec_h)). Bias may be null.
+Tensor gru(const Tensor &x, const Tensor &kernel, const Tensor &recurrentKernel,
+           const Tensor *bias, bool resetAfter, const RnnOptions &options);
+
+/// kernel (in, u), recurrentKernel (u, u), bias (u) or null.
+Tensor simpleRnn(const Tensor &x, const Tensor &kernel,
+                 const Tensor &recurrentKernel, const Tensor *bias,
+                 const RnnOptions &options);
+
+enum class MergeMode { Concat, Sum, Mul, Ave };
+
+/// Merges the outputs of a Bidirectional wrapper. `backward` came from a
+/// goBackwards layer; when `sequences`, it is flipped back along time first.
+/// Concat joins along the last axis, forward first.
+Tensor bidirectionalMerge(const Tensor &forward, const Tensor &backward,
+                          MergeMode mode, bool sequences);
+
+//===----------------------------------------------------------------------===//
+// Convolution and pooling: x (B, T, C), lengths and padding exactly as
+// Keras/TF.
+//===----------------------------------------------------------------------===//
+
+enum class Padding { Valid, Same, Causal };
+
+/// kernel (k, C, F), bias (F) or null.
+Tensor conv1d(const Tensor &x, const Tensor &kernel, const Tensor *bias,
+              int64_t stride, int64_t dilation, Padding padding, Activation act,
+              float alpha);
+
+/// `padding` is Valid or Same; padded positions never win the max.
+Tensor maxPool1d(const Tensor &x, int64_t poolSize, int64_t stride,
+                 Padding padding);
+/// `padding` is Valid or Same; a window divides by its non-padded count.
+Tensor avgPool1d(const Tensor &x, int64_t poolSize, int64_t stride,
+                 Padding padding);
+/// (B, T, C) -> (B, C).
+Tensor globalMaxPool1d(const Tensor &x);
+Tensor globalAvgPool1d(const Tensor &x);
+
+//===----------------------------------------------------------------------===//
+// Normalization over the last axis. gamma (scale) and beta (center) may be
+// null, as with Keras' scale=False / center=False.
+//===----------------------------------------------------------------------===//
+
+/// Inference form: (x - movingMean) / sqrt(movingVariance + epsilon) * gamma
+/// + beta.
+Tensor batchNorm(const Tensor &x, const Tensor *gamma, const Tensor *beta,
+                 const Tensor &movingMean, const Tensor &movingVariance,
+                 float epsilon);
+
+/// Normalizes each last-axis row by its mean and biased variance.
+Tensor layerNorm(const Tensor &x, const Tensor *gamma, const Tensor *beta,
+                 float epsilon);
+
+//===----------------------------------------------------------------------===//
+// Embedding and shape operations
+//===----------------------------------------------------------------------===//
+
+/// ids: integral float values of any shape; table (vocab, dim). Returns
+/// ids.shape + (dim); an id outside [0, vocab) or non-integral is an error.
+llvm::Expected<Tensor> embedding(const Tensor &ids, const Tensor &table);
+
+/// (B, ...) -> (B, product of the rest).
+Tensor flatten(const Tensor &x);
+
+/// (B, ...) -> (B, target...); `targetWithoutBatch` may hold one -1.
+llvm::Expected<Tensor> reshape(const Tensor &x,
+                               const std::vector<int64_t> &targetWithoutBatch);
+
+/// (B, F) -> (B, n, F).
+Tensor repeatVector(const Tensor &x, int64_t n);
+
+/// TimeDistributed helpers: (B, T, ...) -> (B, ...) at step t, and its inverse
+/// that stores `slice` (B, ...) at step t of y (B, T, ...).
+Tensor sliceTime(const Tensor &x, int64_t t);
+void setTime(Tensor &y, int64_t t, const Tensor &slice);
+
+} // namespace seq::rt
+
+#endif // SEQ_RUNTIME_REFERENCEKERNELS_H

@@ -1,0 +1,45 @@
+//===- Tensor.h - Dense float32 tensor of the reference runtime -*- C++ -*-===//
+//
+// A plain row-major (C order) float32 array with its shape. The reference
+// interpreter favours obviousness over speed, so this is just two vectors.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQ_RUNTIME_TENSOR_H
+#define SEQ_RUNTIME_TENSOR_H
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace seq::rt {
+
+struct Tensor {
+  std::vector<int64_t> shape;
+  std::vector<float> data;
+
+  /// A tensor of `shape` filled with 0.0f.
+  static Tensor zeros(std::vector<int64_t> shape);
+
+  int64_t rank() const { return static_cast<int64_t>(shape.size()); }
+  /// Product of the dimensions (1 for a rank-0 tensor).
+  int64_t numElements() const;
+  /// Row-major strides in elements.
+  std::vector<int64_t> strides() const;
+  /// Flat index of a full multi-index; aborts on a wrong rank or a coordinate
+  /// out of bounds.
+  int64_t offset(std::initializer_list<int64_t> index) const;
+  float &at(std::initializer_list<int64_t> index) {
+    return data[offset(index)];
+  }
+  float at(std::initializer_list<int64_t> index) const {
+    return data[offset(index)];
+  }
+  /// The shape as Python prints a tuple: "(2, 5, 3)", "(4,)", "()".
+  std::string shapeString() const;
+};
+
+} // namespace seq::rt
+
+#endif // SEQ_RUNTIME_TENSOR_H

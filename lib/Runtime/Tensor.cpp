@@ -1,0 +1,77 @@
+//===- Tensor.cpp ---------------------------------------------------------===//
+
+#include "seq/Runtime/Tensor.h"
+#include "Detail.h"
+
+#include "llvm/Support/ErrorHandling.h"
+
+using namespace seq::rt;
+
+Tensor Tensor::zeros(std::vector<int64_t> shape) {
+  for (int64_t d : shape)
+    detail::require(d >= 0, "negative dimension in shape");
+  Tensor t;
+  t.shape = std::move(shape);
+  t.data.assign(t.numElements(), 0.0f);
+  return t;
+}
+
+int64_t Tensor::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+std::vector<int64_t> Tensor::strides() const {
+  std::vector<int64_t> s(shape.size(), 1);
+  for (int64_t i = rank() - 2; i >= 0; --i)
+    s[i] = s[i + 1] * shape[i + 1];
+  return s;
+}
+
+int64_t Tensor::offset(std::initializer_list<int64_t> index) const {
+  detail::require(static_cast<int64_t>(index.size()) == rank(),
+                  "index of rank " + llvm::Twine(index.size()) +
+                      " into a tensor of shape " + shapeString());
+  int64_t flat = 0;
+  int64_t dim = 0;
+  for (int64_t i : index) {
+    detail::require(i >= 0 && i < shape[dim],
+                    "index " + llvm::Twine(i) + " out of bounds for axis " +
+                        llvm::Twine(dim) + " of shape " + shapeString());
+    flat = flat * shape[dim] + i;
+    ++dim;
+  }
+  return flat;
+}
+
+std::string Tensor::shapeString() const {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i)
+      s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  if (shape.size() == 1)
+    s += ",";
+  return s + ")";
+}
+
+void detail::require(bool ok, const llvm::Twine &message) {
+  if (!ok)
+    llvm::reportFatalUsageError("seq runtime: " + message);
+}
+
+void detail::requireRank(const Tensor &t, int64_t rank,
+                         const llvm::Twine &what) {
+  require(t.rank() == rank, what + " must have rank " + llvm::Twine(rank) +
+                                ", got shape " + t.shapeString());
+}
+
+int64_t detail::numRows(const Tensor &t) {
+  int64_t n = 1;
+  for (int64_t i = 0; i + 1 < t.rank(); ++i)
+    n *= t.shape[i];
+  return n;
+}

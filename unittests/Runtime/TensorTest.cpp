@@ -1,0 +1,35 @@
+#include "seq/Runtime/Tensor.h"
+
+#include "gtest/gtest.h"
+
+using namespace seq::rt;
+
+TEST(TensorTest, ZerosAndSizes) {
+  Tensor t = Tensor::zeros({2, 5, 3});
+  EXPECT_EQ(t.rank(), 3);
+  EXPECT_EQ(t.numElements(), 30);
+  EXPECT_EQ(t.data, std::vector<float>(30, 0.0f));
+  EXPECT_EQ(t.strides(), (std::vector<int64_t>{15, 3, 1}));
+  EXPECT_EQ(Tensor::zeros({}).numElements(), 1);
+}
+
+TEST(TensorTest, Indexing) {
+  Tensor t = Tensor::zeros({2, 5, 3});
+  t.at({1, 2, 0}) = 7.0f;
+  EXPECT_EQ(t.offset({1, 2, 0}), 21);
+  EXPECT_EQ(t.data[21], 7.0f);
+  const Tensor &c = t;
+  EXPECT_EQ(c.at({1, 2, 0}), 7.0f);
+}
+
+TEST(TensorTest, ShapeStringLikePython) {
+  EXPECT_EQ(Tensor::zeros({2, 5, 3}).shapeString(), "(2, 5, 3)");
+  EXPECT_EQ(Tensor::zeros({4}).shapeString(), "(4,)");
+  EXPECT_EQ(Tensor::zeros({}).shapeString(), "()");
+}
+
+TEST(TensorDeathTest, OutOfBoundsIndexAborts) {
+  Tensor t = Tensor::zeros({2, 3});
+  EXPECT_DEATH(t.offset({0, 3}), "index 3 out of bounds for axis 1");
+  EXPECT_DEATH(t.offset({0}), "index of rank 1");
+}
