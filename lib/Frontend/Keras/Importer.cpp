@@ -1,0 +1,238 @@
+#include "seq/Frontend/Keras/Importer.h"
+
+#include "KerasConfig.h"
+#include "LayerEmitter.h"
+#include "ModelSource.h"
+
+#include "seq/Dialect/Seq/IR/SeqOps.h"
+#include "seq/Dialect/Seq/IR/SeqShapes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Verifier.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+
+using namespace mlir;
+using llvm::Error;
+using llvm::Expected;
+using llvm::StringRef;
+using llvm::Twine;
+
+namespace seq::keras {
+
+constexpr int64_t kDynamic = shapes::kDynamic;
+
+void registerImporterDialects(MLIRContext &context) {
+  context.loadDialect<SeqDialect, arith::ArithDialect, func::FuncDialect>();
+}
+
+Expected<std::vector<int64_t>> parseInputShape(StringRef text) {
+  std::vector<int64_t> shape;
+  SmallVector<StringRef> parts;
+  text.split(parts, ',');
+  for (StringRef part : parts) {
+    part = part.trim();
+    int64_t size;
+    if (part == "?" || part == "-1" || part == "None" || part == "null")
+      shape.push_back(kDynamic);
+    else if (!part.getAsInteger(10, size) && size > 0)
+      shape.push_back(size);
+    else
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "--input-shape '" + text +
+              "': expected comma-separated positive sizes or '?' without the "
+              "batch axis, e.g. --input-shape=10,12 or --input-shape=?,12");
+  }
+  return shape;
+}
+
+namespace {
+
+/// The Keras major version from strings such as "2.3.0-tf" or "3.3.3";
+/// without one, the weights layout decides.
+int majorVersion(const ModelSource &source) {
+  int major = 0;
+  if (!StringRef(source.kerasVersion).take_until([](char c) { return c == '.'; })
+           .getAsInteger(10, major))
+    return major;
+  return source.keras3Layout ? 3 : 2;
+}
+
+/// What the first layer with weights says about the input: its rank and its
+/// feature size, looking through weightless shape-preserving layers.
+std::optional<std::vector<int64_t>>
+shapeFromWeights(const std::vector<LayerConfig> &layers,
+                 const std::vector<std::vector<WeightArray>> &weights) {
+  for (size_t i = 0; i < layers.size(); ++i) {
+    StringRef cls = layers[i].getClassName();
+    const std::vector<WeightArray> &w = weights[i];
+    if (LayerEmitter::isShapePreserving(cls))
+      continue;
+    if (cls == "Embedding")
+      return std::vector<int64_t>{kDynamic};
+    if (w.empty() || w[0].shape.empty())
+      return std::nullopt;
+    if (cls == "LSTM" || cls == "GRU" || cls == "SimpleRNN" ||
+        cls == "Bidirectional")
+      return std::vector<int64_t>{kDynamic, w[0].shape[0]};
+    if (cls == "Conv1D" && w[0].shape.size() == 3)
+      return std::vector<int64_t>{kDynamic, w[0].shape[1]};
+    if (cls == "TimeDistributed")
+      return std::vector<int64_t>{kDynamic, w[0].shape[0]};
+    if (cls == "Dense")
+      return std::vector<int64_t>{w[0].shape[0]};
+    if (cls == "BatchNormalization" || cls == "LayerNormalization")
+      return std::vector<int64_t>{w[0].shape[0]};
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// The input shape without the batch axis: --input-shape, else the config,
+/// else the weights; a null feature size in the config is filled from the
+/// weights.
+Expected<std::vector<int64_t>>
+resolveInputShape(const ImportOptions &options, const ModelConfig &config,
+                  const std::vector<std::vector<WeightArray>> &weights,
+                  StringRef where) {
+  if (options.inputShape)
+    return *options.inputShape;
+  std::optional<std::vector<int64_t>> recovered =
+      shapeFromWeights(config.layers, weights);
+  if (config.inputShape && config.inputShape->size() >= 2) {
+    std::vector<int64_t> shape;
+    for (size_t i = 1; i < config.inputShape->size(); ++i)
+      shape.push_back((*config.inputShape)[i].value_or(kDynamic));
+    bool lastUnknown = shape.back() == kDynamic;
+    bool embedding = config.layers.front().getClassName() == "Embedding";
+    if (lastUnknown && !embedding) {
+      if (!recovered || recovered->size() != shape.size() ||
+          recovered->back() == kDynamic)
+        return config.layers.front().error(
+            "the recorded input shape " + shapes::format(shape) +
+            " has no feature size and the weights do not tell it; pass "
+            "--input-shape (sizes without the batch axis, e.g. ?,12)");
+      shape.back() = recovered->back();
+    }
+    return shape;
+  }
+  if (recovered)
+    return *recovered;
+  const LayerConfig &first = config.layers.front();
+  return first.error("the file records no input shape and it cannot be "
+                     "recovered from the weights; pass --input-shape (sizes "
+                     "without the batch axis, e.g. --input-shape=10,12)");
+}
+
+std::string jsonList(const std::vector<std::string> &items) {
+  llvm::json::Array array;
+  for (const std::string &s : items)
+    array.push_back(s);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::json::Value(std::move(array));
+  return text;
+}
+
+} // namespace
+
+Expected<ImportedModel> importKerasModel(MLIRContext &context,
+                                         const ImportOptions &options) {
+  registerImporterDialects(context);
+  Expected<ModelSource> source =
+      openModelSource(options.modelPath, options.configPath);
+  if (!source)
+    return source.takeError();
+  StringRef where = source->path;
+  if (StringRef(source->kerasVersion).starts_with("1."))
+    return fileError(where, "Keras 1 file (keras_version " + source->kerasVersion +
+                                "): unsupported; load it in Keras 2 and re-save");
+  Expected<ModelConfig> config = parseModelConfig(source->config, where);
+  if (!config)
+    return config.takeError();
+  if (config->layers.empty())
+    return fileError(where, "the model has no layers");
+
+  std::unique_ptr<WeightStore> store = source->openWeights(config->layers);
+  std::vector<std::vector<WeightArray>> weights;
+  for (const LayerConfig &layer : config->layers) {
+    Expected<std::vector<WeightArray>> w = store->read(layer);
+    if (!w)
+      return w.takeError();
+    weights.push_back(std::move(*w));
+  }
+
+  Expected<std::vector<int64_t>> inputShape =
+      resolveInputShape(options, *config, weights, where);
+  if (!inputShape)
+    return inputShape.takeError();
+
+  OpBuilder builder(&context);
+  Location fileLoc = FileLineColLoc::get(&context, where, 0, 0);
+  ImportedModel model;
+  model.modelName = config->modelName;
+  model.module = ModuleOp::create(fileLoc);
+  builder.setInsertionPointToEnd(model.module->getBody());
+
+  SmallVector<int64_t> argShape{kDynamic};
+  argShape.append(inputShape->begin(), inputShape->end());
+  auto argType = RankedTensorType::get(argShape, builder.getF32Type());
+  auto func = func::FuncOp::create(builder, fileLoc, "predict",
+                                   builder.getFunctionType({argType}, {}));
+  Block *entry = func.addEntryBlock();
+  builder.setInsertionPointToStart(entry);
+
+  LayerEmitter emitter(builder, majorVersion(*source));
+  Value value = entry->getArgument(0);
+  std::vector<std::string> layerNames;
+  for (size_t i = 0; i < config->layers.size(); ++i) {
+    const LayerConfig &layer = config->layers[i];
+    Expected<Value> out = emitter.emit(layer, value, weights[i]);
+    if (!out)
+      return out.takeError();
+    value = *out;
+    LayerSummary row{layer.getName(), layer.getClassName(),
+                     std::vector<int64_t>(
+                         cast<RankedTensorType>(value.getType()).getShape()),
+                     0, LayerEmitter::nonTrainableParams(layer, weights[i])};
+    for (const WeightArray &w : weights[i])
+      row.params += static_cast<int64_t>(w.data.size());
+    model.layers.push_back(std::move(row));
+    layerNames.push_back(layer.getName());
+  }
+  func::ReturnOp::create(builder, fileLoc, value);
+  func.setFunctionType(builder.getFunctionType({argType}, {value.getType()}));
+
+  // Metadata: what the file says, then the user's entries on top.
+  llvm::StringMap<std::string> metadata;
+  metadata["source"] = llvm::sys::path::filename(where).str();
+  metadata["format"] = source->format;
+  if (!source->kerasVersion.empty())
+    metadata["keras_version"] = source->kerasVersion;
+  if (!source->backend.empty())
+    metadata["backend"] = source->backend;
+  metadata["model_name"] = config->modelName;
+  metadata["layers"] = jsonList(layerNames);
+  for (auto &[k, v] : source->userAttributes)
+    metadata[k] = v;
+  for (auto &[k, v] : options.metadata)
+    metadata[k] = v;
+  SmallVector<NamedAttribute> entries;
+  for (auto &entry : metadata)
+    entries.push_back(builder.getNamedAttr(entry.getKey(),
+                                           builder.getStringAttr(entry.getValue())));
+  model.module->getOperation()->setAttr(kMetadataAttrName,
+                                        builder.getDictionaryAttr(entries));
+
+  // The emitter checks every shape first, so a failure here is a bug in
+  // seqc, reported with the verifier's diagnostic rather than a crash.
+  if (failed(verify(*model.module)))
+    return fileError(where, "internal error: the imported IR does not verify "
+                            "(please report this with the model file)");
+  return model;
+}
+
+} // namespace seq::keras

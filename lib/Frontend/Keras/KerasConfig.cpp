@@ -1,0 +1,307 @@
+#include "KerasConfig.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace llvm;
+
+namespace seq::keras {
+
+Error fileError(StringRef where, const Twine &message) {
+  return createStringError(inconvertibleErrorCode(),
+                           "'" + where + "': " + message);
+}
+
+Error LayerConfig::error(const Twine &message) const {
+  return fileError(where,
+                   "layer '" + name + "' (" + className + "): " + message);
+}
+
+bool LayerConfig::has(StringRef key) const {
+  const json::Value *v = config->get(key);
+  return v && v->kind() != json::Value::Null;
+}
+
+Expected<int64_t> LayerConfig::getInt(StringRef key) const {
+  const json::Value *v = config->get(key);
+  if (!v)
+    return error("config has no '" + key + "'");
+  if (std::optional<int64_t> i = v->getAsInteger())
+    return *i;
+  return error("config '" + key + "' must be an integer");
+}
+
+Expected<int64_t> LayerConfig::getIntOr(StringRef key, int64_t fallback) const {
+  if (!has(key))
+    return fallback;
+  return getInt(key);
+}
+
+Expected<int64_t> LayerConfig::getIntOrSingleton(StringRef key) const {
+  const json::Value *v = config->get(key);
+  if (v && v->getAsArray()) {
+    const json::Array &list = *v->getAsArray();
+    if (list.size() == 1 && list[0].getAsInteger())
+      return *list[0].getAsInteger();
+    return error("config '" + key + "' must be one integer for a 1-D layer");
+  }
+  return getInt(key);
+}
+
+Expected<bool> LayerConfig::getBoolOr(StringRef key, bool fallback) const {
+  if (!has(key))
+    return fallback;
+  if (std::optional<bool> b = config->get(key)->getAsBoolean())
+    return *b;
+  return error("config '" + key + "' must be true or false");
+}
+
+Expected<double> LayerConfig::getDoubleOr(StringRef key,
+                                          double fallback) const {
+  if (!has(key))
+    return fallback;
+  if (std::optional<double> d = config->get(key)->getAsNumber())
+    return *d;
+  return error("config '" + key + "' must be a number");
+}
+
+Expected<std::string> LayerConfig::getStringOr(StringRef key,
+                                               StringRef fallback) const {
+  if (!has(key))
+    return fallback.str();
+  if (std::optional<StringRef> s = config->get(key)->getAsString())
+    return s->str();
+  return error("config '" + key + "' must be a string");
+}
+
+Expected<std::vector<int64_t>> LayerConfig::getIntList(StringRef key) const {
+  const json::Value *v = config->get(key);
+  const json::Array *list = v ? v->getAsArray() : nullptr;
+  if (!list)
+    return error("config '" + key + "' must be a list of integers");
+  std::vector<int64_t> result;
+  for (const json::Value &e : *list) {
+    std::optional<int64_t> i = e.getAsInteger();
+    if (!i)
+      return error("config '" + key + "' must be a list of integers");
+    result.push_back(*i);
+  }
+  return result;
+}
+
+static std::optional<KerasShape> toShape(const json::Value &v) {
+  const json::Array *list = v.getAsArray();
+  if (!list)
+    return std::nullopt;
+  KerasShape shape;
+  for (const json::Value &e : *list) {
+    if (e.kind() == json::Value::Null)
+      shape.push_back(std::nullopt);
+    else if (std::optional<int64_t> i = e.getAsInteger())
+      shape.push_back(*i);
+    else
+      return std::nullopt;
+  }
+  return shape;
+}
+
+Expected<std::optional<KerasShape>> LayerConfig::getShape(StringRef key) const {
+  if (!has(key))
+    return std::optional<KerasShape>();
+  std::optional<KerasShape> shape = toShape(*config->get(key));
+  if (!shape)
+    return error("config '" + key + "' must be a list of sizes or nulls");
+  return shape;
+}
+
+/// A {"class_name": ..., "config": {...}} entry of a layer list.
+static Expected<LayerConfig>
+layerFromEntry(const json::Value &entry, StringRef where, StringRef context) {
+  const json::Object *object = entry.getAsObject();
+  const json::Object *config = object ? object->getObject("config") : nullptr;
+  std::optional<StringRef> className =
+      object ? object->getString("class_name") : std::nullopt;
+  if (!config || !className)
+    return fileError(where,
+                     context + ": a layer entry has no class_name or config");
+  std::string name = config->getString("name").value_or("").str();
+  if (name.empty())
+    name = object->getString("name").value_or(*className).str();
+  return LayerConfig(className->str(), name, config, where.str());
+}
+
+Expected<LayerConfig> LayerConfig::getInnerLayer(StringRef key) const {
+  const json::Value *v = config->get(key);
+  if (!v)
+    return error("config has no '" + key + "'");
+  return layerFromEntry(*v, where, "layer '" + name + "'");
+}
+
+namespace {
+
+/// Functional models: each layer's single inbound layer name, from the
+/// Keras 2 ([[["name", 0, 0, {}]]]) or Keras 3 ({"args": [keras_tensor]})
+/// inbound_nodes forms. Returns every inbound layer name found.
+std::vector<std::string> inboundLayers(const json::Object &layer) {
+  std::vector<std::string> names;
+  std::function<void(const json::Value &)> visit = [&](const json::Value &v) {
+    if (const json::Object *o = v.getAsObject()) {
+      if (const json::Array *history = o->getArray("keras_history")) {
+        if (!history->empty() && (*history)[0].getAsString())
+          names.push_back((*history)[0].getAsString()->str());
+        return;
+      }
+      for (const auto &kv : *o)
+        visit(kv.second);
+      return;
+    }
+    if (const json::Array *a = v.getAsArray()) {
+      // Keras 2: ["name", node_index, tensor_index, kwargs].
+      if (a->size() >= 3 && (*a)[0].getAsString() && (*a)[1].getAsInteger()) {
+        names.push_back((*a)[0].getAsString()->str());
+        return;
+      }
+      for (const json::Value &e : *a)
+        visit(e);
+    }
+  };
+  if (const json::Value *nodes = layer.get("inbound_nodes"))
+    visit(*nodes);
+  return names;
+}
+
+std::vector<const json::Value *> pointers(const json::Array &list) {
+  std::vector<const json::Value *> result;
+  for (const json::Value &entry : list)
+    result.push_back(&entry);
+  return result;
+}
+
+Error parseLayerList(ArrayRef<const json::Value *> list, StringRef where,
+                     ModelConfig &model) {
+  for (const json::Value *entry : list) {
+    Expected<LayerConfig> layer = layerFromEntry(*entry, where, "model config");
+    if (!layer)
+      return layer.takeError();
+    // The input shape: an InputLayer, or batch_input_shape / batch_shape
+    // on the first real layer (later repeats are ignored, as Keras does).
+    for (StringRef key : {"batch_input_shape", "batch_shape"}) {
+      Expected<std::optional<KerasShape>> shape = layer->getShape(key);
+      if (!shape)
+        return shape.takeError();
+      if (*shape && !model.inputShape && model.layers.empty()) {
+        model.inputShape = **shape;
+        model.inputShapeSource = layer->getName();
+      }
+    }
+    if (layer->getClassName() != "InputLayer")
+      model.layers.push_back(std::move(*layer));
+  }
+  return Error::success();
+}
+
+/// Orders a Functional model's layers along its single chain, or explains
+/// why it is not one.
+Error parseFunctional(const json::Object &config, StringRef where,
+                      ModelConfig &model) {
+  const json::Array *layers = config.getArray("layers");
+  if (!layers)
+    return fileError(where, "Functional model config has no 'layers' list");
+  StringMap<const json::Value *> byName;
+  StringMap<std::string> next;
+  std::string first;
+  for (const json::Value &entry : *layers) {
+    const json::Object *o = entry.getAsObject();
+    std::string name = o ? o->getString("name").value_or("").str() : "";
+    if (name.empty() && o && o->getObject("config"))
+      name = o->getObject("config")->getString("name").value_or("").str();
+    if (name.empty())
+      return fileError(where,
+                       "Functional model config has a layer without a name");
+    byName[name] = &entry;
+    std::vector<std::string> inbound = inboundLayers(*o);
+    if (inbound.size() > 1)
+      return fileError(where, "layer '" + name + "' has " +
+                                  Twine(inbound.size()) +
+                                  " inputs: Functional models with branches "
+                                  "are not supported, only plain chains");
+    if (inbound.empty()) {
+      if (!first.empty())
+        return fileError(where,
+                         "the Functional model has several inputs ('" + first +
+                             "', '" + name +
+                             "'): only single-input chains are supported");
+      first = name;
+      continue;
+    }
+    if (next.count(inbound[0]))
+      return fileError(where, "layer '" + inbound[0] +
+                                  "' feeds several layers: Functional models "
+                                  "with branches are not supported, only plain "
+                                  "chains");
+    next[inbound[0]] = name;
+  }
+  std::vector<const json::Value *> ordered;
+  for (std::string name = first;
+       !name.empty() && ordered.size() <= layers->size();) {
+    ordered.push_back(byName[name]);
+    auto it = next.find(name);
+    name = it == next.end() ? "" : it->second;
+  }
+  if (ordered.size() != layers->size())
+    return fileError(where,
+                     "the Functional model's layers do not form one chain");
+  return parseLayerList(ordered, where, model);
+}
+
+} // namespace
+
+Expected<ModelConfig> parseModelConfig(const json::Value &root,
+                                       StringRef where) {
+  ModelConfig model;
+  // Keras <= 2.2.2: {"class_name": "Sequential", "config": [layers...]}.
+  const json::Object *top = root.getAsObject();
+  if (!top)
+    return fileError(where, "the model config is not a JSON object");
+  std::string className = top->getString("class_name").value_or("").str();
+  const json::Value *configValue = top->get("config");
+  if (className.empty() || !configValue)
+    return fileError(where, "the model config has no class_name/config: is "
+                            "this the output of model.to_json()?");
+  if (className != "Sequential" && className != "Functional" &&
+      className != "Model")
+    return fileError(where, "the model is a '" + className +
+                                "': only Sequential models and Functional "
+                                "chains are supported (subclassed models carry "
+                                "Python code, which is never run)");
+  if (const json::Array *list = configValue->getAsArray()) {
+    model.modelName = "sequential";
+    if (Error e = parseLayerList(pointers(*list), where, model))
+      return std::move(e);
+    return model;
+  }
+  const json::Object *config = configValue->getAsObject();
+  if (!config)
+    return fileError(where, "the model config's 'config' is not an object");
+  model.modelName = config->getString("name").value_or("sequential").str();
+  if (className == "Sequential") {
+    const json::Array *layers = config->getArray("layers");
+    if (!layers)
+      return fileError(where, "the Sequential config has no 'layers' list");
+    if (Error e = parseLayerList(pointers(*layers), where, model))
+      return std::move(e);
+  } else if (Error e = parseFunctional(*config, where, model)) {
+    return std::move(e);
+  }
+  if (!model.inputShape) {
+    if (const json::Value *build = config->get("build_input_shape")) {
+      if (std::optional<KerasShape> shape = toShape(*build)) {
+        model.inputShape = *shape;
+        model.inputShapeSource = "build_input_shape";
+      }
+    }
+  }
+  return model;
+}
+
+} // namespace seq::keras

@@ -1,0 +1,78 @@
+// The model config (model.to_json(), model_config, config.json) as a chain
+// of layers, with typed access to each layer's settings. Covers Sequential
+// configs of every Keras version (a bare list up to 2.2.2, a dict after) and
+// Functional models that are a plain chain.
+#ifndef SEQ_LIB_FRONTEND_KERAS_KERASCONFIG_H
+#define SEQ_LIB_FRONTEND_KERAS_KERASCONFIG_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace seq::keras {
+
+/// A shape as Keras writes it: std::nullopt for null (None).
+using KerasShape = std::vector<std::optional<int64_t>>;
+
+/// One layer's config; accessors fail with a message naming the layer.
+class LayerConfig {
+public:
+  LayerConfig(std::string className, std::string name,
+              const llvm::json::Object *config, std::string where)
+      : className(std::move(className)), name(std::move(name)),
+        config(config), where(std::move(where)) {}
+
+  const std::string &getClassName() const { return className; }
+  const std::string &getName() const { return name; }
+  const llvm::json::Object &getObject() const { return *config; }
+
+  bool has(llvm::StringRef key) const;
+  llvm::Expected<int64_t> getInt(llvm::StringRef key) const;
+  llvm::Expected<int64_t> getIntOr(llvm::StringRef key, int64_t fallback) const;
+  /// An int, or the only element of a list of ints (kernel_size=[3]).
+  llvm::Expected<int64_t> getIntOrSingleton(llvm::StringRef key) const;
+  llvm::Expected<bool> getBoolOr(llvm::StringRef key, bool fallback) const;
+  llvm::Expected<double> getDoubleOr(llvm::StringRef key, double fallback) const;
+  llvm::Expected<std::string> getStringOr(llvm::StringRef key,
+                                          llvm::StringRef fallback) const;
+  llvm::Expected<std::vector<int64_t>> getIntList(llvm::StringRef key) const;
+  /// A shape such as batch_input_shape; std::nullopt if the key is absent
+  /// or null.
+  llvm::Expected<std::optional<KerasShape>> getShape(llvm::StringRef key) const;
+  /// The nested layer of a wrapper (Bidirectional, TimeDistributed).
+  llvm::Expected<LayerConfig> getInnerLayer(llvm::StringRef key) const;
+
+  /// "'model.h5': layer 'lstm_1' (LSTM): <message>" as an llvm::Error.
+  llvm::Error error(const llvm::Twine &message) const;
+
+private:
+  std::string className;
+  std::string name;
+  const llvm::json::Object *config;
+  std::string where;
+};
+
+struct ModelConfig {
+  std::string modelName;
+  /// The layers in execution order, InputLayer removed.
+  std::vector<LayerConfig> layers;
+  /// The input shape the config records (batch axis included), if any.
+  std::optional<KerasShape> inputShape;
+  /// The layer that recorded inputShape, for messages.
+  std::string inputShapeSource;
+};
+
+/// Parses `root` (which must outlive the result). `where` names the file.
+llvm::Expected<ModelConfig> parseModelConfig(const llvm::json::Value &root,
+                                             llvm::StringRef where);
+
+/// "'where': message" as an llvm::Error.
+llvm::Error fileError(llvm::StringRef where, const llvm::Twine &message);
+
+} // namespace seq::keras
+
+#endif

@@ -1,0 +1,751 @@
+#include "LayerEmitter.h"
+
+#include "seq/Dialect/Seq/IR/SeqOps.h"
+#include "seq/Dialect/Seq/IR/SeqShapes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinDialect.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+using llvm::Error;
+using llvm::Expected;
+using llvm::StringRef;
+using llvm::Twine;
+
+namespace seq::keras {
+
+namespace {
+
+constexpr int64_t kDynamic = shapes::kDynamic;
+
+RankedTensorType tensorType(OpBuilder &b, ArrayRef<int64_t> shape) {
+  return RankedTensorType::get(shape, b.getF32Type());
+}
+
+ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getShape();
+}
+
+Location layerLoc(OpBuilder &b, StringRef name) {
+  return NameLoc::get(b.getStringAttr(name));
+}
+
+std::string shapeText(ArrayRef<int64_t> shape) { return shapes::format(shape); }
+
+/// The first failure among several config reads (the rest are dropped).
+template <typename... Ts> Error firstError(Expected<Ts> &...values) {
+  Error result = Error::success();
+  auto take = [&](auto &value) {
+    if (value)
+      return;
+    Error e = value.takeError();
+    if (result)
+      llvm::consumeError(std::move(e));
+    else
+      result = std::move(e);
+  };
+  (take(values), ...);
+  return result;
+}
+
+struct ActivationSpec {
+  Activation kind;
+  FloatAttr alpha;
+};
+
+/// The weights a layer must have, in Keras' order; checks count and shapes
+/// and turns each into an arith.constant holding a dense_resource blob.
+class WeightList {
+public:
+  WeightList(OpBuilder &b, const LayerConfig &layer,
+             ArrayRef<WeightArray> arrays, StringRef locName)
+      : b(b), layer(layer), arrays(arrays), locName(locName) {}
+
+  /// `roles` names every array expected, e.g. {"kernel", "bias"}.
+  Error expect(ArrayRef<StringRef> roles) {
+    if (arrays.size() == roles.size())
+      return Error::success();
+    std::string names;
+    for (StringRef r : roles)
+      names += (names.empty() ? "" : ", ") + r.str();
+    return layer.error("the file has " + Twine(arrays.size()) +
+                       " weight arrays for this layer, expected " +
+                       Twine(roles.size()) +
+                       (roles.empty() ? "" : " (" + names + ")") +
+                       ": the weights do not match the config");
+  }
+
+  /// The next array as a constant; `shape` may hold kDynamic wildcards.
+  Expected<Value> next(StringRef role, ArrayRef<int64_t> shape) {
+    const WeightArray &array = arrays[used++];
+    bool ok = array.shape.size() == shape.size();
+    for (size_t i = 0; ok && i < shape.size(); ++i)
+      ok = shape[i] == kDynamic || shape[i] == array.shape[i];
+    if (!ok)
+      return layer.error(role + " '" + array.name + "' has shape " +
+                         shapeText(array.shape) + ", expected " +
+                         shapeText(shape) + " from the config");
+    auto type = tensorType(b, array.shape);
+    auto blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(
+        ArrayRef<float>(array.data));
+    auto attr = DenseResourceElementsAttr::get(
+        type, (locName + "." + role).str(), std::move(blob));
+    return arith::ConstantOp::create(b, layerLoc(b, (locName + "/" + role).str()),
+                                     type, attr)
+        .getResult();
+  }
+
+  /// A constant the file does not store (BatchNormalization's gamma when
+  /// scale=False): `value` everywhere.
+  Value filled(StringRef role, int64_t size, float value) {
+    auto type = tensorType(b, {size});
+    return arith::ConstantOp::create(b, layerLoc(b, (locName + "/" + role).str()),
+                                     type, DenseElementsAttr::get(type, value))
+        .getResult();
+  }
+
+  /// The shape of the next array, before taking it.
+  ArrayRef<int64_t> peekShape() const { return arrays[used].shape; }
+
+private:
+  OpBuilder &b;
+  const LayerConfig &layer;
+  ArrayRef<WeightArray> arrays;
+  std::string locName;
+  size_t used = 0;
+};
+
+Expected<ActivationSpec> parseActivation(OpBuilder &b, const LayerConfig &layer,
+                                         StringRef key, StringRef fallback,
+                                         int kerasMajor) {
+  std::string name = fallback.str();
+  if (const llvm::json::Value *v = layer.getObject().get(key)) {
+    if (std::optional<StringRef> s = v->getAsString())
+      name = s->str();
+    else if (v->kind() == llvm::json::Value::Null)
+      name = "linear";
+    else if (const llvm::json::Object *o = v->getAsObject()) {
+      // Keras 3 may serialise a built-in as {"class_name": "function",
+      // "config": "relu", ...}.
+      std::optional<StringRef> inner = o->getString("config");
+      if (!inner)
+        return layer.error("'" + key + "' is a serialised object, not a "
+                           "built-in activation: custom activations are not "
+                           "supported");
+      name = inner->str();
+    }
+  }
+  std::optional<Activation> kind =
+      llvm::StringSwitch<std::optional<Activation>>(name)
+          .Case("linear", Activation::Linear)
+          .Case("relu", Activation::Relu)
+          .Case("tanh", Activation::Tanh)
+          .Case("sigmoid", Activation::Sigmoid)
+          .Case("hard_sigmoid", kerasMajor >= 3 ? Activation::HardSigmoidKeras3
+                                                : Activation::HardSigmoidKeras2)
+          .Case("softmax", Activation::Softmax)
+          .Case("elu", Activation::Elu)
+          .Case("selu", Activation::Selu)
+          .Case("gelu", Activation::Gelu)
+          .Cases({"swish", "silu"}, Activation::Swish)
+          .Case("softplus", Activation::Softplus)
+          .Case("softsign", Activation::Softsign)
+          .Case("leaky_relu", Activation::LeakyRelu)
+          .Case("exponential", Activation::Exponential)
+          .Default(std::nullopt);
+  if (!kind)
+    return layer.error("unsupported activation '" + name + "' in '" + key +
+                       "' (supported: linear, relu, tanh, sigmoid, hard_sigmoid, "
+                       "softmax, elu, selu, gelu, swish/silu, softplus, "
+                       "softsign, leaky_relu, exponential)");
+  FloatAttr alpha;
+  if (*kind == Activation::Elu)
+    alpha = b.getF32FloatAttr(1.0f);
+  if (*kind == Activation::LeakyRelu)
+    alpha = b.getF32FloatAttr(0.2f); // keras.activations.leaky_relu default
+  return ActivationSpec{*kind, alpha};
+}
+
+Error requireRank(const LayerConfig &layer, Value input, size_t rank) {
+  if (shapeOf(input).size() == rank)
+    return Error::success();
+  return layer.error("expects a rank-" + Twine(rank) + " input, got shape " +
+                     shapeText(shapeOf(input)) + " (batch axis included)");
+}
+
+Expected<Padding> parsePadding(const LayerConfig &layer, bool allowCausal) {
+  Expected<std::string> text = layer.getStringOr("padding", "valid");
+  if (!text)
+    return text.takeError();
+  if (*text == "valid")
+    return Padding::Valid;
+  if (*text == "same")
+    return Padding::Same;
+  if (*text == "causal" && allowCausal)
+    return Padding::Causal;
+  return layer.error("unsupported padding '" + *text + "'");
+}
+
+Error requireChannelsLast(const LayerConfig &layer) {
+  Expected<std::string> format = layer.getStringOr("data_format", "channels_last");
+  if (!format)
+    return format.takeError();
+  if (*format != "channels_last")
+    return layer.error("data_format '" + *format +
+                       "' is not supported, only channels_last");
+  return Error::success();
+}
+
+/// Whether the last axis is meant: -1, rank-1, or a one-element list of it.
+Error requireLastAxis(const LayerConfig &layer, size_t rank) {
+  const llvm::json::Value *axis = layer.getObject().get("axis");
+  if (!axis)
+    return Error::success();
+  std::optional<int64_t> value = axis->getAsInteger();
+  if (const llvm::json::Array *list = axis->getAsArray())
+    if (list->size() == 1)
+      value = (*list)[0].getAsInteger();
+  if (value && (*value == -1 || *value == static_cast<int64_t>(rank) - 1))
+    return Error::success();
+  return layer.error("normalisation over an axis other than the last is not "
+                     "supported");
+}
+
+} // namespace
+
+bool LayerEmitter::isShapePreserving(StringRef className) {
+  return llvm::StringSwitch<bool>(className)
+      .Cases({"Dropout", "SpatialDropout1D", "GaussianDropout", "GaussianNoise",
+             "AlphaDropout"}, true)
+      .Cases({"Activation", "LeakyReLU", "ELU", "ReLU", "Softmax"}, true)
+      .Default(false);
+}
+
+int64_t LayerEmitter::nonTrainableParams(const LayerConfig &layer,
+                                         ArrayRef<WeightArray> weights) {
+  int64_t all = 0;
+  for (const WeightArray &w : weights)
+    all += static_cast<int64_t>(w.data.size());
+  Expected<bool> trainable = layer.getBoolOr("trainable", true);
+  if (!trainable) {
+    llvm::consumeError(trainable.takeError());
+  } else if (!*trainable) {
+    return all;
+  }
+  if (layer.getClassName() == "BatchNormalization" && weights.size() >= 2)
+    return static_cast<int64_t>(weights[weights.size() - 1].data.size() +
+                                weights[weights.size() - 2].data.size());
+  return 0;
+}
+
+Expected<Value> LayerEmitter::emitRecurrent(const LayerConfig &layer,
+                                            Value input,
+                                            ArrayRef<WeightArray> arrays,
+                                            std::optional<bool> goBackwards,
+                                            StringRef locName) {
+  if (Error e = requireRank(layer, input, 3))
+    return std::move(e);
+  StringRef cls = layer.getClassName();
+  int64_t gates = cls == "LSTM" ? 4 : cls == "GRU" ? 3 : 1;
+  Expected<int64_t> units = layer.getInt("units");
+  Expected<bool> useBias = layer.getBoolOr("use_bias", true);
+  Expected<bool> sequences = layer.getBoolOr("return_sequences", false);
+  Expected<bool> backwards = layer.getBoolOr("go_backwards", false);
+  Expected<bool> returnState = layer.getBoolOr("return_state", false);
+  Expected<bool> stateful = layer.getBoolOr("stateful", false);
+  Expected<bool> timeMajor = layer.getBoolOr("time_major", false);
+  Expected<ActivationSpec> activation =
+      parseActivation(builder, layer, "activation", "tanh", kerasMajor);
+  Expected<ActivationSpec> recurrent = parseActivation(
+      builder, layer, "recurrent_activation", "sigmoid", kerasMajor);
+  if (Error e = firstError(units, useBias, sequences, backwards, returnState, stateful, timeMajor, activation, recurrent))
+      return std::move(e);
+  if (*returnState)
+    return layer.error("return_state=True is not supported in a Sequential model");
+  if (*stateful)
+    return layer.error("stateful=True is not supported: the compiled model "
+                       "keeps no state between calls");
+  if (*timeMajor)
+    return layer.error("time_major=True is not supported");
+  if (activation->alpha || (gates > 1 && recurrent->alpha))
+    return layer.error("elu/leaky_relu activations are not supported in "
+                       "recurrent layers");
+  bool reverse = goBackwards.value_or(*backwards);
+  int64_t in = shapeOf(input)[2];
+
+  WeightList weights(builder, layer, arrays, locName);
+  std::vector<StringRef> roles = {"kernel", "recurrent_kernel"};
+  if (*useBias)
+    roles.push_back("bias");
+  if (Error e = weights.expect(roles))
+    return std::move(e);
+  Expected<Value> kernel = weights.next("kernel", {in, gates * *units});
+  if (!kernel)
+    return kernel.takeError();
+  Expected<Value> recurrentKernel =
+      weights.next("recurrent_kernel", {*units, gates * *units});
+  if (!recurrentKernel)
+    return recurrentKernel.takeError();
+
+  bool resetAfter = false;
+  Value bias;
+  if (*useBias) {
+    if (cls == "GRU") {
+      // Keras 2.2 GRUs have no reset_after and a (3u,) bias; tell by shape
+      // when the config is silent.
+      Expected<bool> flag =
+          layer.getBoolOr("reset_after", weights.peekShape().size() == 2);
+      if (!flag)
+        return flag.takeError();
+      resetAfter = *flag;
+    }
+    SmallVector<int64_t> biasShape{gates * *units};
+    if (resetAfter)
+      biasShape.insert(biasShape.begin(), 2);
+    Expected<Value> b = weights.next("bias", biasShape);
+    if (!b)
+      return b.takeError();
+    bias = *b;
+  } else if (cls == "GRU") {
+    Expected<bool> flag = layer.getBoolOr("reset_after", kerasMajor >= 3);
+    if (!flag)
+      return flag.takeError();
+    resetAfter = *flag;
+  }
+
+  ArrayRef<int64_t> x = shapeOf(input);
+  SmallVector<int64_t> result{x[0]};
+  if (*sequences)
+    result.push_back(x[1]);
+  result.push_back(*units);
+  Type type = tensorType(builder, result);
+  Location loc = layerLoc(builder, locName);
+  if (cls == "LSTM")
+    return LSTMOp::create(builder, loc, type, input, *kernel, *recurrentKernel,
+                          bias, activation->kind, recurrent->kind, *sequences,
+                          reverse)
+        .getResult();
+  if (cls == "GRU")
+    return GRUOp::create(builder, loc, type, input, *kernel, *recurrentKernel,
+                         bias, activation->kind, recurrent->kind, *sequences,
+                         reverse, resetAfter)
+        .getResult();
+  return SimpleRNNOp::create(builder, loc, type, input, *kernel,
+                             *recurrentKernel, bias, activation->kind,
+                             *sequences, reverse)
+      .getResult();
+}
+
+Expected<Value> LayerEmitter::emitBidirectional(const LayerConfig &layer,
+                                                Value input,
+                                                ArrayRef<WeightArray> weights) {
+  Expected<LayerConfig> forward = layer.getInnerLayer("layer");
+  if (!forward)
+    return forward.takeError();
+  std::optional<LayerConfig> backward;
+  if (layer.has("backward_layer")) {
+    Expected<LayerConfig> b = layer.getInnerLayer("backward_layer");
+    if (!b)
+      return b.takeError();
+    backward = *b;
+  }
+  StringRef cls = forward->getClassName();
+  if (cls != "LSTM" && cls != "GRU" && cls != "SimpleRNN")
+    return layer.error("wraps a '" + cls + "': only LSTM, GRU and SimpleRNN "
+                       "are supported inside Bidirectional");
+  Expected<std::string> mode = layer.getStringOr("merge_mode", "");
+  if (!mode)
+    return mode.takeError();
+  std::optional<MergeMode> merge = llvm::StringSwitch<std::optional<MergeMode>>(*mode)
+                                       .Case("concat", MergeMode::Concat)
+                                       .Case("sum", MergeMode::Sum)
+                                       .Case("mul", MergeMode::Mul)
+                                       .Case("ave", MergeMode::Ave)
+                                       .Default(std::nullopt);
+  if (!merge)
+    return layer.error("merge_mode '" + (mode->empty() ? "None" : *mode) +
+                       "' is not supported (concat, sum, mul, ave are)");
+  if (weights.size() % 2)
+    return layer.error("the file has " + Twine(weights.size()) +
+                       " weight arrays, expected the same number per direction");
+  size_t half = weights.size() / 2;
+  Expected<bool> backwards = forward->getBoolOr("go_backwards", false);
+  if (!backwards)
+    return backwards.takeError();
+  std::string name = layer.getName();
+  Expected<Value> f = emitRecurrent(*forward, input, weights.take_front(half),
+                                    *backwards, name + "/forward");
+  if (!f)
+    return f.takeError();
+  Expected<Value> b = emitRecurrent(backward ? *backward : *forward, input,
+                                    weights.drop_front(half), !*backwards,
+                                    name + "/backward");
+  if (!b)
+    return b.takeError();
+  SmallVector<int64_t> result(shapeOf(*f));
+  if (*merge == MergeMode::Concat)
+    result.back() += shapeOf(*b).back();
+  return BidirectionalOp::create(builder, layerLoc(builder, name),
+                                 tensorType(builder, result), *f, *b, *merge)
+      .getResult();
+}
+
+Expected<Value> LayerEmitter::emitTimeDistributed(const LayerConfig &layer,
+                                                  Value input,
+                                                  ArrayRef<WeightArray> weights) {
+  Expected<LayerConfig> inner = layer.getInnerLayer("layer");
+  if (!inner)
+    return inner.takeError();
+  ArrayRef<int64_t> x = shapeOf(input);
+  if (x.size() < 3)
+    return layer.error("expects an input with a time axis, got shape " +
+                       shapeText(x));
+  SmallVector<int64_t> step{x[0]};
+  step.append(x.begin() + 2, x.end());
+  Location loc = layerLoc(builder, layer.getName());
+  auto body = std::make_unique<Block>();
+  Value stepValue = body->addArgument(tensorType(builder, step), loc);
+  Value stepResult;
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(body.get());
+    Expected<Value> y = emit(*inner, stepValue, weights);
+    if (!y)
+      return y.takeError();
+    stepResult = *y;
+    YieldOp::create(builder, loc, stepResult);
+  }
+  ArrayRef<int64_t> y = shapeOf(stepResult);
+  SmallVector<int64_t> result{y[0], x[1]};
+  result.append(y.begin() + 1, y.end());
+  auto op = TimeDistributedOp::create(builder, loc, tensorType(builder, result),
+                                      input);
+  op.getBody().push_back(body.release());
+  return op.getResult();
+}
+
+Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
+                                   ArrayRef<WeightArray> arrays) {
+  StringRef cls = layer.getClassName();
+  std::string name = layer.getName();
+  Location loc = layerLoc(builder, name);
+  ArrayRef<int64_t> x = shapeOf(input);
+  WeightList weights(builder, layer, arrays, name);
+  auto type = [&](ArrayRef<int64_t> shape) { return tensorType(builder, shape); };
+
+  if (cls == "LSTM" || cls == "GRU" || cls == "SimpleRNN")
+    return emitRecurrent(layer, input, arrays, std::nullopt, name);
+  if (cls == "Bidirectional")
+    return emitBidirectional(layer, input, arrays);
+  if (cls == "TimeDistributed")
+    return emitTimeDistributed(layer, input, arrays);
+
+  if (cls == "Dense") {
+    Expected<int64_t> units = layer.getInt("units");
+    Expected<bool> useBias = layer.getBoolOr("use_bias", true);
+    Expected<ActivationSpec> act =
+        parseActivation(builder, layer, "activation", "linear", kerasMajor);
+    if (Error e = firstError(units, useBias, act))
+        return std::move(e);
+    if (x.size() < 2)
+      return layer.error("expects an input of rank >= 2");
+    std::vector<StringRef> roles = {"kernel"};
+    if (*useBias)
+      roles.push_back("bias");
+    if (Error e = weights.expect(roles))
+      return std::move(e);
+    Expected<Value> kernel = weights.next("kernel", {x.back(), *units});
+    if (!kernel)
+      return kernel.takeError();
+    Value bias;
+    if (*useBias) {
+      Expected<Value> b = weights.next("bias", {*units});
+      if (!b)
+        return b.takeError();
+      bias = *b;
+    }
+    SmallVector<int64_t> result(x.drop_back());
+    result.push_back(*units);
+    return DenseOp::create(builder, loc, type(result), input, *kernel, bias,
+                           act->kind, act->alpha)
+        .getResult();
+  }
+
+  if (cls == "Conv1D") {
+    if (Error e = requireRank(layer, input, 3))
+      return std::move(e);
+    if (Error e = requireChannelsLast(layer))
+      return std::move(e);
+    Expected<int64_t> filters = layer.getInt("filters");
+    Expected<int64_t> width = layer.getIntOrSingleton("kernel_size");
+    Expected<int64_t> stride = layer.has("strides") ? layer.getIntOrSingleton("strides")
+                                                    : Expected<int64_t>(1);
+    Expected<int64_t> dilation = layer.has("dilation_rate")
+                                     ? layer.getIntOrSingleton("dilation_rate")
+                                     : Expected<int64_t>(1);
+    Expected<int64_t> groups = layer.getIntOr("groups", 1);
+    Expected<bool> useBias = layer.getBoolOr("use_bias", true);
+    Expected<Padding> padding = parsePadding(layer, /*allowCausal=*/true);
+    Expected<ActivationSpec> act =
+        parseActivation(builder, layer, "activation", "linear", kerasMajor);
+    if (Error e = firstError(filters, width, stride, dilation, groups, useBias, padding, act))
+        return std::move(e);
+    if (*groups != 1)
+      return layer.error("grouped convolution (groups=" + Twine(*groups) +
+                         ") is not supported");
+    if (*stride < 1 || *dilation < 1)
+      return layer.error("strides and dilation_rate must be positive");
+    std::vector<StringRef> roles = {"kernel"};
+    if (*useBias)
+      roles.push_back("bias");
+    if (Error e = weights.expect(roles))
+      return std::move(e);
+    Expected<Value> kernel = weights.next("kernel", {*width, x[2], *filters});
+    if (!kernel)
+      return kernel.takeError();
+    Value bias;
+    if (*useBias) {
+      Expected<Value> b = weights.next("bias", {*filters});
+      if (!b)
+        return b.takeError();
+      bias = *b;
+    }
+    int64_t length = shapes::conv1dLength(x[1], *width, *stride, *dilation, *padding);
+    if (length == 0)
+      return layer.error("the kernel span is longer than the " + Twine(x[1]) +
+                         " timesteps of its input");
+    return Conv1DOp::create(builder, loc, type({x[0], length, *filters}), input,
+                            *kernel, bias, *stride, *dilation, *padding,
+                            act->kind, act->alpha)
+        .getResult();
+  }
+
+  if (cls == "MaxPooling1D" || cls == "MaxPool1D" || cls == "AveragePooling1D" ||
+      cls == "AvgPool1D") {
+    if (Error e = requireRank(layer, input, 3))
+      return std::move(e);
+    if (Error e = requireChannelsLast(layer))
+      return std::move(e);
+    if (Error e = weights.expect({}))
+      return std::move(e);
+    Expected<int64_t> pool = layer.has("pool_size") ? layer.getIntOrSingleton("pool_size")
+                                                    : Expected<int64_t>(2);
+    if (!pool)
+      return pool.takeError();
+    Expected<int64_t> stride = layer.has("strides") ? layer.getIntOrSingleton("strides")
+                                                    : Expected<int64_t>(*pool);
+    Expected<Padding> padding = parsePadding(layer, /*allowCausal=*/false);
+    if (Error e = firstError(stride, padding))
+        return std::move(e);
+    if (*pool < 1 || *stride < 1)
+      return layer.error("pool_size and strides must be positive");
+    int64_t length = shapes::pool1dLength(x[1], *pool, *stride, *padding);
+    if (length == 0)
+      return layer.error("pool_size " + Twine(*pool) + " is larger than the " +
+                         Twine(x[1]) + " timesteps of its input");
+    Type result = type({x[0], length, x[2]});
+    if (cls.starts_with("Max"))
+      return MaxPool1DOp::create(builder, loc, result, input, *pool, *stride,
+                                 *padding)
+          .getResult();
+    return AvgPool1DOp::create(builder, loc, result, input, *pool, *stride,
+                               *padding)
+        .getResult();
+  }
+
+  if (cls == "GlobalMaxPooling1D" || cls == "GlobalMaxPool1D" ||
+      cls == "GlobalAveragePooling1D" || cls == "GlobalAvgPool1D") {
+    if (Error e = requireRank(layer, input, 3))
+      return std::move(e);
+    if (Error e = requireChannelsLast(layer))
+      return std::move(e);
+    if (Error e = weights.expect({}))
+      return std::move(e);
+    Expected<bool> keepdims = layer.getBoolOr("keepdims", false);
+    if (!keepdims)
+      return keepdims.takeError();
+    Type result = *keepdims ? type({x[0], 1, x[2]}) : type({x[0], x[2]});
+    if (cls.starts_with("GlobalMax"))
+      return GlobalMaxPool1DOp::create(builder, loc, result, input, *keepdims)
+          .getResult();
+    return GlobalAvgPool1DOp::create(builder, loc, result, input, *keepdims)
+        .getResult();
+  }
+
+  if (cls == "BatchNormalization" || cls == "LayerNormalization") {
+    if (x.size() < 2)
+      return layer.error("expects an input of rank >= 2");
+    if (Error e = requireLastAxis(layer, x.size()))
+      return std::move(e);
+    Expected<bool> center = layer.getBoolOr("center", true);
+    Expected<bool> scale = layer.getBoolOr("scale", true);
+    Expected<double> epsilon = layer.getDoubleOr("epsilon", 1e-3);
+    Expected<bool> rms = layer.getBoolOr("rms_scaling", false);
+    if (Error e = firstError(center, scale, epsilon, rms))
+        return std::move(e);
+    if (*rms)
+      return layer.error("rms_scaling=True is not supported");
+    bool batch = cls == "BatchNormalization";
+    std::vector<StringRef> roles;
+    if (*scale)
+      roles.push_back("gamma");
+    if (*center)
+      roles.push_back("beta");
+    if (batch)
+      roles.insert(roles.end(), {"moving_mean", "moving_variance"});
+    if (Error e = weights.expect(roles))
+      return std::move(e);
+    int64_t channels = x.back();
+    SmallVector<Value> params;
+    for (StringRef role : roles) {
+      Expected<Value> v = weights.next(role, {channels});
+      if (!v)
+        return v.takeError();
+      params.push_back(*v);
+    }
+    if (!*center)
+      params.insert(params.begin() + (*scale ? 1 : 0),
+                    weights.filled("beta", channels, 0.0f));
+    if (!*scale)
+      params.insert(params.begin(), weights.filled("gamma", channels, 1.0f));
+    FloatAttr eps = builder.getF32FloatAttr(static_cast<float>(*epsilon));
+    if (batch)
+      return BatchNormOp::create(builder, loc, input.getType(), input, params[0],
+                                 params[1], params[2], params[3], eps)
+          .getResult();
+    return LayerNormOp::create(builder, loc, input.getType(), input, params[0],
+                               params[1], eps)
+        .getResult();
+  }
+
+  if (cls == "Dropout" || cls == "SpatialDropout1D" || cls == "GaussianDropout" ||
+      cls == "AlphaDropout" || cls == "GaussianNoise") {
+    if (Error e = weights.expect({}))
+      return std::move(e);
+    Expected<double> rate = layer.getDoubleOr("rate", 0.0);
+    if (!rate)
+      return rate.takeError();
+    return DropoutOp::create(builder, loc, input.getType(), input,
+                             builder.getF32FloatAttr(static_cast<float>(*rate)))
+        .getResult();
+  }
+
+  if (cls == "Embedding") {
+    Expected<int64_t> vocabulary = layer.getInt("input_dim");
+    Expected<int64_t> dim = layer.getInt("output_dim");
+    Expected<bool> maskZero = layer.getBoolOr("mask_zero", false);
+    if (Error e = firstError(vocabulary, dim, maskZero))
+        return std::move(e);
+    if (*maskZero)
+      return layer.error("mask_zero=True is not supported yet (masking is not "
+                         "implemented); re-train without masking or pad "
+                         "differently");
+    if (Error e = weights.expect({"embeddings"}))
+      return std::move(e);
+    Expected<Value> table = weights.next("embeddings", {*vocabulary, *dim});
+    if (!table)
+      return table.takeError();
+    SmallVector<int64_t> result(x);
+    result.push_back(*dim);
+    return EmbeddingOp::create(builder, loc, type(result), input, *table)
+        .getResult();
+  }
+
+  if (cls == "Flatten") {
+    if (Error e = weights.expect({}))
+      return std::move(e);
+    if (x.size() < 2)
+      return layer.error("expects an input of rank >= 2");
+    return FlattenOp::create(builder, loc, type(shapes::flatten(x)), input)
+        .getResult();
+  }
+
+  if (cls == "Reshape") {
+    if (Error e = weights.expect({}))
+      return std::move(e);
+    Expected<std::vector<int64_t>> target = layer.getIntList("target_shape");
+    if (!target)
+      return target.takeError();
+    std::string error;
+    auto result = shapes::reshape(x, *target, error);
+    if (!result)
+      return layer.error(error);
+    return ReshapeOp::create(builder, loc, type(*result), input, *target)
+        .getResult();
+  }
+
+  if (cls == "RepeatVector") {
+    if (Error e = weights.expect({}))
+      return std::move(e);
+    if (Error e = requireRank(layer, input, 2))
+      return std::move(e);
+    Expected<int64_t> n = layer.getInt("n");
+    if (!n)
+      return n.takeError();
+    if (*n < 1)
+      return layer.error("n must be positive");
+    return RepeatVectorOp::create(builder, loc, type({x[0], *n, x[1]}), input, *n)
+        .getResult();
+  }
+
+  if (cls == "Activation" || cls == "LeakyReLU" || cls == "ELU" ||
+      cls == "ReLU" || cls == "Softmax") {
+    if (Error e = weights.expect({}))
+      return std::move(e);
+    ActivationSpec spec{Activation::Linear, nullptr};
+    if (cls == "Activation") {
+      Expected<ActivationSpec> act =
+          parseActivation(builder, layer, "activation", "linear", kerasMajor);
+      if (!act)
+        return act.takeError();
+      spec = *act;
+    } else if (cls == "LeakyReLU") {
+      // Keras 2 says alpha, Keras 3 negative_slope; both default to 0.3.
+      Expected<double> slope = layer.getDoubleOr(
+          layer.has("negative_slope") ? "negative_slope" : "alpha", 0.3);
+      if (!slope)
+        return slope.takeError();
+      spec = {Activation::LeakyRelu, builder.getF32FloatAttr(*slope)};
+    } else if (cls == "ELU") {
+      Expected<double> alpha = layer.getDoubleOr("alpha", 1.0);
+      if (!alpha)
+        return alpha.takeError();
+      spec = {Activation::Elu, builder.getF32FloatAttr(*alpha)};
+    } else if (cls == "ReLU") {
+      Expected<double> slope = layer.getDoubleOr("negative_slope", 0.0);
+      Expected<double> threshold = layer.getDoubleOr("threshold", 0.0);
+      if (Error e = firstError(slope, threshold))
+          return std::move(e);
+      if (layer.has("max_value") || *threshold != 0.0)
+        return layer.error("ReLU with max_value or threshold is not supported");
+      spec = *slope == 0.0
+                 ? ActivationSpec{Activation::Relu, nullptr}
+                 : ActivationSpec{Activation::LeakyRelu,
+                                  builder.getF32FloatAttr(*slope)};
+    } else {
+      if (Error e = requireLastAxis(layer, x.size()))
+        return std::move(e);
+      spec = {Activation::Softmax, nullptr};
+    }
+    return ActivationOp::create(builder, loc, input.getType(), input, spec.kind,
+                                spec.alpha)
+        .getResult();
+  }
+
+  if (cls == "Lambda")
+    return layer.error("Lambda layers hold Python code, which seqc never runs; "
+                       "replace the Lambda with built-in layers and re-save");
+  if (cls == "Masking")
+    return layer.error("Masking is not supported yet (masking is not "
+                       "implemented)");
+  return layer.error("unknown layer class '" + cls +
+                     "' (a custom layer? seqc never runs model code; see "
+                     "docs/Usage.md for the supported layers)");
+}
+
+} // namespace seq::keras

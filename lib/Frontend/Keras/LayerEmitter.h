@@ -1,0 +1,51 @@
+// Turns one Keras layer (config + weights) into layer-level seq ops.
+#ifndef SEQ_LIB_FRONTEND_KERAS_LAYEREMITTER_H
+#define SEQ_LIB_FRONTEND_KERAS_LAYEREMITTER_H
+
+#include "KerasConfig.h"
+#include "WeightStore.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Value.h"
+
+namespace seq::keras {
+
+class LayerEmitter {
+public:
+  /// `kerasMajor` picks version-dependent semantics (hard_sigmoid).
+  LayerEmitter(mlir::OpBuilder &builder, int kerasMajor)
+      : builder(builder), kerasMajor(kerasMajor) {}
+
+  /// Emits `layer` applied to `input` at the builder's insertion point.
+  llvm::Expected<mlir::Value> emit(const LayerConfig &layer, mlir::Value input,
+                                   llvm::ArrayRef<WeightArray> weights);
+
+  /// Whether a layer of this class keeps its input's shape and has no
+  /// weights (the importer looks through such layers for the input size).
+  static bool isShapePreserving(llvm::StringRef className);
+
+  /// Number of the layer's parameters Keras counts as non-trainable.
+  static int64_t nonTrainableParams(const LayerConfig &layer,
+                                    llvm::ArrayRef<WeightArray> weights);
+
+private:
+  struct Recurrent;
+  llvm::Expected<mlir::Value> emitRecurrent(const LayerConfig &layer,
+                                            mlir::Value input,
+                                            llvm::ArrayRef<WeightArray> weights,
+                                            std::optional<bool> goBackwards,
+                                            llvm::StringRef locName);
+  llvm::Expected<mlir::Value> emitBidirectional(const LayerConfig &layer,
+                                                mlir::Value input,
+                                                llvm::ArrayRef<WeightArray> weights);
+  llvm::Expected<mlir::Value> emitTimeDistributed(const LayerConfig &layer,
+                                                  mlir::Value input,
+                                                  llvm::ArrayRef<WeightArray> weights);
+
+  mlir::OpBuilder &builder;
+  int kerasMajor;
+};
+
+} // namespace seq::keras
+
+#endif

@@ -1,0 +1,206 @@
+#include "ModelSource.h"
+
+#include "seq/Frontend/Keras/FileFormat.h"
+#include "seq/Frontend/Keras/ZipArchive.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace llvm;
+
+namespace seq::keras {
+
+std::unique_ptr<WeightStore>
+ModelSource::openWeights(const std::vector<LayerConfig> &layers) {
+  if (keras3Layout)
+    return makeKeras3WeightStore(std::move(*weightsFile), layers);
+  return makeLegacyWeightStore(std::move(*weightsFile), legacyRoot);
+}
+
+namespace {
+
+Expected<json::Value> parseJson(StringRef text, StringRef where,
+                                StringRef what) {
+  Expected<json::Value> value = json::parse(text);
+  if (!value)
+    return fileError(where, what + " is not valid JSON (" +
+                                toString(value.takeError()) + ")");
+  return value;
+}
+
+Expected<json::Value> readJsonFile(StringRef path) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> buffer = MemoryBuffer::getFile(path);
+  if (!buffer)
+    return fileError(path, "cannot read the config: " + buffer.getError().message());
+  return parseJson((*buffer)->getBuffer(), path, "the config");
+}
+
+/// Attributes Keras itself writes at the root of an .h5 file.
+bool isKerasAttribute(StringRef name) {
+  static const StringSet<> known = {"model_config", "keras_version", "backend",
+                                    "training_config", "layer_names"};
+  return known.contains(name) || name.starts_with("layer_names");
+}
+
+Error readRootAttributes(const HDF5File &file, ModelSource &source) {
+  Expected<std::vector<std::string>> names = file.attributeNames("/");
+  if (!names)
+    return names.takeError();
+  for (const std::string &name : *names) {
+    if (name == "keras_version" || name == "backend") {
+      Expected<std::string> value = file.readStringAttribute("/", name);
+      if (!value)
+        return value.takeError();
+      (name == "backend" ? source.backend : source.kerasVersion) = *value;
+    } else if (!isKerasAttribute(name)) {
+      // User metadata stored with h5py; non-string values are skipped.
+      if (Expected<std::string> value = file.readStringAttribute("/", name))
+        source.userAttributes.emplace_back(name, *value);
+      else
+        consumeError(value.takeError());
+    }
+  }
+  return Error::success();
+}
+
+/// Legacy weights sit in the group with `layer_names`; Keras 3 weights in
+/// `layers/`.
+Error locateWeights(const HDF5File &file, StringRef group, ModelSource &source) {
+  if (file.hasAttribute(group, "layer_names") ||
+      file.hasAttribute(group, "layer_names0")) {
+    source.legacyRoot = group == "/" ? "" : group.str();
+    return Error::success();
+  }
+  if (file.isGroup(group == "/" ? "layers" : (group + "/layers").str())) {
+    source.keras3Layout = true;
+    return Error::success();
+  }
+  return fileError(source.path, "no Keras weights found (neither a "
+                                "'layer_names' attribute nor a 'layers' group)");
+}
+
+Error openHdf5(StringRef path, StringRef configPath, ModelSource &source) {
+  Expected<HDF5File> file = HDF5File::open(path);
+  if (!file)
+    return fileError(path, "cannot open the HDF5 file (" +
+                               toString(file.takeError()) +
+                               "); it may be truncated or corrupt");
+  if (Error e = readRootAttributes(*file, source))
+    return e;
+  bool hasConfig = file->hasAttribute("/", "model_config");
+  if (!configPath.empty()) {
+    Expected<json::Value> config = readJsonFile(configPath);
+    if (!config)
+      return config.takeError();
+    source.config = std::move(*config);
+    source.format = "json+weights";
+  } else if (hasConfig) {
+    Expected<std::string> text = file->readStringAttribute("/", "model_config");
+    if (!text)
+      return text.takeError();
+    Expected<json::Value> config = parseJson(*text, path, "attribute 'model_config'");
+    if (!config)
+      return config.takeError();
+    source.config = std::move(*config);
+    source.format = "h5";
+  } else {
+    return fileError(path, "a weights-only HDF5 file (no 'model_config'): pass "
+                           "the architecture with --config model.json (from "
+                           "model.to_json())");
+  }
+  bool fullModel = hasConfig && file->isGroup("model_weights");
+  if (Error e = locateWeights(*file, fullModel ? "model_weights" : "/", source))
+    return e;
+  source.weightsFile.emplace(std::move(*file));
+  return Error::success();
+}
+
+Error openKerasZip(StringRef path, StringRef configPath, ModelSource &source) {
+  Expected<ZipArchive> zip = ZipArchive::open(path);
+  if (!zip)
+    return zip.takeError();
+  for (StringRef member : {"config.json", "model.weights.h5"})
+    if (!zip->contains(member))
+      return fileError(path, "a zip archive without '" + member +
+                                 "': not a Keras 3 .keras file");
+  source.format = "keras";
+  if (zip->contains("metadata.json")) {
+    Expected<std::vector<char>> bytes = zip->read("metadata.json");
+    if (!bytes)
+      return bytes.takeError();
+    Expected<json::Value> metadata = parseJson(
+        StringRef(bytes->data(), bytes->size()), path, "metadata.json");
+    if (!metadata)
+      return metadata.takeError();
+    if (const json::Object *o = metadata->getAsObject())
+      source.kerasVersion = o->getString("keras_version").value_or("").str();
+  }
+  if (!configPath.empty()) {
+    Expected<json::Value> config = readJsonFile(configPath);
+    if (!config)
+      return config.takeError();
+    source.config = std::move(*config);
+  } else {
+    Expected<std::vector<char>> bytes = zip->read("config.json");
+    if (!bytes)
+      return bytes.takeError();
+    Expected<json::Value> config = parseJson(
+        StringRef(bytes->data(), bytes->size()), path, "config.json");
+    if (!config)
+      return config.takeError();
+    source.config = std::move(*config);
+  }
+  Expected<std::vector<char>> weights = zip->read("model.weights.h5");
+  if (!weights)
+    return weights.takeError();
+  Expected<HDF5File> file =
+      HDF5File::openImage(*weights, (path + ":model.weights.h5").str());
+  if (!file)
+    return file.takeError();
+  source.keras3Layout = true;
+  source.weightsFile.emplace(std::move(*file));
+  return Error::success();
+}
+
+} // namespace
+
+Expected<ModelSource> openModelSource(StringRef path, StringRef configPath) {
+  ModelSource source;
+  source.path = path.str();
+  FormatInfo info = detectFormat(path);
+  Error error = Error::success();
+  switch (info.format) {
+  case FileFormat::HDF5:
+    error = openHdf5(path, configPath, source);
+    break;
+  case FileFormat::Zip:
+    error = openKerasZip(path, configPath, source);
+    break;
+  case FileFormat::Missing:
+    return fileError(path, "no such file");
+  case FileFormat::Json:
+    return fileError(path, "a JSON file, not a model: pass it as --config "
+                           "together with the weights file");
+  case FileFormat::SavedModelDir:
+  case FileFormat::TFCheckpoint:
+    return fileError(path, "this is " + info.description +
+                               "; seqc reads Keras .h5 and .keras files: re-save "
+                               "with model.save(\"model.h5\") or "
+                               "model.save(\"model.keras\")");
+  default:
+    return fileError(path, "this is " + info.description +
+                               ", not a Keras model (.h5 or .keras)");
+  }
+  if (error)
+    return std::move(error);
+  // The config of model.to_json() carries the version when the file does not.
+  if (const json::Object *top = source.config.getAsObject()) {
+    if (source.kerasVersion.empty())
+      source.kerasVersion = top->getString("keras_version").value_or("").str();
+    if (source.backend.empty())
+      source.backend = top->getString("backend").value_or("").str();
+  }
+  return source;
+}
+
+} // namespace seq::keras

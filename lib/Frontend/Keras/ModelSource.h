@@ -1,0 +1,44 @@
+// Opens a Keras model in any supported form and hands back its config, its
+// version facts and its weights file, whatever the container:
+//   .h5 full model (Keras 2, Keras 3 legacy), .keras zip (Keras 3),
+//   --config model.json + weights-only .h5 / .weights.h5.
+// The format is told by content, never by suffix; anything else (a TF
+// checkpoint, a SavedModel, a truncated file) is one clear error.
+#ifndef SEQ_LIB_FRONTEND_KERAS_MODELSOURCE_H
+#define SEQ_LIB_FRONTEND_KERAS_MODELSOURCE_H
+
+#include "WeightStore.h"
+
+#include <optional>
+
+namespace seq::keras {
+
+struct ModelSource {
+  /// The model file as the user named it, for messages.
+  std::string path;
+  /// "h5", "keras" or "json+weights".
+  std::string format;
+  llvm::json::Value config = nullptr;
+  /// Empty when the file does not say.
+  std::string kerasVersion;
+  std::string backend;
+  /// Root attributes of the HDF5 file other than Keras' own: user metadata.
+  std::vector<std::pair<std::string, std::string>> userAttributes;
+
+  /// The weights, in the layout the file uses; `layers` is the parsed
+  /// config's chain (Keras 3 names weight groups by layer position).
+  std::unique_ptr<WeightStore>
+  openWeights(const std::vector<LayerConfig> &layers);
+
+  std::optional<HDF5File> weightsFile;
+  bool keras3Layout = false;
+  std::string legacyRoot;
+};
+
+/// `configPath` may be empty; when given it supplies the architecture.
+llvm::Expected<ModelSource> openModelSource(llvm::StringRef path,
+                                            llvm::StringRef configPath);
+
+} // namespace seq::keras
+
+#endif

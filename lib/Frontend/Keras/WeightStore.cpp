@@ -1,0 +1,118 @@
+#include "WeightStore.h"
+
+#include <regex>
+
+using namespace llvm;
+
+namespace seq::keras {
+
+Expected<WeightArray> WeightStore::readArray(const LayerConfig &layer,
+                                             const std::string &path) const {
+  Expected<HDF5File::Dataset> dataset = file.readFloatDataset(path);
+  if (!dataset)
+    return layer.error(toString(dataset.takeError()));
+  if (dataset->dtype != "float32")
+    return layer.error("weight '" + path + "' is " + dataset->dtype +
+                       ", expected float32 (seqc reads float32 models)");
+  return WeightArray{path, std::move(dataset->shape), std::move(dataset->data)};
+}
+
+namespace {
+
+class LegacyWeightStore : public WeightStore {
+public:
+  LegacyWeightStore(HDF5File file, std::string root)
+      : WeightStore(std::move(file), "legacy HDF5"), root(std::move(root)) {}
+
+  Expected<std::vector<WeightArray>> read(const LayerConfig &layer) override {
+    std::string group = root + "/" + layer.getName();
+    std::vector<WeightArray> arrays;
+    if (!file.exists(group))
+      return arrays;
+    Expected<std::vector<std::string>> names =
+        file.readStringListAttribute(group, "weight_names");
+    if (!names)
+      return layer.error(toString(names.takeError()));
+    for (const std::string &name : *names) {
+      Expected<WeightArray> array = readArray(layer, group + "/" + name);
+      if (!array)
+        return array.takeError();
+      arrays.push_back(std::move(*array));
+    }
+    return arrays;
+  }
+
+private:
+  std::string root;
+};
+
+class Keras3WeightStore : public WeightStore {
+public:
+  Keras3WeightStore(HDF5File file, const std::vector<LayerConfig> &layers)
+      : WeightStore(std::move(file), "Keras 3") {
+    // saving_lib names a list's layers by class, counting repeats.
+    StringMap<int> used;
+    for (const LayerConfig &layer : layers) {
+      std::string key = toSnakeCase(layer.getClassName());
+      auto [it, inserted] = used.try_emplace(key, 0);
+      if (!inserted)
+        key += "_" + std::to_string(++it->second);
+      groups[layer.getName()] = "layers/" + key;
+    }
+  }
+
+  Expected<std::vector<WeightArray>> read(const LayerConfig &layer) override {
+    std::vector<WeightArray> arrays;
+    auto it = groups.find(layer.getName());
+    if (it == groups.end() || !file.exists(it->second))
+      return arrays;
+    if (Error e = collect(layer, it->second, arrays))
+      return std::move(e);
+    return arrays;
+  }
+
+private:
+  /// vars/0, vars/1, ... then the nested layers, in Keras' weight order.
+  Error collect(const LayerConfig &layer, const std::string &group,
+                std::vector<WeightArray> &arrays) const {
+    for (int i = 0;; ++i) {
+      std::string path = group + "/vars/" + std::to_string(i);
+      if (!file.isDataset(path))
+        break;
+      Expected<WeightArray> array = readArray(layer, path);
+      if (!array)
+        return array.takeError();
+      arrays.push_back(std::move(*array));
+    }
+    for (StringRef child : {"cell", "forward_layer", "backward_layer", "layer"}) {
+      std::string path = group + "/" + child.str();
+      if (file.isGroup(path))
+        if (Error e = collect(layer, path, arrays))
+          return e;
+    }
+    return Error::success();
+  }
+
+  StringMap<std::string> groups;
+};
+
+} // namespace
+
+std::string toSnakeCase(StringRef className) {
+  std::string name = std::regex_replace(className.str(), std::regex("\\W+"), "");
+  name = std::regex_replace(name, std::regex("(.)([A-Z][a-z]+)"), "$1_$2");
+  name = std::regex_replace(name, std::regex("([a-z])([A-Z])"), "$1_$2");
+  return StringRef(name).lower();
+}
+
+std::unique_ptr<WeightStore> makeLegacyWeightStore(HDF5File file,
+                                                   std::string root) {
+  return std::make_unique<LegacyWeightStore>(std::move(file), std::move(root));
+}
+
+std::unique_ptr<WeightStore>
+makeKeras3WeightStore(HDF5File file, const std::vector<LayerConfig> &layers) {
+  return std::make_unique<Keras3WeightStore>(std::move(file), layers);
+}
+
+} // namespace seq::keras
