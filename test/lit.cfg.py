@@ -16,4 +16,4 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-llvm_config.add_tool_substitutions(["seq-opt", "seq-compile"], [config.seq_tools_dir])
+llvm_config.add_tool_substitutions(["seq-opt", "seq-compile", "seq-allclose"], [config.seq_tools_dir])
