@@ -1,66 +1,109 @@
 // seq-compile: the user-facing driver. Parses flags and calls lib/.
 // Exit codes: 0 success, 1 bad input (one line on stderr), 2 bad usage.
+// Features live in their own files here (see Actions.h); this file imports
+// the model and handles --emit=seq, --summary and --print-metadata.
+#include "Actions.h"
+
 #include "seq/Dialect/Seq/IR/Metadata.h"
-#include "seq/Frontend/Keras/Importer.h"
 #include "seq/Frontend/Keras/Summary.h"
 
-#include "mlir/IR/AsmState.h"
-#include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
 
-#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <map>
 
 using namespace llvm;
 
-namespace {
+namespace seqc {
 
-cl::OptionCategory category("seq-compile options");
-
-cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model.h5 | model.keras | weights.h5>"),
-                               cl::cat(category));
+cl::OptionCategory seqCompileCategory("seq-compile options");
 cl::opt<std::string> outputPath("o", cl::desc("Output file ('-' for stdout)"),
                                 cl::value_desc("file"), cl::init("-"),
-                                cl::cat(category));
-cl::opt<std::string> configPath(
-    "config", cl::desc("Architecture JSON (model.to_json()) for a weights-only file"),
-    cl::value_desc("model.json"), cl::cat(category));
-cl::opt<std::string> inputShape(
-    "input-shape",
-    cl::desc("Input shape without the batch axis, '?' for dynamic (e.g. 10,12 or ?,12)"),
-    cl::value_desc("dims"), cl::cat(category));
-cl::list<std::string> metadata("metadata", cl::desc("Add a metadata entry key=value (repeatable)"),
-                               cl::value_desc("key=value"), cl::cat(category));
+                                cl::cat(seqCompileCategory));
+cl::opt<std::string> emitKind("emit",
+                              cl::desc("What to write: seq (layer-level IR, the default)"),
+                              cl::value_desc("kind"), cl::init("seq"),
+                              cl::cat(seqCompileCategory));
 
-enum class Emit { Seq };
-cl::opt<Emit> emit("emit", cl::desc("What to write"), cl::init(Emit::Seq),
-                   cl::values(clEnumValN(Emit::Seq, "seq", "layer-level seq IR (default)")),
-                   cl::cat(category));
-cl::opt<bool> summary("summary", cl::desc("Print a Keras-style model summary and exit"),
-                      cl::cat(category));
-cl::opt<bool> printMetadata("print-metadata",
-                            cl::desc("Print the model metadata as JSON and exit"),
-                            cl::cat(category));
-cl::opt<bool> elideWeights("elide-weights",
-                           cl::desc("Print weight blobs elided (readable, not re-parseable)"),
-                           cl::cat(category));
-
-int fail(const Twine &message, int code = 1) {
+int fail(const Twine &message, int code) {
   errs() << "seq-compile: error: " << message << "\n";
   return code;
 }
 
+int writeOutput(StringRef text) {
+  if (outputPath == "-") {
+    outs() << text;
+    outs().flush();
+    return 0;
+  }
+  if (Error e = writeToOutput(outputPath, [&](raw_ostream &out) {
+        out << text;
+        return Error::success();
+      }))
+    return fail("cannot write '" + outputPath + "': " + toString(std::move(e)));
+  return 0;
+}
+
+namespace {
+
+std::multimap<int, ModelAction> &modelActions() {
+  static std::multimap<int, ModelAction> actions;
+  return actions;
+}
+
+std::multimap<int, StandaloneAction> &standaloneActions() {
+  static std::multimap<int, StandaloneAction> actions;
+  return actions;
+}
+
+cl::opt<std::string> inputPath(cl::Positional,
+                               cl::desc("<model.h5 | model.keras | weights.h5>"),
+                               cl::cat(seqCompileCategory));
+cl::opt<std::string> configPath(
+    "config", cl::desc("Architecture JSON (model.to_json()) for a weights-only file"),
+    cl::value_desc("model.json"), cl::cat(seqCompileCategory));
+cl::opt<std::string> inputShape(
+    "input-shape",
+    cl::desc("Input shape without the batch axis, '?' for dynamic (e.g. 10,12 or ?,12)"),
+    cl::value_desc("dims"), cl::cat(seqCompileCategory));
+cl::list<std::string> metadata("metadata",
+                               cl::desc("Add a metadata entry key=value (repeatable)"),
+                               cl::value_desc("key=value"), cl::cat(seqCompileCategory));
+cl::opt<bool> summary("summary", cl::desc("Print a Keras-style model summary"),
+                      cl::cat(seqCompileCategory));
+cl::opt<bool> printMetadata("print-metadata",
+                            cl::desc("Print the model metadata as JSON"),
+                            cl::cat(seqCompileCategory));
+cl::opt<bool> elideWeights("elide-weights",
+                           cl::desc("Print weight blobs elided (readable, not re-parseable)"),
+                           cl::cat(seqCompileCategory));
+
 } // namespace
+
+RegisterAction::RegisterAction(int order, ModelAction action) {
+  modelActions().emplace(order, std::move(action));
+}
+
+RegisterAction::RegisterAction(int order, StandaloneAction action) {
+  standaloneActions().emplace(order, std::move(action));
+}
+
+} // namespace seqc
+
+using namespace seqc;
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(category);
+  cl::HideUnrelatedOptions(seqCompileCategory);
   if (!cl::ParseCommandLineOptions(argc, argv,
                                    "seqc: compile Keras Sequential models\n",
                                    &errs()))
     return 2;
+  for (auto &[order, action] : standaloneActions())
+    if (std::optional<int> code = action())
+      return *code;
   if (inputPath.empty())
     return fail("no model file given (see --help)", 2);
 
@@ -86,29 +129,28 @@ int main(int argc, char **argv) {
   if (!model)
     return fail(toString(model.takeError()));
 
-  // Nothing reaches the output path unless everything succeeded: text is
-  // produced in memory first and the file written through a temporary.
+  if (summary) {
+    std::string text;
+    raw_string_ostream os(text);
+    seq::keras::printSummary(*model, os);
+    return writeOutput(text);
+  }
+  if (printMetadata)
+    return writeOutput(seq::metadataToJson(*model->module) + "\n");
+
+  Session session{context, *model};
+  for (auto &[order, action] : modelActions())
+    if (std::optional<int> code = action(session))
+      return *code;
+
+  if (emitKind != "seq")
+    return fail("unknown --emit kind '" + emitKind + "'", 2);
   std::string text;
   raw_string_ostream os(text);
-  if (summary) {
-    seq::keras::printSummary(*model, os);
-  } else if (printMetadata) {
-    os << seq::metadataToJson(*model->module) << "\n";
-  } else {
-    mlir::OpPrintingFlags flags;
-    flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
-    if (elideWeights)
-      flags.elideLargeResourceString(0);
-    model->module->print(os, flags);
-  }
-  if (outputPath == "-") {
-    outs() << text;
-    return 0;
-  }
-  if (Error e = writeToOutput(outputPath, [&](raw_ostream &out) {
-        out << text;
-        return Error::success();
-      }))
-    return fail("cannot write '" + outputPath + "': " + toString(std::move(e)));
-  return 0;
+  mlir::OpPrintingFlags flags;
+  flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+  if (elideWeights)
+    flags.elideLargeResourceString(0);
+  model->module->print(os, flags);
+  return writeOutput(text);
 }

@@ -1,0 +1,47 @@
+// An engine runs a model: the eager reference interpreter, the CPU JIT, an
+// AOT library, CUDA. Engines are created by name from a module holding
+// `func.func @predict`, so drivers, --compare and the Python bindings treat
+// them alike.
+#ifndef SEQ_RUNTIME_ENGINE_H
+#define SEQ_RUNTIME_ENGINE_H
+
+#include "seq/Runtime/Tensor.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace seq::rt {
+
+class Engine {
+public:
+  virtual ~Engine() = default;
+  /// Runs the model on one batch, batch-major float32, and returns its
+  /// output. A shape that does not fit the model is an error, not a crash.
+  virtual llvm::Expected<Tensor> run(const Tensor &input) = 0;
+};
+
+/// Builds an engine for `module`; the module must outlive the engine unless
+/// the engine copies what it needs.
+using EngineFactory = std::function<llvm::Expected<std::unique_ptr<Engine>>(
+    mlir::ModuleOp module)>;
+
+/// Adds an engine under `name` ("eager", "jit", ...). Each engine library
+/// has a register function that the tools call explicitly.
+void registerEngine(llvm::StringRef name, EngineFactory factory);
+
+llvm::Expected<std::unique_ptr<Engine>> createEngine(llvm::StringRef name,
+                                                     mlir::ModuleOp module);
+
+/// Registered names, sorted.
+std::vector<std::string> engineNames();
+
+} // namespace seq::rt
+
+#endif

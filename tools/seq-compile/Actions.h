@@ -1,0 +1,52 @@
+// seq-compile is a thin driver: each feature lives in its own file here,
+// defines its flags in `seqCompileCategory`, and registers an action that
+// main() offers the imported model to. An action returns std::nullopt when
+// its flags were not given, else the exit code.
+#ifndef SEQ_TOOLS_SEQ_COMPILE_ACTIONS_H
+#define SEQ_TOOLS_SEQ_COMPILE_ACTIONS_H
+
+#include "seq/Frontend/Keras/Importer.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Error.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace seqc {
+
+extern llvm::cl::OptionCategory seqCompileCategory;
+/// -o (default "-").
+extern llvm::cl::opt<std::string> outputPath;
+/// --emit=KIND; "seq" (the default) is handled by main.
+extern llvm::cl::opt<std::string> emitKind;
+
+struct Session {
+  mlir::MLIRContext &context;
+  seq::keras::ImportedModel &model;
+};
+
+/// Prints "seq-compile: error: <message>" and returns `code`.
+int fail(const llvm::Twine &message, int code = 1);
+
+/// Writes `text` to -o (stdout for "-") through a temporary file, so that a
+/// failed run leaves nothing half-written. Returns the exit code.
+int writeOutput(llvm::StringRef text);
+
+using ModelAction = std::function<std::optional<int>(Session &)>;
+/// Actions that need no model (e.g. --doctor) run before importing.
+using StandaloneAction = std::function<std::optional<int>()>;
+
+/// Lower `order` runs first. Use from a static initializer:
+///   static seqc::RegisterAction r(10, runMyFeature);
+struct RegisterAction {
+  RegisterAction(int order, ModelAction action);
+  RegisterAction(int order, StandaloneAction action);
+};
+
+} // namespace seqc
+
+#endif
