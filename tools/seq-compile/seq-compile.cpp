@@ -59,7 +59,7 @@ std::multimap<int, StandaloneAction> &standaloneActions() {
 }
 
 cl::opt<std::string> inputPath(cl::Positional,
-                               cl::desc("<model.h5 | model.keras | weights.h5>"),
+                               cl::desc("<model.h5 | model.keras | weights.h5 | model.mlir>"),
                                cl::cat(seqCompileCategory));
 cl::opt<std::string> configPath(
     "config", cl::desc("Architecture JSON (model.to_json()) for a weights-only file"),
@@ -125,7 +125,9 @@ int main(int argc, char **argv) {
 
   mlir::MLIRContext context;
   Expected<seq::keras::ImportedModel> model =
-      seq::keras::importKerasModel(context, options);
+      StringRef(inputPath).ends_with(".mlir")
+          ? seq::keras::loadSeqModule(context, inputPath)
+          : seq::keras::importKerasModel(context, options);
   if (!model)
     return fail(toString(model.takeError()));
 

@@ -4,12 +4,15 @@
 #include "LayerEmitter.h"
 #include "ModelSource.h"
 
+#include "seq/Dialect/Seq/IR/Metadata.h"
 #include "seq/Dialect/Seq/IR/SeqOps.h"
 #include "seq/Dialect/Seq/IR/SeqShapes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
@@ -25,7 +28,34 @@ namespace seq::keras {
 constexpr int64_t kDynamic = shapes::kDynamic;
 
 void registerImporterDialects(MLIRContext &context) {
-  context.loadDialect<SeqDialect, arith::ArithDialect, func::FuncDialect>();
+  context.loadDialect<SeqDialect, arith::ArithDialect, func::FuncDialect,
+                      tensor::TensorDialect>();
+}
+
+Expected<ImportedModel> loadSeqModule(MLIRContext &context, StringRef path) {
+  registerImporterDialects(context);
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  OwningOpRef<ModuleOp> module;
+  {
+    // One line for the user: the first diagnostic, with its location.
+    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+      if (diagnostics.empty())
+        os << diag.getLocation() << ": " << diag.str();
+      return success();
+    });
+    module = parseSourceFile<ModuleOp>(path, &context);
+  }
+  if (!module)
+    return fileError(path, diagnostics.empty() ? "cannot parse the MLIR file"
+                                               : diagnostics);
+  if (!module->lookupSymbol<func::FuncOp>("predict"))
+    return fileError(path, "no func.func @predict in this module");
+  ImportedModel model;
+  model.module = std::move(module);
+  if (auto name = getMetadata(*model.module).getAs<StringAttr>("model_name"))
+    model.modelName = name.getValue().str();
+  return model;
 }
 
 Expected<std::vector<int64_t>> parseInputShape(StringRef text) {

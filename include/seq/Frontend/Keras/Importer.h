@@ -48,6 +48,12 @@ void registerImporterDialects(mlir::MLIRContext &context);
 llvm::Expected<ImportedModel> importKerasModel(mlir::MLIRContext &context,
                                                const ImportOptions &options);
 
+/// Reads seq IR written earlier (e.g. by --emit=seq or --emit=fused), so
+/// that every action also works on a saved or transformed module. The
+/// summary rows are left empty.
+llvm::Expected<ImportedModel> loadSeqModule(mlir::MLIRContext &context,
+                                            llvm::StringRef path);
+
 /// "--input-shape" syntax: comma-separated sizes without the batch axis,
 /// `?`, `-1` or `None` for a dynamic size ("?,12").
 llvm::Expected<std::vector<int64_t>> parseInputShape(llvm::StringRef text);
