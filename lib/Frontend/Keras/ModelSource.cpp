@@ -82,9 +82,9 @@ Error locateWeights(const HDF5File &file, StringRef group, ModelSource &source) 
 Error openHdf5(StringRef path, StringRef configPath, ModelSource &source) {
   Expected<HDF5File> file = HDF5File::open(path);
   if (!file)
-    return fileError(path, "cannot open the HDF5 file (" +
-                               toString(file.takeError()) +
-                               "); it may be truncated or corrupt");
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   toString(file.takeError()) +
+                                       " (the file may be truncated or corrupt)");
   if (Error e = readRootAttributes(*file, source))
     return e;
   bool hasConfig = file->hasAttribute("/", "model_config");

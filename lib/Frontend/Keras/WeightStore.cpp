@@ -6,11 +6,19 @@ using namespace llvm;
 
 namespace seq::keras {
 
+Error WeightStore::layerError(const LayerConfig &layer, Error error) const {
+  // HDF5File names the file already; the layer adds where in the model.
+  std::string message = toString(std::move(error));
+  StringRef text(message);
+  text.consume_front("'" + file.path().str() + "': ");
+  return layer.error(text);
+}
+
 Expected<WeightArray> WeightStore::readArray(const LayerConfig &layer,
                                              const std::string &path) const {
   Expected<HDF5File::Dataset> dataset = file.readFloatDataset(path);
   if (!dataset)
-    return layer.error(toString(dataset.takeError()));
+    return layerError(layer, dataset.takeError());
   if (dataset->dtype != "float32")
     return layer.error("weight '" + path + "' is " + dataset->dtype +
                        ", expected float32 (seqc reads float32 models)");
@@ -32,7 +40,7 @@ public:
     Expected<std::vector<std::string>> names =
         file.readStringListAttribute(group, "weight_names");
     if (!names)
-      return layer.error(toString(names.takeError()));
+      return layerError(layer, names.takeError());
     for (const std::string &name : *names) {
       Expected<WeightArray> array = readArray(layer, group + "/" + name);
       if (!array)

@@ -37,6 +37,8 @@ protected:
       : file(std::move(file)), layout(layout) {}
   llvm::Expected<WeightArray> readArray(const LayerConfig &layer,
                                         const std::string &path) const;
+  /// An HDF5 error re-phrased as an error of `layer`.
+  llvm::Error layerError(const LayerConfig &layer, llvm::Error error) const;
   HDF5File file;
 
 private:

@@ -1,0 +1,138 @@
+"""Checks the import of every fixture against what real Keras reported.
+
+For each good fixture of test/fixtures/manifest.json (written by Keras when
+the fixture was made) this imports the model with seq-compile and checks:
+- every Keras layer became the seq op(s) of its class, located at the
+  layer's name, with Keras' output shape (None = dynamic);
+- the function takes Keras' input shape and returns its output shape;
+- --summary reports Keras' parameter count per layer and in total;
+- the metadata holds the file's Keras version and the layer names.
+Prints one line per fixture and exits 1 on any mismatch. Standard library
+only: tests never need TensorFlow.
+
+usage: check_fixtures.py SEQ_COMPILE FIXTURES_DIR
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+# The seq op a layer of each Keras class becomes (the wrappers add theirs).
+OP_OF_CLASS = {
+    "Dense": "dense", "LSTM": "lstm", "GRU": "gru", "SimpleRNN": "simple_rnn",
+    "Bidirectional": "bidirectional", "TimeDistributed": "time_distributed",
+    "Conv1D": "conv1d", "MaxPooling1D": "max_pool1d",
+    "AveragePooling1D": "avg_pool1d", "GlobalMaxPooling1D": "global_max_pool1d",
+    "GlobalAveragePooling1D": "global_avg_pool1d",
+    "BatchNormalization": "batch_norm", "LayerNormalization": "layer_norm",
+    "Dropout": "dropout", "SpatialDropout1D": "dropout", "Embedding": "embedding",
+    "Flatten": "flatten", "Reshape": "reshape", "RepeatVector": "repeat_vector",
+    "Activation": "activation", "LeakyReLU": "activation", "ELU": "activation",
+    "ReLU": "activation", "Softmax": "activation",
+}
+
+# "%0 = seq.dense ... -> tensor<?x32xf32> loc(#loc3)", or "... : tensor<..>
+# loc(..)" for ops with one type, or a region op whose loc follows its "}".
+OP_LINE = re.compile(r'= seq\.(\w+) .*?(tensor<[^>]*>)(?: \{| loc\((#loc\d+|"[^"]*")\))$')
+REGION_END = re.compile(r'^\s*\} loc\((#loc\d+|"[^"]*")\)$')
+SIGNATURE = re.compile(r'func\.func @predict\(%arg0: (tensor<[^>]*>).*\) -> (tensor<[^>]*>)')
+LOC_ALIAS = re.compile(r'^(#loc\d+) = loc\("([^"]*)"\)$', re.M)
+
+
+def shape_of(tensor_type):
+    dims = tensor_type[len("tensor<"):-1].split("x")[:-1]
+    return [None if d == "?" else int(d) for d in dims]
+
+
+def run(args):
+    result = subprocess.run(args, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(result.stderr.strip())
+    return result.stdout
+
+
+def check(seq_compile, fixtures, fixture):
+    model = [seq_compile, os.path.join(fixtures, fixture["model"])]
+    if fixture.get("config"):
+        model += ["--config", os.path.join(fixtures, fixture["config"])]
+    ir = run(model + ["--elide-weights"])
+    problems = []
+
+    aliases = dict(LOC_ALIAS.findall(ir))
+    ops = {}
+    open_regions = []
+    for line in ir.splitlines():
+        if m := OP_LINE.search(line):
+            op, result_type, loc = m.groups()
+            # The result type is the last tensor type on the line.
+            result_type = re.findall(r"tensor<[^>]*>", line.split(" : ")[-1])[-1]
+            if loc is None:
+                open_regions.append((op, result_type))
+                continue
+        elif (m := REGION_END.match(line)) and open_regions:
+            (op, result_type), loc = open_regions.pop(), m.group(1)
+        else:
+            continue
+        name = aliases.get(loc, loc.strip('"'))
+        ops.setdefault(name, []).append((op, shape_of(result_type)))
+
+    signature = SIGNATURE.search(ir)
+    if not signature:
+        return ["no func.func @predict"]
+    if shape_of(signature.group(1)) != fixture["input_shape"]:
+        problems.append(f"input {shape_of(signature.group(1))} != Keras {fixture['input_shape']}")
+    if shape_of(signature.group(2)) != fixture["output_shape"]:
+        problems.append(f"output {shape_of(signature.group(2))} != Keras {fixture['output_shape']}")
+
+    layers = [l for l in fixture["layers"] if l["class"] != "InputLayer"]
+    for layer in layers:
+        expected_op = OP_OF_CLASS.get(layer["class"])
+        found = ops.get(layer["name"], [])
+        if not found:
+            problems.append(f"no op located at layer '{layer['name']}'")
+            continue
+        op, shape = found[0]
+        if op != expected_op:
+            problems.append(f"layer '{layer['name']}' ({layer['class']}) became seq.{op}, expected seq.{expected_op}")
+        if shape != layer["output_shape"]:
+            problems.append(f"layer '{layer['name']}' has shape {shape}, Keras says {layer['output_shape']}")
+        if layer["class"] == "Bidirectional":
+            directions = [ops.get(layer["name"] + d, [(None,)])[0][0] for d in ("/forward", "/backward")]
+            if directions[0] is None or directions[0] != directions[1]:
+                problems.append(f"layer '{layer['name']}' lacks its two recurrent directions")
+
+    summary = run(model + ["--summary"])
+    for layer in layers:
+        row = re.search(r"^ " + re.escape(layer["name"]) + r" \(\w+\) .* (\d+)$", summary, re.M)
+        if not row or int(row.group(1)) != layer["params"]:
+            problems.append(f"summary of '{layer['name']}' does not show {layer['params']} params")
+    if f"Total params: {fixture['params']:,}\n" not in summary:
+        problems.append(f"summary total differs from Keras' {fixture['params']:,}")
+
+    metadata = json.loads(run(model + ["--print-metadata"]))
+    if fixture["keras_version"] and metadata.get("keras_version") != fixture["keras_version"]:
+        problems.append(f"metadata keras_version {metadata.get('keras_version')} != {fixture['keras_version']}")
+    if json.loads(metadata.get("layers", "[]")) != [l["name"] for l in layers]:
+        problems.append(f"metadata layers {metadata.get('layers')} differ from Keras'")
+    return problems
+
+
+def main():
+    seq_compile, fixtures = sys.argv[1:3]
+    with open(os.path.join(fixtures, "manifest.json")) as f:
+        manifest = json.load(f)
+    failed = 0
+    for fixture in manifest["fixtures"]:
+        try:
+            problems = check(seq_compile, fixtures, fixture)
+        except RuntimeError as error:
+            problems = [str(error)]
+        failed += bool(problems)
+        print(("FAIL " if problems else "ok   ") + fixture["name"] + "".join("\n  " + p for p in problems))
+    print(f"{len(manifest['fixtures']) - failed} of {len(manifest['fixtures'])} fixtures match Keras")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
