@@ -53,3 +53,21 @@ with open("wrong_units.json", "w") as f:
 shutil.copy("../../fixtures/dense_3d.h5", "missing_weight.h5")
 with h5py.File("missing_weight.h5", "a") as f:
     del f["model_weights/dense/dense/kernel:0"]
+
+# The seed model's config as some Keras versions write it after
+# model.build(input_shape=...): [null, null, null], or no shape at all.
+with open("../../fixtures/seed_json.json") as f:
+    seed = json.load(f)
+for name, shape in (("seed_null_shape.json", [None, None, None]), ("seed_no_shape.json", None)):
+    config = json.loads(json.dumps(seed))
+    for layer in config["config"]["layers"]:
+        layer["config"].pop("batch_input_shape", None)
+        layer.pop("build_config", None)
+    config["config"]["layers"] = [l for l in config["config"]["layers"] if l["class_name"] != "InputLayer"]
+    if shape is None:
+        config["config"].pop("build_input_shape", None)
+    else:
+        config["config"]["build_input_shape"] = shape
+        config["config"]["layers"][0]["config"]["batch_input_shape"] = shape
+    with open(name, "w") as f:
+        json.dump(config, f, indent=1, sort_keys=True)
