@@ -1,8 +1,10 @@
 //===- Recurrent.cpp - Keras LSTM, GRU, SimpleRNN and Bidirectional -------===//
 //
-// Each step sums its gate pre-activations in double, rounds them to float and
-// applies the activations per gate block, as Keras applies them to (B, units)
-// tensors (which matters only for softmax).
+// Each layer is its input projection x W + b (one dense() over all steps,
+// rounded to float as Keras' own matmul is) followed by a recurrence. Each
+// step adds h U to the projection in double, rounds the gate pre-activations
+// to float and applies the activations per gate block, as Keras applies them
+// to (B, units) tensors (which matters only for softmax).
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,29 +12,47 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 using namespace seq::rt;
 using detail::require;
 
 namespace {
-struct RnnDims {
-  int64_t batch, steps, in, units;
+struct RecurrenceDims {
+  int64_t batch, steps, units;
 };
 } // namespace
 
-static RnnDims checkRnn(llvm::StringRef layer, const Tensor &x,
-                        const Tensor &kernel, const Tensor &recurrentKernel,
-                        int64_t gates) {
+/// Checks a recurrence's operands: projection (B, T, gates*u) and recurrent
+/// kernel (u, gates*u).
+static RecurrenceDims checkRecurrence(llvm::StringRef cell,
+                                      const Tensor &projection,
+                                      const Tensor &recurrentKernel,
+                                      int64_t gates) {
+  detail::requireRank(projection, 3, cell + " input projection");
+  detail::requireRank(recurrentKernel, 2, cell + " recurrent kernel");
+  RecurrenceDims d{projection.shape[0], projection.shape[1],
+                   recurrentKernel.shape[0]};
+  require(recurrentKernel.shape[1] == gates * d.units &&
+              projection.shape[2] == gates * d.units,
+          cell + " recurrent kernel " + recurrentKernel.shapeString() +
+              " does not fit input projection " + projection.shapeString());
+  return d;
+}
+
+/// Checks a layer's kernels against its input x (B, T, in).
+static void checkLayer(llvm::StringRef layer, const Tensor &x,
+                       const Tensor &kernel, const Tensor &recurrentKernel,
+                       int64_t gates) {
   detail::requireRank(x, 3, layer + " input");
   detail::requireRank(kernel, 2, layer + " kernel");
   detail::requireRank(recurrentKernel, 2, layer + " recurrent kernel");
-  RnnDims d{x.shape[0], x.shape[1], x.shape[2], recurrentKernel.shape[0]};
-  require(kernel.shape == std::vector<int64_t>{d.in, gates * d.units} &&
-              recurrentKernel.shape[1] == gates * d.units,
+  int64_t units = recurrentKernel.shape[0];
+  require(kernel.shape == std::vector<int64_t>{x.shape[2], gates * units} &&
+              recurrentKernel.shape[1] == gates * units,
           layer + " kernel " + kernel.shapeString() + " and recurrent kernel " +
               recurrentKernel.shapeString() + " do not fit input " +
               x.shapeString());
-  return d;
 }
 
 static void requireBias(llvm::StringRef layer, const Tensor *bias,
@@ -60,12 +80,14 @@ static std::vector<float> gate(const std::vector<double> &values, int64_t block,
   return g;
 }
 
-/// Runs `step(x_t, state)` over time for each batch row from a zero state of
-/// `stateSize` floats whose first `units` are the output h.
+/// Runs `step(p_t, state)` over time for each batch row from a zero state of
+/// `stateSize` floats whose first `units` are the output h; p_t is the input
+/// projection of step t.
 static Tensor
-scan(const Tensor &x, const RnnDims &d, int64_t stateSize,
+scan(const Tensor &projection, const RecurrenceDims &d, int64_t stateSize,
      const RnnOptions &options,
      const std::function<void(const float *, std::vector<float> &)> &step) {
+  int64_t width = projection.shape[2];
   Tensor y = options.returnSequences
                  ? Tensor::zeros({d.batch, d.steps, d.units})
                  : Tensor::zeros({d.batch, d.units});
@@ -73,7 +95,7 @@ scan(const Tensor &x, const RnnDims &d, int64_t stateSize,
     std::vector<float> state(stateSize, 0.0f);
     for (int64_t s = 0; s < d.steps; ++s) {
       int64_t t = options.goBackwards ? d.steps - 1 - s : s;
-      step(&x.data[(b * d.steps + t) * d.in], state);
+      step(&projection.data[(b * d.steps + t) * width], state);
       if (options.returnSequences)
         std::copy_n(state.begin(), d.units,
                     &y.data[(b * d.steps + s) * d.units]);
@@ -84,109 +106,160 @@ scan(const Tensor &x, const RnnDims &d, int64_t stateSize,
   return y;
 }
 
-Tensor seq::rt::lstm(const Tensor &x, const Tensor &kernel,
-                     const Tensor &recurrentKernel, const Tensor *bias,
-                     const RnnOptions &options) {
-  RnnDims d = checkRnn("lstm", x, kernel, recurrentKernel, 4);
-  requireBias("lstm", bias, {4 * d.units});
+/// x W + bias for every step, as the recurrences take it.
+static Tensor inputProjection(const Tensor &x, const Tensor &kernel,
+                              const Tensor *bias) {
+  return dense(x, kernel, bias, Activation::Linear, 0.0f);
+}
+
+Tensor seq::rt::lstmRecurrence(const Tensor &projection,
+                               const Tensor &recurrentKernel,
+                               const RnnOptions &options) {
+  RecurrenceDims d = checkRecurrence("lstm", projection, recurrentKernel, 4);
   int64_t u = d.units;
   // state = [h, c]
+  return scan(projection, d, 2 * u, options,
+              [&](const float *pt, std::vector<float> &state) {
+                std::vector<double> z(pt, pt + 4 * u);
+                accumulate(z, state.data(), recurrentKernel);
+                Activation rec = options.recurrentActivation,
+                           act = options.activation;
+                std::vector<float> i = gate(z, 0, u, rec, options.alpha);
+                std::vector<float> f = gate(z, 1, u, rec, options.alpha);
+                std::vector<float> g = gate(z, 2, u, act, options.alpha);
+                std::vector<float> o = gate(z, 3, u, rec, options.alpha);
+                std::vector<float> c(u);
+                for (int64_t k = 0; k < u; ++k)
+                  c[k] = static_cast<float>(double(f[k]) * state[u + k] +
+                                            double(i[k]) * g[k]);
+                std::vector<float> actC = c;
+                detail::activateRow(act, options.alpha, actC);
+                for (int64_t k = 0; k < u; ++k) {
+                  state[k] = static_cast<float>(double(o[k]) * actC[k]);
+                  state[u + k] = c[k];
+                }
+              });
+}
+
+Tensor seq::rt::gruRecurrence(const Tensor &projection,
+                              const Tensor &recurrentKernel,
+                              const Tensor *recurrentBias, bool resetAfter,
+                              const RnnOptions &options) {
+  RecurrenceDims d = checkRecurrence("gru", projection, recurrentKernel, 3);
+  int64_t u = d.units;
+  require(resetAfter || !recurrentBias,
+          "gru recurrence without reset_after takes no recurrent bias");
+  requireBias("gru recurrence", recurrentBias, {3 * u});
   return scan(
-      x, d, 2 * u, options, [&](const float *xt, std::vector<float> &state) {
-        std::vector<double> z(4 * u, 0.0);
-        if (bias)
-          z.assign(bias->data.begin(), bias->data.end());
-        accumulate(z, xt, kernel);
-        accumulate(z, state.data(), recurrentKernel);
-        Activation rec = options.recurrentActivation, act = options.activation;
-        std::vector<float> i = gate(z, 0, u, rec, options.alpha);
-        std::vector<float> f = gate(z, 1, u, rec, options.alpha);
-        std::vector<float> g = gate(z, 2, u, act, options.alpha);
-        std::vector<float> o = gate(z, 3, u, rec, options.alpha);
-        std::vector<float> c(u);
-        for (int64_t k = 0; k < u; ++k)
-          c[k] = static_cast<float>(double(f[k]) * state[u + k] +
-                                    double(i[k]) * g[k]);
-        std::vector<float> actC = c;
-        detail::activateRow(act, options.alpha, actC);
-        for (int64_t k = 0; k < u; ++k) {
-          state[k] = static_cast<float>(double(o[k]) * actC[k]);
-          state[u + k] = c[k];
+      projection, d, u, options, [&](const float *pt, std::vector<float> &h) {
+        // hu = h U (+ recurrent bias when resetAfter).
+        std::vector<double> hu(3 * u, 0.0);
+        if (recurrentBias)
+          hu.assign(recurrentBias->data.begin(), recurrentBias->data.end());
+        accumulate(hu, h.data(), recurrentKernel);
+
+        std::vector<double> zr(2 * u);
+        for (int64_t k = 0; k < 2 * u; ++k)
+          zr[k] = double(pt[k]) + hu[k];
+        std::vector<float> z =
+            gate(zr, 0, u, options.recurrentActivation, options.alpha);
+        std::vector<float> r =
+            gate(zr, 1, u, options.recurrentActivation, options.alpha);
+
+        std::vector<float> candidate(u);
+        if (resetAfter) {
+          for (int64_t k = 0; k < u; ++k)
+            candidate[k] = static_cast<float>(double(pt[2 * u + k]) +
+                                              r[k] * hu[2 * u + k]);
+        } else {
+          // The reset gate scales h before it meets U_h: (r * h) U_h.
+          std::vector<float> rh(u);
+          for (int64_t k = 0; k < u; ++k)
+            rh[k] = r[k] * h[k];
+          for (int64_t k = 0; k < u; ++k) {
+            double sum = pt[2 * u + k];
+            for (int64_t j = 0; j < u; ++j)
+              sum +=
+                  double(rh[j]) * recurrentKernel.data[j * 3 * u + 2 * u + k];
+            candidate[k] = static_cast<float>(sum);
+          }
         }
+        detail::activateRow(options.activation, options.alpha, candidate);
+        for (int64_t k = 0; k < u; ++k)
+          h[k] = static_cast<float>(double(z[k]) * h[k] +
+                                    (1.0 - z[k]) * candidate[k]);
       });
 }
 
-Tensor seq::rt::gru(const Tensor &x, const Tensor &kernel,
-                    const Tensor &recurrentKernel, const Tensor *bias,
-                    bool resetAfter, const RnnOptions &options) {
-  RnnDims d = checkRnn("gru", x, kernel, recurrentKernel, 3);
-  int64_t u = d.units;
-  if (resetAfter)
-    requireBias("gru", bias, {2, 3 * u});
-  else
-    requireBias("gru", bias, {3 * u});
-  return scan(x, d, u, options, [&](const float *xt, std::vector<float> &h) {
-    // xw = x W + input bias; hu = h U (+ recurrent bias when resetAfter).
-    std::vector<double> xw(3 * u, 0.0), hu(3 * u, 0.0);
-    if (bias) {
-      std::copy_n(bias->data.begin(), 3 * u, xw.begin());
-      if (resetAfter)
-        std::copy_n(bias->data.begin() + 3 * u, 3 * u, hu.begin());
-    }
-    accumulate(xw, xt, kernel);
-    accumulate(hu, h.data(), recurrentKernel);
-
-    std::vector<double> zr(2 * u);
-    for (int64_t k = 0; k < 2 * u; ++k)
-      zr[k] = xw[k] + hu[k];
-    std::vector<float> z =
-        gate(zr, 0, u, options.recurrentActivation, options.alpha);
-    std::vector<float> r =
-        gate(zr, 1, u, options.recurrentActivation, options.alpha);
-
-    std::vector<float> candidate(u);
-    if (resetAfter) {
-      for (int64_t k = 0; k < u; ++k)
-        candidate[k] = static_cast<float>(xw[2 * u + k] + r[k] * hu[2 * u + k]);
-    } else {
-      // The reset gate scales h before it meets U_h: (r * h) U_h.
-      std::vector<float> rh(u);
-      for (int64_t k = 0; k < u; ++k)
-        rh[k] = r[k] * h[k];
-      for (int64_t k = 0; k < u; ++k) {
-        double sum = xw[2 * u + k];
-        for (int64_t j = 0; j < u; ++j)
-          sum += double(rh[j]) * recurrentKernel.data[j * 3 * u + 2 * u + k];
-        candidate[k] = static_cast<float>(sum);
-      }
-    }
-    detail::activateRow(options.activation, options.alpha, candidate);
-    for (int64_t k = 0; k < u; ++k)
-      h[k] =
-          static_cast<float>(double(z[k]) * h[k] + (1.0 - z[k]) * candidate[k]);
-  });
-}
-
-Tensor seq::rt::simpleRnn(const Tensor &x, const Tensor &kernel,
-                          const Tensor &recurrentKernel, const Tensor *bias,
-                          const RnnOptions &options) {
-  RnnDims d = checkRnn("simple_rnn", x, kernel, recurrentKernel, 1);
-  requireBias("simple_rnn", bias, {d.units});
-  return scan(x, d, d.units, options,
-              [&](const float *xt, std::vector<float> &h) {
-                std::vector<double> sum(d.units, 0.0);
-                if (bias)
-                  sum.assign(bias->data.begin(), bias->data.end());
-                accumulate(sum, xt, kernel);
+Tensor seq::rt::simpleRnnRecurrence(const Tensor &projection,
+                                    const Tensor &recurrentKernel,
+                                    const RnnOptions &options) {
+  RecurrenceDims d =
+      checkRecurrence("simple_rnn", projection, recurrentKernel, 1);
+  return scan(projection, d, d.units, options,
+              [&](const float *pt, std::vector<float> &h) {
+                std::vector<double> sum(pt, pt + d.units);
                 accumulate(sum, h.data(), recurrentKernel);
                 h = gate(sum, 0, d.units, options.activation, options.alpha);
               });
 }
 
+Tensor seq::rt::lstm(const Tensor &x, const Tensor &kernel,
+                     const Tensor &recurrentKernel, const Tensor *bias,
+                     const RnnOptions &options) {
+  checkLayer("lstm", x, kernel, recurrentKernel, 4);
+  requireBias("lstm", bias, {kernel.shape[1]});
+  return lstmRecurrence(inputProjection(x, kernel, bias), recurrentKernel,
+                        options);
+}
+
+Tensor seq::rt::gru(const Tensor &x, const Tensor &kernel,
+                    const Tensor &recurrentKernel, const Tensor *bias,
+                    bool resetAfter, const RnnOptions &options) {
+  checkLayer("gru", x, kernel, recurrentKernel, 3);
+  int64_t gates = kernel.shape[1];
+  if (!resetAfter) {
+    requireBias("gru", bias, {gates});
+    return gruRecurrence(inputProjection(x, kernel, bias), recurrentKernel,
+                         nullptr, false, options);
+  }
+  requireBias("gru", bias, {2, gates});
+  // Row 0 is the input bias, row 1 the recurrent bias.
+  std::optional<Tensor> inputBias, recurrentBias;
+  if (bias) {
+    inputBias = Tensor{
+        {gates},
+        std::vector<float>(bias->data.begin(), bias->data.begin() + gates)};
+    recurrentBias = Tensor{
+        {gates},
+        std::vector<float>(bias->data.begin() + gates, bias->data.end())};
+  }
+  return gruRecurrence(
+      inputProjection(x, kernel, inputBias ? &*inputBias : nullptr),
+      recurrentKernel, recurrentBias ? &*recurrentBias : nullptr, true,
+      options);
+}
+
+Tensor seq::rt::simpleRnn(const Tensor &x, const Tensor &kernel,
+                          const Tensor &recurrentKernel, const Tensor *bias,
+                          const RnnOptions &options) {
+  checkLayer("simple_rnn", x, kernel, recurrentKernel, 1);
+  requireBias("simple_rnn", bias, {kernel.shape[1]});
+  return simpleRnnRecurrence(inputProjection(x, kernel, bias), recurrentKernel,
+                             options);
+}
+
 Tensor seq::rt::bidirectionalMerge(const Tensor &forward,
                                    const Tensor &backward, MergeMode mode,
                                    bool sequences) {
-  require(forward.shape == backward.shape,
+  std::vector<int64_t> forwardRows(forward.shape), backwardRows(backward.shape);
+  if (mode == MergeMode::Concat && !forwardRows.empty() &&
+      !backwardRows.empty()) {
+    // Concat may join directions of different widths.
+    forwardRows.pop_back();
+    backwardRows.pop_back();
+  }
+  require(forwardRows == backwardRows,
           "bidirectional forward " + forward.shapeString() + " and backward " +
               backward.shapeString() + " differ in shape");
   require(forward.rank() == (sequences ? 3 : 2),
@@ -200,14 +273,14 @@ Tensor seq::rt::bidirectionalMerge(const Tensor &forward,
                     &back.data[(b * steps + t) * f]);
   }
 
-  int64_t f = forward.shape.back();
   if (mode == MergeMode::Concat) {
+    int64_t f = forward.shape.back(), g = back.shape.back();
     std::vector<int64_t> shape = forward.shape;
-    shape.back() = 2 * f;
+    shape.back() = f + g;
     Tensor y = Tensor::zeros(shape);
     for (int64_t r = 0, rows = detail::numRows(forward); r < rows; ++r) {
-      std::copy_n(&forward.data[r * f], f, &y.data[2 * r * f]);
-      std::copy_n(&back.data[r * f], f, &y.data[(2 * r + 1) * f]);
+      std::copy_n(&forward.data[r * f], f, &y.data[r * (f + g)]);
+      std::copy_n(&back.data[r * g], g, &y.data[r * (f + g) + f]);
     }
     return y;
   }

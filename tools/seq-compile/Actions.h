@@ -6,6 +6,7 @@
 #define SEQ_TOOLS_SEQ_COMPILE_ACTIONS_H
 
 #include "seq/Frontend/Keras/Importer.h"
+#include "seq/Runtime/Tensor.h"
 
 #include "mlir/IR/MLIRContext.h"
 
@@ -23,6 +24,18 @@ extern llvm::cl::OptionCategory seqCompileCategory;
 extern llvm::cl::opt<std::string> outputPath;
 /// --emit=KIND; "seq" (the default) is handled by main.
 extern llvm::cl::opt<std::string> emitKind;
+/// --target=NAME ("" when not given); each backend's action claims its name.
+extern llvm::cl::opt<std::string> targetKind;
+
+// Shared by the actions that run models (RunAction.cpp defines them).
+/// --input: x.npy or data.h5:/dataset.
+extern llvm::cl::opt<std::string> inputSpec;
+/// --engine (default "eager").
+extern llvm::cl::opt<std::string> engineName;
+/// Reads an --input value as float32, batch-major.
+llvm::Expected<seq::rt::Tensor> readInput(llvm::StringRef spec);
+/// Registers every engine linked into seq-compile with the engine registry.
+void registerEngines();
 
 struct Session {
   mlir::MLIRContext &context;

@@ -88,11 +88,35 @@ Tensor simpleRnn(const Tensor &x, const Tensor &kernel,
                  const Tensor &recurrentKernel, const Tensor *bias,
                  const RnnOptions &options);
 
+//===----------------------------------------------------------------------===//
+// Recurrences: the time loops of the layers above, over a precomputed input
+// projection (B, T, gates*u) = x W + input bias for every step. lstm(), gru()
+// and simpleRnn() are dense() followed by these, so there is one cell each.
+//===----------------------------------------------------------------------===//
+
+/// inputProjection (B, T, 4u), recurrentKernel (u, 4u); gates i, f, c, o.
+Tensor lstmRecurrence(const Tensor &inputProjection,
+                      const Tensor &recurrentKernel, const RnnOptions &options);
+
+/// inputProjection (B, T, 3u), recurrentKernel (u, 3u); gates z, r, h.
+/// resetAfter=true: candidate act(p_h + r * (h U_h + recurrentBias_h)) with
+/// recurrentBias (3u) or null added to h U before the gates. resetAfter=false:
+/// candidate act(p_h + (r * h) U_h) and recurrentBias must be null.
+Tensor gruRecurrence(const Tensor &inputProjection,
+                     const Tensor &recurrentKernel, const Tensor *recurrentBias,
+                     bool resetAfter, const RnnOptions &options);
+
+/// inputProjection (B, T, u), recurrentKernel (u, u).
+Tensor simpleRnnRecurrence(const Tensor &inputProjection,
+                           const Tensor &recurrentKernel,
+                           const RnnOptions &options);
+
 enum class MergeMode { Concat, Sum, Mul, Ave };
 
 /// Merges the outputs of a Bidirectional wrapper. `backward` came from a
 /// goBackwards layer; when `sequences`, it is flipped back along time first.
-/// Concat joins along the last axis, forward first.
+/// Concat joins along the last axis, forward first (the widths may differ);
+/// the other modes need equal shapes.
 Tensor bidirectionalMerge(const Tensor &forward, const Tensor &backward,
                           MergeMode mode, bool sequences);
 

@@ -1,0 +1,243 @@
+//===- EagerEngine.cpp - Runs @predict op by op ---------------------------===//
+//
+// The weights are decoded once when the engine is built; a run keeps every
+// intermediate tensor in its own map, so concurrent runs share nothing but
+// the read-only weights.
+//
+//===----------------------------------------------------------------------===//
+
+#include "seq/Runtime/Eager.h"
+
+#include "Diagnostics.h"
+#include "OpEvaluation.h"
+#include "Weights.h"
+
+#include "seq/Dialect/Seq/IR/SeqOps.h"
+#include "seq/Dialect/Seq/IR/SeqShapes.h"
+#include "seq/Runtime/ReferenceKernels.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+using namespace mlir;
+using llvm::Error;
+using llvm::Expected;
+using llvm::Twine;
+
+namespace seq::rt {
+
+namespace {
+
+Error error(const Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+Expected<func::FuncOp> predictFunction(ModuleOp module) {
+  auto predict = module.lookupSymbol<func::FuncOp>("predict");
+  if (!predict || predict.isExternal())
+    return error("the module has no func.func @predict with a body");
+  FunctionType type = predict.getFunctionType();
+  if (type.getNumInputs() != 1 || type.getNumResults() != 1 ||
+      !isa<RankedTensorType>(type.getInput(0)))
+    return error("@predict must take one ranked tensor and return one value");
+  return predict;
+}
+
+/// Whether `shape` fits `type`: same rank, equal static sizes.
+bool fits(const std::vector<int64_t> &shape, RankedTensorType type) {
+  if (static_cast<int64_t>(shape.size()) != type.getRank())
+    return false;
+  for (auto [size, expected] : llvm::zip(shape, type.getShape()))
+    if (expected != ShapedType::kDynamic && size != expected)
+      return false;
+  return true;
+}
+
+class EagerEngine final : public Engine {
+public:
+  static Expected<std::unique_ptr<Engine>> create(ModuleOp module);
+
+  Expected<Tensor> run(const Tensor &input) override;
+
+private:
+  /// Intermediate values of one run.
+  using Frame = llvm::DenseMap<Value, Tensor>;
+
+  EagerEngine(func::FuncOp predict, llvm::DenseMap<Value, Tensor> weights)
+      : predict(predict), weights(std::move(weights)) {}
+
+  /// Runs the ops of `block` and returns what its terminator (func.return or
+  /// seq.yield) returns.
+  Expected<Tensor> runBlock(Block &block, Frame &frame) const;
+  Expected<Tensor> runTimeDistributed(TimeDistributedOp op, Frame &frame) const;
+  const Tensor &lookup(Value v, const Frame &frame) const;
+
+  func::FuncOp predict;
+  /// Every arith.constant's value, also those inside op bodies.
+  llvm::DenseMap<Value, Tensor> weights;
+};
+
+Expected<std::unique_ptr<Engine>> EagerEngine::create(ModuleOp module) {
+  Expected<func::FuncOp> predict = predictFunction(module);
+  if (!predict)
+    return predict.takeError();
+
+  std::string diagnostic;
+  {
+    ScopedDiagnosticHandler capture(module.getContext(), [&](Diagnostic &d) {
+      if (diagnostic.empty())
+        diagnostic =
+            d.str() + " (" + eager::describeLocation(d.getLocation()) + ")";
+      return success();
+    });
+    if (failed(verify(module)))
+      return error("the module is not valid seq IR: " + diagnostic);
+  }
+
+  llvm::DenseMap<Value, Tensor> weights;
+  Error failure = Error::success();
+  predict->walk([&](arith::ConstantOp op) {
+    Expected<Tensor> value = eager::constantTensor(op);
+    if (!value) {
+      failure = value.takeError();
+      return WalkResult::interrupt();
+    }
+    weights[op.getResult()] = std::move(*value);
+    return WalkResult::advance();
+  });
+  if (failure)
+    return std::move(failure);
+  return std::unique_ptr<Engine>(new EagerEngine(*predict, std::move(weights)));
+}
+
+const Tensor &EagerEngine::lookup(Value v, const Frame &frame) const {
+  auto it = frame.find(v);
+  if (it != frame.end())
+    return it->second;
+  // The verifier guarantees dominance, so a value not computed in this run
+  // is a weight.
+  return weights.find(v)->second;
+}
+
+Expected<Tensor> EagerEngine::run(const Tensor &input) {
+  auto argType = cast<RankedTensorType>(predict.getArgument(0).getType());
+  if (!fits(input.shape, argType))
+    return error("input has shape " + input.shapeString() +
+                 " but the model expects " +
+                 shapes::format(argType.getShape()));
+  if (static_cast<int64_t>(input.data.size()) != input.numElements())
+    return error("input of shape " + input.shapeString() + " holds " +
+                 Twine(input.data.size()) + " values");
+  Frame frame;
+  frame[predict.getArgument(0)] = input;
+  return runBlock(predict.getBody().front(), frame);
+}
+
+Expected<Tensor> EagerEngine::runBlock(Block &block, Frame &frame) const {
+  auto get = [&](Value v) -> const Tensor & { return lookup(v, frame); };
+  for (Operation &op : block) {
+    if (isa<arith::ConstantOp>(op))
+      continue;
+    if (isa<func::ReturnOp, YieldOp>(op)) {
+      if (op.getNumOperands() != 1)
+        return eager::opError(&op, "expected exactly one returned value");
+      return get(op.getOperand(0));
+    }
+    if (op.getNumResults() != 1 ||
+        !isa<RankedTensorType>(op.getResult(0).getType()))
+      return eager::opError(&op, "expected one ranked tensor result");
+
+    auto timeDistributed = dyn_cast<TimeDistributedOp>(op);
+    Expected<Tensor> result = timeDistributed
+                                  ? runTimeDistributed(timeDistributed, frame)
+                                  : eager::evaluateOp(&op, get);
+    if (!result)
+      return result.takeError();
+
+    // Holds by construction for a correct kernel; cheap insurance that a
+    // wrong shape never travels on silently.
+    auto type = cast<RankedTensorType>(op.getResult(0).getType());
+    if (!fits(result->shape, type))
+      return eager::opError(&op, "produced shape " + result->shapeString() +
+                                     " but its result type is " +
+                                     shapes::format(type.getShape()));
+    frame[op.getResult(0)] = std::move(*result);
+  }
+  return error("block without terminator in @predict");
+}
+
+Expected<Tensor> EagerEngine::runTimeDistributed(TimeDistributedOp op,
+                                                 Frame &frame) const {
+  const Tensor &x = lookup(op.getInput(), frame);
+  if (x.rank() < 3)
+    return eager::opError(op, "input has shape " + x.shapeString() +
+                                  ", expected a time axis");
+  Block &body = op.getBody().front();
+  int64_t steps = x.shape[1];
+  auto type = cast<RankedTensorType>(op.getType());
+  Tensor y;
+  if (steps == 0) {
+    y.shape.assign(type.getShape().begin(), type.getShape().end());
+    y.shape[0] = x.shape[0];
+    y.shape[1] = 0;
+    for (int64_t &d : y.shape)
+      if (d == ShapedType::kDynamic)
+        d = 0;
+    return y;
+  }
+  std::vector<int64_t> stepShape;
+  for (int64_t t = 0; t < steps; ++t) {
+    frame[body.getArgument(0)] = sliceTime(x, t);
+    Expected<Tensor> step = runBlock(body, frame);
+    if (!step)
+      return step.takeError();
+    if (t == 0) {
+      if (step->rank() < 1)
+        return eager::opError(op, "the body yields a tensor without a batch "
+                                  "axis");
+      std::vector<int64_t> shape = {step->shape[0], steps};
+      shape.insert(shape.end(), step->shape.begin() + 1, step->shape.end());
+      y = Tensor::zeros(shape);
+      stepShape = step->shape;
+    } else if (step->shape != stepShape) {
+      return eager::opError(op, "the body yields " + step->shapeString() +
+                                    " at step " + Twine(t) + " but " +
+                                    Tensor{stepShape, {}}.shapeString() +
+                                    " at step 0");
+    }
+    setTime(y, t, *step);
+  }
+  return y;
+}
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<Engine>> createEagerEngine(ModuleOp module) {
+  return EagerEngine::create(module);
+}
+
+void registerEagerEngine() { registerEngine("eager", createEagerEngine); }
+
+llvm::Expected<Tensor> runEager(ModuleOp module, const Tensor &input) {
+  Expected<std::unique_ptr<Engine>> engine = createEagerEngine(module);
+  if (!engine)
+    return engine.takeError();
+  return (*engine)->run(input);
+}
+
+Error checkInputShape(ModuleOp module, const std::vector<int64_t> &inputShape) {
+  Expected<func::FuncOp> predict = predictFunction(module);
+  if (!predict)
+    return predict.takeError();
+  auto argType = cast<RankedTensorType>(predict->getArgument(0).getType());
+  if (fits(inputShape, argType))
+    return Error::success();
+  return error("input has shape " + Tensor{inputShape, {}}.shapeString() +
+               " but the model expects " + shapes::format(argType.getShape()));
+}
+
+} // namespace seq::rt

@@ -1,0 +1,409 @@
+//===- OpEvaluation.cpp - One seq op on runtime tensors -------------------===//
+//
+// Each op maps onto one reference kernel (ReferenceKernels.h) with the op's
+// attributes translated to the kernel's options.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OpEvaluation.h"
+#include "Diagnostics.h"
+
+#include "seq/Dialect/Seq/IR/SeqOps.h"
+#include "seq/Dialect/Seq/IR/SeqShapes.h"
+#include "seq/Runtime/ReferenceKernels.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using llvm::Error;
+using llvm::Expected;
+using llvm::Twine;
+
+namespace seq::rt::eager {
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Dialect attributes to kernel options
+//===----------------------------------------------------------------------===//
+
+rt::Activation kernelActivation(::seq::Activation a) {
+  switch (a) {
+  case ::seq::Activation::Linear:
+    return rt::Activation::Linear;
+  case ::seq::Activation::Relu:
+    return rt::Activation::Relu;
+  case ::seq::Activation::Tanh:
+    return rt::Activation::Tanh;
+  case ::seq::Activation::Sigmoid:
+    return rt::Activation::Sigmoid;
+  case ::seq::Activation::HardSigmoidKeras2:
+    return rt::Activation::HardSigmoidKeras2;
+  case ::seq::Activation::HardSigmoidKeras3:
+    return rt::Activation::HardSigmoidKeras3;
+  case ::seq::Activation::Softmax:
+    return rt::Activation::Softmax;
+  case ::seq::Activation::Elu:
+    return rt::Activation::Elu;
+  case ::seq::Activation::Selu:
+    return rt::Activation::Selu;
+  case ::seq::Activation::Gelu:
+    return rt::Activation::Gelu;
+  case ::seq::Activation::GeluTanh:
+    return rt::Activation::GeluTanh;
+  case ::seq::Activation::Swish:
+    return rt::Activation::Swish;
+  case ::seq::Activation::Softplus:
+    return rt::Activation::Softplus;
+  case ::seq::Activation::Softsign:
+    return rt::Activation::Softsign;
+  case ::seq::Activation::LeakyRelu:
+    return rt::Activation::LeakyRelu;
+  case ::seq::Activation::Exponential:
+    return rt::Activation::Exponential;
+  }
+  llvm_unreachable("unknown activation");
+}
+
+rt::Padding kernelPadding(::seq::Padding p) {
+  switch (p) {
+  case ::seq::Padding::Valid:
+    return rt::Padding::Valid;
+  case ::seq::Padding::Same:
+    return rt::Padding::Same;
+  case ::seq::Padding::Causal:
+    return rt::Padding::Causal;
+  }
+  llvm_unreachable("unknown padding");
+}
+
+rt::MergeMode kernelMergeMode(::seq::MergeMode m) {
+  switch (m) {
+  case ::seq::MergeMode::Concat:
+    return rt::MergeMode::Concat;
+  case ::seq::MergeMode::Sum:
+    return rt::MergeMode::Sum;
+  case ::seq::MergeMode::Mul:
+    return rt::MergeMode::Mul;
+  case ::seq::MergeMode::Ave:
+    return rt::MergeMode::Ave;
+  }
+  llvm_unreachable("unknown merge mode");
+}
+
+/// The leaky_relu slope / elu alpha; the verifier makes it present exactly
+/// where it is used.
+float alphaValue(std::optional<llvm::APFloat> alpha) {
+  return alpha ? alpha->convertToFloat() : 0.0f;
+}
+
+//===----------------------------------------------------------------------===//
+// Operand checks for sizes the types leave dynamic
+//===----------------------------------------------------------------------===//
+
+/// Reads operands; an absent optional operand is null.
+class Operands {
+public:
+  explicit Operands(ValueLookup lookup) : lookup(lookup) {}
+  const Tensor &operator()(Value v) const { return lookup(v); }
+  const Tensor *optional(Value v) const { return v ? &lookup(v) : nullptr; }
+
+private:
+  ValueLookup lookup;
+};
+
+Error requireRank(Operation *op, const Tensor &t, int64_t rank,
+                  const Twine &what) {
+  if (t.rank() == rank)
+    return Error::success();
+  return opError(op, what + " has shape " + t.shapeString() +
+                         ", expected rank " + Twine(rank));
+}
+
+/// Axis `axis` of `t` must be `size`, e.g. the input features a kernel expects.
+Error requireSize(Operation *op, const Tensor &t, int64_t axis, int64_t size,
+                  const Twine &what, const Twine &expectedBy) {
+  if (axis < t.rank() && t.shape[axis] == size)
+    return Error::success();
+  return opError(op, what + " has shape " + t.shapeString() + " but " +
+                         expectedBy + " expects " + Twine(size) +
+                         " along axis " + Twine(axis));
+}
+
+Error requireLastAxis(Operation *op, const Tensor &t, int64_t size,
+                      const Twine &expectedBy) {
+  if (t.rank() < 1)
+    return opError(op, "input has shape " + t.shapeString() +
+                           ", expected at least one axis");
+  return requireSize(op, t, t.rank() - 1, size, "input", expectedBy);
+}
+
+/// A sliding window along time must fit: output length > 0.
+Error requireWindowFits(Operation *op, const Tensor &x, int64_t length,
+                        int64_t span) {
+  if (length > 0)
+    return Error::success();
+  return opError(op, "the input has " + Twine(x.shape[1]) +
+                         " timesteps, fewer than the window span " +
+                         Twine(span) + " (input shape " + x.shapeString() +
+                         ")");
+}
+
+//===----------------------------------------------------------------------===//
+// Layer level
+//===----------------------------------------------------------------------===//
+
+template <typename DenseLike>
+Expected<Tensor> evaluateDense(DenseLike op, const Tensor &x,
+                               const Tensor &kernel, const Tensor *bias) {
+  if (x.rank() < 2)
+    return opError(op, "input has shape " + x.shapeString() +
+                           ", expected rank >= 2");
+  if (Error e = requireLastAxis(op, x, kernel.shape[0], "the kernel"))
+    return std::move(e);
+  return dense(x, kernel, bias, kernelActivation(op.getActivation()),
+               alphaValue(op.getAlpha()));
+}
+
+template <typename RecurrentOp>
+RnnOptions rnnOptions(RecurrentOp op, ::seq::Activation activation,
+                      ::seq::Activation recurrentActivation) {
+  RnnOptions options;
+  options.returnSequences = op.getReturnSequences();
+  options.goBackwards = op.getGoBackwards();
+  options.activation = kernelActivation(activation);
+  options.recurrentActivation = kernelActivation(recurrentActivation);
+  return options;
+}
+
+/// x (B, T, features) with the features the kernel expects.
+Error checkRecurrentInput(Operation *op, const Tensor &x,
+                          const Tensor &kernel) {
+  if (Error e = requireRank(op, x, 3, "input"))
+    return e;
+  return requireSize(op, x, 2, kernel.shape[0], "input", "the kernel");
+}
+
+Expected<Tensor> evaluate(LSTMOp op, const Operands &in) {
+  const Tensor &x = in(op.getInput()), &kernel = in(op.getKernel());
+  if (Error e = checkRecurrentInput(op, x, kernel))
+    return std::move(e);
+  return lstm(x, kernel, in(op.getRecurrentKernel()), in.optional(op.getBias()),
+              rnnOptions(op, op.getActivation(), op.getRecurrentActivation()));
+}
+
+Expected<Tensor> evaluate(GRUOp op, const Operands &in) {
+  const Tensor &x = in(op.getInput()), &kernel = in(op.getKernel());
+  if (Error e = checkRecurrentInput(op, x, kernel))
+    return std::move(e);
+  return gru(x, kernel, in(op.getRecurrentKernel()), in.optional(op.getBias()),
+             op.getResetAfter(),
+             rnnOptions(op, op.getActivation(), op.getRecurrentActivation()));
+}
+
+Expected<Tensor> evaluate(SimpleRNNOp op, const Operands &in) {
+  const Tensor &x = in(op.getInput()), &kernel = in(op.getKernel());
+  if (Error e = checkRecurrentInput(op, x, kernel))
+    return std::move(e);
+  return simpleRnn(x, kernel, in(op.getRecurrentKernel()),
+                   in.optional(op.getBias()),
+                   rnnOptions(op, op.getActivation(), op.getActivation()));
+}
+
+Expected<Tensor> evaluate(BidirectionalOp op, const Operands &in) {
+  const Tensor &forward = in(op.getForward()), &backward = in(op.getBackward());
+  rt::MergeMode mode = kernelMergeMode(op.getMergeMode());
+  bool sameRows = forward.rank() == backward.rank() && forward.rank() >= 1 &&
+                  std::equal(forward.shape.begin(), forward.shape.end() - 1,
+                             backward.shape.begin());
+  if (!sameRows || (mode != rt::MergeMode::Concat &&
+                    forward.shape.back() != backward.shape.back()))
+    return opError(op, "the forward output " + forward.shapeString() +
+                           " and the backward output " +
+                           backward.shapeString() + " cannot be merged");
+  return bidirectionalMerge(forward, backward, mode, forward.rank() == 3);
+}
+
+Expected<Tensor> evaluate(Conv1DOp op, const Operands &in) {
+  const Tensor &x = in(op.getInput()), &kernel = in(op.getKernel());
+  if (Error e = requireRank(op, x, 3, "input"))
+    return std::move(e);
+  if (Error e = requireSize(op, x, 2, kernel.shape[1], "input", "the kernel"))
+    return std::move(e);
+  int64_t width = kernel.shape[0], stride = op.getStrides(),
+          dilation = op.getDilationRate();
+  int64_t length = shapes::conv1dLength(x.shape[1], width, stride, dilation,
+                                        op.getPadding());
+  if (Error e = requireWindowFits(op, x, length, dilation * (width - 1) + 1))
+    return std::move(e);
+  return conv1d(x, kernel, in.optional(op.getBias()), stride, dilation,
+                kernelPadding(op.getPadding()),
+                kernelActivation(op.getActivation()),
+                alphaValue(op.getAlpha()));
+}
+
+template <typename PoolOp>
+Expected<Tensor> evaluatePool(PoolOp op, const Tensor &x,
+                              Tensor (*kernel)(const Tensor &, int64_t, int64_t,
+                                               rt::Padding)) {
+  if (Error e = requireRank(op, x, 3, "input"))
+    return std::move(e);
+  int64_t pool = op.getPoolSize(), stride = op.getStrides();
+  int64_t length =
+      shapes::pool1dLength(x.shape[1], pool, stride, op.getPadding());
+  if (Error e = requireWindowFits(op, x, length, pool))
+    return std::move(e);
+  return kernel(x, pool, stride, kernelPadding(op.getPadding()));
+}
+
+template <typename GlobalPoolOp>
+Expected<Tensor> evaluateGlobalPool(GlobalPoolOp op, const Tensor &x,
+                                    Tensor (*kernel)(const Tensor &)) {
+  if (Error e = requireRank(op, x, 3, "input"))
+    return std::move(e);
+  if (x.shape[1] == 0)
+    return opError(op, "the input has no timesteps to pool");
+  Tensor y = kernel(x);
+  if (op.getKeepdims())
+    y.shape = {y.shape[0], 1, y.shape[1]};
+  return y;
+}
+
+Expected<Tensor> evaluate(BatchNormOp op, const Operands &in) {
+  const Tensor &x = in(op.getInput()), &mean = in(op.getMovingMean());
+  if (Error e = requireLastAxis(op, x, mean.shape[0], "moving_mean"))
+    return std::move(e);
+  return batchNorm(x, &in(op.getGamma()), &in(op.getBeta()), mean,
+                   in(op.getMovingVariance()),
+                   op.getEpsilon().convertToFloat());
+}
+
+Expected<Tensor> evaluate(LayerNormOp op, const Operands &in) {
+  const Tensor &x = in(op.getInput()), &gamma = in(op.getGamma());
+  if (Error e = requireLastAxis(op, x, gamma.shape[0], "gamma"))
+    return std::move(e);
+  return layerNorm(x, &gamma, &in(op.getBeta()),
+                   op.getEpsilon().convertToFloat());
+}
+
+Expected<Tensor> withLocation(Operation *op, Expected<Tensor> result) {
+  if (!result)
+    return opError(op, llvm::toString(result.takeError()));
+  return result;
+}
+
+Expected<Tensor> evaluate(ActivationOp op, const Operands &in) {
+  Tensor y = in(op.getInput());
+  applyActivation(kernelActivation(op.getActivation()),
+                  alphaValue(op.getAlpha()), y);
+  return y;
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel level
+//===----------------------------------------------------------------------===//
+
+/// projection (B, T, gates*u) for a recurrent kernel (u, gates*u).
+Error checkProjection(Operation *op, const Tensor &projection,
+                      const Tensor &recurrentKernel) {
+  if (Error e = requireRank(op, projection, 3, "input_projection"))
+    return e;
+  return requireSize(op, projection, 2, recurrentKernel.shape[1],
+                     "input_projection", "the recurrent kernel");
+}
+
+Expected<Tensor> evaluate(LSTMRecurrenceOp op, const Operands &in) {
+  const Tensor &p = in(op.getInputProjection()),
+               &u = in(op.getRecurrentKernel());
+  if (Error e = checkProjection(op, p, u))
+    return std::move(e);
+  return lstmRecurrence(
+      p, u, rnnOptions(op, op.getActivation(), op.getRecurrentActivation()));
+}
+
+Expected<Tensor> evaluate(GRURecurrenceOp op, const Operands &in) {
+  const Tensor &p = in(op.getInputProjection()),
+               &u = in(op.getRecurrentKernel());
+  if (Error e = checkProjection(op, p, u))
+    return std::move(e);
+  const Tensor *recurrentBias = in.optional(op.getRecurrentBias());
+  if (recurrentBias && !op.getResetAfter())
+    return opError(op, "a recurrent_bias needs reset_after");
+  return gruRecurrence(
+      p, u, recurrentBias, op.getResetAfter(),
+      rnnOptions(op, op.getActivation(), op.getRecurrentActivation()));
+}
+
+Expected<Tensor> evaluate(SimpleRNNRecurrenceOp op, const Operands &in) {
+  const Tensor &p = in(op.getInputProjection()),
+               &u = in(op.getRecurrentKernel());
+  if (Error e = checkProjection(op, p, u))
+    return std::move(e);
+  return simpleRnnRecurrence(
+      p, u, rnnOptions(op, op.getActivation(), op.getActivation()));
+}
+
+} // namespace
+
+Expected<Tensor> evaluateOp(Operation *op, ValueLookup lookup) {
+  Operands in(lookup);
+  return llvm::TypeSwitch<Operation *, Expected<Tensor>>(op)
+      .Case<DenseOp>([&](DenseOp op) {
+        return evaluateDense(op, in(op.getInput()), in(op.getKernel()),
+                             in.optional(op.getBias()));
+      })
+      .Case<LinearOp>([&](LinearOp op) {
+        return evaluateDense(op, in(op.getInput()), in(op.getWeight()),
+                             in.optional(op.getBias()));
+      })
+      .Case<LSTMOp, GRUOp, SimpleRNNOp, BidirectionalOp, Conv1DOp, BatchNormOp,
+            LayerNormOp, ActivationOp, LSTMRecurrenceOp, GRURecurrenceOp,
+            SimpleRNNRecurrenceOp>([&](auto op) { return evaluate(op, in); })
+      .Case<MaxPool1DOp>([&](MaxPool1DOp op) {
+        return evaluatePool(op, in(op.getInput()), maxPool1d);
+      })
+      .Case<AvgPool1DOp>([&](AvgPool1DOp op) {
+        return evaluatePool(op, in(op.getInput()), avgPool1d);
+      })
+      .Case<GlobalMaxPool1DOp>([&](GlobalMaxPool1DOp op) {
+        return evaluateGlobalPool(op, in(op.getInput()), globalMaxPool1d);
+      })
+      .Case<GlobalAvgPool1DOp>([&](GlobalAvgPool1DOp op) {
+        return evaluateGlobalPool(op, in(op.getInput()), globalAvgPool1d);
+      })
+      .Case<DropoutOp>([&](DropoutOp op) -> Expected<Tensor> {
+        return in(op.getInput()); // the identity at inference
+      })
+      .Case<EmbeddingOp>([&](EmbeddingOp op) {
+        return withLocation(op, embedding(in(op.getIds()), in(op.getTable())));
+      })
+      .Case<FlattenOp>([&](FlattenOp op) -> Expected<Tensor> {
+        return flatten(in(op.getInput()));
+      })
+      .Case<ReshapeOp>([&](ReshapeOp op) {
+        ArrayRef<int64_t> target = op.getTargetShape();
+        return withLocation(
+            op, reshape(in(op.getInput()),
+                        std::vector<int64_t>(target.begin(), target.end())));
+      })
+      .Case<RepeatVectorOp>([&](RepeatVectorOp op) -> Expected<Tensor> {
+        const Tensor &x = in(op.getInput());
+        if (Error e = requireRank(op, x, 2, "input"))
+          return std::move(e);
+        return repeatVector(x, static_cast<int64_t>(op.getN()));
+      })
+      .Case<tensor::CastOp>([&](tensor::CastOp op) -> Expected<Tensor> {
+        // Only the static type changes; the interpreter checks the shape
+        // against the result type like for every op.
+        return in(op.getSource());
+      })
+      .Default([&](Operation *op) -> Expected<Tensor> {
+        return opError(op, "the eager interpreter does not know this op (it "
+                           "runs seq layer- and kernel-level ops, "
+                           "arith.constant and tensor.cast)");
+      });
+}
+
+} // namespace seq::rt::eager
