@@ -1,5 +1,5 @@
 // seq-opt: mlir-opt with the seq dialect, the upstream dialects its
-// pipelines use, and every seq pass.
+// pipelines use, every seq pass and the named seq pipelines.
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -8,12 +8,14 @@
 
 #include "seq/Dialect/Seq/IR/SeqDialect.h"
 #include "seq/Dialect/Seq/Transforms/Passes.h"
+#include "seq/Dialect/Seq/Transforms/Pipelines.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<seq::SeqDialect, mlir::arith::ArithDialect,
                   mlir::func::FuncDialect, mlir::tensor::TensorDialect>();
   seq::registerSeqPasses();
+  seq::registerSeqPipelines();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();

@@ -1,0 +1,55 @@
+#include "AffineOps.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace seq {
+
+std::optional<AffineView> AffineView::match(Operation *op) {
+  return llvm::TypeSwitch<Operation *, std::optional<AffineView>>(op)
+      .Case([](DenseOp d) {
+        return AffineView{d, d.getInput(), d.getKernel(), d.getBias(),
+                          d.getActivation(), d.getAlphaAttr()};
+      })
+      .Case([](LinearOp l) {
+        return AffineView{l, l.getInput(), l.getWeight(), l.getBias(),
+                          l.getActivation(), l.getAlphaAttr()};
+      })
+      .Case([](Conv1DOp c) {
+        return AffineView{c, c.getInput(), c.getKernel(), c.getBias(),
+                          c.getActivation(), c.getAlphaAttr()};
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+Value AffineView::rebuild(RewriterBase &rewriter, Location loc, Type resultType,
+                          Value newWeight, Value newBias,
+                          Activation newActivation, FloatAttr newAlpha) const {
+  return llvm::TypeSwitch<Operation *, Value>(op)
+      .Case([&](DenseOp) {
+        return DenseOp::create(rewriter, loc, resultType, input, newWeight,
+                               newBias, newActivation, newAlpha)
+            .getResult();
+      })
+      .Case([&](LinearOp) {
+        return LinearOp::create(rewriter, loc, resultType, input, newWeight,
+                                newBias, newActivation, newAlpha)
+            .getResult();
+      })
+      .Case([&](Conv1DOp c) {
+        return Conv1DOp::create(rewriter, loc, resultType, input, newWeight,
+                                newBias, c.getStrides(), c.getDilationRate(),
+                                c.getPadding(), newActivation, newAlpha)
+            .getResult();
+      })
+      .Default([](Operation *) -> Value {
+        llvm_unreachable("AffineView only matches dense, linear and conv1d");
+      });
+}
+
+Location fuseLocations(Location first, Location second) {
+  return FusedLoc::get(first.getContext(), {first, second});
+}
+
+} // namespace seq
