@@ -5,7 +5,8 @@
 set -euo pipefail
 
 packages=(cmake g++ llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
-          libhdf5-dev libfmt-dev zlib1g-dev libgtest-dev ninja-build ccache)
+          libhdf5-dev libfmt-dev zlib1g-dev libgtest-dev ninja-build ccache
+          chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -20,4 +21,5 @@ fi
 
 if [ "${1:-}" = "--python" ]; then
   python3 -m pip install -q -r "$(dirname "$0")/../test/fixtures/requirements.txt"
+  python3 -m pip install -q -r "$(dirname "$0")/../python-bindings/requirements.txt"
 fi

@@ -17,3 +17,9 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(["seq-opt", "seq-compile", "seq-allclose"], [config.seq_tools_dir])
+
+import shutil
+if shutil.which("chromium"):
+    config.available_features.add("chromium")
+if shutil.which("valgrind"):
+    config.available_features.add("valgrind")

@@ -1,0 +1,124 @@
+// Compiled vs eager on the same inputs: the numbers, the latency, the memory
+// per iteration, and a crash reported as a result. Each engine runs in its
+// own child process (a fresh exec of the tool in worker mode), so a crash in
+// compiled code becomes a verdict, and memory is measured per engine.
+#ifndef SEQ_RUNTIME_COMPARE_H
+#define SEQ_RUNTIME_COMPARE_H
+
+#include "seq/Runtime/Tensor.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace seq::rt {
+
+/// One iteration as a worker measured it.
+struct Sample {
+  int64_t iteration = 0;
+  double latencyUs = 0;
+  int64_t rssBytes = 0;  ///< Resident set size after the iteration.
+  int64_t heapBytes = 0; ///< Bytes malloc has handed out and not got back.
+};
+
+/// What one engine's worker process did.
+struct EngineRun {
+  std::string engine;
+  std::vector<Sample> samples; ///< Up to the crash, if it crashed.
+  std::optional<Tensor> output;
+  bool crashed = false;
+  int signal = 0;           ///< The signal that killed it, if any.
+  std::string failure;      ///< Why it failed, in words (empty if it did not).
+};
+
+struct Thresholds {
+  double atol = 1e-5;
+  double rtol = 1e-5;
+  /// Compiled median latency may be at most this times eager's.
+  double maxSlowdown = 1.0;
+  /// Fitted growth of RSS or heap per iteration allowed, in bytes.
+  double maxGrowthBytes = 256;
+};
+
+enum class VerdictKind { Numerics, Speed, Memory, Crash };
+
+struct Verdict {
+  VerdictKind kind;
+  bool passed;
+  std::string detail;
+};
+
+struct LatencyStats {
+  double medianUs = 0, p99Us = 0;
+};
+
+struct CompareReport {
+  EngineRun compiled, eager;
+  double maxAbsError = 0, maxRelError = 0;
+  LatencyStats compiledLatency, eagerLatency;
+  double latencyRatio = 0; ///< compiled median / eager median.
+  double compiledRssGrowth = 0, compiledHeapGrowth = 0; ///< bytes/iteration
+  double eagerRssGrowth = 0, eagerHeapGrowth = 0;
+  std::vector<Verdict> verdicts;
+  bool passed() const;
+};
+
+// Statistics (Statistics.cpp).
+double percentile(std::vector<double> values, double fraction);
+/// Least-squares slope of y over x; 0 with fewer than two points.
+double fitSlope(const std::vector<double> &x, const std::vector<double> &y);
+
+// Memory probes of the calling process (MemoryProbe.cpp).
+int64_t residentBytes();
+int64_t heapBytesInUse();
+
+/// Builds the report from two runs and applies the thresholds.
+CompareReport judge(EngineRun compiled, EngineRun eager, const Thresholds &);
+
+void printReport(const CompareReport &report, llvm::raw_ostream &os);
+std::string reportJson(const CompareReport &report);
+/// A self-contained page (inline SVG, no scripts) with memory per iteration
+/// and the latency distribution of both engines.
+std::string reportHtml(const CompareReport &report, llvm::StringRef title);
+
+/// Runs `argv` as a child process, waits, and tells how it ended: exit code
+/// or signal. `argv[0]` is the program path.
+struct ChildStatus {
+  bool signaled = false;
+  int code = 0; ///< Exit code, or the signal number when signaled.
+};
+llvm::Expected<ChildStatus> runChild(const std::vector<std::string> &argv);
+
+/// Reads a worker's results from `dir` (samples.jsonl, output.npy) and how
+/// its process ended.
+EngineRun collectRun(llvm::StringRef engine, llvm::StringRef dir,
+                     const ChildStatus &status);
+
+/// The worker side: writes one JSON line per sample to `dir`/samples.jsonl,
+/// flushed as it goes so that a crash keeps what was measured.
+class SampleLog {
+public:
+  static llvm::Expected<SampleLog> open(llvm::StringRef dir);
+  void write(const Sample &sample);
+  SampleLog(SampleLog &&) noexcept;
+  ~SampleLog();
+
+private:
+  explicit SampleLog(int fd) : fd(fd) {}
+  int fd;
+};
+
+/// Faults a test can inject into the compiled engine's worker through the
+/// SEQC_INJECT_FAULT environment variable: leak, slow, corrupt, crash.
+enum class Fault { None, Leak, Slow, Corrupt, Crash };
+llvm::Expected<Fault> faultFromEnvironment();
+/// Applies `fault` after iteration `iteration` produced `output`.
+void injectFault(Fault fault, int64_t iteration, Tensor &output);
+
+} // namespace seq::rt
+
+#endif

@@ -1,0 +1,111 @@
+#include "seq/Runtime/Compare.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <unistd.h>
+
+namespace seq::rt {
+
+bool CompareReport::passed() const {
+  for (const Verdict &v : verdicts)
+    if (!v.passed)
+      return false;
+  return true;
+}
+
+namespace {
+
+LatencyStats latency(const EngineRun &run) {
+  std::vector<double> us;
+  for (const Sample &s : run.samples)
+    us.push_back(s.latencyUs);
+  return {percentile(us, 0.5), percentile(us, 0.99)};
+}
+
+/// Growth per iteration fitted over the second half of the run, after
+/// allocators and caches have settled.
+void growth(const EngineRun &run, double &rss, double &heap) {
+  std::vector<double> x, r, h;
+  for (size_t i = run.samples.size() / 2; i < run.samples.size(); ++i) {
+    x.push_back(static_cast<double>(run.samples[i].iteration));
+    r.push_back(static_cast<double>(run.samples[i].rssBytes));
+    h.push_back(static_cast<double>(run.samples[i].heapBytes));
+  }
+  rss = fitSlope(x, r);
+  heap = fitSlope(x, h);
+}
+
+} // namespace
+
+CompareReport judge(EngineRun compiled, EngineRun eager, const Thresholds &t) {
+  CompareReport report;
+  report.compiled = std::move(compiled);
+  report.eager = std::move(eager);
+  const EngineRun &c = report.compiled, &e = report.eager;
+
+  bool compiledOk = !c.crashed && c.output;
+  report.verdicts.push_back(
+      {VerdictKind::Crash, compiledOk,
+       compiledOk ? "the " + c.engine + " engine ran every iteration"
+                  : "the " + c.engine + " engine " + c.failure});
+  if (e.crashed || !e.output) {
+    report.verdicts.push_back({VerdictKind::Crash, false, "the eager engine " + e.failure});
+    return report;
+  }
+
+  report.compiledLatency = latency(c);
+  report.eagerLatency = latency(e);
+  growth(c, report.compiledRssGrowth, report.compiledHeapGrowth);
+  growth(e, report.eagerRssGrowth, report.eagerHeapGrowth);
+  if (!compiledOk)
+    return report;
+
+  const Tensor &got = *c.output, &want = *e.output;
+  if (got.shape != want.shape) {
+    report.verdicts.push_back({VerdictKind::Numerics, false,
+                               "output shape " + got.shapeString() +
+                                   " differs from eager's " + want.shapeString()});
+  } else {
+    bool close = true;
+    for (size_t i = 0; i < got.data.size(); ++i) {
+      double diff = std::fabs(static_cast<double>(got.data[i]) - want.data[i]);
+      double scale = std::fabs(static_cast<double>(want.data[i]));
+      report.maxAbsError = std::max(report.maxAbsError, diff);
+      if (scale > 0)
+        report.maxRelError = std::max(report.maxRelError, diff / scale);
+      close &= diff <= t.atol + t.rtol * scale && !std::isnan(got.data[i]);
+    }
+    report.verdicts.push_back(
+        {VerdictKind::Numerics, close,
+         llvm::formatv("max abs error {0:e2}, max rel error {1:e2} (allowed: "
+                       "atol {2:e1} + rtol {3:e1} * |eager|)",
+                       report.maxAbsError, report.maxRelError, t.atol, t.rtol)});
+  }
+
+  report.latencyRatio = report.eagerLatency.medianUs > 0
+                            ? report.compiledLatency.medianUs / report.eagerLatency.medianUs
+                            : 0;
+  report.verdicts.push_back(
+      {VerdictKind::Speed, report.latencyRatio <= t.maxSlowdown,
+       llvm::formatv("compiled median {0:f1} us vs eager {1:f1} us: ratio {2:f3} "
+                     "(allowed <= {3:f2})",
+                     report.compiledLatency.medianUs, report.eagerLatency.medianUs,
+                     report.latencyRatio, t.maxSlowdown)});
+
+  // The RSS moves in whole pages: one page over the fitted window is slack,
+  // not a leak. The heap is counted in bytes and gets none.
+  size_t window = std::max<size_t>(c.samples.size() - c.samples.size() / 2, 1);
+  double rssSlack = static_cast<double>(sysconf(_SC_PAGESIZE)) / window;
+  bool steady = report.compiledHeapGrowth <= t.maxGrowthBytes &&
+                report.compiledRssGrowth <= t.maxGrowthBytes + rssSlack;
+  report.verdicts.push_back(
+      {VerdictKind::Memory, steady,
+       llvm::formatv("compiled memory grows {0:f0} B/iteration of RSS and {1:f0} "
+                     "B/iteration of heap (allowed <= {2:f0})",
+                     report.compiledRssGrowth, report.compiledHeapGrowth,
+                     t.maxGrowthBytes)});
+  return report;
+}
+
+} // namespace seq::rt

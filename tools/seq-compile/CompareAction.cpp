@@ -1,0 +1,231 @@
+// --compare: the compiled engine against the eager reference, on the same
+// inputs, each in its own child process.
+//
+//   seq-compile model.h5 --compare [--engine jit|aot|cuda] [--iterations N]
+//               [--input x.npy] [--json] [--report report.html]
+//               [--atol A --rtol R --max-slowdown S --max-growth B]
+//
+// The parent writes the module and the input to a temporary directory and
+// runs this tool again in worker mode (--compare-worker=ENGINE) once per
+// engine; each worker times N runs, samples its RSS and heap after each,
+// and writes samples.jsonl and output.npy there. A worker killed by a signal
+// is reported as a crash verdict. Exit code 3 when any verdict fails.
+#include "Actions.h"
+
+#include "seq/Runtime/Compare.h"
+#include "seq/Runtime/Engine.h"
+#include "seq/Runtime/Npy.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/OperationSupport.h"
+
+#include "seq/Dialect/Seq/IR/SeqOps.h"
+
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <random>
+
+using namespace llvm;
+using seq::rt::Tensor;
+
+namespace {
+
+cl::opt<bool> compare("compare",
+                      cl::desc("Compare a compiled engine with the eager reference"),
+                      cl::cat(seqc::seqCompileCategory));
+cl::opt<unsigned> iterations("iterations",
+                             cl::desc("Runs per engine for --compare (default 100)"),
+                             cl::init(100), cl::cat(seqc::seqCompileCategory));
+cl::opt<bool> jsonReport("json", cl::desc("Print the --compare report as JSON"),
+                         cl::cat(seqc::seqCompileCategory));
+cl::opt<std::string> htmlReport("report",
+                                cl::desc("Also write the --compare report as HTML"),
+                                cl::value_desc("report.html"),
+                                cl::cat(seqc::seqCompileCategory));
+cl::opt<double> atol("atol", cl::desc("--compare: absolute tolerance (1e-5)"),
+                     cl::init(1e-5), cl::cat(seqc::seqCompileCategory));
+cl::opt<double> rtol("rtol", cl::desc("--compare: relative tolerance (1e-5)"),
+                     cl::init(1e-5), cl::cat(seqc::seqCompileCategory));
+cl::opt<double> maxSlowdown(
+    "max-slowdown",
+    cl::desc("--compare: allowed compiled/eager median latency ratio (1.0)"),
+    cl::init(1.0), cl::cat(seqc::seqCompileCategory));
+cl::opt<double> maxGrowth(
+    "max-growth",
+    cl::desc("--compare: allowed memory growth in bytes per iteration (256)"),
+    cl::init(256), cl::cat(seqc::seqCompileCategory));
+cl::opt<std::string> workerEngine("compare-worker", cl::Hidden,
+                                  cl::desc("Internal: run as a --compare worker"));
+cl::opt<std::string> workerDir("compare-dir", cl::Hidden,
+                               cl::desc("Internal: the --compare worker's directory"));
+
+std::string join(StringRef dir, StringRef file) {
+  SmallString<256> path(dir);
+  sys::path::append(path, file);
+  return std::string(path);
+}
+
+/// Inputs drawn from N(0, 1) with a fixed seed; integer ids below the table
+/// size when the model starts with an Embedding. Dynamic axes: batch 2,
+/// others 10.
+Tensor randomInput(mlir::ModuleOp module) {
+  auto predict = module.lookupSymbol<mlir::func::FuncOp>("predict");
+  auto type = cast<mlir::RankedTensorType>(predict.getArgumentTypes()[0]);
+  Tensor input;
+  for (auto [i, d] : llvm::enumerate(type.getShape()))
+    input.shape.push_back(mlir::ShapedType::isDynamic(d) ? (i == 0 ? 2 : 10) : d);
+  input.data.resize(input.numElements());
+  std::mt19937 random(0);
+  int64_t vocabulary = 0;
+  for (mlir::Operation *user : predict.getArgument(0).getUsers())
+    if (auto embedding = dyn_cast<seq::EmbeddingOp>(user))
+      vocabulary = cast<mlir::RankedTensorType>(embedding.getTable().getType()).getDimSize(0);
+  std::normal_distribution<float> normal(0, 1);
+  std::uniform_int_distribution<int64_t> ids(0, std::max<int64_t>(vocabulary - 1, 0));
+  for (float &x : input.data)
+    x = vocabulary ? static_cast<float>(ids(random)) : normal(random);
+  return input;
+}
+
+/// Worker mode: N timed runs of one engine, results left in the directory.
+int runWorker(seqc::Session &session) {
+  auto fail = [&](const Twine &message) {
+    std::string text = message.str();
+    (void)writeToOutput(join(workerDir, "error.txt"), [&](raw_ostream &os) {
+      os << text << "\n";
+      return Error::success();
+    });
+    return seqc::fail(text);
+  };
+  seq::rt::Fault fault = seq::rt::Fault::None;
+  if (workerEngine != "eager") {
+    Expected<seq::rt::Fault> injected = seq::rt::faultFromEnvironment();
+    if (!injected)
+      return fail(toString(injected.takeError()));
+    fault = *injected;
+  }
+  Expected<Tensor> input = seq::rt::readNpy(join(workerDir, "input.npy"));
+  if (!input)
+    return fail(toString(input.takeError()));
+  seqc::registerEngines();
+  Expected<std::unique_ptr<seq::rt::Engine>> engine =
+      seq::rt::createEngine(workerEngine, *session.model.module);
+  if (!engine)
+    return fail(toString(engine.takeError()));
+  Expected<seq::rt::SampleLog> log = seq::rt::SampleLog::open(workerDir);
+  if (!log)
+    return fail(toString(log.takeError()));
+  Tensor output;
+  for (unsigned i = 0; i < iterations; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    Expected<Tensor> result = (*engine)->run(*input);
+    if (!result)
+      return fail(toString(result.takeError()));
+    seq::rt::injectFault(fault, i, *result);
+    auto end = std::chrono::steady_clock::now();
+    output = std::move(*result);
+    log->write({i, std::chrono::duration<double, std::micro>(end - start).count(),
+                seq::rt::residentBytes(), seq::rt::heapBytesInUse()});
+  }
+  if (Error e = seq::rt::writeNpy(join(workerDir, "output.npy"), output))
+    return fail(toString(std::move(e)));
+  return 0;
+}
+
+seq::rt::EngineRun runEngineInChild(StringRef engine, StringRef dir) {
+  std::vector<std::string> argv = {
+      sys::fs::getMainExecutable("seq-compile", reinterpret_cast<void *>(&runWorker)),
+      join(dir, "model.mlir"), "--compare-worker=" + engine.str(),
+      "--compare-dir=" + dir.str(), "--iterations=" + std::to_string(iterations)};
+  Expected<seq::rt::ChildStatus> status = seq::rt::runChild(argv);
+  if (!status) {
+    seq::rt::EngineRun run;
+    run.engine = engine.str();
+    run.crashed = true;
+    run.failure = toString(status.takeError());
+    return run;
+  }
+  return seq::rt::collectRun(engine, dir, *status);
+}
+
+int runCompare(seqc::Session &session) {
+  if (iterations < 2)
+    return seqc::fail("--iterations must be at least 2", 2);
+  std::string compiled = seqc::engineName.getNumOccurrences() ? std::string(seqc::engineName)
+                                                              : "jit";
+  if (compiled == "eager")
+    return seqc::fail("--compare needs a compiled engine (--engine jit, aot or cuda)", 2);
+  seqc::registerEngines();
+  std::vector<std::string> known = seq::rt::engineNames();
+  if (std::find(known.begin(), known.end(), compiled) == known.end())
+    return seqc::fail("unknown engine '" + compiled + "' for --compare", 2);
+
+  Tensor input;
+  if (seqc::inputSpec.empty()) {
+    input = randomInput(*session.model.module);
+  } else {
+    Expected<Tensor> given = seqc::readInput(seqc::inputSpec);
+    if (!given)
+      return seqc::fail(toString(given.takeError()));
+    input = std::move(*given);
+  }
+
+  SmallString<128> root;
+  if (std::error_code ec = sys::fs::createUniqueDirectory("seqc-compare", root))
+    return seqc::fail("cannot create a temporary directory: " + ec.message());
+  auto cleanup = make_scope_exit([&] { (void)sys::fs::remove_directories(root); });
+  std::string text;
+  raw_string_ostream os(text);
+  session.model.module->print(os, mlir::OpPrintingFlags().enableDebugInfo());
+  // Each worker gets its own directory with the same module and input.
+  for (StringRef engine : {StringRef(compiled), StringRef("eager")}) {
+    std::string dir = join(root, engine);
+    if (std::error_code ec = sys::fs::create_directory(dir))
+      return seqc::fail("cannot create '" + dir + "': " + ec.message());
+    if (Error e = writeToOutput(join(dir, "model.mlir"), [&](raw_ostream &out) {
+          out << text;
+          return Error::success();
+        }))
+      return seqc::fail(toString(std::move(e)));
+    if (Error e = seq::rt::writeNpy(join(dir, "input.npy"), input))
+      return seqc::fail(toString(std::move(e)));
+  }
+
+  seq::rt::Thresholds thresholds{atol, rtol, maxSlowdown, maxGrowth};
+  seq::rt::CompareReport report =
+      seq::rt::judge(runEngineInChild(compiled, join(root, compiled)),
+                     runEngineInChild("eager", join(root, "eager")), thresholds);
+
+  if (!htmlReport.empty()) {
+    std::string page = seq::rt::reportHtml(report, session.model.modelName);
+    if (Error e = writeToOutput(htmlReport, [&](raw_ostream &out) {
+          out << page;
+          return Error::success();
+        }))
+      return seqc::fail("cannot write '" + htmlReport + "': " + toString(std::move(e)));
+  }
+  std::string out;
+  raw_string_ostream reportStream(out);
+  if (jsonReport)
+    reportStream << seq::rt::reportJson(report);
+  else
+    seq::rt::printReport(report, reportStream);
+  if (int code = seqc::writeOutput(out))
+    return code;
+  return report.passed() ? 0 : 3;
+}
+
+seqc::RegisterAction registration(20, [](seqc::Session &session) -> std::optional<int> {
+  if (!workerEngine.empty())
+    return runWorker(session);
+  if (!compare)
+    return std::nullopt;
+  return runCompare(session);
+});
+
+} // namespace
