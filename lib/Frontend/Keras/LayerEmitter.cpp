@@ -109,6 +109,26 @@ public:
         .getResult();
   }
 
+  /// A kernel of `kernelShape` and, with `useBias`, a bias of the kernel's
+  /// last size: Dense and Conv1D.
+  Expected<std::pair<Value, Value>> kernelAndBias(ArrayRef<int64_t> kernelShape,
+                                                  bool useBias) {
+    std::vector<StringRef> roles = {"kernel"};
+    if (useBias)
+      roles.push_back("bias");
+    if (Error e = expect(roles))
+      return std::move(e);
+    Expected<Value> kernel = next("kernel", kernelShape);
+    if (!kernel)
+      return kernel.takeError();
+    if (!useBias)
+      return std::make_pair(*kernel, Value());
+    Expected<Value> bias = next("bias", {kernelShape.back()});
+    if (!bias)
+      return bias.takeError();
+    return std::make_pair(*kernel, *bias);
+  }
+
   /// The shape of the next array, before taking it.
   ArrayRef<int64_t> peekShape() const { return arrays[used].shape; }
 
@@ -454,25 +474,13 @@ Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
         return std::move(e);
     if (x.size() < 2)
       return layer.error("expects an input of rank >= 2");
-    std::vector<StringRef> roles = {"kernel"};
-    if (*useBias)
-      roles.push_back("bias");
-    if (Error e = weights.expect(roles))
-      return std::move(e);
-    Expected<Value> kernel = weights.next("kernel", {x.back(), *units});
-    if (!kernel)
-      return kernel.takeError();
-    Value bias;
-    if (*useBias) {
-      Expected<Value> b = weights.next("bias", {*units});
-      if (!b)
-        return b.takeError();
-      bias = *b;
-    }
+    auto params = weights.kernelAndBias({x.back(), *units}, *useBias);
+    if (!params)
+      return params.takeError();
     SmallVector<int64_t> result(x.drop_back());
     result.push_back(*units);
-    return DenseOp::create(builder, loc, type(result), input, *kernel, bias,
-                           act->kind, act->alpha)
+    return DenseOp::create(builder, loc, type(result), input, params->first,
+                           params->second, act->kind, act->alpha)
         .getResult();
   }
 
@@ -500,27 +508,15 @@ Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
                          ") is not supported");
     if (*stride < 1 || *dilation < 1)
       return layer.error("strides and dilation_rate must be positive");
-    std::vector<StringRef> roles = {"kernel"};
-    if (*useBias)
-      roles.push_back("bias");
-    if (Error e = weights.expect(roles))
-      return std::move(e);
-    Expected<Value> kernel = weights.next("kernel", {*width, x[2], *filters});
-    if (!kernel)
-      return kernel.takeError();
-    Value bias;
-    if (*useBias) {
-      Expected<Value> b = weights.next("bias", {*filters});
-      if (!b)
-        return b.takeError();
-      bias = *b;
-    }
+    auto params = weights.kernelAndBias({*width, x[2], *filters}, *useBias);
+    if (!params)
+      return params.takeError();
     int64_t length = shapes::conv1dLength(x[1], *width, *stride, *dilation, *padding);
     if (length == 0)
       return layer.error("the kernel span is longer than the " + Twine(x[1]) +
                          " timesteps of its input");
     return Conv1DOp::create(builder, loc, type({x[0], length, *filters}), input,
-                            *kernel, bias, *stride, *dilation, *padding,
+                            params->first, params->second, *stride, *dilation, *padding,
                             act->kind, act->alpha)
         .getResult();
   }

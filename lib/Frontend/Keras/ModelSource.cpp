@@ -115,6 +115,13 @@ Error openHdf5(StringRef path, StringRef configPath, ModelSource &source) {
   return Error::success();
 }
 
+Expected<json::Value> readZipJson(const ZipArchive &zip, StringRef member) {
+  Expected<std::vector<char>> bytes = zip.read(member);
+  if (!bytes)
+    return bytes.takeError();
+  return parseJson(StringRef(bytes->data(), bytes->size()), zip.path(), member);
+}
+
 Error openKerasZip(StringRef path, StringRef configPath, ModelSource &source) {
   Expected<ZipArchive> zip = ZipArchive::open(path);
   if (!zip)
@@ -125,31 +132,18 @@ Error openKerasZip(StringRef path, StringRef configPath, ModelSource &source) {
                                  "': not a Keras 3 .keras file");
   source.format = "keras";
   if (zip->contains("metadata.json")) {
-    Expected<std::vector<char>> bytes = zip->read("metadata.json");
-    if (!bytes)
-      return bytes.takeError();
-    Expected<json::Value> metadata = parseJson(
-        StringRef(bytes->data(), bytes->size()), path, "metadata.json");
+    Expected<json::Value> metadata = readZipJson(*zip, "metadata.json");
     if (!metadata)
       return metadata.takeError();
     if (const json::Object *o = metadata->getAsObject())
       source.kerasVersion = o->getString("keras_version").value_or("").str();
   }
-  if (!configPath.empty()) {
-    Expected<json::Value> config = readJsonFile(configPath);
-    if (!config)
-      return config.takeError();
-    source.config = std::move(*config);
-  } else {
-    Expected<std::vector<char>> bytes = zip->read("config.json");
-    if (!bytes)
-      return bytes.takeError();
-    Expected<json::Value> config = parseJson(
-        StringRef(bytes->data(), bytes->size()), path, "config.json");
-    if (!config)
-      return config.takeError();
-    source.config = std::move(*config);
-  }
+  Expected<json::Value> config = configPath.empty()
+                                     ? readZipJson(*zip, "config.json")
+                                     : readJsonFile(configPath);
+  if (!config)
+    return config.takeError();
+  source.config = std::move(*config);
   Expected<std::vector<char>> weights = zip->read("model.weights.h5");
   if (!weights)
     return weights.takeError();
