@@ -23,3 +23,16 @@ if shutil.which("chromium"):
     config.available_features.add("chromium")
 if shutil.which("valgrind"):
     config.available_features.add("valgrind")
+
+# CUDA: `nvcc` where a CUDA toolkit is installed; `cuda-gpu` only where
+# nvidia-smi lists a GPU (tests marked REQUIRES: cuda-gpu skip elsewhere).
+import subprocess
+nvcc = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc" if os.access("/usr/local/cuda/bin/nvcc", os.X_OK) else None)
+if nvcc:
+    config.available_features.add("nvcc")
+    config.substitutions.append(("%nvcc", nvcc))
+try:
+    if "GPU " in subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30).stdout:
+        config.available_features.add("cuda-gpu")
+except (OSError, subprocess.SubprocessError):
+    pass

@@ -23,9 +23,12 @@ cl::opt<std::string> outputPath("o", cl::desc("Output file ('-' for stdout)"),
                                 cl::value_desc("file"), cl::init("-"),
                                 cl::cat(seqCompileCategory));
 cl::opt<std::string> emitKind("emit",
-                              cl::desc("What to write: seq (layer-level IR, the default)"),
+                              cl::desc("What to write: seq (layer-level IR, the default), fused, linalg, llvm, obj, cuda"),
                               cl::value_desc("kind"), cl::init("seq"),
                               cl::cat(seqCompileCategory));
+cl::opt<std::string> targetKind("target",
+                                cl::desc("Backend to compile for (cpu, cuda)"),
+                                cl::value_desc("name"), cl::cat(seqCompileCategory));
 
 int fail(const Twine &message, int code) {
   errs() << "seq-compile: error: " << message << "\n";

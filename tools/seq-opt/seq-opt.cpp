@@ -6,6 +6,7 @@
 #include "mlir/Transforms/Passes.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+#include "seq/Conversion/Passes.h"
 #include "seq/Dialect/Seq/IR/SeqDialect.h"
 #include "seq/Dialect/Seq/Transforms/Passes.h"
 #include "seq/Dialect/Seq/Transforms/Pipelines.h"
@@ -15,6 +16,7 @@ int main(int argc, char **argv) {
   registry.insert<seq::SeqDialect, mlir::arith::ArithDialect,
                   mlir::func::FuncDialect, mlir::tensor::TensorDialect>();
   seq::registerSeqPasses();
+  seq::registerConversionPasses();
   seq::registerSeqPipelines();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();

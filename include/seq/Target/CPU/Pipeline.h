@@ -1,0 +1,59 @@
+// The CPU backend's compilation pipeline, shared by the JIT and AOT paths:
+// seq (layer or kernel level) -> fused seq -> linalg on tensors -> buffers
+// -> register-blocked vector GEMMs and loops -> LLVM dialect -> LLVM IR
+// optimised for one CPU.
+#ifndef SEQ_TARGET_CPU_PIPELINE_H
+#define SEQ_TARGET_CPU_PIPELINE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+class TargetMachine;
+} // namespace llvm
+
+namespace seq::cpu {
+
+/// Adds the whole lowering, seq to LLVM dialect, to `pm` (which runs on the
+/// module). `fuse` prepends the seq fusion pipeline (seq::buildFusePipeline).
+void buildLoweringPipeline(mlir::OpPassManager &pm, bool fuse = true);
+
+/// Registers every dialect, bufferization model and LLVM IR translation the
+/// pipeline needs. Call before parsing or cloning a module into `registry`'s
+/// context (MLIRContext::appendDialectRegistry).
+void registerPipelineDialects(mlir::DialectRegistry &registry);
+
+/// A target machine for `cpu` ("" or "native": the host CPU, with the host's
+/// features; otherwise an LLVM CPU name such as "znver4" or "x86-64-v3"),
+/// PIC, tuned for speed. Errors name the CPU and list how to find valid ones.
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createTargetMachine(llvm::StringRef cpu = "");
+
+/// Runs the pipeline on `module` (in place). Errors carry the diagnostics.
+llvm::Error lowerToLLVMDialect(mlir::ModuleOp module, bool fuse = true);
+
+/// Translates an LLVM-dialect module to LLVM IR for `tm` (triple, data
+/// layout, target-cpu/features on every function) and optimises it at O3.
+llvm::Expected<std::unique_ptr<llvm::Module>>
+translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
+                  llvm::TargetMachine &tm);
+
+/// Messages of the module attribute `seqc.error_sites` written by
+/// --seq-to-linalg: site i is what `seqc_report_error(i, count)` means.
+std::vector<std::string> errorSites(mlir::ModuleOp module);
+
+// The CPU passes, for pipelines and tests.
+std::unique_ptr<mlir::Pass> createPrepareEntryPass();
+std::unique_ptr<mlir::Pass> createCpuKernelsPass();
+std::unique_ptr<mlir::Pass> createMathApproximationPass();
+
+} // namespace seq::cpu
+
+#endif

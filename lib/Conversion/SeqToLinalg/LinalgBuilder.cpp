@@ -1,0 +1,297 @@
+#include "LinalgBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace seq;
+using namespace seq::lowering;
+
+Value LinalgBuilder::index(int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+Value LinalgBuilder::f32Const(double v) {
+  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+}
+
+OpFoldResult LinalgBuilder::dimOfr(Value t, int64_t i) {
+  auto type = cast<RankedTensorType>(t.getType());
+  if (!type.isDynamicDim(i))
+    return b.getIndexAttr(type.getDimSize(i));
+  return tensor::DimOp::create(b, loc, t, i).getResult();
+}
+
+Value LinalgBuilder::dim(Value t, int64_t i) { return toValue(dimOfr(t, i)); }
+
+SmallVector<OpFoldResult> LinalgBuilder::dims(Value t) {
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t i = 0, e = cast<RankedTensorType>(t.getType()).getRank(); i < e;
+       ++i)
+    sizes.push_back(dimOfr(t, i));
+  return sizes;
+}
+
+Value LinalgBuilder::toValue(OpFoldResult ofr) {
+  if (auto v = dyn_cast<Value>(ofr))
+    return v;
+  return index(cast<IntegerAttr>(cast<Attribute>(ofr)).getInt());
+}
+
+Value LinalgBuilder::empty(ArrayRef<OpFoldResult> sizes) {
+  return tensor::EmptyOp::create(b, loc, sizes, f32());
+}
+
+Value LinalgBuilder::fresh(ArrayRef<OpFoldResult> sizes) {
+  SmallVector<int64_t> shape;
+  SmallVector<Value> dynamic;
+  for (OpFoldResult size : sizes) {
+    if (auto attr = dyn_cast<Attribute>(size)) {
+      shape.push_back(cast<IntegerAttr>(attr).getInt());
+    } else {
+      shape.push_back(ShapedType::kDynamic);
+      dynamic.push_back(cast<Value>(size));
+    }
+  }
+  return bufferization::AllocTensorOp::create(
+      b, loc, RankedTensorType::get(shape, f32()), dynamic);
+}
+
+Value LinalgBuilder::fill(Value init, double value) {
+  return linalg::FillOp::create(b, loc, ValueRange{f32Const(value)},
+                                ValueRange{init})
+      .getResult(0);
+}
+
+Value LinalgBuilder::generic(ValueRange inputs, Value init,
+                             ArrayRef<AffineMap> maps,
+                             ArrayRef<utils::IteratorType> iters, ScalarFn fn) {
+  auto op = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps, iters,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        linalg::YieldOp::create(nested, nestedLoc,
+                                ValueRange{fn(nested, nestedLoc, args)});
+      });
+  return op.getResult(0);
+}
+
+Value LinalgBuilder::map(ValueRange inputs, Value init, ScalarFn fn) {
+  unsigned rank = cast<RankedTensorType>(init.getType()).getRank();
+  SmallVector<AffineMap> maps(inputs.size() + 1, identity(rank));
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  return generic(inputs, init, maps, iters, fn);
+}
+
+Value LinalgBuilder::reduceLastAxis(Value t, double initial, ScalarFn fn) {
+  unsigned rank = cast<RankedTensorType>(t.getType()).getRank();
+  SmallVector<OpFoldResult> sizes = dims(t);
+  sizes.pop_back();
+  Value init = full(sizes, initial);
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  iters.back() = utils::IteratorType::reduction;
+  AffineMap reduced = identity(rank).dropResult(rank - 1);
+  return generic(ValueRange{t}, init, {identity(rank), reduced}, iters, fn);
+}
+
+Value LinalgBuilder::broadcastLastAxisInto(Value vec, Value init) {
+  unsigned rank = cast<RankedTensorType>(init.getType()).getRank();
+  AffineMap last = AffineMap::get(rank, 0, b.getAffineDimExpr(rank - 1));
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  return generic(ValueRange{vec}, init, {last, identity(rank)}, iters,
+                 [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+}
+
+Value LinalgBuilder::activate(Value t, Activation act, FloatAttr alphaAttr) {
+  if (act == Activation::Linear)
+    return t;
+  if (act != Activation::Softmax) {
+    float alpha = alphaAttr ? alphaAttr.getValueAsDouble() : 0.0f;
+    return map(ValueRange{}, t, [&](OpBuilder &nb, Location l, ValueRange args) {
+      return scalarActivation(nb, l, act, alpha, args[0]);
+    });
+  }
+  // Softmax over the last axis; subtracting the row maximum keeps exp() in
+  // range without changing the result.
+  unsigned rank = cast<RankedTensorType>(t.getType()).getRank();
+  AffineMap id = identity(rank), reduced = id.dropResult(rank - 1);
+  SmallVector<utils::IteratorType> par(rank, utils::IteratorType::parallel);
+  Value max = reduceLastAxis(t, -INFINITY, [](OpBuilder &nb, Location l,
+                                              ValueRange args) -> Value {
+    return arith::MaximumFOp::create(nb, l, args[0], args[1]);
+  });
+  Value exps = generic(ValueRange{t, max}, empty(dims(t)), {id, reduced, id},
+                       par, [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                         Value d = arith::SubFOp::create(nb, l, args[0], args[1]);
+                         return math::ExpOp::create(nb, l, d);
+                       });
+  Value sum = reduceLastAxis(exps, 0.0, [](OpBuilder &nb, Location l,
+                                          ValueRange args) -> Value {
+    return arith::AddFOp::create(nb, l, args[0], args[1]);
+  });
+  return generic(ValueRange{sum}, exps, {reduced, id}, par,
+                 [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                   return arith::DivFOp::create(nb, l, args[1], args[0]);
+                 });
+}
+
+Value LinalgBuilder::collapseToRows(Value t) {
+  auto type = cast<RankedTensorType>(t.getType());
+  int64_t rank = type.getRank();
+  if (rank == 2)
+    return t;
+  ReassociationIndices lead;
+  for (int64_t i = 0; i + 1 < rank; ++i)
+    lead.push_back(i);
+  return tensor::CollapseShapeOp::create(
+      b, loc, t, ArrayRef<ReassociationIndices>{lead, {rank - 1}});
+}
+
+Value LinalgBuilder::expandRows(Value rows, Value like,
+                                RankedTensorType resultType) {
+  int64_t rank = resultType.getRank();
+  if (rank == 2)
+    return rows;
+  SmallVector<OpFoldResult> sizes;
+  ReassociationIndices lead;
+  for (int64_t i = 0; i + 1 < rank; ++i) {
+    sizes.push_back(dimOfr(like, i));
+    lead.push_back(i);
+  }
+  sizes.push_back(dimOfr(rows, 1));
+  return tensor::ExpandShapeOp::create(
+      b, loc, resultType, rows, ArrayRef<ReassociationIndices>{lead, {rank - 1}},
+      sizes);
+}
+
+Value LinalgBuilder::linear(Value x, Value weight, Value bias, Activation act,
+                            FloatAttr alpha) {
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto wType = cast<RankedTensorType>(weight.getType());
+  Value rows = collapseToRows(x);
+  SmallVector<OpFoldResult> accSizes{dimOfr(rows, 0), dimOfr(weight, 1)};
+  Value acc = bias ? broadcastLastAxis(bias, accSizes) : full(accSizes, 0.0);
+  Value product = linalg::MatmulOp::create(b, loc, TypeRange{acc.getType()},
+                                           ValueRange{rows, weight},
+                                           ValueRange{acc})
+                      .getResult(0);
+  Value activated = activate(product, act, alpha);
+  SmallVector<int64_t> shape(xType.getShape());
+  shape.back() = wType.getDimSize(1);
+  return expandRows(activated, x, RankedTensorType::get(shape, f32()));
+}
+
+Value LinalgBuilder::timeStep(Value x, Value t, int64_t col, int64_t width) {
+  auto type = cast<RankedTensorType>(x.getType());
+  auto resultType = RankedTensorType::get({type.getDimSize(0), width}, f32());
+  SmallVector<OpFoldResult> offsets{b.getIndexAttr(0), t, b.getIndexAttr(col)};
+  SmallVector<OpFoldResult> sizes{dimOfr(x, 0), b.getIndexAttr(1),
+                                  b.getIndexAttr(width)};
+  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(b, loc, resultType, x, offsets, sizes,
+                                        strides);
+}
+
+Value LinalgBuilder::columns(Value x, int64_t col, int64_t width) {
+  auto type = cast<RankedTensorType>(x.getType());
+  if (col == 0 && type.getDimSize(1) == width)
+    return x;
+  auto resultType = RankedTensorType::get({type.getDimSize(0), width}, f32());
+  SmallVector<OpFoldResult> offsets{b.getIndexAttr(0), b.getIndexAttr(col)};
+  SmallVector<OpFoldResult> sizes{dimOfr(x, 0), b.getIndexAttr(width)};
+  SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(b, loc, resultType, x, offsets, sizes,
+                                        strides);
+}
+
+//===----------------------------------------------------------------------===//
+// Scalar activations, with the formulas of the reference kernels
+// (lib/Runtime/Activations.cpp).
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct Scalar {
+  OpBuilder &b;
+  Location loc;
+  Value c(double v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  }
+  Value add(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
+  Value max(Value x, Value y) { return arith::MaximumFOp::create(b, loc, x, y); }
+  Value min(Value x, Value y) { return arith::MinimumFOp::create(b, loc, x, y); }
+  Value abs(Value x) { return math::AbsFOp::create(b, loc, x); }
+  Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
+  Value expm1(Value x) { return math::ExpM1Op::create(b, loc, x); }
+  Value tanh(Value x) { return math::TanhOp::create(b, loc, x); }
+  Value cmp(arith::CmpFPredicate p, Value x, Value y) {
+    return arith::CmpFOp::create(b, loc, p, x, y);
+  }
+  Value select(Value cond, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, cond, x, y);
+  }
+  Value clamp(Value x, double lo, double hi) { return min(max(x, c(lo)), c(hi)); }
+  /// 0.5 + 0.5 tanh(x / 2): equal to 1 / (1 + exp(-x)), never overflows,
+  /// and on CPUs one tanh is cheaper than an exp and a division.
+  Value sigmoid(Value x) {
+    return add(c(0.5), mul(c(0.5), tanh(mul(c(0.5), x))));
+  }
+};
+} // namespace
+
+Value seq::lowering::scalarActivation(OpBuilder &b, Location loc,
+                                      Activation act, float alpha, Value x) {
+  constexpr double kSeluAlpha = 1.6732632423543772;
+  constexpr double kSeluScale = 1.0507009873554805;
+  constexpr double kSqrt2OverPi = 0.7978845608028654;
+  Scalar s{b, loc};
+  using P = arith::CmpFPredicate;
+  switch (act) {
+  case Activation::Linear:
+    return x;
+  case Activation::Relu:
+    return s.max(x, s.c(0));
+  case Activation::Tanh:
+    return s.tanh(x);
+  case Activation::Sigmoid:
+    return s.sigmoid(x);
+  case Activation::HardSigmoidKeras2:
+    return s.clamp(s.add(s.mul(s.c(0.2), x), s.c(0.5)), 0, 1);
+  case Activation::HardSigmoidKeras3:
+    return s.div(s.clamp(s.add(x, s.c(3)), 0, 6), s.c(6));
+  case Activation::Elu:
+    return s.select(s.cmp(P::OGT, x, s.c(0)), x, s.mul(s.c(alpha), s.expm1(x)));
+  case Activation::Selu:
+    return s.mul(s.c(kSeluScale),
+                 s.select(s.cmp(P::OGT, x, s.c(0)), x,
+                          s.mul(s.c(kSeluAlpha), s.expm1(x))));
+  case Activation::Gelu: {
+    Value erf = math::ErfOp::create(b, loc, s.mul(x, s.c(M_SQRT1_2)));
+    return s.mul(s.mul(s.c(0.5), x), s.add(s.c(1), erf));
+  }
+  case Activation::GeluTanh: {
+    Value cube = s.mul(s.mul(x, x), x);
+    Value inner = s.mul(s.c(kSqrt2OverPi), s.add(x, s.mul(s.c(0.044715), cube)));
+    return s.mul(s.mul(s.c(0.5), x), s.add(s.c(1), s.tanh(inner)));
+  }
+  case Activation::Swish:
+    return s.mul(x, s.sigmoid(x));
+  case Activation::Softplus: {
+    Value tail = math::Log1pOp::create(b, loc, s.exp(s.sub(s.c(0), s.abs(x))));
+    return s.add(tail, s.max(x, s.c(0)));
+  }
+  case Activation::Softsign:
+    return s.div(x, s.add(s.c(1), s.abs(x)));
+  case Activation::LeakyRelu:
+    return s.select(s.cmp(P::OGE, x, s.c(0)), x, s.mul(s.c(alpha), x));
+  case Activation::Exponential:
+    return s.exp(x);
+  case Activation::Softmax:
+    break;
+  }
+  llvm_unreachable("softmax is not elementwise");
+}

@@ -1,0 +1,646 @@
+// --seq-to-linalg: every seq op becomes linalg/tensor/scf/arith/math on
+// tensors. Ops are lowered one at a time in program order; a
+// seq.time_distributed moves its body into an scf.for, whose seq ops are then
+// found and lowered in turn.
+#include "LinalgBuilder.h"
+
+#include "seq/Conversion/Passes.h"
+#include "seq/Dialect/Seq/IR/SeqDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+#include <cmath>
+#include <optional>
+
+namespace seq {
+#define GEN_PASS_DEF_CONVERTSEQTOLINALG
+#include "seq/Conversion/Passes.h.inc"
+} // namespace seq
+
+using namespace mlir;
+using namespace seq;
+using namespace seq::lowering;
+
+namespace {
+
+/// Index arithmetic that stays an attribute while both sides are constant.
+struct IndexMath {
+  LinalgBuilder &lb;
+  std::optional<int64_t> constant(OpFoldResult v) {
+    if (auto attr = dyn_cast<Attribute>(v))
+      return cast<IntegerAttr>(attr).getInt();
+    return std::nullopt;
+  }
+  template <typename Op>
+  OpFoldResult apply(OpFoldResult x, OpFoldResult y,
+                     int64_t (*fold)(int64_t, int64_t)) {
+    auto cx = constant(x), cy = constant(y);
+    if (cx && cy)
+      return lb.b.getIndexAttr(fold(*cx, *cy));
+    return Op::create(lb.b, lb.loc, lb.toValue(x), lb.toValue(y)).getResult();
+  }
+  OpFoldResult c(int64_t v) { return lb.b.getIndexAttr(v); }
+  OpFoldResult add(OpFoldResult x, OpFoldResult y) {
+    return apply<arith::AddIOp>(x, y, [](int64_t a, int64_t b) { return a + b; });
+  }
+  OpFoldResult sub(OpFoldResult x, OpFoldResult y) {
+    return apply<arith::SubIOp>(x, y, [](int64_t a, int64_t b) { return a - b; });
+  }
+  OpFoldResult mul(OpFoldResult x, OpFoldResult y) {
+    return apply<arith::MulIOp>(x, y, [](int64_t a, int64_t b) { return a * b; });
+  }
+  /// Both operands non-negative.
+  OpFoldResult div(OpFoldResult x, OpFoldResult y) {
+    return apply<arith::DivUIOp>(x, y, [](int64_t a, int64_t b) { return a / b; });
+  }
+  OpFoldResult max(OpFoldResult x, OpFoldResult y) {
+    return apply<arith::MaxSIOp>(x, y,
+                                 [](int64_t a, int64_t b) { return std::max(a, b); });
+  }
+};
+
+/// Left padding and padded length of a 1-D window along time, as the
+/// reference kernels compute them (lib/Runtime/Convolution.cpp window1d).
+struct Window {
+  OpFoldResult padLeft, paddedLength;
+};
+
+Window window1d(IndexMath &m, OpFoldResult length, int64_t window,
+                int64_t stride, Padding padding) {
+  switch (padding) {
+  case Padding::Valid:
+    return {m.c(0), length};
+  case Padding::Same: {
+    OpFoldResult out = m.div(m.add(length, m.c(stride - 1)), m.c(stride));
+    OpFoldResult needed = m.add(m.mul(m.sub(out, m.c(1)), m.c(stride)), m.c(window));
+    OpFoldResult total = m.max(m.sub(needed, length), m.c(0));
+    return {m.div(total, m.c(2)), m.add(length, total)};
+  }
+  case Padding::Causal:
+    return {m.c(window - 1), m.add(length, m.c(window - 1))};
+  }
+  llvm_unreachable("unknown padding");
+}
+
+/// x (B, T, C) placed at time offset padLeft of a (B, paddedLength, C)
+/// tensor filled with `value`; x itself when nothing is padded.
+Value padTime(LinalgBuilder &lb, Value x, const Window &w, double value) {
+  IndexMath m{lb};
+  if (m.constant(w.padLeft) == 0 &&
+      m.constant(w.paddedLength) == m.constant(lb.dimOfr(x, 1)) &&
+      m.constant(w.paddedLength))
+    return x;
+  Value padded = lb.full({lb.dimOfr(x, 0), w.paddedLength, lb.dimOfr(x, 2)}, value);
+  SmallVector<OpFoldResult> offsets{m.c(0), w.padLeft, m.c(0)};
+  SmallVector<OpFoldResult> strides(3, m.c(1));
+  return tensor::InsertSliceOp::create(lb.b, lb.loc, x, padded, offsets,
+                                       lb.dims(x), strides);
+}
+
+AffineExpr d(LinalgBuilder &lb, unsigned i) { return lb.b.getAffineDimExpr(i); }
+
+SmallVector<utils::IteratorType> iterators(unsigned parallel, unsigned reduction) {
+  SmallVector<utils::IteratorType> iters(parallel, utils::IteratorType::parallel);
+  iters.append(reduction, utils::IteratorType::reduction);
+  return iters;
+}
+
+Value add(OpBuilder &b, Location l, Value x, Value y) {
+  return arith::AddFOp::create(b, l, x, y);
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution and pooling
+//===----------------------------------------------------------------------===//
+
+Value lowerConv1d(LinalgBuilder &lb, Conv1DOp op) {
+  IndexMath m{lb};
+  Value x = op.getInput(), kernel = op.getKernel();
+  auto kType = cast<RankedTensorType>(kernel.getType());
+  int64_t width = kType.getDimSize(0), filters = kType.getDimSize(2);
+  int64_t stride = op.getStrides(), dilation = op.getDilationRate();
+  int64_t span = dilation * (width - 1) + 1;
+  Window w = window1d(m, lb.dimOfr(x, 1), span, stride, op.getPadding());
+  Value padded = padTime(lb, x, w, 0.0);
+  OpFoldResult outLength =
+      m.add(m.div(m.sub(w.paddedLength, m.c(span)), m.c(stride)), m.c(1));
+  SmallVector<OpFoldResult> outSizes{lb.dimOfr(x, 0), outLength, m.c(filters)};
+  Value init = op.getBias() ? lb.broadcastLastAxis(op.getBias(), outSizes)
+                            : lb.full(outSizes, 0.0);
+  MLIRContext *ctx = lb.b.getContext();
+  // Loops (b, o, f, k, c): out[b, o, f] += x[b, o*s + k*d, c] * w[k, c, f].
+  AffineMap xMap = AffineMap::get(
+      5, 0, {d(lb, 0), d(lb, 1) * stride + d(lb, 3) * dilation, d(lb, 4)}, ctx);
+  AffineMap kMap = AffineMap::get(5, 0, {d(lb, 3), d(lb, 4), d(lb, 2)}, ctx);
+  AffineMap outMap = AffineMap::get(5, 0, {d(lb, 0), d(lb, 1), d(lb, 2)}, ctx);
+  Value conv = lb.generic(ValueRange{padded, kernel}, init, {xMap, kMap, outMap},
+                          iterators(3, 2),
+                          [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                            return add(b, l, a[2],
+                                       arith::MulFOp::create(b, l, a[0], a[1]));
+                          });
+  return lb.activate(conv, op.getActivation(), op.getAlphaAttr());
+}
+
+Value lowerPool1d(LinalgBuilder &lb, Value x, int64_t pool, int64_t stride,
+                  Padding padding, bool isMax) {
+  IndexMath m{lb};
+  OpFoldResult length = lb.dimOfr(x, 1);
+  Window w = window1d(m, length, pool, stride, padding);
+  // Padded positions never win the max and are not counted by the average.
+  Value padded = padTime(lb, x, w, isMax ? -INFINITY : 0.0);
+  OpFoldResult outLength =
+      m.add(m.div(m.sub(w.paddedLength, m.c(pool)), m.c(stride)), m.c(1));
+  SmallVector<OpFoldResult> outSizes{lb.dimOfr(x, 0), outLength, lb.dimOfr(x, 2)};
+  Value init = lb.full(outSizes, isMax ? -INFINITY : 0.0);
+  Value windowShape = lb.empty({m.c(pool)});
+  MLIRContext *ctx = lb.b.getContext();
+  // Loops (b, o, c, k).
+  AffineMap xMap =
+      AffineMap::get(4, 0, {d(lb, 0), d(lb, 1) * stride + d(lb, 3), d(lb, 2)}, ctx);
+  AffineMap winMap = AffineMap::get(4, 0, {d(lb, 3)}, ctx);
+  AffineMap outMap = AffineMap::get(4, 0, {d(lb, 0), d(lb, 1), d(lb, 2)}, ctx);
+  Value reduced = lb.generic(
+      ValueRange{padded, windowShape}, init, {xMap, winMap, outMap},
+      iterators(3, 1), [isMax](OpBuilder &b, Location l, ValueRange a) -> Value {
+        if (isMax)
+          return arith::MaximumFOp::create(b, l, a[0], a[2]);
+        return add(b, l, a[0], a[2]);
+      });
+  if (isMax)
+    return reduced;
+  Value padLeft = lb.toValue(w.padLeft), lengthValue = lb.toValue(length);
+  return lb.map(ValueRange{}, reduced, [&](OpBuilder &b, Location l,
+                                           ValueRange a) -> Value {
+    // count = min(o*s - padLeft + pool, T) - max(o*s - padLeft, 0)
+    Value o = linalg::IndexOp::create(b, l, 1);
+    Value start = arith::SubIOp::create(
+        b, l,
+        arith::MulIOp::create(b, l, o, arith::ConstantIndexOp::create(b, l, stride)),
+        padLeft);
+    Value zero = arith::ConstantIndexOp::create(b, l, 0);
+    Value first = arith::MaxSIOp::create(b, l, start, zero);
+    Value end = arith::AddIOp::create(b, l, start,
+                                      arith::ConstantIndexOp::create(b, l, pool));
+    Value last = arith::MinSIOp::create(b, l, end, lengthValue);
+    Value count = arith::SubIOp::create(b, l, last, first);
+    Value countI64 = arith::IndexCastOp::create(b, l, b.getI64Type(), count);
+    Value countF = arith::SIToFPOp::create(b, l, b.getF32Type(), countI64);
+    return arith::DivFOp::create(b, l, a[0], countF);
+  });
+}
+
+Value lowerGlobalPool(LinalgBuilder &lb, Value x, bool isMax, bool keepdims,
+                      RankedTensorType resultType) {
+  MLIRContext *ctx = lb.b.getContext();
+  SmallVector<OpFoldResult> sizes{lb.dimOfr(x, 0), lb.dimOfr(x, 2)};
+  Value init = lb.full(sizes, isMax ? -INFINITY : 0.0);
+  // Loops (b, c, t).
+  AffineMap xMap = AffineMap::get(3, 0, {d(lb, 0), d(lb, 2), d(lb, 1)}, ctx);
+  AffineMap outMap = AffineMap::get(3, 0, {d(lb, 0), d(lb, 1)}, ctx);
+  Value reduced = lb.generic(ValueRange{x}, init, {xMap, outMap}, iterators(2, 1),
+                             [isMax](OpBuilder &b, Location l, ValueRange a) -> Value {
+                               if (isMax)
+                                 return arith::MaximumFOp::create(b, l, a[0], a[1]);
+                               return add(b, l, a[0], a[1]);
+                             });
+  if (!isMax) {
+    Value steps = arith::IndexCastOp::create(lb.b, lb.loc, lb.b.getI64Type(),
+                                             lb.dim(x, 1));
+    Value stepsF = arith::SIToFPOp::create(lb.b, lb.loc, lb.f32(), steps);
+    reduced = lb.map(ValueRange{}, reduced,
+                     [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                       return arith::DivFOp::create(b, l, a[0], stepsF);
+                     });
+  }
+  if (!keepdims)
+    return reduced;
+  return tensor::ExpandShapeOp::create(
+      lb.b, lb.loc, resultType, reduced,
+      ArrayRef<ReassociationIndices>{{0}, {1, 2}},
+      ArrayRef<OpFoldResult>{lb.dimOfr(x, 0), lb.b.getIndexAttr(1), lb.dimOfr(x, 2)});
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisation
+//===----------------------------------------------------------------------===//
+
+Value lowerBatchNorm(LinalgBuilder &lb, BatchNormOp op) {
+  Value x = op.getInput();
+  unsigned rank = cast<RankedTensorType>(x.getType()).getRank();
+  AffineMap id = lb.identity(rank);
+  AffineMap channel = AffineMap::get(rank, 0, d(lb, rank - 1));
+  float epsilon = op.getEpsilon().convertToFloat();
+  return lb.generic(
+      ValueRange{x, op.getGamma(), op.getBeta(), op.getMovingMean(),
+                 op.getMovingVariance()},
+      lb.empty(lb.dims(x)), {id, channel, channel, channel, channel, id},
+      iterators(rank, 0), [epsilon](OpBuilder &b, Location l, ValueRange a) -> Value {
+        Value eps = arith::ConstantOp::create(b, l, b.getF32FloatAttr(epsilon));
+        Value centered = arith::SubFOp::create(b, l, a[0], a[3]);
+        Value stddev = math::SqrtOp::create(b, l, add(b, l, a[4], eps));
+        Value normed = arith::DivFOp::create(b, l, centered, stddev);
+        return add(b, l, arith::MulFOp::create(b, l, normed, a[1]), a[2]);
+      });
+}
+
+Value lowerLayerNorm(LinalgBuilder &lb, LayerNormOp op) {
+  Value x = op.getInput();
+  auto type = cast<RankedTensorType>(x.getType());
+  unsigned rank = type.getRank();
+  float n = type.getDimSize(rank - 1);
+  float epsilon = op.getEpsilon().convertToFloat();
+  AffineMap id = lb.identity(rank), rows = id.dropResult(rank - 1);
+  AffineMap channel = AffineMap::get(rank, 0, d(lb, rank - 1));
+  Value sum = lb.reduceLastAxis(x, 0.0, [](OpBuilder &b, Location l,
+                                          ValueRange a) -> Value {
+    return add(b, l, a[0], a[1]);
+  });
+  Value mean = lb.map(ValueRange{}, sum, [n](OpBuilder &b, Location l,
+                                             ValueRange a) -> Value {
+    return arith::DivFOp::create(b, l, a[0],
+                                 arith::ConstantOp::create(b, l, b.getF32FloatAttr(n)));
+  });
+  SmallVector<OpFoldResult> rowSizes = lb.dims(x);
+  rowSizes.pop_back();
+  Value squares = lb.generic(
+      ValueRange{x, mean}, lb.full(rowSizes, 0.0), {id, rows, rows},
+      iterators(rank - 1, 1), [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        Value centered = arith::SubFOp::create(b, l, a[0], a[1]);
+        return add(b, l, a[2], arith::MulFOp::create(b, l, centered, centered));
+      });
+  return lb.generic(
+      ValueRange{x, mean, squares, op.getGamma(), op.getBeta()},
+      lb.empty(lb.dims(x)), {id, rows, rows, channel, channel, id},
+      iterators(rank, 0), [n, epsilon](OpBuilder &b, Location l, ValueRange a) -> Value {
+        auto c = [&](float v) {
+          return arith::ConstantOp::create(b, l, b.getF32FloatAttr(v));
+        };
+        Value variance = arith::DivFOp::create(b, l, a[2], c(n));
+        Value stddev = math::SqrtOp::create(b, l, add(b, l, variance, c(epsilon)));
+        Value normed = arith::DivFOp::create(
+            b, l, arith::SubFOp::create(b, l, a[0], a[1]), stddev);
+        return add(b, l, arith::MulFOp::create(b, l, normed, a[3]), a[4]);
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// Embedding
+//===----------------------------------------------------------------------===//
+
+constexpr StringLiteral kReportError = "seqc_report_error";
+constexpr StringLiteral kErrorSitesAttr = "seqc.error_sites";
+
+/// An id and whether it is a valid row of a `vocab`-row table.
+std::pair<Value, Value> checkedId(OpBuilder &b, Location l, Value id,
+                                  int64_t vocab) {
+  Value asInt;
+  Value integral = arith::ConstantOp::create(b, l, b.getBoolAttr(true));
+  if (isa<FloatType>(id.getType())) {
+    asInt = arith::FPToSIOp::create(b, l, b.getI64Type(), id);
+    Value back = arith::SIToFPOp::create(b, l, id.getType(), asInt);
+    integral = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, back, id);
+  } else {
+    asInt = arith::ExtSIOp::create(b, l, b.getI64Type(), id);
+    if (id.getType().getIntOrFloatBitWidth() == 64)
+      asInt = id;
+  }
+  auto i64 = [&](int64_t v) {
+    return arith::ConstantOp::create(b, l, b.getI64IntegerAttr(v));
+  };
+  Value low = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, asInt, i64(0));
+  Value high =
+      arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, asInt, i64(vocab));
+  Value valid = arith::AndIOp::create(b, l, arith::AndIOp::create(b, l, low, high),
+                                      integral);
+  Value clamped = arith::MinSIOp::create(
+      b, l, arith::MaxSIOp::create(b, l, asInt, i64(0)), i64(vocab - 1));
+  return {arith::IndexCastOp::create(b, l, b.getIndexType(), clamped), valid};
+}
+
+/// Registers an error site (its message) on the module; returns its number.
+int64_t addErrorSite(ModuleOp module, StringRef message) {
+  MLIRContext *ctx = module.getContext();
+  SmallVector<Attribute> sites;
+  if (auto existing = module->getAttrOfType<ArrayAttr>(kErrorSitesAttr))
+    sites.append(existing.begin(), existing.end());
+  sites.push_back(StringAttr::get(ctx, message));
+  module->setAttr(kErrorSitesAttr, ArrayAttr::get(ctx, sites));
+  return sites.size() - 1;
+}
+
+void declareReportError(ModuleOp module) {
+  if (module.lookupSymbol(kReportError))
+    return;
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  auto type = b.getFunctionType({b.getI32Type(), b.getI64Type()}, {});
+  auto fn = func::FuncOp::create(b, module.getLoc(), kReportError, type);
+  fn.setPrivate();
+}
+
+std::string layerName(Operation *op) {
+  if (auto name = dyn_cast<NameLoc>(op->getLoc()))
+    return name.getName().str();
+  return op->getName().getStringRef().str();
+}
+
+Value lowerEmbedding(LinalgBuilder &lb, EmbeddingOp op) {
+  Value ids = op.getIds(), table = op.getTable();
+  auto idsType = cast<RankedTensorType>(ids.getType());
+  int64_t vocab = cast<RankedTensorType>(table.getType()).getDimSize(0);
+  unsigned rank = idsType.getRank();
+  OpBuilder &b = lb.b;
+  Location loc = lb.loc;
+
+  // Count the invalid ids and report them; the lookup below clamps, so a bad
+  // id never reads outside the table.
+  ModuleOp module = op->getParentOfType<ModuleOp>();
+  declareReportError(module);
+  std::string message = "layer '" + layerName(op) + "' (Embedding): ids outside [0, " +
+                        std::to_string(vocab) + ") or not integers";
+  int64_t site = addErrorSite(module, message);
+  Value zero = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0));
+  Value countInit = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, b.getI64Type());
+  countInit = linalg::FillOp::create(b, loc, ValueRange{zero}, ValueRange{countInit})
+                  .getResult(0);
+  SmallVector<utils::IteratorType> all(rank, utils::IteratorType::reduction);
+  auto count = linalg::GenericOp::create(
+      b, loc, TypeRange{countInit.getType()}, ValueRange{ids}, ValueRange{countInit},
+      ArrayRef<AffineMap>{lb.identity(rank), AffineMap::get(rank, 0, b.getContext())},
+      all, [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value valid = checkedId(nb, l, a[0], vocab).second;
+        Value one = arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(1));
+        Value none = arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(0));
+        Value bad = arith::SelectOp::create(nb, l, valid, none, one);
+        linalg::YieldOp::create(nb, l,
+                                ValueRange{arith::AddIOp::create(nb, l, a[1], bad)});
+      });
+  Value badIds = tensor::ExtractOp::create(b, loc, count.getResult(0), ValueRange{});
+  Value anyBad = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, badIds, zero);
+  scf::IfOp::create(b, loc, anyBad, [&](OpBuilder &nb, Location l) {
+    Value siteValue = arith::ConstantOp::create(nb, l, nb.getI32IntegerAttr(site));
+    func::CallOp::create(nb, l, kReportError, TypeRange{},
+                         ValueRange{siteValue, badIds});
+    scf::YieldOp::create(nb, l);
+  });
+
+  SmallVector<OpFoldResult> outSizes;
+  for (unsigned i = 0; i < rank; ++i)
+    outSizes.push_back(lb.dimOfr(ids, i));
+  outSizes.push_back(lb.dimOfr(table, 1));
+  AffineMap idsMap = lb.identity(rank + 1).dropResult(rank);
+  return lb.generic(ValueRange{ids}, lb.empty(outSizes),
+                    {idsMap, lb.identity(rank + 1)}, iterators(rank + 1, 0),
+                    [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                      Value row = checkedId(nb, l, a[0], vocab).first;
+                      Value column = linalg::IndexOp::create(nb, l, rank);
+                      return tensor::ExtractOp::create(nb, l, table,
+                                                       ValueRange{row, column});
+                    });
+}
+
+//===----------------------------------------------------------------------===//
+// Shapes, Bidirectional and TimeDistributed
+//===----------------------------------------------------------------------===//
+
+Value lowerReshape(LinalgBuilder &lb, Value x, RankedTensorType resultType) {
+  Value rows = x;
+  auto type = cast<RankedTensorType>(x.getType());
+  if (type.getRank() > 2) {
+    ReassociationIndices rest;
+    for (int64_t i = 1; i < type.getRank(); ++i)
+      rest.push_back(i);
+    rows = tensor::CollapseShapeOp::create(lb.b, lb.loc, x,
+                                           ArrayRef<ReassociationIndices>{{0}, rest});
+  }
+  int64_t rank = resultType.getRank();
+  if (rank == 2)
+    return rows;
+  IndexMath m{lb};
+  SmallVector<OpFoldResult> sizes{lb.dimOfr(x, 0)};
+  OpFoldResult known = m.c(1);
+  int64_t inferred = -1;
+  ReassociationIndices rest;
+  for (int64_t i = 1; i < rank; ++i) {
+    rest.push_back(i);
+    if (resultType.isDynamicDim(i)) {
+      inferred = i;
+      sizes.push_back(m.c(0));
+    } else {
+      sizes.push_back(m.c(resultType.getDimSize(i)));
+      known = m.mul(known, m.c(resultType.getDimSize(i)));
+    }
+  }
+  if (inferred > 0)
+    sizes[inferred] = m.div(lb.dimOfr(rows, 1), known);
+  return tensor::ExpandShapeOp::create(lb.b, lb.loc, resultType, rows,
+                                       ArrayRef<ReassociationIndices>{{0}, rest},
+                                       sizes);
+}
+
+Value lowerRepeatVector(LinalgBuilder &lb, RepeatVectorOp op) {
+  Value x = op.getInput();
+  SmallVector<OpFoldResult> sizes{lb.dimOfr(x, 0), lb.b.getIndexAttr(op.getN()),
+                                  lb.dimOfr(x, 1)};
+  AffineMap in = AffineMap::get(3, 0, {d(lb, 0), d(lb, 2)}, lb.b.getContext());
+  return lb.generic(ValueRange{x}, lb.empty(sizes), {in, lb.identity(3)},
+                    iterators(3, 0),
+                    [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+}
+
+/// backward (B, T, u) with time reversed.
+Value flipTime(LinalgBuilder &lb, Value backward) {
+  Value last = arith::SubIOp::create(lb.b, lb.loc, lb.dim(backward, 1), lb.index(1));
+  return lb.map(ValueRange{}, lb.empty(lb.dims(backward)),
+                [&](OpBuilder &b, Location l, ValueRange) -> Value {
+                  Value t = arith::SubIOp::create(b, l, last,
+                                                  linalg::IndexOp::create(b, l, 1));
+                  return tensor::ExtractOp::create(
+                      b, l, backward,
+                      ValueRange{linalg::IndexOp::create(b, l, 0), t,
+                                 linalg::IndexOp::create(b, l, 2)});
+                });
+}
+
+Value lowerBidirectional(LinalgBuilder &lb, BidirectionalOp op) {
+  Value forward = op.getForward(), backward = op.getBackward();
+  auto type = cast<RankedTensorType>(forward.getType());
+  if (type.getRank() == 3)
+    backward = flipTime(lb, backward);
+  MergeMode mode = op.getMergeMode();
+  if (mode != MergeMode::Concat)
+    return lb.map(ValueRange{forward, backward}, lb.empty(lb.dims(forward)),
+                  [mode](OpBuilder &b, Location l, ValueRange a) -> Value {
+                    switch (mode) {
+                    case MergeMode::Sum:
+                      return add(b, l, a[0], a[1]);
+                    case MergeMode::Mul:
+                      return arith::MulFOp::create(b, l, a[0], a[1]);
+                    default: {
+                      Value half = arith::ConstantOp::create(b, l, b.getF32FloatAttr(0.5));
+                      return arith::MulFOp::create(b, l, add(b, l, a[0], a[1]), half);
+                    }
+                    }
+                  });
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> sizes = lb.dims(forward);
+  int64_t fw = type.getDimSize(rank - 1);
+  int64_t bw = cast<RankedTensorType>(backward.getType()).getDimSize(rank - 1);
+  sizes.back() = lb.b.getIndexAttr(fw + bw);
+  Value merged = lb.empty(sizes);
+  SmallVector<OpFoldResult> strides(rank, lb.b.getIndexAttr(1));
+  SmallVector<OpFoldResult> offsets(rank, lb.b.getIndexAttr(0));
+  merged = tensor::InsertSliceOp::create(lb.b, lb.loc, forward, merged, offsets,
+                                         lb.dims(forward), strides);
+  offsets.back() = lb.b.getIndexAttr(fw);
+  return tensor::InsertSliceOp::create(lb.b, lb.loc, backward, merged, offsets,
+                                       lb.dims(backward), strides);
+}
+
+Value lowerTimeDistributed(LinalgBuilder &lb, TimeDistributedOp op) {
+  Value x = op.getInput();
+  auto inType = cast<RankedTensorType>(x.getType());
+  auto outType = cast<RankedTensorType>(op.getOutput().getType());
+  Block &body = op.getBody().front();
+  auto yield = cast<YieldOp>(body.getTerminator());
+  auto stepOutType = cast<RankedTensorType>(yield.getValue().getType());
+  for (int64_t i = 1; i < stepOutType.getRank(); ++i)
+    if (stepOutType.isDynamicDim(i)) {
+      op.emitError("the CPU backend needs static step shapes in TimeDistributed");
+      return nullptr;
+    }
+  SmallVector<OpFoldResult> outSizes{lb.dimOfr(x, 0), lb.dimOfr(x, 1)};
+  for (int64_t i = 1; i < stepOutType.getRank(); ++i)
+    outSizes.push_back(lb.b.getIndexAttr(stepOutType.getDimSize(i)));
+  Value init = lb.fresh(outSizes);
+  Value result;
+  auto loop = scf::ForOp::create(
+      lb.b, lb.loc, lb.index(0), lb.dim(x, 1), lb.index(1), ValueRange{init},
+      [&](OpBuilder &b, Location l, Value t, ValueRange iters) {
+        LinalgBuilder sb(b, l);
+        // One step: x[:, t, ...] without the time axis.
+        SmallVector<int64_t> stepShape{inType.getDimSize(0)};
+        SmallVector<OpFoldResult> offsets{b.getIndexAttr(0), t};
+        SmallVector<OpFoldResult> sizes{sb.dimOfr(x, 0), b.getIndexAttr(1)};
+        for (int64_t i = 2; i < inType.getRank(); ++i) {
+          stepShape.push_back(inType.getDimSize(i));
+          offsets.push_back(b.getIndexAttr(0));
+          sizes.push_back(sb.dimOfr(x, i));
+        }
+        SmallVector<OpFoldResult> strides(inType.getRank(), b.getIndexAttr(1));
+        Value step = tensor::ExtractSliceOp::create(
+            b, l, RankedTensorType::get(stepShape, sb.f32()), x, offsets, sizes,
+            strides);
+        Type argType = body.getArgument(0).getType();
+        if (step.getType() != argType)
+          step = tensor::CastOp::create(b, l, argType, step);
+        IRMapping mapping;
+        mapping.map(body.getArgument(0), step);
+        for (Operation &inner : body.without_terminator())
+          b.clone(inner, mapping);
+        Value y = mapping.lookup(yield.getValue());
+        SmallVector<OpFoldResult> outOffsets(outType.getRank(), b.getIndexAttr(0));
+        outOffsets[1] = t;
+        SmallVector<OpFoldResult> outStepSizes{sb.dimOfr(iters[0], 0),
+                                               b.getIndexAttr(1)};
+        for (int64_t i = 1; i < stepOutType.getRank(); ++i)
+          outStepSizes.push_back(b.getIndexAttr(stepOutType.getDimSize(i)));
+        SmallVector<OpFoldResult> outStrides(outType.getRank(), b.getIndexAttr(1));
+        Value updated = tensor::InsertSliceOp::create(b, l, y, iters[0], outOffsets,
+                                                      outStepSizes, outStrides);
+        scf::YieldOp::create(b, l, updated);
+      });
+  result = loop.getResult(0);
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Driver
+//===----------------------------------------------------------------------===//
+
+/// The replacement of `op`, or null after emitting an error.
+Value lower(LinalgBuilder &lb, Operation *op) {
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  if (auto o = dyn_cast<DenseOp>(op))
+    return lb.linear(o.getInput(), o.getKernel(), o.getBias(), o.getActivation(),
+                     o.getAlphaAttr());
+  if (auto o = dyn_cast<LinearOp>(op))
+    return lb.linear(o.getInput(), o.getWeight(), o.getBias(), o.getActivation(),
+                     o.getAlphaAttr());
+  if (isa<LSTMOp, GRUOp, SimpleRNNOp, LSTMRecurrenceOp, GRURecurrenceOp,
+          SimpleRNNRecurrenceOp>(op))
+    return lowerRecurrent(lb, op);
+  if (auto o = dyn_cast<BidirectionalOp>(op))
+    return lowerBidirectional(lb, o);
+  if (auto o = dyn_cast<TimeDistributedOp>(op))
+    return lowerTimeDistributed(lb, o);
+  if (auto o = dyn_cast<Conv1DOp>(op))
+    return lowerConv1d(lb, o);
+  if (auto o = dyn_cast<MaxPool1DOp>(op))
+    return lowerPool1d(lb, o.getInput(), o.getPoolSize(), o.getStrides(),
+                       o.getPadding(), /*isMax=*/true);
+  if (auto o = dyn_cast<AvgPool1DOp>(op))
+    return lowerPool1d(lb, o.getInput(), o.getPoolSize(), o.getStrides(),
+                       o.getPadding(), /*isMax=*/false);
+  if (auto o = dyn_cast<GlobalMaxPool1DOp>(op))
+    return lowerGlobalPool(lb, o.getInput(), true, o.getKeepdims(), resultType);
+  if (auto o = dyn_cast<GlobalAvgPool1DOp>(op))
+    return lowerGlobalPool(lb, o.getInput(), false, o.getKeepdims(), resultType);
+  if (auto o = dyn_cast<BatchNormOp>(op))
+    return lowerBatchNorm(lb, o);
+  if (auto o = dyn_cast<LayerNormOp>(op))
+    return lowerLayerNorm(lb, o);
+  if (auto o = dyn_cast<DropoutOp>(op))
+    return o.getInput();
+  if (auto o = dyn_cast<EmbeddingOp>(op))
+    return lowerEmbedding(lb, o);
+  if (auto o = dyn_cast<FlattenOp>(op))
+    return lowerReshape(lb, o.getInput(), resultType);
+  if (auto o = dyn_cast<ReshapeOp>(op))
+    return lowerReshape(lb, o.getInput(), resultType);
+  if (auto o = dyn_cast<RepeatVectorOp>(op))
+    return lowerRepeatVector(lb, o);
+  if (auto o = dyn_cast<ActivationOp>(op))
+    return lb.activate(o.getInput(), o.getActivation(), o.getAlphaAttr());
+  op->emitError("the CPU backend cannot lower '")
+      << op->getName() << "'";
+  return nullptr;
+}
+
+Operation *firstSeqOp(Operation *root) {
+  Operation *found = nullptr;
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<SeqDialect>(op->getDialect()) && !isa<YieldOp>(op)) {
+      found = op;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return found;
+}
+
+struct ConvertSeqToLinalgPass
+    : seq::impl::ConvertSeqToLinalgBase<ConvertSeqToLinalgPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    while (Operation *op = firstSeqOp(module)) {
+      OpBuilder b(op);
+      LinalgBuilder lb(b, op->getLoc());
+      Value replacement = lower(lb, op);
+      if (!replacement)
+        return signalPassFailure();
+      Type type = op->getResult(0).getType();
+      if (replacement.getType() != type)
+        replacement = tensor::CastOp::create(b, op->getLoc(), type, replacement);
+      op->getResult(0).replaceAllUsesWith(replacement);
+      op->erase();
+    }
+  }
+};
+
+} // namespace

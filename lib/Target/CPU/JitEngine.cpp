@@ -1,0 +1,162 @@
+#include "seq/Target/CPU/JitEngine.h"
+
+#include "ModelSignature.h"
+#include "seq/Target/CPU/Pipeline.h"
+#include "seqc_arena.h"
+
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <atomic>
+#include <mutex>
+#include <vector>
+
+using namespace mlir;
+using seq::rt::Tensor;
+
+namespace {
+
+std::atomic<bool> jitEnabled{true};
+
+extern "C" void reportError(int32_t site, int64_t count) {
+  seqc_arena_report_error(site, count);
+}
+
+/// The C interface of @predict: (result descriptor, input descriptor).
+using PredictFn = void (*)(void *result, void *input);
+
+class JitEngine final : public seq::rt::Engine {
+public:
+  JitEngine(std::unique_ptr<ExecutionEngine> engine, PredictFn predict,
+            seq::cpu::ModelSignature signature)
+      : engine(std::move(engine)), predict(predict),
+        signature(std::move(signature)) {}
+
+  ~JitEngine() override {
+    for (seqc_arena *arena : arenas) {
+      seqc_arena_release(arena);
+      delete arena;
+    }
+  }
+
+  llvm::Expected<Tensor> run(const Tensor &input) override {
+    if (llvm::Error e = signature.checkInput(input.shape))
+      return std::move(e);
+    seqc_arena *arena = acquireArena();
+    std::vector<int64_t> in = seq::cpu::describe(input.data.data(), input.shape);
+    std::vector<int64_t> out(seq::cpu::descriptorSize(signature.outputRank()));
+    seqc_arena_begin(arena);
+    predict(out.data(), in.data());
+    llvm::Expected<Tensor> result = signature.readOutput(out.data(), arena);
+    size_t needed = arena->needed;
+    seqc_arena_end(arena);
+    // Grow once so that the next call of this size allocates nothing.
+    if (needed > arena->capacity)
+      seqc_arena_reserve(arena, needed);
+    releaseArena(arena);
+    return result;
+  }
+
+private:
+  seqc_arena *acquireArena() {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!idle.empty()) {
+      seqc_arena *arena = idle.back();
+      idle.pop_back();
+      return arena;
+    }
+    arenas.push_back(new seqc_arena{});
+    return arenas.back();
+  }
+  void releaseArena(seqc_arena *arena) {
+    std::lock_guard<std::mutex> lock(mutex);
+    idle.push_back(arena);
+  }
+
+  std::unique_ptr<ExecutionEngine> engine;
+  PredictFn predict;
+  seq::cpu::ModelSignature signature;
+  std::mutex mutex;
+  std::vector<seqc_arena *> arenas, idle;
+};
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<seq::rt::Engine>>
+seq::cpu::createJitEngine(ModuleOp module) {
+  llvm::Expected<ModelSignature> signature = ModelSignature::of(module);
+  if (!signature)
+    return signature.takeError();
+  DialectRegistry registry;
+  registerPipelineDialects(registry);
+  module.getContext()->appendDialectRegistry(registry);
+  OwningOpRef<ModuleOp> lowered = module.clone();
+  if (llvm::Error e = lowerToLLVMDialect(*lowered))
+    return std::move(e);
+  signature->errorSites = errorSites(*lowered);
+
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm = createTargetMachine();
+  if (!tm)
+    return tm.takeError();
+  llvm::TargetMachine *target = tm->get();
+  std::string translationError;
+  auto buildModule = [&](Operation *op, llvm::LLVMContext &context)
+      -> std::unique_ptr<llvm::Module> {
+    llvm::Expected<std::unique_ptr<llvm::Module>> m =
+        translateToLLVMIR(cast<ModuleOp>(op), context, *target);
+    if (!m) {
+      translationError = llvm::toString(m.takeError());
+      return nullptr;
+    }
+    return std::move(*m);
+  };
+  ExecutionEngineOptions options;
+  options.llvmModuleBuilder = buildModule;
+  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  options.enableGDBNotificationListener = false;
+  options.enablePerfNotificationListener = false;
+  llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =
+      ExecutionEngine::create(*lowered, options, std::move(*tm));
+  if (!engine) {
+    if (!translationError.empty()) {
+      llvm::consumeError(engine.takeError());
+      return llvm::createStringError(translationError);
+    }
+    return engine.takeError();
+  }
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    auto add = [&](llvm::StringRef name, auto *fn) {
+      symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn),
+                                 llvm::JITSymbolFlags::Exported};
+    };
+    add("_mlir_memref_to_llvm_alloc", &seqc_arena_alloc);
+    add("_mlir_memref_to_llvm_aligned_alloc", &seqc_arena_aligned_alloc);
+    add("_mlir_memref_to_llvm_free", &seqc_arena_free);
+    add("seqc_report_error", &reportError);
+    return symbols;
+  });
+  (*engine)->initialize();
+  llvm::Expected<void *> predict = (*engine)->lookup("_mlir_ciface_predict");
+  if (!predict)
+    return predict.takeError();
+  return std::make_unique<JitEngine>(std::move(*engine),
+                                     reinterpret_cast<PredictFn>(*predict),
+                                     std::move(*signature));
+}
+
+void seq::cpu::setJitEnabled(bool enabled) { jitEnabled = enabled; }
+bool seq::cpu::isJitEnabled() { return jitEnabled; }
+
+void seq::registerJitEngine() {
+  rt::registerEngine("jit", [](ModuleOp module)
+                                -> llvm::Expected<std::unique_ptr<rt::Engine>> {
+    if (!cpu::isJitEnabled())
+      return rt::createEngine("eager", module);
+    return cpu::createJitEngine(module);
+  });
+}

@@ -1,0 +1,209 @@
+// The one CPU lowering pipeline that the JIT and AOT paths both run.
+//
+// Memory: one-shot bufferization with function-boundary bufferization and
+// no deallocation passes. Every memref.alloc lowers to a call of
+// `_mlir_memref_to_llvm_alloc` (finalize-memref-to-llvm with generic
+// allocation functions), which the runtime (runtime/seqc_arena.c) serves
+// from a per-instance arena that is reset at the start of each call; frees
+// are no-ops. So a call allocates nothing from the system once the arena is
+// big enough, and nothing can leak. docs/CPU.md has the details.
+#include "seq/Target/CPU/Pipeline.h"
+
+#include "seq/Conversion/Passes.h"
+#include "seq/Dialect/Seq/IR/SeqDialect.h"
+#include "seq/Dialect/Seq/Transforms/Pipelines.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace mlir;
+
+void seq::cpu::buildLoweringPipeline(OpPassManager &pm, bool fuse) {
+  if (fuse)
+    seq::buildFusePipeline(pm);
+  pm.addPass(seq::createConvertSeqToLinalg());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createPrepareEntryPass());
+
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  bufferize.allowReturnAllocsFromLoops = true;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createCanonicalizerPass());
+
+  pm.addNestedPass<func::FuncOp>(createCpuKernelsPass());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createMathApproximationPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
+  memrefOptions.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void seq::cpu::registerPipelineDialects(DialectRegistry &registry) {
+  registry.insert<seq::SeqDialect, affine::AffineDialect, arith::ArithDialect,
+                  bufferization::BufferizationDialect, cf::ControlFlowDialect,
+                  func::FuncDialect, linalg::LinalgDialect, LLVM::LLVMDialect,
+                  math::MathDialect, memref::MemRefDialect, scf::SCFDialect,
+                  tensor::TensorDialect, ub::UBDialect, vector::VectorDialect>();
+  arith::registerBufferizableOpInterfaceExternalModels(registry);
+  bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(registry);
+  linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  scf::registerBufferizableOpInterfaceExternalModels(registry);
+  tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+seq::cpu::createTargetMachine(llvm::StringRef cpu) {
+  static bool initialized = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)initialized;
+  llvm::Triple triple(llvm::sys::getProcessTriple());
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return llvm::createStringError("no LLVM target for " + triple.str() +
+                                   ": " + error);
+  std::string cpuName, features;
+  if (cpu.empty() || cpu == "native") {
+    cpuName = llvm::sys::getHostCPUName().str();
+    for (auto &feature : llvm::sys::getHostCPUFeatures())
+      features += (features.empty() ? "" : ",") +
+                  std::string(feature.second ? "+" : "-") +
+                  feature.first().str();
+  } else {
+    cpuName = cpu.str();
+  }
+  auto subtargetInfo = std::unique_ptr<llvm::MCSubtargetInfo>(
+      target->createMCSubtargetInfo(triple, cpuName, features));
+  if (!subtargetInfo || !subtargetInfo->isCPUStringValid(cpuName))
+    return llvm::createStringError(
+        "unknown CPU '" + cpuName + "' for " + triple.str() +
+        " (use an LLVM CPU name such as znver4, skylake-avx512, x86-64-v3; "
+        "'llc -mcpu=help' lists them)");
+  llvm::TargetOptions options;
+  options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, cpuName, features, options, llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+  if (!tm)
+    return llvm::createStringError("cannot create a target machine for " +
+                                   cpuName);
+  return tm;
+}
+
+llvm::Error seq::cpu::lowerToLLVMDialect(ModuleOp module, bool fuse) {
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
+    if (d.getSeverity() == DiagnosticSeverity::Error) {
+      if (!diagnostics.empty())
+        os << "; ";
+      os << d.getLocation() << ": " << d.str();
+    }
+    return success();
+  });
+  PassManager pm(module.getContext());
+  buildLoweringPipeline(pm, fuse);
+  if (failed(pm.run(module)))
+    return llvm::createStringError(
+        "CPU lowering failed: " +
+        (diagnostics.empty() ? std::string("unknown error") : diagnostics));
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<llvm::Module>>
+seq::cpu::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &context,
+                            llvm::TargetMachine &tm) {
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, context, "seqc_model");
+  if (!llvmModule)
+    return llvm::createStringError("translation to LLVM IR failed");
+  llvmModule->setTargetTriple(tm.getTargetTriple());
+  llvmModule->setDataLayout(tm.createDataLayout());
+  for (llvm::Function &fn : *llvmModule) {
+    if (fn.isDeclaration())
+      continue;
+    fn.addFnAttr("target-cpu", tm.getTargetCPU());
+    fn.addFnAttr("target-features", tm.getTargetFeatureString());
+  }
+  auto optimize = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, &tm);
+  if (llvm::Error e = optimize(llvmModule.get()))
+    return std::move(e);
+  return llvmModule;
+}
+
+std::vector<std::string> seq::cpu::errorSites(ModuleOp module) {
+  std::vector<std::string> sites;
+  if (auto attr = module->getAttrOfType<ArrayAttr>("seqc.error_sites"))
+    for (Attribute site : attr)
+      sites.push_back(cast<StringAttr>(site).str());
+  return sites;
+}

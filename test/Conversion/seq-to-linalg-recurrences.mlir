@@ -1,0 +1,91 @@
+// RUN: seq-opt --seq-to-linalg --canonicalize --cse %s | FileCheck %s
+
+// The time loop carries h, c, the gate scratch and the output sequence;
+// each step is one matmul for all four gates, accumulating onto the step's
+// slice of the input projection, then one generic cell writing h and c in
+// place. go_backwards reads step T-1-t and stores it at t.
+// CHECK-LABEL: func.func @lstm_backward_sequences(
+// CHECK-SAME:      %[[XP:.*]]: tensor<?x?x32xf32>, %[[WR:.*]]: tensor<8x32xf32>)
+// CHECK:         %[[T:.*]] = tensor.dim %[[XP]], %c1
+// CHECK:         %[[H0:.*]] = linalg.fill {{.*}} -> tensor<?x8xf32>
+// CHECK:         %[[C0:.*]] = linalg.fill {{.*}} -> tensor<?x8xf32>
+// CHECK:         %[[G0:.*]] = bufferization.alloc_tensor({{.*}}) : tensor<?x32xf32>
+// CHECK:         %[[S0:.*]] = bufferization.alloc_tensor({{.*}}) : tensor<?x?x8xf32>
+// CHECK:         %[[LOOP:.*]]:4 = scf.for %[[STEP:.*]] = %c0 to %[[T]] step %c1 iter_args(%[[H:.*]] = %[[H0]], %[[C:.*]] = %[[C0]], %[[G:.*]] = %[[G0]], %[[S:.*]] = %[[S0]])
+// CHECK:           %[[LAST:.*]] = arith.subi %[[T]], %c1
+// CHECK:           %[[REV:.*]] = arith.subi %[[LAST]], %[[STEP]]
+// CHECK:           %[[X:.*]] = tensor.extract_slice %[[XP]][0, %[[REV]], 0] [{{.*}}, 1, 32]
+// CHECK:           %[[PRE:.*]] = linalg.copy ins(%[[X]] : tensor<?x32xf32>) outs(%[[G]] : tensor<?x32xf32>)
+// CHECK:           %[[GATES:.*]] = linalg.matmul ins(%[[H]], %[[WR]] : tensor<?x8xf32>, tensor<8x32xf32>) outs(%[[PRE]] : tensor<?x32xf32>)
+// CHECK-NOT:       linalg.matmul
+// CHECK:           %[[CELL:.*]]:2 = linalg.generic {{.*}} outs(%[[H]], %[[C]] : tensor<?x8xf32>, tensor<?x8xf32>)
+// CHECK:             math.tanh
+// CHECK:           %[[SEQ:.*]] = tensor.insert_slice %[[CELL]]#0 into %[[S]][0, %[[STEP]], 0] [{{.*}}, 1, 8]
+// CHECK:           scf.yield %[[CELL]]#0, %[[CELL]]#1, %[[GATES]], %[[SEQ]]
+// CHECK:         return %[[LOOP]]#3
+func.func @lstm_backward_sequences(%xp: tensor<?x?x32xf32>, %wr: tensor<8x32xf32>) -> tensor<?x?x8xf32> {
+  %0 = seq.lstm_recurrence %xp, %wr activation(tanh, sigmoid) {return_sequences, go_backwards} : (tensor<?x?x32xf32>, tensor<8x32xf32>) -> tensor<?x?x8xf32>
+  return %0 : tensor<?x?x8xf32>
+}
+
+// reset_after: the recurrent bias is broadcast into the scratch and one
+// matmul computes h U + b for z, r and the candidate.
+// CHECK-LABEL: func.func @gru_reset_after(
+// CHECK-SAME:      %[[XP:.*]]: tensor<?x5x12xf32>, %[[WR:.*]]: tensor<4x12xf32>, %[[RB:.*]]: tensor<12xf32>)
+// CHECK:         scf.for {{.*}} = %c0 to %c5 step %c1 iter_args(%[[H:.*]] = %{{.*}}, %[[G:.*]] = %{{.*}})
+// CHECK:           %[[BIAS:.*]] = linalg.generic {{.*}} ins(%[[RB]] : tensor<12xf32>) outs(%[[G]] : tensor<?x12xf32>)
+// CHECK:           linalg.matmul ins(%[[H]], %[[WR]] : tensor<?x4xf32>, tensor<4x12xf32>) outs(%[[BIAS]] : tensor<?x12xf32>)
+// CHECK-NOT:       linalg.matmul
+// CHECK:           linalg.generic {{.*}} outs(%[[H]] : tensor<?x4xf32>)
+// CHECK:           scf.yield
+func.func @gru_reset_after(%xp: tensor<?x5x12xf32>, %wr: tensor<4x12xf32>, %rb: tensor<12xf32>) -> tensor<?x4xf32> {
+  %0 = seq.gru_recurrence %xp, %wr, %rb activation(tanh, sigmoid) {reset_after} : (tensor<?x5x12xf32>, tensor<4x12xf32>, tensor<12xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// Without reset_after the candidate needs (r * h) @ U_h: a second matmul
+// on the last u columns of the recurrent kernel.
+// CHECK-LABEL: func.func @gru_reset_before(
+// CHECK-SAME:      %[[XP:.*]]: tensor<?x5x12xf32>, %[[WR:.*]]: tensor<4x12xf32>)
+// CHECK:         scf.for {{.*}} iter_args(%[[H:.*]] = %{{.*}}, %[[ZR:.*]] = %{{.*}}, %[[RH:.*]] = %{{.*}}, %[[CAND:.*]] = %{{.*}})
+// CHECK:           %[[UZR:.*]] = tensor.extract_slice %[[WR]][0, 0] [4, 8] [1, 1]
+// CHECK:           linalg.matmul ins(%[[H]], %[[UZR]] : tensor<?x4xf32>, tensor<4x8xf32>)
+// CHECK:           %[[R:.*]] = linalg.generic {{.*}} outs(%[[RH]] : tensor<?x4xf32>)
+// CHECK:             arith.minimumf
+// CHECK:           %[[UH:.*]] = tensor.extract_slice %[[WR]][0, 8] [4, 4] [1, 1]
+// CHECK:           linalg.matmul ins(%[[R]], %[[UH]] : tensor<?x4xf32>, tensor<4x4xf32>)
+// CHECK-NOT:       linalg.matmul
+// CHECK:           linalg.generic {{.*}} outs(%[[H]] : tensor<?x4xf32>)
+func.func @gru_reset_before(%xp: tensor<?x5x12xf32>, %wr: tensor<4x12xf32>) -> tensor<?x4xf32> {
+  %0 = seq.gru_recurrence %xp, %wr activation(tanh, hard_sigmoid_keras2) : (tensor<?x5x12xf32>, tensor<4x12xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// CHECK-LABEL: func.func @simple_rnn(
+// CHECK:         scf.for {{.*}} iter_args(%[[H:.*]] = %{{.*}}, %[[P:.*]] = %{{.*}})
+// CHECK:           %[[PRE:.*]] = linalg.copy {{.*}} outs(%[[P]] : tensor<?x4xf32>)
+// CHECK:           %[[SUM:.*]] = linalg.matmul ins(%[[H]], %{{.*}}) outs(%[[PRE]] : tensor<?x4xf32>)
+// CHECK:           linalg.generic {{.*}} ins(%[[SUM]] : tensor<?x4xf32>) outs(%[[H]] : tensor<?x4xf32>)
+// CHECK:             arith.maximumf
+func.func @simple_rnn(%xp: tensor<?x5x4xf32>, %wr: tensor<4x4xf32>) -> tensor<?x4xf32> {
+  %0 = seq.simple_rnn_recurrence %xp, %wr activation(relu) : (tensor<?x5x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// The layer-level op: the input projection is one matmul over batch*time
+// rows before the loop, then the same recurrence.
+// CHECK-LABEL: func.func @lstm_layer(
+// CHECK-SAME:      %[[X:.*]]: tensor<?x6x3xf32>, %[[K:.*]]: tensor<3x16xf32>, %[[WR:.*]]: tensor<4x16xf32>, %[[B:.*]]: tensor<16xf32>)
+// CHECK:         %[[ROWS:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : tensor<?x6x3xf32> into tensor<?x3xf32>
+// CHECK:         %[[ACC:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<16xf32>)
+// CHECK:         %[[PROJ:.*]] = linalg.matmul ins(%[[ROWS]], %[[K]] : tensor<?x3xf32>, tensor<3x16xf32>) outs(%[[ACC]] : tensor<?x16xf32>)
+// CHECK:         %[[XP:.*]] = tensor.expand_shape %[[PROJ]] {{\[\[}}0, 1], [2]] output_shape [%{{.*}}, 6, 16]
+// CHECK:         scf.for {{.*}} = %c0 to %c6 step %c1
+// CHECK:           tensor.extract_slice %[[XP]]
+// CHECK:           linalg.matmul ins(%{{.*}}, %[[WR]] : tensor<?x4xf32>, tensor<4x16xf32>)
+// CHECK-NOT:       linalg.matmul
+// CHECK:           scf.yield
+func.func @lstm_layer(%x: tensor<?x6x3xf32>, %k: tensor<3x16xf32>, %wr: tensor<4x16xf32>, %b: tensor<16xf32>) -> tensor<?x4xf32> {
+  %0 = seq.lstm %x, %k, %wr, %b activation(tanh, sigmoid) : (tensor<?x6x3xf32>, tensor<3x16xf32>, tensor<4x16xf32>, tensor<16xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
