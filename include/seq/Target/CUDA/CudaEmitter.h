@@ -1,0 +1,65 @@
+// The CUDA backend's code generator: kernel-level seq IR (after the fusion
+// pipeline) to one readable, self-contained CUDA C++ file with a host
+// launcher exposing the seqc C API (CudaModelHeader.h).
+#ifndef SEQ_TARGET_CUDA_CUDAEMITTER_H
+#define SEQ_TARGET_CUDA_CUDAEMITTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace seq::cuda {
+
+enum class RnnBackend {
+  /// seqc's persistent recurrence kernels (all cells, all activations).
+  Fused,
+  /// cudnnRNNForward for LSTM and GRU (reset_after) with Keras' default
+  /// activations; SimpleRNN stays on the fused kernel.
+  Cudnn,
+};
+
+struct CudaEmitOptions {
+  RnnBackend rnnBackend = RnnBackend::Fused;
+  /// Device memory is allocated at create for this many rows; a dynamic
+  /// batch axis is bounded by it (a static one fixes it).
+  int64_t maxBatch = 64;
+  /// Bound of a dynamic time axis (ignored when time is static).
+  int64_t maxSeqLen = 512;
+  /// Run the fusion pipeline (seq::buildFusePipeline) first. Kernel-level IR
+  /// passes through it unchanged; layer-level ops it leaves are emitted too.
+  bool fuse = true;
+  /// Empty: weights are inline in the .cu as an array. Otherwise the .cu
+  /// pulls this file in with the assembler's .incbin (much faster to compile
+  /// for large models); the caller writes CudaModule::weights to it.
+  std::string weightsFile;
+  /// The -gencode targets the caller will build for ("sm_80,sm_90"), quoted
+  /// in the message a GPU without a matching kernel image gets.
+  std::string builtForArchs = "sm_80,sm_90";
+};
+
+struct CudaModule {
+  /// The .cu: kernel library + weights + shapes + host launcher.
+  std::string source;
+  /// Every weight, packed as the source expects it (64-float aligned).
+  std::vector<float> weights;
+  /// Whether the source calls cuDNN (link with -lcudnn).
+  bool usesCudnn = false;
+};
+
+/// Emits `module` (holding func.func @predict). Errors are one line naming
+/// the Keras layer and what to do; `module` itself is not modified.
+llvm::Expected<CudaModule> emitCudaModule(mlir::ModuleOp module,
+                                          const CudaEmitOptions &options);
+
+/// The C header of a library built from `module`: the same API as the CPU
+/// backend's (runtime/seqc_model.h.in), plus SEQC_ERROR_DEVICE.
+std::string cudaModelHeader(mlir::ModuleOp module, llvm::StringRef headerName,
+                            llvm::StringRef libraryName, llvm::StringRef archs, bool cudnn);
+
+} // namespace seq::cuda
+
+#endif

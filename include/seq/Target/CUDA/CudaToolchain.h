@@ -1,0 +1,56 @@
+// Finding nvcc and building an emitted model into a shared library.
+#ifndef SEQ_TARGET_CUDA_CUDATOOLCHAIN_H
+#define SEQ_TARGET_CUDA_CUDATOOLCHAIN_H
+
+#include "seq/Target/CUDA/CudaEmitter.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace seq::cuda {
+
+/// The oldest nvcc seqc's generated code is written for.
+inline constexpr int kMinNvccMajor = 12;
+
+struct NvccInfo {
+  std::string path;
+  std::string version; ///< "13.0.88"
+  int major = 0, minor = 0;
+};
+
+/// Finds nvcc: `explicitPath` when given, else $CUDA_HOME/bin/nvcc,
+/// $CUDA_PATH/bin/nvcc, nvcc on PATH, then the CUDA found when seqc was
+/// built. Runs `nvcc --version` and refuses one older than kMinNvccMajor.
+llvm::Expected<NvccInfo> findNvcc(llvm::StringRef explicitPath = "");
+
+/// Parses "nvcc --version" output ("... release 13.0, V13.0.88").
+bool parseNvccVersion(llvm::StringRef text, NvccInfo &info);
+
+/// "sm_90,sm_80" (or "90,80") -> {"sm_80", "sm_90"}: validated, sorted, unique.
+llvm::Expected<std::vector<std::string>> parseCudaArchs(llvm::StringRef list);
+
+struct NvccBuild {
+  std::vector<std::string> archs = {"sm_80", "sm_90"};
+  bool cudnn = false;
+};
+
+/// The nvcc command line (without nvcc itself) that builds `cuFile` into
+/// the shared library `soFile`.
+std::vector<std::string> nvccArguments(llvm::StringRef cuFile, llvm::StringRef soFile,
+                                       const NvccBuild &build);
+
+/// Emits `module`, writes model.cu (and its weights file) into `workDir`
+/// and builds `workDir`/libmodel.so with nvcc. Returns the library's path.
+/// On failure the message is one line naming the nvcc version found and
+/// the one needed, with the first compiler error and the log's path.
+llvm::Expected<std::string> buildCudaLibrary(mlir::ModuleOp module, CudaEmitOptions options,
+                                             const NvccInfo &nvcc,
+                                             const std::vector<std::string> &archs,
+                                             llvm::StringRef workDir);
+
+} // namespace seq::cuda
+
+#endif

@@ -1,0 +1,825 @@
+//===- CudaEmitter.cpp - seq IR to one readable CUDA C++ file ------------===//
+//
+// The emitted file is the kernel library (kernels/seqc_kernels.cuh, verbatim)
+// followed by the model: its weights, a function computing every buffer's
+// shape from (batch, steps), one launch per op, and the seqc C API.
+//
+// This file turns each op into its launch (and its buffers' shapes);
+// HostLauncher.cpp writes the rest. Shapes are C++ expressions over earlier
+// buffers' shapes (`D.v3[1]`), so one compiled library serves every batch
+// size (and sequence length, when time is dynamic) up to the bounds it
+// allocated for at create. Flatten, Reshape and Dropout alias their input's
+// memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ModelEmitter.h"
+
+#include "seq/Dialect/Seq/IR/Metadata.h"
+#include "seq/Dialect/Seq/Transforms/Pipelines.h"
+#include "seq/Dialect/Seq/Transforms/WeightConstants.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using llvm::Error;
+using llvm::Expected;
+using llvm::StringRef;
+using llvm::Twine;
+
+namespace seq::cuda {
+namespace detail {
+
+std::string Emitter::layer(Operation *op) const {
+  std::string name = layerName(op->getLoc());
+  return name.empty() ? op->getName().getStringRef().str() : name;
+}
+
+Error Emitter::fail(Operation *op, const Twine &message) const {
+  std::string where = sourceName.empty() ? "" : sourceName + ": ";
+  if (op)
+    where += "layer '" + layer(op) + "' (" + op->getName().getStringRef().str() + "): ";
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), where + message);
+}
+
+unsigned Emitter::newBuffer(Dims dims, StringRef what, std::optional<unsigned> aliasOf) {
+  unsigned index = buffers.size();
+  Buffer b;
+  b.name = "v" + std::to_string(index);
+  b.storage = aliasOf ? buffers[*aliasOf].storage : b.name;
+  b.what = what.str();
+  llvm::raw_string_ostream os(dimsCode);
+  os << "  // " << b.name << ": " << what << (aliasOf ? " (aliases " + b.storage + ")" : "")
+     << "\n";
+  for (auto [i, d] : llvm::enumerate(dims))
+    os << "  D." << b.name << "[" << i << "] = " << d << ";\n";
+  b.dims = std::move(dims);
+  buffers.push_back(std::move(b));
+  return index;
+}
+
+void Emitter::checkInDims(const Twine &condition, const Twine &message) {
+  dimsCode += "  if (" + condition.str() + ")\n    return " + cString(message.str()) + ";\n";
+}
+
+Expected<unsigned> Emitter::operand(Operation *op, Value value) {
+  auto it = bufferOf.find(value);
+  if (it == bufferOf.end())
+    return fail(op, "an operand is not computed by the model (a constant used as "
+                    "data?): the CUDA backend cannot compile it");
+  return it->second;
+}
+
+Expected<std::string> Emitter::weight(Operation *op, Value value, StringRef role) {
+  auto cached = weightOf.find(value);
+  if (cached != weightOf.end())
+    return "m->w + weights::" + weights[cached->second].name;
+  std::optional<std::vector<float>> data = readWeights(value);
+  if (!data)
+    return fail(op, "its " + role +
+                        " is not a float32 constant (an elided blob, or a value "
+                        "computed at run time): re-export the IR with its weights");
+  auto type = cast<ShapedType>(value.getType());
+  Weight w;
+  // Keras weights are named "layer/kernel"; weights a pass made carry just
+  // the layer's name, so add the role.
+  std::string base = layerName(value.getLoc());
+  if (base.empty() || base == layer(op))
+    base = layer(op) + "/" + role.str();
+  w.name = identifier(base);
+  for (int n = 2; weightNames.contains(w.name); ++n)
+    w.name = identifier(base) + "_" + std::to_string(n);
+  weightNames.insert(w.name);
+  w.offset = static_cast<int64_t>(blob.size());
+  w.count = static_cast<int64_t>(data->size());
+  w.shape = shapeText(type);
+  blob.insert(blob.end(), data->begin(), data->end());
+  blob.resize((blob.size() + kWeightAlignment - 1) / kWeightAlignment * kWeightAlignment, 0.0f);
+  weightOf[value] = weights.size();
+  weights.push_back(w);
+  return "m->w + weights::" + w.name;
+}
+
+void Emitter::comment(Operation *op, const Twine &text) {
+  std::string line = layer(op) + ": " + op->getName().getStringRef().str() + ", " + text.str();
+  if (isa_and_nonnull<TimeDistributedOp>(op->getParentOp()))
+    line += " (TimeDistributed: once over all timesteps)";
+  forwardCode += "  // " + line + "\n";
+  summary.push_back(line);
+}
+
+std::string Emitter::tryLaunch(Operation *op, const Twine &call) const {
+  // Parenthesised: template arguments hold commas.
+  return "  SEQC_TRY(" + cString(layer(op)) + ", (" + call.str() + "));\n";
+}
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+Error Emitter::emitLinear(Operation *op, Value input, Value kernel, Value bias,
+                          Activation act, std::optional<llvm::APFloat> alpha) {
+  Expected<unsigned> x = operand(op, input);
+  if (!x)
+    return x.takeError();
+  auto kType = cast<ShapedType>(kernel.getType());
+  if (kType.getRank() != 2 || !kType.hasStaticShape() || rank(*x) < 2)
+    return fail(op, "expects a (k, n) kernel and an input of rank >= 2");
+  int64_t k = kType.getDimSize(0), n = kType.getDimSize(1);
+  Expected<std::string> w = weight(op, kernel, "kernel");
+  if (!w)
+    return w.takeError();
+  Expected<std::string> b = optionalWeight(op, bias, "bias");
+  if (!b)
+    return b.takeError();
+  Dims in = dimsOf(*x);
+  Dims out(in.begin(), in.end() - 1);
+  out.push_back(std::to_string(n));
+  unsigned y = newBuffer(out, layer(op) + " output");
+  std::string rows = product(llvm::ArrayRef(in).drop_back());
+  comment(op, "GEMM (" + rowsText(input) + ", " + Twine(k) + ") x (" + Twine(k) + ", " + Twine(n) + ")" +
+                  (bias ? " + bias" : "") + ", " + stringifyActivation(act) + " -> " +
+                  buffers[y].name);
+  forwardCode += tryLaunch(op, "seqc::linear<" + actName(act) + ">(m->stream, " + ptr(*x) +
+                                   ", " + *w + ", " + *b + ", " + ptr(y) + ", " + rows + ", " +
+                                   Twine(n) + ", " + Twine(k) + ", " + floatLiteral(alpha) + ")");
+  bufferOf[op->getResult(0)] = y;
+  return Error::success();
+}
+
+Expected<unsigned> Emitter::emitFusedRecurrence(Operation *op, unsigned xp,
+                                                const RecurrenceSpec &spec) {
+  for (Activation a : {spec.activation, spec.recurrentActivation})
+    if (a == Activation::Softmax)
+      return fail(op, "softmax as a recurrent activation is not supported by the CUDA "
+                      "backend");
+  if (rank(xp) != 3)
+    return fail(op, "expects a (batch, time, gates*units) input projection");
+  const int64_t u = spec.units;
+  std::string batch = dim(xp, 0), steps = dim(xp, 1);
+  Dims out = spec.returnSequences ? Dims{batch, steps, std::to_string(u)}
+                                  : Dims{batch, std::to_string(u)};
+  unsigned y = newBuffer(out, layer(op) + " output");
+  unsigned h = newBuffer({"2", batch, std::to_string(u)}, layer(op) + " h (double-buffered)");
+  std::optional<unsigned> c, z, rh;
+  if (spec.cell == Cell::Lstm)
+    c = newBuffer({batch, std::to_string(u)}, layer(op) + " cell state");
+  if (spec.cell == Cell::GruResetBefore) {
+    z = newBuffer({batch, std::to_string(u)}, layer(op) + " update gate");
+    rh = newBuffer({batch, std::to_string(u)}, layer(op) + " r * h");
+  }
+  std::string plan = "plan_" + buffers[y].name;
+  std::string recAct = spec.cell == Cell::SimpleRnn ? "seqc::Act::Sigmoid"
+                                                    : actName(spec.recurrentActivation);
+  modelFields += "  seqc::RecurrencePlan " + plan + "; // " + layer(op) + "\n";
+  createCode += "  SEQC_CREATE_TRY(" + cString(layer(op)) + ", (seqc::plan_recurrence<" +
+                cellName(spec.cell).str() + ", " + actName(spec.activation) + ", " + recAct +
+                ">(" + std::to_string(u) + ", &m->" + plan + ")));\n";
+  llvm::raw_string_ostream os(forwardCode);
+  os << "  {\n"
+     << "    seqc::RecurrenceArgs a{};\n"
+     << "    a.xproj = " << ptr(xp) << ";\n"
+     << "    a.u = " << spec.recurrentKernel << ";\n"
+     << "    a.rbias = " << spec.recurrentBias << ";\n"
+     << "    a.out = " << ptr(y) << ";\n"
+     << "    a.h = " << ptr(h) << ";\n"
+     << "    a.c = " << (c ? ptr(*c) : "nullptr") << ";\n"
+     << "    a.z = " << (z ? ptr(*z) : "nullptr") << ";\n"
+     << "    a.rh = " << (rh ? ptr(*rh) : "nullptr") << ";\n"
+     << "    a.batch = (int)" << batch << ";\n"
+     << "    a.steps = (int)" << steps << ";\n"
+     << "    a.units = " << u << ";\n"
+     << "    a.go_backwards = " << (spec.goBackwards ? 1 : 0) << ";\n"
+     << "    a.return_sequences = " << (spec.returnSequences ? 1 : 0) << ";\n"
+     << "  " << tryLaunch(op, "seqc::run_recurrence(m->stream, m->" + plan + ", a)")
+     << "  }\n";
+  return y;
+}
+
+Error Emitter::checkCudnnSupport(Operation *op, const RecurrenceSpec &spec) const {
+  if (spec.cell == Cell::GruResetBefore)
+    return fail(op, "--rnn-backend=cudnn cannot run a GRU with reset_after=False: cuDNN's GRU "
+                    "applies the reset gate after the recurrent product (Keras' "
+                    "reset_after=True); use --rnn-backend=fused for this model");
+  if (spec.activation != Activation::Tanh || spec.recurrentActivation != Activation::Sigmoid)
+    return fail(op, "--rnn-backend=cudnn needs activation=tanh and "
+                    "recurrent_activation=sigmoid (cuDNN's fixed cell), this layer has " +
+                        stringifyActivation(spec.activation) + "/" +
+                        stringifyActivation(spec.recurrentActivation) +
+                        ": use --rnn-backend=fused");
+  return Error::success();
+}
+
+Error Emitter::emitCudnnRecurrence(Operation *op, unsigned x, int64_t features,
+                                   const RecurrenceSpec &spec, StringRef kernel,
+                                   StringRef inputBias) {
+  if (rank(x) != 3)
+    return fail(op, "expects a (batch, time, features) input");
+  usesCudnn = true;
+  const int64_t u = spec.units;
+  std::string batch = dim(x, 0), steps = dim(x, 1);
+  Dims out = spec.returnSequences ? Dims{batch, steps, std::to_string(u)}
+                                  : Dims{batch, std::to_string(u)};
+  unsigned y = newBuffer(out, layer(op) + " output");
+  std::string rnn = "rnn_" + buffers[y].name;
+  bool lstm = spec.cell == Cell::Lstm;
+  modelFields += "  seqc::CudnnRnn " + rnn + "; // " + layer(op) + "\n";
+  createCode += "  SEQC_CREATE_CUDNN(" + cString(layer(op)) +
+                ", seqc::cudnn_rnn_create(m->cudnn, m->stream, m->" + rnn + ", " +
+                (lstm ? "true" : "false") + ", " + std::to_string(features) + ", " +
+                std::to_string(u) + ", (int)Dmax." + buffers[x].name + "[0], (int)Dmax." +
+                buffers[x].name + "[1], " + (spec.goBackwards ? "true" : "false") + ", " +
+                kernel.str() + ", " + spec.recurrentKernel + ", " + inputBias.str() + ", " +
+                spec.recurrentBias + "));\n";
+  destroyCode += "  seqc::cudnn_rnn_destroy(m->" + rnn + ");\n";
+  comment(op, std::string(lstm ? "LSTM" : "GRU") + " on cuDNN (cudnnRNNForward), " +
+                  std::to_string(u) + " units" + (spec.goBackwards ? ", go_backwards" : "") +
+                  " -> " + buffers[y].name);
+  std::string seqOut = spec.returnSequences ? ptr(y) : "nullptr";
+  std::string lastOut = spec.returnSequences ? "nullptr" : ptr(y);
+  forwardCode += "  SEQC_TRY_MSG(" + cString(layer(op)) + ", seqc::cudnn_rnn_run(m->cudnn, m->stream, m->" +
+                 rnn + ", " + ptr(x) + ", (int)" + batch + ", (int)" + steps + ", " +
+                 (spec.goBackwards ? "true" : "false") + ", " + seqOut + ", " + lastOut +
+                 "));\n";
+  bufferOf[op->getResult(0)] = y;
+  return Error::success();
+}
+
+/// seq.lstm / seq.gru / seq.simple_rnn that the fusion left at layer level.
+Error Emitter::emitRecurrentLayer(Operation *op) {
+  Value input, kernel, recurrent, bias;
+  RecurrenceSpec spec;
+  if (auto lstm = dyn_cast<LSTMOp>(op)) {
+    input = lstm.getInput(), kernel = lstm.getKernel(), recurrent = lstm.getRecurrentKernel(),
+    bias = lstm.getBias();
+    spec.cell = Cell::Lstm;
+    spec.activation = lstm.getActivation();
+    spec.recurrentActivation = lstm.getRecurrentActivation();
+    spec.returnSequences = lstm.getReturnSequences();
+    spec.goBackwards = lstm.getGoBackwards();
+  } else if (auto gru = dyn_cast<GRUOp>(op)) {
+    input = gru.getInput(), kernel = gru.getKernel(), recurrent = gru.getRecurrentKernel(),
+    bias = gru.getBias();
+    spec.cell = gru.getResetAfter() ? Cell::GruResetAfter : Cell::GruResetBefore;
+    spec.activation = gru.getActivation();
+    spec.recurrentActivation = gru.getRecurrentActivation();
+    spec.returnSequences = gru.getReturnSequences();
+    spec.goBackwards = gru.getGoBackwards();
+  } else {
+    auto rnn = cast<SimpleRNNOp>(op);
+    input = rnn.getInput(), kernel = rnn.getKernel(), recurrent = rnn.getRecurrentKernel(),
+    bias = rnn.getBias();
+    spec.cell = Cell::SimpleRnn;
+    spec.activation = rnn.getActivation();
+    spec.returnSequences = rnn.getReturnSequences();
+    spec.goBackwards = rnn.getGoBackwards();
+  }
+  const int gates = gatesOf(spec.cell);
+  auto rType = cast<ShapedType>(recurrent.getType());
+  auto kType = cast<ShapedType>(kernel.getType());
+  spec.units = rType.getDimSize(0);
+  int64_t features = kType.getDimSize(0);
+  Expected<unsigned> x = operand(op, input);
+  if (!x)
+    return x.takeError();
+  Expected<std::string> k = weight(op, kernel, "kernel");
+  Expected<std::string> r = k ? weight(op, recurrent, "recurrent_kernel") : k.takeError();
+  Expected<std::string> b = r ? optionalWeight(op, bias, "bias") : r.takeError();
+  if (!b)
+    return b.takeError();
+  spec.recurrentKernel = *r;
+  // GRU reset_after: bias (2, 3u) = [input bias; recurrent bias].
+  if (spec.cell == Cell::GruResetAfter && bias)
+    spec.recurrentBias = *b + " + " + std::to_string(gates * spec.units);
+
+  bool onCudnn = options.rnnBackend == RnnBackend::Cudnn && spec.cell != Cell::SimpleRnn;
+  if (onCudnn) {
+    if (Error e = checkCudnnSupport(op, spec))
+      return e;
+    return emitCudnnRecurrence(op, *x, features, spec, *k, *b);
+  }
+  if (rank(*x) != 3)
+    return fail(op, "expects a (batch, time, features) input");
+  unsigned xp = newBuffer({dim(*x, 0), dim(*x, 1), std::to_string(gates * spec.units)},
+                          layer(op) + " input projection");
+  comment(op, "input projection: one GEMM over all timesteps (" + rowsText(input) + ", " +
+                  Twine(features) + ") x (" + Twine(features) + ", " +
+                  Twine(gates * spec.units) + ") -> " + buffers[xp].name);
+  forwardCode += tryLaunch(
+      op, "seqc::linear<seqc::Act::Linear>(m->stream, " + ptr(*x) + ", " + *k + ", " + *b +
+              ", " + ptr(xp) + ", " + dim(*x, 0) + " * " + dim(*x, 1) + ", " +
+              Twine(gates * spec.units) + ", " + Twine(features) + ", 0.0f)");
+  comment(op, "persistent recurrence, " + Twine(spec.units) + " units" +
+                  (spec.goBackwards ? ", go_backwards" : "") +
+                  (spec.returnSequences ? ", return_sequences" : ""));
+  Expected<unsigned> y = emitFusedRecurrence(op, xp, spec);
+  if (!y)
+    return y.takeError();
+  bufferOf[op->getResult(0)] = *y;
+  return Error::success();
+}
+
+/// seq.lstm_recurrence / seq.gru_recurrence / seq.simple_rnn_recurrence.
+Error Emitter::emitRecurrenceOp(Operation *op) {
+  RecurrenceSpec spec;
+  Value projection, recurrent, recurrentBias;
+  if (auto lstm = dyn_cast<LSTMRecurrenceOp>(op)) {
+    projection = lstm.getInputProjection(), recurrent = lstm.getRecurrentKernel();
+    spec.cell = Cell::Lstm;
+    spec.activation = lstm.getActivation();
+    spec.recurrentActivation = lstm.getRecurrentActivation();
+    spec.returnSequences = lstm.getReturnSequences();
+    spec.goBackwards = lstm.getGoBackwards();
+  } else if (auto gru = dyn_cast<GRURecurrenceOp>(op)) {
+    projection = gru.getInputProjection(), recurrent = gru.getRecurrentKernel();
+    recurrentBias = gru.getRecurrentBias();
+    spec.cell = gru.getResetAfter() ? Cell::GruResetAfter : Cell::GruResetBefore;
+    spec.activation = gru.getActivation();
+    spec.recurrentActivation = gru.getRecurrentActivation();
+    spec.returnSequences = gru.getReturnSequences();
+    spec.goBackwards = gru.getGoBackwards();
+  } else {
+    auto rnn = cast<SimpleRNNRecurrenceOp>(op);
+    projection = rnn.getInputProjection(), recurrent = rnn.getRecurrentKernel();
+    spec.cell = Cell::SimpleRnn;
+    spec.activation = rnn.getActivation();
+    spec.returnSequences = rnn.getReturnSequences();
+    spec.goBackwards = rnn.getGoBackwards();
+  }
+  if (recurrentBias && spec.cell == Cell::GruResetBefore)
+    return fail(op, "a recurrent bias needs reset_after");
+  spec.units = cast<ShapedType>(recurrent.getType()).getDimSize(0);
+  Expected<std::string> r = weight(op, recurrent, "recurrent_kernel");
+  if (!r)
+    return r.takeError();
+  spec.recurrentKernel = *r;
+  Expected<std::string> rb = optionalWeight(op, recurrentBias, "recurrent_bias");
+  if (!rb)
+    return rb.takeError();
+  spec.recurrentBias = *rb;
+
+  if (options.rnnBackend == RnnBackend::Cudnn && spec.cell != Cell::SimpleRnn) {
+    if (Error e = checkCudnnSupport(op, spec))
+      return e;
+    // cuDNN projects the input itself: it takes the GEMM's input and kernel.
+    auto gemm = projection.getDefiningOp<LinearOp>();
+    if (!gemm || gemm.getActivation() != Activation::Linear ||
+        cast<ShapedType>(gemm.getInput().getType()).getRank() != 3)
+      return fail(op, "--rnn-backend=cudnn needs the recurrence's input projection to be a "
+                      "seq.linear over the (batch, time, features) input; use "
+                      "--rnn-backend=fused");
+    Expected<unsigned> x = operand(op, gemm.getInput());
+    if (!x)
+      return x.takeError();
+    Expected<std::string> k = weight(gemm, gemm.getWeight(), "kernel");
+    if (!k)
+      return k.takeError();
+    Expected<std::string> b = optionalWeight(gemm, gemm.getBias(), "bias");
+    if (!b)
+      return b.takeError();
+    int64_t features = cast<ShapedType>(gemm.getWeight().getType()).getDimSize(0);
+    return emitCudnnRecurrence(op, *x, features, spec, *k, *b);
+  }
+
+  Expected<unsigned> xp = operand(op, projection);
+  if (!xp)
+    return xp.takeError();
+  comment(op, "persistent recurrence, " + Twine(spec.units) + " units" +
+                  (spec.goBackwards ? ", go_backwards" : "") +
+                  (spec.returnSequences ? ", return_sequences" : ""));
+  Expected<unsigned> y = emitFusedRecurrence(op, *xp, spec);
+  if (!y)
+    return y.takeError();
+  bufferOf[op->getResult(0)] = *y;
+  return Error::success();
+}
+
+Error Emitter::emitTimeDistributed(TimeDistributedOp op) {
+  Expected<unsigned> x = operand(op, op.getInput());
+  if (!x)
+    return x.takeError();
+  Block &body = op.getBody().front();
+  if (body.getNumArguments() != 1)
+    return fail(op, "expects a body with one argument");
+  // Every supported body op treats all leading axes as rows, so the body
+  // runs once on (batch, time, ...) instead of once per step.
+  bufferOf[body.getArgument(0)] = *x;
+  for (Operation &inner : body) {
+    if (auto yield = dyn_cast<YieldOp>(inner)) {
+      Expected<unsigned> y = operand(&inner, yield.getValue());
+      if (!y)
+        return y.takeError();
+      bufferOf[op.getResult()] = *y;
+      return Error::success();
+    }
+    if (!isa<arith::ConstantOp, DenseOp, LinearOp, ActivationOp, DropoutOp, BatchNormOp,
+             LayerNormOp>(inner))
+      return fail(op, "the CUDA backend runs TimeDistributed over Dense, Activation, "
+                      "Dropout and normalization layers, not " +
+                          inner.getName().getStringRef());
+    if (Error e = emitOp(&inner))
+      return e;
+  }
+  return fail(op, "its body has no seq.yield");
+}
+
+Error Emitter::emitOp(Operation *op) {
+  if (skipped.contains(op) || isa<arith::ConstantOp>(op))
+    return Error::success();
+  auto result = [&](unsigned b) { bufferOf[op->getResult(0)] = b; };
+  return llvm::TypeSwitch<Operation *, Error>(op)
+      .Case<LinearOp>([&](LinearOp o) {
+        return emitLinear(op, o.getInput(), o.getWeight(), o.getBias(), o.getActivation(),
+                          o.getAlpha());
+      })
+      .Case<DenseOp>([&](DenseOp o) {
+        return emitLinear(op, o.getInput(), o.getKernel(), o.getBias(), o.getActivation(),
+                          o.getAlpha());
+      })
+      .Case<LSTMRecurrenceOp, GRURecurrenceOp, SimpleRNNRecurrenceOp>(
+          [&](Operation *) { return emitRecurrenceOp(op); })
+      .Case<LSTMOp, GRUOp, SimpleRNNOp>([&](Operation *) { return emitRecurrentLayer(op); })
+      .Case<BidirectionalOp>([&](BidirectionalOp o) -> Error {
+        Expected<unsigned> f = operand(op, o.getForward());
+        if (!f)
+          return f.takeError();
+        Expected<unsigned> b = operand(op, o.getBackward());
+        if (!b)
+          return b.takeError();
+        if (rank(*f) != rank(*b) || (rank(*f) != 2 && rank(*f) != 3))
+          return fail(op, "expects two (batch, units) or (batch, time, units) inputs");
+        Dims out = dimsOf(*f);
+        std::string ff = out.back(), fb = dim(*b, rank(*b) - 1);
+        bool concat = o.getMergeMode() == MergeMode::Concat;
+        if (concat)
+          out.back() = ff + " + " + fb;
+        unsigned y = newBuffer(out, layer(op) + " output");
+        std::string mode = stringifyMergeMode(o.getMergeMode()).str();
+        std::string merge = "seqc::Merge::" + std::string(1, llvm::toUpper(mode[0])) +
+                            mode.substr(1);
+        std::string steps = rank(*f) == 3 ? dim(*f, 1) : "0";
+        comment(op, "merge " + mode + (rank(*f) == 3 ? " (backward flipped back in time)" : "") +
+                        " -> " + buffers[y].name);
+        forwardCode += tryLaunch(op, "seqc::bidirectional<" + merge + ">(m->stream, " +
+                                         ptr(*f) + ", " + ptr(*b) + ", " + ptr(y) + ", " +
+                                         dim(*f, 0) + ", " + steps + ", (int)" + ff + ", (int)" +
+                                         fb + ")");
+        result(y);
+        return Error::success();
+      })
+      .Case<TimeDistributedOp>([&](TimeDistributedOp o) { return emitTimeDistributed(o); })
+      .Case<Conv1DOp>([&](Conv1DOp o) -> Error {
+        Expected<unsigned> x = operand(op, o.getInput());
+        if (!x)
+          return x.takeError();
+        auto kType = cast<ShapedType>(o.getKernel().getType());
+        if (rank(*x) != 3 || kType.getRank() != 3)
+          return fail(op, "expects a (batch, time, channels) input and a (width, channels, "
+                          "filters) kernel");
+        int64_t width = kType.getDimSize(0), channels = kType.getDimSize(1),
+                filters = kType.getDimSize(2);
+        int64_t stride = o.getStrides(), dilation = o.getDilationRate();
+        Expected<std::string> k = weight(op, o.getKernel(), "kernel");
+        if (!k)
+          return k.takeError();
+        Expected<std::string> b = optionalWeight(op, o.getBias(), "bias");
+        if (!b)
+          return b.takeError();
+        std::string length = "seqc::window1d(" + dim(*x, 1) + ", " +
+                             std::to_string(dilation * (width - 1) + 1) + ", " +
+                             std::to_string(stride) + ", " + paddingName(o.getPadding()) +
+                             ").length";
+        unsigned y = newBuffer({dim(*x, 0), length, std::to_string(filters)},
+                               layer(op) + " output");
+        checkInDims(dim(y, 1) + " < 1", layer(op) + ": the input sequence is shorter than "
+                                                    "the convolution window");
+        comment(op, "direct convolution, width " + Twine(width) + ", " +
+                        stringifyPadding(o.getPadding()) + ", " +
+                        stringifyActivation(o.getActivation()) + " -> " + buffers[y].name);
+        forwardCode += tryLaunch(
+            op, "seqc::conv1d<" + actName(o.getActivation()) + ">(m->stream, " + ptr(*x) +
+                    ", " + *k + ", " + *b + ", " + ptr(y) + ", " + dim(*x, 0) + ", " +
+                    dim(*x, 1) + ", " + Twine(channels) + ", " + Twine(width) + ", " +
+                    Twine(filters) + ", " + Twine(stride) + ", " + Twine(dilation) + ", " +
+                    paddingName(o.getPadding()) + ", " + floatLiteral(o.getAlpha()) + ")");
+        result(y);
+        return Error::success();
+      })
+      .Case<MaxPool1DOp, AvgPool1DOp>([&](Operation *) -> Error {
+        bool isMax = isa<MaxPool1DOp>(op);
+        Value input = op->getOperand(0);
+        int64_t pool, stride;
+        Padding padding;
+        if (auto m = dyn_cast<MaxPool1DOp>(op))
+          pool = m.getPoolSize(), stride = m.getStrides(), padding = m.getPadding();
+        else {
+          auto a = cast<AvgPool1DOp>(op);
+          pool = a.getPoolSize(), stride = a.getStrides(), padding = a.getPadding();
+        }
+        Expected<unsigned> x = operand(op, input);
+        if (!x)
+          return x.takeError();
+        if (rank(*x) != 3)
+          return fail(op, "expects a (batch, time, channels) input");
+        std::string length = "seqc::window1d(" + dim(*x, 1) + ", " + std::to_string(pool) +
+                             ", " + std::to_string(stride) + ", " + paddingName(padding) +
+                             ").length";
+        unsigned y = newBuffer({dim(*x, 0), length, dim(*x, 2)}, layer(op) + " output");
+        checkInDims(dim(y, 1) + " < 1",
+                    layer(op) + ": the input sequence is shorter than the pooling window");
+        comment(op, std::string(isMax ? "max" : "average") + " pooling, window " +
+                        std::to_string(pool) + ", stride " + std::to_string(stride) + ", " +
+                        stringifyPadding(padding).str() + " -> " + buffers[y].name);
+        forwardCode += tryLaunch(op, "seqc::pool1d<" + std::string(isMax ? "true" : "false") +
+                                         ">(m->stream, " + ptr(*x) + ", " + ptr(y) + ", " +
+                                         dim(*x, 0) + ", " + dim(*x, 1) + ", (int)" +
+                                         dim(*x, 2) + ", " + Twine(pool) + ", " +
+                                         Twine(stride) + ", " + paddingName(padding) + ")");
+        result(y);
+        return Error::success();
+      })
+      .Case<GlobalMaxPool1DOp, GlobalAvgPool1DOp>([&](Operation *) -> Error {
+        bool isMax = isa<GlobalMaxPool1DOp>(op);
+        bool keepdims = isMax ? cast<GlobalMaxPool1DOp>(op).getKeepdims()
+                              : cast<GlobalAvgPool1DOp>(op).getKeepdims();
+        Expected<unsigned> x = operand(op, op->getOperand(0));
+        if (!x)
+          return x.takeError();
+        if (rank(*x) != 3)
+          return fail(op, "expects a (batch, time, channels) input");
+        Dims out = keepdims ? Dims{dim(*x, 0), "1", dim(*x, 2)} : Dims{dim(*x, 0), dim(*x, 2)};
+        unsigned y = newBuffer(out, layer(op) + " output");
+        comment(op, std::string(isMax ? "max" : "mean") + " over time -> " + buffers[y].name);
+        forwardCode += tryLaunch(op, "seqc::global_pool1d<" +
+                                         std::string(isMax ? "true" : "false") +
+                                         ">(m->stream, " + ptr(*x) + ", " + ptr(y) + ", " +
+                                         dim(*x, 0) + ", " + dim(*x, 1) + ", (int)" +
+                                         dim(*x, 2) + ")");
+        result(y);
+        return Error::success();
+      })
+      .Case<BatchNormOp>([&](BatchNormOp o) -> Error {
+        Expected<unsigned> x = operand(op, o.getInput());
+        if (!x)
+          return x.takeError();
+        Expected<std::string> g = weight(op, o.getGamma(), "gamma");
+        Expected<std::string> be = g ? weight(op, o.getBeta(), "beta") : g.takeError();
+        Expected<std::string> mean =
+            be ? weight(op, o.getMovingMean(), "moving_mean") : be.takeError();
+        Expected<std::string> var =
+            mean ? weight(op, o.getMovingVariance(), "moving_variance") : mean.takeError();
+        if (!var)
+          return var.takeError();
+        int64_t channels = cast<ShapedType>(o.getGamma().getType()).getDimSize(0);
+        unsigned y = newBuffer(dimsOf(*x), layer(op) + " output");
+        comment(op, "inference batch normalization over " + Twine(channels) + " channels -> " +
+                        buffers[y].name);
+        forwardCode += tryLaunch(op, "seqc::batch_norm(m->stream, " + ptr(*x) + ", " + *g +
+                                         ", " + *be + ", " + *mean + ", " + *var + ", " +
+                                         ptr(y) + ", " + product(dimsOf(*x)) + ", " +
+                                         Twine(channels) + ", " +
+                                         floatLiteral(o.getEpsilon().convertToFloat()) + ")");
+        result(y);
+        return Error::success();
+      })
+      .Case<LayerNormOp>([&](LayerNormOp o) -> Error {
+        Expected<unsigned> x = operand(op, o.getInput());
+        if (!x)
+          return x.takeError();
+        Expected<std::string> g = weight(op, o.getGamma(), "gamma");
+        Expected<std::string> be = g ? weight(op, o.getBeta(), "beta") : g.takeError();
+        if (!be)
+          return be.takeError();
+        Dims in = dimsOf(*x);
+        unsigned y = newBuffer(in, layer(op) + " output");
+        comment(op, "layer normalization over the last axis -> " + buffers[y].name);
+        forwardCode += tryLaunch(op, "seqc::layer_norm(m->stream, " + ptr(*x) + ", " + *g +
+                                         ", " + *be + ", " + ptr(y) + ", " +
+                                         product(llvm::ArrayRef(in).drop_back()) + ", (int)" +
+                                         in.back() + ", " +
+                                         floatLiteral(o.getEpsilon().convertToFloat()) + ")");
+        result(y);
+        return Error::success();
+      })
+      .Case<DropoutOp>([&](DropoutOp o) -> Error {
+        Expected<unsigned> x = operand(op, o.getInput());
+        if (!x)
+          return x.takeError();
+        result(*x); // the identity at inference
+        return Error::success();
+      })
+      .Case<EmbeddingOp>([&](EmbeddingOp o) -> Error {
+        Expected<unsigned> ids = operand(op, o.getIds());
+        if (!ids)
+          return ids.takeError();
+        auto tType = cast<ShapedType>(o.getTable().getType());
+        int64_t vocab = tType.getDimSize(0), width = tType.getDimSize(1);
+        Expected<std::string> table = weight(op, o.getTable(), "embeddings");
+        if (!table)
+          return table.takeError();
+        Dims out = dimsOf(*ids);
+        out.push_back(std::to_string(width));
+        unsigned y = newBuffer(out, layer(op) + " output");
+        unsigned slot = embeddings.size();
+        embeddings.push_back({layer(op), buffers[*ids].storage});
+        embeddingVocab.push_back(vocab);
+        comment(op, "row lookup in a (" + Twine(vocab) + ", " + Twine(width) + ") table -> " +
+                        buffers[y].name);
+        forwardCode += tryLaunch(op, "seqc::embedding(m->stream, " + ptr(*ids) + ", " + *table +
+                                         ", " + ptr(y) + ", " + product(dimsOf(*ids)) + ", " +
+                                         Twine(vocab) + ", " + Twine(width) +
+                                         ", m->bad_ids + " + Twine(slot) + ")");
+        result(y);
+        return Error::success();
+      })
+      .Case<FlattenOp>([&](FlattenOp o) -> Error {
+        Expected<unsigned> x = operand(op, o.getInput());
+        if (!x)
+          return x.takeError();
+        Dims in = dimsOf(*x);
+        unsigned y = newBuffer({in[0], product(llvm::ArrayRef(in).drop_front())},
+                               layer(op) + " output", *x);
+        result(y);
+        return Error::success();
+      })
+      .Case<ReshapeOp>([&](ReshapeOp o) -> Error {
+        Expected<unsigned> x = operand(op, o.getInput());
+        if (!x)
+          return x.takeError();
+        Dims in = dimsOf(*x);
+        std::string perRow = "(" + product(llvm::ArrayRef(in).drop_front()) + ")";
+        int64_t known = 1;
+        std::optional<size_t> inferred;
+        Dims out{in[0]};
+        std::string target;
+        for (auto [i, d] : llvm::enumerate(o.getTargetShape())) {
+          target += (i ? ", " : "") + std::to_string(d);
+          if (d == -1)
+            inferred = i;
+          else
+            known *= d;
+          out.push_back(std::to_string(d));
+        }
+        std::string msg = layer(op) + ": the elements per batch row do not fit the target "
+                                      "shape (" + target + ")";
+        if (inferred)
+          out[*inferred + 1] = perRow + " / " + std::to_string(known);
+        unsigned y = newBuffer(out, layer(op) + " output", *x);
+        checkInDims(perRow + (inferred ? " % " + std::to_string(known) + " != 0"
+                                       : " != " + std::to_string(known)),
+                    msg);
+        result(y);
+        return Error::success();
+      })
+      .Case<RepeatVectorOp>([&](RepeatVectorOp o) -> Error {
+        Expected<unsigned> x = operand(op, o.getInput());
+        if (!x)
+          return x.takeError();
+        if (rank(*x) != 2)
+          return fail(op, "expects a (batch, features) input");
+        int64_t n = o.getN();
+        unsigned y = newBuffer({dim(*x, 0), std::to_string(n), dim(*x, 1)},
+                               layer(op) + " output");
+        comment(op, "repeat " + Twine(n) + " times -> " + buffers[y].name);
+        forwardCode += tryLaunch(op, "seqc::repeat_vector(m->stream, " + ptr(*x) + ", " +
+                                         ptr(y) + ", " + dim(*x, 0) + ", " + Twine(n) +
+                                         ", (int)" + dim(*x, 1) + ")");
+        result(y);
+        return Error::success();
+      })
+      .Case<ActivationOp>([&](ActivationOp o) -> Error {
+        Expected<unsigned> x = operand(op, o.getInput());
+        if (!x)
+          return x.takeError();
+        Dims in = dimsOf(*x);
+        unsigned y = newBuffer(in, layer(op) + " output");
+        comment(op, std::string(stringifyActivation(o.getActivation())) + " -> " +
+                        buffers[y].name);
+        forwardCode += tryLaunch(op, "seqc::activation<" + actName(o.getActivation()) +
+                                         ">(m->stream, " + ptr(*x) + ", " + ptr(y) + ", " +
+                                         product(in) + ", (int)" + in.back() + ", " +
+                                         floatLiteral(o.getAlpha()) + ")");
+        result(y);
+        return Error::success();
+      })
+      .Default([&](Operation *) {
+        return fail(op, "the CUDA backend cannot compile this op");
+      });
+}
+
+/// With --rnn-backend=cudnn, LSTM/GRU recurrences take the input of their
+/// input-projection GEMM: that GEMM is not needed unless something else
+/// reads it.
+void Emitter::markCudnnProjections(func::FuncOp func) {
+  if (options.rnnBackend != RnnBackend::Cudnn)
+    return;
+  func.walk([&](LinearOp gemm) {
+    if (gemm->getResult(0).use_empty())
+      return;
+    for (Operation *user : gemm->getResult(0).getUsers()) {
+      bool cudnnUser = false;
+      if (auto lstm = dyn_cast<LSTMRecurrenceOp>(user))
+        cudnnUser = lstm.getInputProjection() == gemm.getResult();
+      else if (auto gru = dyn_cast<GRURecurrenceOp>(user))
+        cudnnUser = gru.getInputProjection() == gemm.getResult() && gru.getResetAfter();
+      if (!cudnnUser)
+        return;
+    }
+    if (gemm.getActivation() == Activation::Linear &&
+        cast<ShapedType>(gemm.getInput().getType()).getRank() == 3)
+      skipped.insert(gemm);
+  });
+}
+
+Expected<CudaModule> Emitter::run() {
+  if (auto source = getMetadata(module).getAs<StringAttr>("source"))
+    sourceName = source.getValue().str();
+  else if (auto file = dyn_cast<FileLineColLoc>(module.getLoc()))
+    sourceName = file.getFilename().str();
+
+  auto func = module.lookupSymbol<func::FuncOp>("predict");
+  if (!func || func.isExternal())
+    return fail(nullptr, "the module has no func.func @predict to compile");
+  if (func.getNumArguments() != 1 || func.getNumResults() != 1)
+    return fail(nullptr, "@predict must take one tensor and return one tensor");
+  auto inType = dyn_cast<RankedTensorType>(func.getArgumentTypes()[0]);
+  auto outType = dyn_cast<RankedTensorType>(func.getResultTypes()[0]);
+  if (!inType || !outType || inType.getRank() < 1 || outType.getRank() < 1)
+    return fail(nullptr, "@predict must take and return ranked tensors with a batch axis");
+  for (int64_t axis = 2; axis < inType.getRank(); ++axis)
+    if (inType.isDynamicDim(axis))
+      return fail(nullptr, "input axis " + Twine(axis) +
+                               " is dynamic; only batch and time may be: give the shape with "
+                               "--input-shape");
+  if (options.weightsFile.find_first_of("\"\\\n") != std::string::npos)
+    return fail(nullptr, "the weights file path '" + options.weightsFile +
+                             "' contains a quote, backslash or newline");
+  if (options.maxBatch < 1 || options.maxSeqLen < 1)
+    return fail(nullptr, "--cuda-max-batch and --cuda-max-seq-len must be at least 1");
+
+  Dims inDims{"batch"};
+  if (inType.getRank() >= 2) {
+    dynamicTime = inType.isDynamicDim(1);
+    staticSteps = dynamicTime ? 0 : inType.getDimSize(1);
+    inDims.push_back(dynamicTime ? "steps" : std::to_string(staticSteps));
+  }
+  for (int64_t axis = 2; axis < inType.getRank(); ++axis)
+    inDims.push_back(std::to_string(inType.getDimSize(axis)));
+  bufferOf[func.getArgument(0)] = newBuffer(inDims, "model input");
+
+  markCudnnProjections(func);
+  std::optional<unsigned> output;
+  for (Operation &op : func.getBody().front()) {
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      Expected<unsigned> y = operand(&op, ret.getOperand(0));
+      if (!y)
+        return y.takeError();
+      output = *y;
+      break;
+    }
+    if (Error e = emitOp(&op))
+      return std::move(e);
+  }
+  if (!output)
+    return fail(nullptr, "@predict has no return");
+  if (rank(*output) != outType.getRank())
+    return fail(nullptr, "internal error: the output's rank does not match @predict's type");
+
+  CudaModule result;
+  result.source = assemble(func, *output);
+  result.weights = std::move(blob);
+  result.usesCudnn = usesCudnn;
+  return result;
+}
+
+} // namespace detail
+
+Expected<CudaModule> emitCudaModule(ModuleOp module, const CudaEmitOptions &options) {
+  // Work on a copy: the fusion rewrites in place and the caller keeps its IR.
+  OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
+  if (options.fuse) {
+    std::string firstError;
+    ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diagnostic) {
+      if (diagnostic.getSeverity() == DiagnosticSeverity::Error && firstError.empty()) {
+        std::string name = layerName(diagnostic.getLocation());
+        firstError = (name.empty() ? "" : "layer '" + name + "': ") + diagnostic.str();
+      }
+      return success();
+    });
+    PassManager pm(module.getContext());
+    buildFusePipeline(pm);
+    if (failed(pm.run(*copy)))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "fusion failed before CUDA emission: " + firstError);
+  }
+  return detail::Emitter(*copy, options).run();
+}
+
+} // namespace seq::cuda

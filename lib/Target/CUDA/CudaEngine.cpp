@@ -1,0 +1,190 @@
+#include "seq/Target/CUDA/CudaEngine.h"
+
+#include "seq/Target/CUDA/CudaSystem.h"
+#include "seq/Target/CUDA/CudaToolchain.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <dlfcn.h>
+#include <optional>
+
+using namespace llvm;
+
+namespace seq::cuda {
+namespace {
+
+Error error(const Twine &message) {
+  return createStringError(inconvertibleErrorCode(), message);
+}
+
+/// The generated library's C API (runtime/seqc_model.h.in), via dlsym.
+struct ModelApi {
+  void *(*createSized)(int64_t, int64_t);
+  void (*destroy)(void *);
+  int (*run)(void *, const float *, int64_t, int64_t, float *);
+  const char *(*lastError)(void *);
+  int (*inputRank)();
+  int64_t (*inputDim)(int);
+  int (*outputRank)();
+  int64_t (*outputDim)(int);
+  int64_t (*outputSize)(void *, int64_t, int64_t);
+};
+
+/// Rows per call of the library; larger inputs run in chunks.
+constexpr int64_t kChunkRows = 256;
+
+class CudaEngine : public rt::Engine {
+public:
+  CudaEngine(std::string dir, void *library, ModelApi api)
+      : dir(std::move(dir)), library(library), api(api) {}
+
+  ~CudaEngine() override {
+    if (model)
+      api.destroy(model);
+    if (library)
+      dlclose(library);
+    sys::fs::remove_directories(dir);
+  }
+
+  Expected<rt::Tensor> run(const rt::Tensor &input) override {
+    int rank = api.inputRank();
+    if (input.rank() != rank)
+      return error("the model expects a rank-" + Twine(rank) + " input, got " +
+                   input.shapeString());
+    for (int axis = 1; axis < rank; ++axis) {
+      int64_t d = api.inputDim(axis);
+      if (d >= 0 && d != input.shape[axis])
+        return error("the model expects input axis " + Twine(axis) + " of size " + Twine(d) +
+                     ", got " + input.shapeString());
+    }
+    int64_t batch = input.shape[0];
+    bool dynamicTime = rank >= 2 && api.inputDim(1) < 0;
+    int64_t seqLen = dynamicTime ? input.shape[1] : 0;
+    int64_t chunk = std::min(std::max<int64_t>(batch, 1), kChunkRows);
+    if (Error e = reserve(chunk, seqLen))
+      return std::move(e);
+
+    std::vector<int64_t> shape(api.outputRank());
+    int64_t rowOut = api.outputSize(model, 1, seqLen);
+    if (rowOut < 0)
+      return error(api.lastError(model));
+    int64_t known = 1;
+    std::optional<size_t> unknown;
+    for (size_t i = 1; i < shape.size(); ++i) {
+      shape[i] = api.outputDim(i);
+      if (shape[i] < 0)
+        unknown = i;
+      else
+        known *= shape[i];
+    }
+    if (unknown)
+      shape[*unknown] = known ? rowOut / known : 0;
+    shape[0] = batch;
+    int64_t rowIn = batch ? input.numElements() / batch : 0;
+    rt::Tensor output = rt::Tensor::zeros(shape);
+    for (int64_t first = 0; first < batch; first += chunk) {
+      int64_t rows = std::min(chunk, batch - first);
+      if (api.run(model, input.data.data() + first * rowIn, rows, seqLen,
+                  output.data.data() + first * rowOut))
+        return error(api.lastError(model));
+    }
+    return output;
+  }
+
+private:
+  /// An instance whose memory fits `rows` and `seqLen`, created (once per
+  /// growth, never per call) with seqc_model_create_sized.
+  Error reserve(int64_t rows, int64_t seqLen) {
+    if (model && rows <= maxRows && seqLen <= maxSeqLen)
+      return Error::success();
+    if (model)
+      api.destroy(model);
+    maxRows = std::max(maxRows, rows);
+    maxSeqLen = std::max<int64_t>({maxSeqLen, seqLen, 1});
+    model = api.createSized(maxRows, maxSeqLen);
+    if (!model)
+      return error(api.lastError(nullptr));
+    return Error::success();
+  }
+
+  std::string dir;
+  void *library;
+  ModelApi api;
+  void *model = nullptr;
+  int64_t maxRows = 0, maxSeqLen = 0;
+};
+
+template <typename Fn> bool resolve(void *library, const char *name, Fn &fn) {
+  fn = reinterpret_cast<Fn>(dlsym(library, name));
+  return fn != nullptr;
+}
+
+} // namespace
+
+Expected<std::unique_ptr<rt::Engine>> createCudaEngine(mlir::ModuleOp module,
+                                                       const CudaEmitOptions &options) {
+  std::string backend = options.rnnBackend == RnnBackend::Cudnn ? "cudnn" : "cuda";
+  SystemProbe gpus = probeGpus();
+  if (gpus.gpus.empty())
+    return error("the " + backend + " engine needs an NVIDIA GPU: " + gpus.gpuProblem +
+                 " (see seq-compile --doctor)");
+  Expected<NvccInfo> nvcc = findNvcc();
+  if (!nvcc)
+    return nvcc.takeError();
+  const GpuInfo &gpu = gpus.gpus.front();
+  std::vector<std::string> archs = {"sm_" + std::to_string(gpu.major) + std::to_string(gpu.minor)};
+
+  SmallString<128> dir;
+  if (std::error_code ec = sys::fs::createUniqueDirectory("seqc-cuda-engine", dir))
+    return error("cannot create a temporary directory: " + ec.message());
+  auto cleanup = [&](Error e) -> Expected<std::unique_ptr<rt::Engine>> {
+    sys::fs::remove_directories(dir);
+    return std::move(e);
+  };
+  Expected<std::string> library = buildCudaLibrary(module, options, *nvcc, archs, dir);
+  if (!library)
+    return cleanup(library.takeError());
+  void *handle = dlopen(library->c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char *why = dlerror();
+    return cleanup(error(describeLoaderError(why ? why : "dlopen failed")));
+  }
+  ModelApi api;
+  if (!resolve(handle, "seqc_model_create_sized", api.createSized) ||
+      !resolve(handle, "seqc_model_destroy", api.destroy) ||
+      !resolve(handle, "seqc_model_run", api.run) ||
+      !resolve(handle, "seqc_last_error", api.lastError) ||
+      !resolve(handle, "seqc_model_input_rank", api.inputRank) ||
+      !resolve(handle, "seqc_model_input_dim", api.inputDim) ||
+      !resolve(handle, "seqc_model_output_rank", api.outputRank) ||
+      !resolve(handle, "seqc_model_output_dim", api.outputDim) ||
+      !resolve(handle, "seqc_model_output_size", api.outputSize)) {
+    dlclose(handle);
+    return cleanup(error("the built library lacks the seqc C API"));
+  }
+  // Fail early (no GPU kernel image, cuDNN version, ...) with a small instance.
+  void *probe = api.createSized(1, 1);
+  if (!probe) {
+    std::string why = api.lastError(nullptr);
+    dlclose(handle);
+    return cleanup(error("the " + backend + " engine: " + why));
+  }
+  api.destroy(probe);
+  return std::make_unique<CudaEngine>(dir.str().str(), handle, api);
+}
+
+void registerCudaEngines() {
+  rt::registerEngine("cuda", [](mlir::ModuleOp module) {
+    return createCudaEngine(module, CudaEmitOptions());
+  });
+  rt::registerEngine("cudnn", [](mlir::ModuleOp module) {
+    CudaEmitOptions options;
+    options.rnnBackend = RnnBackend::Cudnn;
+    return createCudaEngine(module, options);
+  });
+}
+
+} // namespace seq::cuda

@@ -1,0 +1,130 @@
+#include "seq/Target/CUDA/CudaEmitter.h"
+
+#include "seq/Dialect/Seq/IR/Metadata.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+namespace seq::cuda {
+
+static std::string shapeText(mlir::Type type) {
+  auto shaped = llvm::dyn_cast<mlir::ShapedType>(type);
+  if (!shaped)
+    return "?";
+  std::string text = "[";
+  for (auto [i, d] : llvm::enumerate(shaped.getShape()))
+    text += (i ? ", " : "") + (mlir::ShapedType::isDynamic(d) ? std::string("?")
+                                                             : std::to_string(d));
+  return text + "]";
+}
+
+std::string cudaModelHeader(mlir::ModuleOp module, llvm::StringRef headerName,
+                            llvm::StringRef libraryName, llvm::StringRef archs, bool cudnn) {
+  std::string input = "?", output = "?";
+  if (auto func = module.lookupSymbol<mlir::func::FuncOp>("predict")) {
+    if (func.getNumArguments() == 1)
+      input = shapeText(func.getArgumentTypes()[0]);
+    if (func.getNumResults() == 1)
+      output = shapeText(func.getResultTypes()[0]);
+  }
+  std::string source = "?";
+  if (auto s = getMetadata(module).getAs<mlir::StringAttr>("source"))
+    source = s.getValue().str();
+  std::string guard = "SEQC_";
+  for (char c : headerName)
+    guard += llvm::isAlnum(c) ? llvm::toUpper(c) : '_';
+
+  std::string text = "/* " + headerName.str() + ": C API of a model compiled by seqc (seq-compile).\n" +
+                     " *\n *   model:  " + source + "\n *   input:  " + input +
+                     " float32, row-major (C order), axis 0 = batch\n *   output: " + output +
+                     " float32, row-major\n *   target: CUDA " + archs.str() +
+                     (cudnn ? ", cuDNN 9 RNNs" : ", fused kernels") + "\n *\n * Link with " +
+                     libraryName.str() + (cudnn ? " (it needs libcudnn.so.9 at run time)" : "") +
+                     R"(. Host pointers in and out; the API is
+ * the same as for the CPU backend:
+ *
+ *   seqc_model *m = seqc_model_create();
+ *   if (!m) fprintf(stderr, "%s\n", seqc_last_error(NULL));
+ *   float *y = malloc(seqc_model_output_size(m, batch, seq_len) * sizeof *y);
+ *   if (seqc_model_run(m, x, batch, seq_len, y) != SEQC_OK)
+ *     fprintf(stderr, "%s\n", seqc_last_error(m));
+ *   seqc_model_destroy(m);
+ *
+ * Memory: seqc_model_create[_sized] allocates all device memory for the
+ * largest batch and sequence length the instance accepts and uploads the
+ * weights; seqc_model_run allocates nothing.
+ *
+ * Threads: calls on one instance are serialised (they share its buffers
+ * and CUDA stream); instances are independent.
+ */
+#ifndef )" + guard + "\n#define " + guard + R"(
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct seqc_model seqc_model;
+
+/* Return codes of seqc_model_run. */
+enum {
+  SEQC_OK = 0,
+  SEQC_ERROR_ARGUMENT = 1, /* a null pointer or a negative size */
+  SEQC_ERROR_SHAPE = 2,    /* batch / seq_len outside what the instance takes */
+  SEQC_ERROR_INPUT = 3,    /* bad input values, e.g. embedding ids */
+  SEQC_ERROR_DEVICE = 4,   /* a CUDA or cuDNN failure */
+};
+
+/* An instance with the bounds given at compile time (--cuda-max-batch,
+ * --cuda-max-seq-len; the model's own length when it is fixed). NULL on
+ * failure (no GPU, driver too old, out of memory, ...): then
+ * seqc_last_error(NULL) says why. */
+seqc_model *seqc_model_create(void);
+/* An instance for batches up to max_batch and sequences up to max_seq_len
+ * (ignored when the model's time axis is fixed). NULL when a bound is < 1
+ * or as for seqc_model_create. */
+seqc_model *seqc_model_create_sized(int64_t max_batch, int64_t max_seq_len);
+void seqc_model_destroy(seqc_model *model);
+
+/* Runs the model on input[batch, seq_len, ...] and writes output. seq_len is
+ * the length of input axis 1 when that axis is dynamic; for a fixed axis it
+ * must be that length or 0. `output` holds seqc_model_output_size floats.
+ * Returns SEQC_OK or an error code; then seqc_last_error says why. */
+int seqc_model_run(seqc_model *model, const float *input, int64_t batch,
+                   int64_t seq_len, float *output);
+/* The message of the last failed call on `model` ("" after success), or of
+ * the last failed create when `model` is NULL. */
+const char *seqc_last_error(seqc_model *model);
+
+/* Number of floats seqc_model_run writes for this batch and seq_len; -1
+ * when the instance does not take them. */
+int64_t seqc_model_output_size(seqc_model *model, int64_t batch,
+                               int64_t seq_len);
+/* Number of floats it reads. */
+int64_t seqc_model_input_size(seqc_model *model, int64_t batch, int64_t seq_len);
+
+/* Bounds the instance was created for. */
+int64_t seqc_model_max_batch(seqc_model *model);
+int64_t seqc_model_max_seq_len(seqc_model *model);
+
+/* The model's shapes; a dimension is -1 when dynamic (always axis 0). */
+int seqc_model_input_rank(void);
+int64_t seqc_model_input_dim(int i);
+int seqc_model_output_rank(void);
+int64_t seqc_model_output_dim(int i);
+
+/* The model's metadata (Keras version, source file, user entries) as a JSON
+ * object, embedded at compile time. */
+const char *seqc_model_metadata_json(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* )" + guard + " */\n";
+  return text;
+}
+
+} // namespace seq::cuda

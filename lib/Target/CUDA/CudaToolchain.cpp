@@ -1,0 +1,219 @@
+#include "seq/Target/CUDA/CudaToolchain.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <optional>
+
+using namespace llvm;
+
+#ifndef SEQ_CUDA_BIN_DIR
+#define SEQ_CUDA_BIN_DIR "/usr/local/cuda/bin"
+#endif
+#ifndef SEQ_CUDNN_LIBRARY_DIR
+#define SEQ_CUDNN_LIBRARY_DIR ""
+#endif
+#ifndef SEQ_CUDNN_INCLUDE_DIR
+#define SEQ_CUDNN_INCLUDE_DIR ""
+#endif
+
+namespace seq::cuda {
+
+static Error error(const Twine &message) {
+  return createStringError(inconvertibleErrorCode(), message);
+}
+
+/// Runs `program args...` with stdout and stderr in `logPath`; returns the
+/// exit code (-1 if it could not start, with `why` set).
+static int runLogged(StringRef program, ArrayRef<std::string> args, StringRef logPath,
+                     std::string &why) {
+  std::vector<StringRef> argv{program};
+  for (const std::string &a : args)
+    argv.push_back(a);
+  std::optional<StringRef> redirects[] = {StringRef(""), logPath, logPath};
+  return sys::ExecuteAndWait(program, argv, std::nullopt, redirects, /*SecondsToWait=*/0,
+                             /*MemoryLimit=*/0, &why);
+}
+
+bool parseNvccVersion(StringRef text, NvccInfo &info) {
+  Regex release("release ([0-9]+)\\.([0-9]+)(, V([0-9][0-9.]*))?");
+  SmallVector<StringRef, 5> m;
+  if (!release.match(text, &m))
+    return false;
+  info.major = std::stoi(m[1].str());
+  info.minor = std::stoi(m[2].str());
+  info.version = m.size() > 4 && !m[4].empty() ? m[4].str() : (m[1] + "." + m[2]).str();
+  return true;
+}
+
+static Expected<NvccInfo> queryNvcc(StringRef path) {
+  SmallString<128> log;
+  if (std::error_code ec = sys::fs::createTemporaryFile("seqc-nvcc-version", "txt", log))
+    return error("cannot create a temporary file: " + ec.message());
+  std::string why;
+  int rc = runLogged(path, {"--version"}, log, why);
+  auto text = MemoryBuffer::getFile(log);
+  sys::fs::remove(log);
+  NvccInfo info;
+  info.path = path.str();
+  if (rc != 0 || !text || !parseNvccVersion((*text)->getBuffer(), info))
+    return error("'" + path + "' does not run as nvcc (" +
+                 (why.empty() ? "no version in its --version output" : why) + ")");
+  return info;
+}
+
+Expected<NvccInfo> findNvcc(StringRef explicitPath) {
+  std::vector<std::string> candidates;
+  if (!explicitPath.empty()) {
+    candidates.push_back(explicitPath.str());
+  } else {
+    for (const char *var : {"CUDA_HOME", "CUDA_PATH"})
+      if (std::optional<std::string> dir = sys::Process::GetEnv(var))
+        candidates.push_back(*dir + "/bin/nvcc");
+    if (ErrorOr<std::string> onPath = sys::findProgramByName("nvcc"))
+      candidates.push_back(*onPath);
+    candidates.push_back(SEQ_CUDA_BIN_DIR "/nvcc");
+  }
+  for (const std::string &path : candidates) {
+    if (!sys::fs::can_execute(path))
+      continue;
+    Expected<NvccInfo> info = queryNvcc(path);
+    if (!info)
+      return info.takeError();
+    if (info->major < kMinNvccMajor)
+      return error("nvcc " + info->version + " (" + info->path + ") is too old: seqc needs nvcc from CUDA " +
+                   Twine(kMinNvccMajor) + ".0 or newer (install a newer CUDA toolkit or pass --nvcc=PATH)");
+    return info;
+  }
+  if (!explicitPath.empty())
+    return error("nvcc not found at '" + explicitPath + "'");
+  return error("nvcc not found (looked at $CUDA_HOME/bin, $CUDA_PATH/bin, PATH and " SEQ_CUDA_BIN_DIR
+               "): --target=cuda needs the CUDA toolkit " +
+               Twine(kMinNvccMajor) + ".0 or newer; install it or pass --nvcc=PATH");
+}
+
+Expected<std::vector<std::string>> parseCudaArchs(StringRef list) {
+  std::vector<std::string> archs;
+  SmallVector<StringRef> parts;
+  list.split(parts, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef part : parts) {
+    part = part.trim();
+    part.consume_front("sm_");
+    unsigned cc = 0;
+    if (part.getAsInteger(10, cc) || cc < 10 || cc > 200)
+      return error("--cuda-arch: '" + part + "' is not a GPU architecture (expected e.g. sm_80,sm_90)");
+    if (cc < 70)
+      return error("--cuda-arch: sm_" + Twine(cc) +
+                   " is too old: seqc's kernels need compute capability 7.0 or newer");
+    archs.push_back("sm_" + std::to_string(cc));
+  }
+  if (archs.empty())
+    return error("--cuda-arch: no architecture given (expected e.g. sm_80,sm_90)");
+  llvm::sort(archs, [](const std::string &a, const std::string &b) {
+    return std::stoi(a.substr(3)) < std::stoi(b.substr(3));
+  });
+  archs.erase(std::unique(archs.begin(), archs.end()), archs.end());
+  return archs;
+}
+
+std::vector<std::string> nvccArguments(StringRef cuFile, StringRef soFile,
+                                       const NvccBuild &build) {
+  std::vector<std::string> args = {"-O3", "-std=c++17", "-shared", "-Xcompiler", "-fPIC",
+                                   "-Xcompiler", "-fvisibility=hidden"};
+  for (const std::string &arch : build.archs) {
+    std::string cc = arch.substr(3);
+    args.push_back("-gencode");
+    args.push_back("arch=compute_" + cc + ",code=sm_" + cc);
+  }
+  // PTX of the newest architecture, so that newer GPUs can JIT it.
+  std::string newest = build.archs.back().substr(3);
+  args.push_back("-gencode");
+  args.push_back("arch=compute_" + newest + ",code=compute_" + newest);
+  args.push_back("-o");
+  args.push_back(soFile.str());
+  args.push_back(cuFile.str());
+  if (build.cudnn) {
+    if (StringRef(SEQ_CUDNN_INCLUDE_DIR).size())
+      args.push_back("-I" SEQ_CUDNN_INCLUDE_DIR);
+    if (StringRef(SEQ_CUDNN_LIBRARY_DIR).size()) {
+      args.push_back("-L" SEQ_CUDNN_LIBRARY_DIR);
+      args.push_back("-Xlinker");
+      args.push_back("-rpath," SEQ_CUDNN_LIBRARY_DIR);
+    }
+    args.push_back("-lcudnn");
+  }
+  return args;
+}
+
+/// The first line of an nvcc log that reports an error, else its first line.
+static std::string firstErrorLine(StringRef log) {
+  SmallVector<StringRef> lines;
+  log.split(lines, '\n', -1, false);
+  for (StringRef line : lines)
+    if (line.contains("error"))
+      return line.trim().str();
+  return lines.empty() ? std::string("no output") : lines.front().trim().str();
+}
+
+static Error writeFile(StringRef path, StringRef bytes) {
+  std::error_code ec;
+  raw_fd_ostream out(path, ec, sys::fs::OF_None);
+  if (ec)
+    return error("cannot write '" + path + "': " + ec.message());
+  out << bytes;
+  out.close();
+  if (out.has_error())
+    return error("cannot write '" + path + "': " + out.error().message());
+  return Error::success();
+}
+
+Expected<std::string> buildCudaLibrary(mlir::ModuleOp module, CudaEmitOptions options,
+                                       const NvccInfo &nvcc,
+                                       const std::vector<std::string> &archs,
+                                       StringRef workDir) {
+  SmallString<256> cuFile(workDir), weightsFile(workDir), soFile(workDir), logFile(workDir);
+  sys::path::append(cuFile, "model.cu");
+  sys::path::append(weightsFile, "model.weights");
+  sys::path::append(soFile, "libmodel.so");
+  sys::path::append(logFile, "nvcc.log");
+  SmallString<256> absoluteWeights(weightsFile);
+  sys::fs::make_absolute(absoluteWeights);
+  options.weightsFile = absoluteWeights.str().str();
+  options.builtForArchs = join(archs, ",");
+
+  Expected<CudaModule> emitted = emitCudaModule(module, options);
+  if (!emitted)
+    return emitted.takeError();
+  if (Error e = writeFile(cuFile, emitted->source))
+    return std::move(e);
+  if (Error e = writeFile(weightsFile,
+                          StringRef(reinterpret_cast<const char *>(emitted->weights.data()),
+                                    emitted->weights.size() * sizeof(float))))
+    return std::move(e);
+
+  NvccBuild build;
+  build.archs = archs;
+  build.cudnn = emitted->usesCudnn;
+  std::string why;
+  int rc = runLogged(nvcc.path, nvccArguments(cuFile, soFile, build), logFile, why);
+  if (rc != 0) {
+    auto log = MemoryBuffer::getFile(logFile);
+    std::string detail = !why.empty() ? why : log ? firstErrorLine((*log)->getBuffer())
+                                                  : "exit code " + std::to_string(rc);
+    return error("nvcc failed (nvcc " + nvcc.version + " at " + nvcc.path +
+                 "; seqc needs nvcc from CUDA " + Twine(kMinNvccMajor) + ".0 or newer" +
+                 (build.cudnn ? " and the cuDNN 9 headers and library" : "") + "): " + detail +
+                 " (full log: " + logFile + ")");
+  }
+  return soFile.str().str();
+}
+
+} // namespace seq::cuda

@@ -1,0 +1,22 @@
+# cmake -DOUTPUT=file.inc -DINPUTS="name=path|name=path|..." -P EmbedSources.cmake
+# Writes `static const char name[] = R"..."` for each input, split into
+# chunks so no single literal hits a compiler's length limit.
+set(text "// Generated from lib/Target/CUDA/kernels by EmbedSources.cmake. Do not edit.\n")
+string(REPLACE "|" ";" entries "${INPUTS}")
+foreach(entry ${entries})
+  string(REPLACE "=" ";" pair "${entry}")
+  list(GET pair 0 name)
+  list(GET pair 1 path)
+  file(READ "${path}" content)
+  string(LENGTH "${content}" length)
+  string(APPEND text "static const char ${name}[] =\n")
+  set(offset 0)
+  while(offset LESS length)
+    string(SUBSTRING "${content}" ${offset} 8000 chunk)
+    string(APPEND text "R\"seqc_embed(${chunk})seqc_embed\"\n")
+    math(EXPR offset "${offset} + 8000")
+  endwhile()
+  string(APPEND text ";\n")
+endforeach()
+file(WRITE "${OUTPUT}.tmp" "${text}")
+file(COPY_FILE "${OUTPUT}.tmp" "${OUTPUT}" ONLY_IF_DIFFERENT)

@@ -1,0 +1,166 @@
+// Text helpers of the CUDA emitter: C literals, names, shapes.
+#include "ModelEmitter.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+
+using namespace mlir;
+using llvm::StringRef;
+
+namespace seq::cuda::detail {
+
+std::string actName(Activation a) {
+  switch (a) {
+  case Activation::Linear:
+    return "seqc::Act::Linear";
+  case Activation::Relu:
+    return "seqc::Act::Relu";
+  case Activation::Tanh:
+    return "seqc::Act::Tanh";
+  case Activation::Sigmoid:
+    return "seqc::Act::Sigmoid";
+  case Activation::HardSigmoidKeras2:
+    return "seqc::Act::HardSigmoidKeras2";
+  case Activation::HardSigmoidKeras3:
+    return "seqc::Act::HardSigmoidKeras3";
+  case Activation::Softmax:
+    return "seqc::Act::Softmax";
+  case Activation::Elu:
+    return "seqc::Act::Elu";
+  case Activation::Selu:
+    return "seqc::Act::Selu";
+  case Activation::Gelu:
+    return "seqc::Act::Gelu";
+  case Activation::GeluTanh:
+    return "seqc::Act::GeluTanh";
+  case Activation::Swish:
+    return "seqc::Act::Swish";
+  case Activation::Softplus:
+    return "seqc::Act::Softplus";
+  case Activation::Softsign:
+    return "seqc::Act::Softsign";
+  case Activation::LeakyRelu:
+    return "seqc::Act::LeakyRelu";
+  case Activation::Exponential:
+    return "seqc::Act::Exponential";
+  }
+  return "seqc::Act::Linear";
+}
+
+std::string paddingName(Padding p) {
+  switch (p) {
+  case Padding::Valid:
+    return "seqc::Padding::Valid";
+  case Padding::Same:
+    return "seqc::Padding::Same";
+  case Padding::Causal:
+    return "seqc::Padding::Causal";
+  }
+  return "seqc::Padding::Valid";
+}
+
+std::string floatLiteral(float v) {
+  if (v == 0.0f)
+    return "0.0f";
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%.9g", v);
+  if (text.find_first_of(".e") == std::string::npos)
+    text += ".0";
+  return text + "f";
+}
+
+std::string floatLiteral(std::optional<llvm::APFloat> v) {
+  return floatLiteral(v ? v->convertToFloat() : 0.0f);
+}
+
+std::string cString(StringRef text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    switch (c) {
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    default:
+      if (c < 0x20 || c >= 0x7f) {
+        // Octal keeps a following hex digit from joining the escape.
+        char buffer[8];
+        std::snprintf(buffer, sizeof(buffer), "\\%03o", c);
+        out += buffer;
+      } else {
+        out += static_cast<char>(c);
+      }
+    }
+  }
+  return out + "\"";
+}
+
+std::string identifier(StringRef name) {
+  std::string id;
+  for (char c : name)
+    id += llvm::isAlnum(c) ? c : '_';
+  if (id.empty() || llvm::isDigit(id[0]))
+    id = "w_" + id;
+  return id;
+}
+
+std::string product(llvm::ArrayRef<std::string> dims) {
+  if (dims.empty())
+    return "1";
+  std::string text;
+  for (const std::string &d : dims)
+    text += (text.empty() ? "" : " * ") + d;
+  return text;
+}
+
+std::string shapeText(ShapedType type) {
+  std::string text = "(";
+  for (auto [i, d] : llvm::enumerate(type.getShape()))
+    text += (i ? ", " : "") + (ShapedType::isDynamic(d) ? std::string("?")
+                                                        : std::to_string(d));
+  return text + ")";
+}
+
+std::string rowsText(Value value) {
+  auto type = cast<ShapedType>(value.getType());
+  std::string text;
+  for (int64_t d : type.getShape().drop_back())
+    text += (text.empty() ? "" : "x") +
+            (ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d));
+  return text.empty() ? "1" : text;
+}
+
+StringRef cellName(Cell c) {
+  switch (c) {
+  case Cell::Lstm:
+    return "seqc::Cell::Lstm";
+  case Cell::GruResetAfter:
+    return "seqc::Cell::GruResetAfter";
+  case Cell::GruResetBefore:
+    return "seqc::Cell::GruResetBefore";
+  case Cell::SimpleRnn:
+    return "seqc::Cell::SimpleRnn";
+  }
+  return "";
+}
+
+int gatesOf(Cell c) {
+  return c == Cell::Lstm ? 4 : c == Cell::SimpleRnn ? 1 : 3;
+}
+
+std::string dimsList(ShapedType type) {
+  std::string text;
+  for (auto [i, d] : llvm::enumerate(type.getShape()))
+    text += (i ? ", " : "") + std::to_string(ShapedType::isDynamic(d) ? -1 : d);
+  return text;
+}
+
+} // namespace seq::cuda::detail

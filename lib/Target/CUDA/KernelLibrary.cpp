@@ -1,0 +1,11 @@
+#include "KernelLibrary.h"
+
+#include "KernelSources.inc"
+
+namespace seq::cuda {
+
+llvm::StringRef kernelLibrarySource() { return kSeqcKernels; }
+llvm::StringRef cudnnLibrarySource() { return kSeqcCudnn; }
+llvm::StringRef simulationHeaderSource() { return kSeqcCudaSim; }
+
+} // namespace seq::cuda

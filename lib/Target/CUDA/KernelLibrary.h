@@ -1,0 +1,19 @@
+// The CUDA sources that every emitted .cu embeds (kernels/*.cuh), compiled
+// into the library as strings by CMake (EmbedSources.cmake).
+#ifndef SEQ_LIB_TARGET_CUDA_KERNELLIBRARY_H
+#define SEQ_LIB_TARGET_CUDA_KERNELLIBRARY_H
+
+#include "llvm/ADT/StringRef.h"
+
+namespace seq::cuda {
+
+/// kernels/seqc_kernels.cuh: activations, GEMM, recurrences, other ops.
+llvm::StringRef kernelLibrarySource();
+/// kernels/seqc_cudnn.cuh: the cuDNN RNN path.
+llvm::StringRef cudnnLibrarySource();
+/// kernels/seqc_cuda_sim.h: runs emitted code on a CPU (tests).
+llvm::StringRef simulationHeaderSource();
+
+} // namespace seq::cuda
+
+#endif

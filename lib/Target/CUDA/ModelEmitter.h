@@ -1,0 +1,170 @@
+// The CUDA emitter's internals, shared by CudaEmitter.cpp (ops -> launches)
+// and HostLauncher.cpp (the rest of the .cu: weights, shapes, create, the C
+// API). Not installed.
+#ifndef SEQ_LIB_TARGET_CUDA_MODELEMITTER_H
+#define SEQ_LIB_TARGET_CUDA_MODELEMITTER_H
+
+#include "seq/Target/CUDA/CudaEmitter.h"
+
+#include "seq/Dialect/Seq/IR/SeqOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Operation.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace seq::cuda::detail {
+
+using llvm::Error;
+using llvm::Expected;
+using llvm::StringRef;
+using llvm::Twine;
+using mlir::ModuleOp;
+using mlir::Operation;
+using mlir::ShapedType;
+using mlir::Value;
+namespace func = mlir::func;
+
+/// One C++ expression per axis.
+using Dims = llvm::SmallVector<std::string, 4>;
+
+/// Weights are 64-float (256-byte) aligned in the blob.
+constexpr int64_t kWeightAlignment = 64;
+
+// Text helpers (EmitHelpers.cpp).
+std::string actName(Activation a);
+std::string paddingName(Padding p);
+/// A float literal that reads back to exactly `v`.
+std::string floatLiteral(float v);
+std::string floatLiteral(std::optional<llvm::APFloat> v);
+/// A C string literal holding `text`.
+std::string cString(llvm::StringRef text);
+/// A C identifier from a weight's name ("lstm/kernel" -> "lstm_kernel").
+std::string identifier(llvm::StringRef name);
+/// "a * b * c"; "1" for none.
+std::string product(llvm::ArrayRef<std::string> dims);
+/// "(?, 10, 12)".
+std::string shapeText(mlir::ShapedType type);
+/// The GEMM rows of `value` for comments: its leading axes, "?x5".
+std::string rowsText(mlir::Value value);
+/// "-1, 10, 12" (-1 for dynamic).
+std::string dimsList(mlir::ShapedType type);
+
+struct Buffer {
+  std::string name;    // "v3"
+  Dims dims;           // expressions
+  std::string storage; // the buffer whose memory this one uses
+  std::string what;    // for comments: "lstm output"
+};
+
+struct Weight {
+  std::string name;
+  int64_t offset = 0, count = 0;
+  std::string shape;
+};
+
+enum class Cell { Lstm, GruResetAfter, GruResetBefore, SimpleRnn };
+
+llvm::StringRef cellName(Cell c);
+int gatesOf(Cell c);
+
+/// What a recurrence needs, from either level of IR.
+struct RecurrenceSpec {
+  Cell cell;
+  int64_t units = 0;
+  std::string recurrentKernel; // weight expression
+  std::string recurrentBias = "nullptr";
+  Activation activation = Activation::Tanh;
+  Activation recurrentActivation = Activation::Sigmoid;
+  bool returnSequences = false, goBackwards = false;
+};
+
+class Emitter {
+public:
+  Emitter(ModuleOp module, const CudaEmitOptions &options)
+      : module(module), options(options) {}
+
+  Expected<CudaModule> run();
+
+private:
+  // ---- diagnostics ----
+  Error fail(Operation *op, const Twine &message) const;
+
+  // ---- buffers, shapes, weights ----
+  unsigned newBuffer(Dims dims, StringRef what,
+                     std::optional<unsigned> aliasOf = std::nullopt);
+  std::string dim(unsigned buffer, unsigned axis) const {
+    return "D." + buffers[buffer].name + "[" + std::to_string(axis) + "]";
+  }
+  Dims dimsOf(unsigned buffer) const {
+    Dims d;
+    for (unsigned i = 0; i < buffers[buffer].dims.size(); ++i)
+      d.push_back(dim(buffer, i));
+    return d;
+  }
+  unsigned rank(unsigned buffer) const { return buffers[buffer].dims.size(); }
+  std::string ptr(unsigned buffer) const { return "m->" + buffers[buffer].storage; }
+  Expected<unsigned> operand(Operation *op, Value value);
+  Expected<std::string> weight(Operation *op, Value value, StringRef role);
+  Expected<std::string> optionalWeight(Operation *op, Value value, StringRef role) {
+    if (!value)
+      return std::string("nullptr");
+    return weight(op, value, role);
+  }
+  void checkInDims(const Twine &condition, const Twine &message);
+
+  // ---- code ----
+  void comment(Operation *op, const Twine &text);
+  std::string tryLaunch(Operation *op, const Twine &call) const;
+  std::string layer(Operation *op) const;
+
+  // ---- ops ----
+  Error emitOp(Operation *op);
+  Error emitLinear(Operation *op, Value input, Value kernel, Value bias,
+                   Activation act, std::optional<llvm::APFloat> alpha);
+  Error emitRecurrenceOp(Operation *op);
+  Error emitRecurrentLayer(Operation *op);
+  Expected<unsigned> emitFusedRecurrence(Operation *op, unsigned projection,
+                                         const RecurrenceSpec &spec);
+  Error emitCudnnRecurrence(Operation *op, unsigned input, int64_t features,
+                            const RecurrenceSpec &spec, StringRef kernel,
+                            StringRef inputBias);
+  Error checkCudnnSupport(Operation *op, const RecurrenceSpec &spec) const;
+  Error emitTimeDistributed(TimeDistributedOp op);
+  void markCudnnProjections(func::FuncOp func);
+
+  std::string assemble(func::FuncOp func, unsigned output) const;
+
+  ModuleOp module;
+  const CudaEmitOptions &options;
+  std::string sourceName;
+
+  std::vector<Buffer> buffers;
+  llvm::DenseMap<Value, unsigned> bufferOf;
+  std::vector<Weight> weights;
+  llvm::DenseMap<Value, unsigned> weightOf;
+  llvm::StringSet<> weightNames;
+  std::vector<float> blob;
+
+  std::string dimsCode, modelFields, createCode, destroyCode, forwardCode;
+  std::vector<std::string> summary;
+  std::vector<std::pair<std::string, std::string>> embeddings; // layer, ids buffer
+  std::vector<int64_t> embeddingVocab;
+  bool usesCudnn = false;
+  bool dynamicTime = false;
+  int64_t staticSteps = 0;
+  /// Input GEMMs whose only users run on cuDNN (which projects itself).
+  llvm::DenseSet<Operation *> skipped;
+};
+
+} // namespace seq::cuda::detail
+
+#endif

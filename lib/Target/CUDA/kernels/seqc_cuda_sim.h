@@ -1,0 +1,396 @@
+// A CPU stand-in for the small part of CUDA that seqc's generated code uses,
+// so that the emitted .cu can be compiled with a host C++ compiler and its
+// numbers checked against Keras on machines without a GPU (the CI):
+//
+//   g++ -std=c++17 -x c++ -DSEQC_CPU_SIMULATION -include seqc_cuda_sim.h model.cu
+//
+// Every CUDA thread is a fiber (ucontext) scheduled cooperatively on one OS
+// thread: __syncthreads, warp shuffles and the cooperative grid barrier are
+// real barriers, so races between phases of a kernel show up as wrong
+// numbers, as they would on a GPU. Plain launches run one block at a time
+// (static __shared__ arrays are then per block); cooperative launches run
+// all blocks at once, each with its own dynamic shared memory. "Device"
+// memory is host memory. It is slow, and meant for small test models only.
+#ifndef SEQC_CUDA_SIM_H
+#define SEQC_CUDA_SIM_H
+
+#include <ucontext.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <math.h>
+#include <tuple>
+#include <vector>
+
+// ---- qualifiers ------------------------------------------------------------
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+#define __shared__ static
+
+struct dim3 {
+  unsigned x = 1, y = 1, z = 1;
+  dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
+};
+
+// ---- runtime types -----------------------------------------------------------
+enum cudaError_t {
+  cudaSuccess = 0,
+  cudaErrorInvalidValue = 1,
+  cudaErrorMemoryAllocation = 2,
+  cudaErrorInsufficientDriver = 35,
+  cudaErrorInvalidDeviceFunction = 98,
+  cudaErrorNoDevice = 100,
+  cudaErrorNoKernelImageForDevice = 209,
+  cudaErrorCooperativeLaunchTooLarge = 720,
+  cudaErrorNotSupported = 801,
+};
+typedef void *cudaStream_t;
+enum cudaMemcpyKind {
+  cudaMemcpyHostToHost = 0,
+  cudaMemcpyHostToDevice = 1,
+  cudaMemcpyDeviceToHost = 2,
+  cudaMemcpyDeviceToDevice = 3,
+  cudaMemcpyDefault = 4
+};
+enum cudaDeviceAttr {
+  cudaDevAttrMultiProcessorCount = 16,
+  cudaDevAttrComputeCapabilityMajor = 75,
+  cudaDevAttrComputeCapabilityMinor = 76,
+  cudaDevAttrCooperativeLaunch = 95,
+  cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+};
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
+#define cudaStreamNonBlocking 0x01
+#define CUDART_VERSION 13000
+
+namespace seqc_sim {
+
+/// Simulated device limits; SEQC_SIM_SMS / SEQC_SIM_SHARED_BYTES override
+/// them so that tests can force the recurrence kernel's fallbacks.
+inline int env_or(const char *name, int fallback) {
+  const char *v = std::getenv(name);
+  return v && *v ? std::atoi(v) : fallback;
+}
+inline int multiprocessors() { return env_or("SEQC_SIM_SMS", 4); }
+inline int shared_bytes_optin() { return env_or("SEQC_SIM_SHARED_BYTES", 232448); }
+
+struct Fiber {
+  ucontext_t context;
+  dim3 thread_idx, block_idx;
+  int block = 0;  // linear block index within the launch
+  int linear = 0; // linear thread index within the block
+  bool done = false;
+};
+
+struct Barrier {
+  int arrived = 0;
+  unsigned long generation = 0;
+};
+
+struct Launch {
+  dim3 grid, block;
+  std::function<void()> body;
+  std::vector<Fiber> fibers;
+  std::vector<std::vector<char>> stacks;
+  std::vector<std::vector<char>> dynamic_shared; // one per resident block
+  std::vector<Barrier> block_barriers, warp_barriers;
+  std::vector<float> warp_slots;
+  Barrier grid_barrier;
+  int threads_per_block = 0, resident_blocks = 0, first_block = 0;
+  ucontext_t scheduler;
+  Fiber *current = nullptr;
+};
+
+inline Launch *&active() {
+  static Launch *launch = nullptr;
+  return launch;
+}
+inline Fiber &current_fiber() { return *active()->current; }
+
+inline void yield() {
+  Launch &l = *active();
+  swapcontext(&l.current->context, &l.scheduler);
+}
+
+/// Waits until `count` fibers have arrived at `b`.
+inline void arrive(Barrier &b, int count) {
+  unsigned long gen = b.generation;
+  if (++b.arrived == count) {
+    b.arrived = 0;
+    ++b.generation;
+    return;
+  }
+  while (b.generation == gen)
+    yield();
+}
+
+inline void trampoline() {
+  Launch &l = *active();
+  l.body();
+  l.current->done = true;
+  swapcontext(&l.current->context, &l.scheduler);
+}
+
+/// Runs blocks [first, first + count) of `l` concurrently to completion.
+inline void run_blocks(Launch &l, int first, int count) {
+  const int tpb = l.threads_per_block;
+  const size_t n = (size_t)count * tpb;
+  constexpr size_t kStack = 128 * 1024;
+  if (l.stacks.size() < n)
+    l.stacks.resize(n, std::vector<char>(kStack));
+  l.fibers.assign(n, Fiber());
+  l.block_barriers.assign(count, Barrier());
+  l.warp_barriers.assign((size_t)count * ((tpb + 31) / 32), Barrier());
+  l.warp_slots.assign((size_t)count * ((tpb + 31) / 32) * 32, 0.0f);
+  l.first_block = first;
+  l.resident_blocks = count;
+  for (size_t i = 0; i < n; ++i) {
+    Fiber &f = l.fibers[i];
+    f.block = first + (int)(i / tpb);
+    f.linear = (int)(i % tpb);
+    f.block_idx = dim3(f.block % l.grid.x, (f.block / l.grid.x) % l.grid.y,
+                       f.block / (l.grid.x * l.grid.y));
+    f.thread_idx = dim3(f.linear % l.block.x, (f.linear / l.block.x) % l.block.y,
+                        f.linear / (l.block.x * l.block.y));
+    getcontext(&f.context);
+    f.context.uc_stack.ss_sp = l.stacks[i].data();
+    f.context.uc_stack.ss_size = kStack;
+    f.context.uc_link = nullptr;
+    makecontext(&f.context, trampoline, 0);
+  }
+  for (size_t remaining = n; remaining;) {
+    remaining = 0;
+    for (Fiber &f : l.fibers) {
+      if (f.done)
+        continue;
+      l.current = &f;
+      swapcontext(&l.scheduler, &f.context);
+      remaining += !f.done;
+    }
+  }
+}
+
+inline void launch(dim3 grid, dim3 block, size_t shared, bool cooperative,
+                   std::function<void()> body) {
+  Launch l;
+  l.grid = grid;
+  l.block = block;
+  l.body = std::move(body);
+  l.threads_per_block = (int)(block.x * block.y * block.z);
+  const int blocks = (int)(grid.x * grid.y * grid.z);
+  Launch *outer = active();
+  active() = &l;
+  if (cooperative) {
+    l.dynamic_shared.assign(blocks, std::vector<char>(shared + 16));
+    run_blocks(l, 0, blocks);
+  } else {
+    l.dynamic_shared.assign(1, std::vector<char>(shared + 16));
+    for (int b = 0; b < blocks; ++b)
+      run_blocks(l, b, 1);
+  }
+  active() = outer;
+}
+
+template <typename... Params> struct Launcher {
+  void (*kernel)(Params...);
+  dim3 grid, block;
+  size_t shared;
+  template <typename... Args> void operator()(Args &&...args) const {
+    std::tuple<std::decay_t<Params>...> copied(std::forward<Args>(args)...);
+    auto k = kernel;
+    launch(grid, block, shared, false, [k, copied] { std::apply(k, copied); });
+  }
+};
+template <typename... Params>
+Launcher<Params...> make_launcher(void (*kernel)(Params...), dim3 grid, dim3 block,
+                                  size_t shared) {
+  return Launcher<Params...>{kernel, grid, block, shared};
+}
+
+inline void *dynamic_shared() {
+  Launch &l = *active();
+  return l.dynamic_shared[l.dynamic_shared.size() == 1 ? 0 : l.current->block].data();
+}
+
+inline int warp_index() {
+  Launch &l = *active();
+  Fiber &f = *l.current;
+  return (f.block - l.first_block) * ((l.threads_per_block + 31) / 32) + f.linear / 32;
+}
+
+/// All 32 lanes publish `v`, then each reads lane `source(lane)`.
+template <typename Source> float exchange(float v, Source source) {
+  Launch &l = *active();
+  const int warp = warp_index(), lane = l.current->linear % 32;
+  float *slots = &l.warp_slots[(size_t)warp * 32];
+  slots[lane] = v;
+  arrive(l.warp_barriers[warp], 32);
+  float r = slots[source(lane)];
+  arrive(l.warp_barriers[warp], 32);
+  return r;
+}
+
+} // namespace seqc_sim
+
+#define SEQC_LAUNCH(kernel, grid, block, shared, stream)                                   \
+  ((void)(stream), ::seqc_sim::make_launcher(kernel, dim3(grid), dim3(block), shared))
+#define SEQC_DYNAMIC_SHARED(type, name) type *name = (type *)::seqc_sim::dynamic_shared()
+#define SEQC_UNROLL
+
+#define threadIdx (::seqc_sim::current_fiber().thread_idx)
+#define blockIdx (::seqc_sim::current_fiber().block_idx)
+#define blockDim (::seqc_sim::active()->block)
+#define gridDim (::seqc_sim::active()->grid)
+
+inline void __syncthreads() {
+  seqc_sim::Launch &l = *seqc_sim::active();
+  seqc_sim::arrive(l.block_barriers[l.current->block - l.first_block], l.threads_per_block);
+}
+
+inline float __shfl_down_sync(unsigned, float v, int delta, int width = 32) {
+  return seqc_sim::exchange(v, [&](int lane) {
+    int src = lane + delta;
+    return (src / width == lane / width) ? src : lane;
+  });
+}
+inline float __shfl_xor_sync(unsigned, float v, int mask, int width = 32) {
+  return seqc_sim::exchange(v, [&](int lane) {
+    int src = lane ^ mask;
+    return (src / width == lane / width) ? src : lane;
+  });
+}
+
+template <typename T> inline T __ldcg(const T *p) { return *p; }
+template <typename T> inline T __ldg(const T *p) { return *p; }
+inline unsigned long long atomicCAS(unsigned long long *p, unsigned long long compare,
+                                    unsigned long long value) {
+  unsigned long long old = *p; // fibers never interleave inside this call
+  if (old == compare)
+    *p = value;
+  return old;
+}
+inline int min(int a, int b) { return a < b ? a : b; }
+inline int max(int a, int b) { return a > b ? a : b; }
+
+namespace cooperative_groups {
+struct grid_group {
+  void sync() {
+    seqc_sim::Launch &l = *seqc_sim::active();
+    seqc_sim::arrive(l.grid_barrier, l.threads_per_block * l.resident_blocks);
+  }
+};
+inline grid_group this_grid() { return grid_group(); }
+} // namespace cooperative_groups
+
+// ---- runtime API -------------------------------------------------------------
+inline const char *cudaGetErrorString(cudaError_t e) {
+  switch (e) {
+  case cudaSuccess:
+    return "no error";
+  case cudaErrorInvalidValue:
+    return "invalid argument";
+  case cudaErrorMemoryAllocation:
+    return "out of memory";
+  case cudaErrorCooperativeLaunchTooLarge:
+    return "too many blocks in cooperative launch";
+  case cudaErrorNotSupported:
+    return "operation not supported";
+  default:
+    return "unknown error";
+  }
+}
+inline const char *cudaGetErrorName(cudaError_t e) { return cudaGetErrorString(e); }
+inline cudaError_t cudaGetLastError() { return cudaSuccess; }
+inline cudaError_t cudaGetDeviceCount(int *n) {
+  *n = 1;
+  return cudaSuccess;
+}
+inline cudaError_t cudaGetDevice(int *d) {
+  *d = 0;
+  return cudaSuccess;
+}
+inline cudaError_t cudaSetDevice(int) { return cudaSuccess; }
+inline cudaError_t cudaDriverGetVersion(int *v) {
+  *v = CUDART_VERSION;
+  return cudaSuccess;
+}
+inline cudaError_t cudaRuntimeGetVersion(int *v) {
+  *v = CUDART_VERSION;
+  return cudaSuccess;
+}
+inline cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int) {
+  switch (attr) {
+  case cudaDevAttrMultiProcessorCount:
+    *value = seqc_sim::multiprocessors();
+    break;
+  case cudaDevAttrMaxSharedMemoryPerBlockOptin:
+    *value = seqc_sim::shared_bytes_optin();
+    break;
+  case cudaDevAttrCooperativeLaunch:
+    *value = 1;
+    break;
+  case cudaDevAttrComputeCapabilityMajor:
+    *value = 9;
+    break;
+  case cudaDevAttrComputeCapabilityMinor:
+    *value = 0;
+    break;
+  }
+  return cudaSuccess;
+}
+inline cudaError_t cudaFuncSetAttribute(const void *, cudaFuncAttribute, int) {
+  return cudaSuccess;
+}
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const void *, int,
+                                                                 size_t shared) {
+  *blocks = shared <= (size_t)seqc_sim::shared_bytes_optin() ? 1 : 0;
+  return cudaSuccess;
+}
+inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned) {
+  *s = nullptr;
+  return cudaSuccess;
+}
+inline cudaError_t cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
+inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
+inline cudaError_t cudaMalloc(void **p, size_t bytes) {
+  *p = std::calloc(1, bytes ? bytes : 1);
+  return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+template <typename T> inline cudaError_t cudaMalloc(T **p, size_t bytes) {
+  return cudaMalloc(reinterpret_cast<void **>(p), bytes);
+}
+inline cudaError_t cudaFree(void *p) {
+  std::free(p);
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind,
+                                   cudaStream_t = nullptr) {
+  std::memmove(dst, src, bytes);
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind k) {
+  return cudaMemcpyAsync(dst, src, bytes, k);
+}
+inline cudaError_t cudaMemsetAsync(void *dst, int value, size_t bytes, cudaStream_t = nullptr) {
+  std::memset(dst, value, bytes);
+  return cudaSuccess;
+}
+
+/// Cooperative launch of a typed kernel (the library calls it through
+/// seqc::launch_cooperative).
+template <typename Arg>
+inline cudaError_t seqc_sim_launch_cooperative(void (*kernel)(Arg), dim3 grid, dim3 block,
+                                               size_t shared, Arg arg) {
+  seqc_sim::launch(grid, block, shared, true, [kernel, arg] { kernel(arg); });
+  return cudaSuccess;
+}
+
+#endif // SEQC_CUDA_SIM_H

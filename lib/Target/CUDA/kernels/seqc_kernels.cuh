@@ -1,0 +1,816 @@
+// ===== seqc CUDA kernel library ============================================
+// Copied verbatim into every .cu that `seq-compile --target=cuda` writes, so
+// that the generated file stands alone. The generated part below it holds the
+// weights, the buffer shapes and one launch per kernel-level op.
+//
+// Conventions: float32 tensors, batch-major and contiguous; every launcher
+// returns cudaError_t and launches on the given stream; no launcher
+// allocates memory (the model allocates everything once, at create).
+// Activations follow Keras exactly (ReferenceKernels.h is the oracle): no
+// fast-math intrinsics and no TF32, so results stay within 1e-4 of Keras.
+// ===========================================================================
+#ifndef SEQC_CPU_SIMULATION
+#include <cuda_runtime.h>
+#include <cooperative_groups.h>
+// Kernel launches are spelled SEQC_LAUNCH(kernel, grid, block, shared, stream)(args)
+// so that seqc_cuda_sim.h can run the same source on a CPU.
+#define SEQC_LAUNCH(kernel, grid, block, shared, stream) kernel<<<grid, block, shared, stream>>>
+#define SEQC_DYNAMIC_SHARED(type, name) extern __shared__ type name[]
+#define SEQC_UNROLL _Pragma("unroll")
+#endif
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+namespace seqc {
+
+namespace cg = cooperative_groups;
+
+enum class Act : int {
+  Linear,
+  Relu,
+  Tanh,
+  Sigmoid,
+  HardSigmoidKeras2, // clip(0.2x + 0.5, 0, 1): Keras 2 / tf.keras
+  HardSigmoidKeras3, // relu6(x + 3) / 6: Keras 3
+  Softmax,           // over the last axis: a separate row kernel, never inline
+  Elu,
+  Selu,
+  Gelu,     // exact (erf)
+  GeluTanh, // tanh approximation
+  Swish,
+  Softplus,
+  Softsign,
+  LeakyRelu,
+  Exponential,
+};
+
+__device__ __forceinline__ float sigmoid(float x) {
+  // Either branch exponentiates a non-positive number: nothing overflows.
+  if (x >= 0.0f)
+    return 1.0f / (1.0f + expf(-x));
+  float e = expf(x);
+  return e / (1.0f + e);
+}
+
+/// The elementwise activations; `alpha` is the ELU alpha or the LeakyReLU
+/// slope. Softmax is handled by softmax_rows and never reaches here.
+template <Act A> __device__ __forceinline__ float activate(float x, float alpha) {
+  if constexpr (A == Act::Linear || A == Act::Softmax) {
+    return x;
+  } else if constexpr (A == Act::Relu) {
+    return fmaxf(x, 0.0f);
+  } else if constexpr (A == Act::Tanh) {
+    return tanhf(x);
+  } else if constexpr (A == Act::Sigmoid) {
+    return sigmoid(x);
+  } else if constexpr (A == Act::HardSigmoidKeras2) {
+    return fminf(fmaxf(0.2f * x + 0.5f, 0.0f), 1.0f);
+  } else if constexpr (A == Act::HardSigmoidKeras3) {
+    return fminf(fmaxf(x + 3.0f, 0.0f), 6.0f) / 6.0f;
+  } else if constexpr (A == Act::Elu) {
+    return x > 0.0f ? x : alpha * expm1f(x);
+  } else if constexpr (A == Act::Selu) {
+    return 1.0507009873554805f * (x > 0.0f ? x : 1.6732632423543772f * expm1f(x));
+  } else if constexpr (A == Act::Gelu) {
+    return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
+  } else if constexpr (A == Act::GeluTanh) {
+    return 0.5f * x * (1.0f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+  } else if constexpr (A == Act::Swish) {
+    return x * sigmoid(x);
+  } else if constexpr (A == Act::Softplus) {
+    return log1pf(expf(-fabsf(x))) + fmaxf(x, 0.0f);
+  } else if constexpr (A == Act::Softsign) {
+    return x / (1.0f + fabsf(x));
+  } else if constexpr (A == Act::LeakyRelu) {
+    return x >= 0.0f ? x : alpha * x;
+  } else {
+    static_assert(A == Act::Exponential, "unhandled activation");
+    return expf(x);
+  }
+}
+
+inline unsigned blocks_for(int64_t n, int threads) {
+  return static_cast<unsigned>((n + threads - 1) / threads);
+}
+
+__global__ void probe_kernel() {}
+
+/// Runs an empty kernel: fails with cudaErrorNoKernelImageForDevice when the
+/// library has no code for this GPU, which is better said at create.
+inline cudaError_t probe(cudaStream_t stream) {
+  SEQC_LAUNCH(probe_kernel, 1, 1, 0, stream)();
+  cudaError_t err = cudaGetLastError();
+  return err != cudaSuccess ? err : cudaStreamSynchronize(stream);
+}
+
+// ---------------------------------------------------------------------------
+// seq.linear: c (M x N) = act(a (M x K) @ w (K x N) + bias).
+// A classic shared-memory tiled SGEMM: 64x64 output tile per block, 16-deep
+// K slices, 256 threads each holding a 4x4 register tile. Columns of a
+// thread's tile are 16 apart so that loads from Bs and stores to c are
+// conflict-free / coalesced.
+// ---------------------------------------------------------------------------
+constexpr int kGemmTileM = 64, kGemmTileN = 64, kGemmTileK = 16;
+
+template <Act A>
+__global__ void __launch_bounds__(256)
+linear_kernel(const float *__restrict__ a, const float *__restrict__ w,
+              const float *__restrict__ bias, float *__restrict__ c, int M, int N,
+              int K, float alpha) {
+  __shared__ float As[kGemmTileK][kGemmTileM + 4]; // A tile, transposed
+  __shared__ float Bs[kGemmTileK][kGemmTileN];
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+  const int row0 = blockIdx.y * kGemmTileM, col0 = blockIdx.x * kGemmTileN;
+  float acc[4][4] = {};
+  for (int k0 = 0; k0 < K; k0 += kGemmTileK) {
+    for (int i = threadIdx.x; i < kGemmTileM * kGemmTileK; i += blockDim.x) {
+      int r = i / kGemmTileK, kk = i % kGemmTileK;
+      int gr = row0 + r, gk = k0 + kk;
+      As[kk][r] = (gr < M && gk < K) ? a[(size_t)gr * K + gk] : 0.0f;
+    }
+    for (int i = threadIdx.x; i < kGemmTileK * kGemmTileN; i += blockDim.x) {
+      int kk = i / kGemmTileN, cc = i % kGemmTileN;
+      int gk = k0 + kk, gc = col0 + cc;
+      Bs[kk][cc] = (gk < K && gc < N) ? w[(size_t)gk * N + gc] : 0.0f;
+    }
+    __syncthreads();
+SEQC_UNROLL
+    for (int kk = 0; kk < kGemmTileK; ++kk) {
+      float av[4], bv[4];
+SEQC_UNROLL
+      for (int i = 0; i < 4; ++i)
+        av[i] = As[kk][ty * 4 + i];
+SEQC_UNROLL
+      for (int j = 0; j < 4; ++j)
+        bv[j] = Bs[kk][tx + 16 * j];
+SEQC_UNROLL
+      for (int i = 0; i < 4; ++i)
+SEQC_UNROLL
+        for (int j = 0; j < 4; ++j)
+          acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+    }
+    __syncthreads();
+  }
+SEQC_UNROLL
+  for (int i = 0; i < 4; ++i) {
+    int r = row0 + ty * 4 + i;
+    if (r >= M)
+      continue;
+SEQC_UNROLL
+    for (int j = 0; j < 4; ++j) {
+      int col = col0 + tx + 16 * j;
+      if (col >= N)
+        continue;
+      float v = acc[i][j] + (bias ? bias[col] : 0.0f);
+      c[(size_t)r * N + col] = activate<A>(v, alpha);
+    }
+  }
+}
+
+/// Softmax over rows of length n, in place; one warp per row.
+__global__ void softmax_rows_kernel(float *x, int64_t rows, int n) {
+  int64_t row = (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+  int lane = threadIdx.x % 32;
+  if (row >= rows)
+    return;
+  float *r = x + row * n;
+  float m = -INFINITY;
+  for (int i = lane; i < n; i += 32)
+    m = fmaxf(m, r[i]);
+  for (int off = 16; off > 0; off /= 2)
+    m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, off));
+  float sum = 0.0f;
+  for (int i = lane; i < n; i += 32)
+    sum += expf(r[i] - m);
+  for (int off = 16; off > 0; off /= 2)
+    sum += __shfl_xor_sync(0xffffffffu, sum, off);
+  for (int i = lane; i < n; i += 32)
+    r[i] = expf(r[i] - m) / sum;
+}
+
+inline cudaError_t softmax_rows(cudaStream_t stream, float *x, int64_t rows, int n) {
+  if (rows == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(softmax_rows_kernel, blocks_for(rows, 8), 256, 0, stream)(x, rows, n);
+  return cudaGetLastError();
+}
+
+template <Act A>
+cudaError_t linear(cudaStream_t stream, const float *a, const float *w,
+                   const float *bias, float *c, int64_t M, int N, int K, float alpha) {
+  if (M == 0)
+    return cudaSuccess;
+  dim3 grid((N + kGemmTileN - 1) / kGemmTileN,
+            static_cast<unsigned>((M + kGemmTileM - 1) / kGemmTileM));
+  SEQC_LAUNCH(linear_kernel<A>, grid, 256, 0, stream)(a, w, bias, c, static_cast<int>(M), N, K,
+                                             alpha);
+  cudaError_t err = cudaGetLastError();
+  if (err == cudaSuccess && A == Act::Softmax)
+    err = softmax_rows(stream, c, M, N);
+  return err;
+}
+
+// ---------------------------------------------------------------------------
+// Recurrences (seq.lstm_recurrence, seq.gru_recurrence,
+// seq.simple_rnn_recurrence): one persistent cooperative kernel runs the
+// whole time loop. Block b owns units [b*slice, (b+1)*slice) for every gate,
+// so the pointwise cell is fused with the recurrent GEMM. Its slice of the
+// recurrent kernel stays in shared memory across all timesteps when it fits
+// (else it is read from global memory / L2 each step). Each timestep ends in
+// one grid-wide barrier (two for GRU with reset_after=false, whose candidate
+// needs r * h of every unit). h is double-buffered in global memory.
+// ---------------------------------------------------------------------------
+enum class Cell : int { Lstm, GruResetAfter, GruResetBefore, SimpleRnn };
+
+template <Cell C> __host__ __device__ constexpr int gates_of() {
+  return C == Cell::Lstm ? 4 : C == Cell::SimpleRnn ? 1 : 3;
+}
+
+constexpr int kRecThreads = 256;
+constexpr int kRecBatchChunk = 16; // batch rows per shared-memory pass
+constexpr int kRecKChunk = 128;    // h elements per row staged at a time
+
+struct RecurrenceArgs {
+  const float *xproj; // (batch, steps, gates*units): input GEMM incl. its bias
+  const float *u;     // (units, gates*units)
+  const float *rbias; // (gates*units) recurrent bias (GRU reset_after) or null
+  float *out;         // (batch, steps, units) or (batch, units)
+  float *h;           // 2 x (batch, units), ping-pong state
+  float *c;           // (batch, units) LSTM cell state
+  float *z;           // (batch, units) GRU reset_before: update gate
+  float *rh;          // (batch, units) GRU reset_before: r * h of every unit
+  int batch, steps, units, slice;
+  int go_backwards, return_sequences;
+  float alpha;
+};
+
+/// Stride between shared-memory weight columns; odd so that both "one
+/// column per thread" and "one k per lane" access patterns are conflict-free.
+__host__ __device__ inline int weight_column_stride(int units) { return units | 1; }
+
+inline size_t recurrence_shared_bytes(int gates, int units, int slice, bool shared_weights) {
+  size_t floats = (size_t)kRecBatchChunk * kRecKChunk + (size_t)kRecBatchChunk * gates * slice;
+  if (shared_weights)
+    floats += (size_t)gates * slice * weight_column_stride(units);
+  return floats * sizeof(float);
+}
+
+/// acc[bb][col] = sum_k src[b0 + bb][k] * U[k][g*units + j0 + jj] for the
+/// gate blocks [g_begin, g_end) of this block's slice, col = (g-g_begin)*ns + jj.
+/// When there are fewer outputs than threads, `lanes` threads share one
+/// output and reduce with warp shuffles.
+template <bool kSharedW>
+__device__ void slice_matvec(const RecurrenceArgs &p, const float *src, const float *ws,
+                             float *hs, float *acc, int j0, int ns, int b0, int nb,
+                             int g_begin, int g_end, int gates) {
+  const int u = p.units;
+  const int ncols = (g_end - g_begin) * ns;
+  const int nout = nb * ncols;
+  int lanes = 1;
+  while (lanes < 32 && nout * lanes * 2 <= (int)blockDim.x)
+    lanes *= 2;
+  const int groups = blockDim.x / lanes;
+  const int lane = threadIdx.x % lanes, group = threadIdx.x / lanes;
+  const int ldw = weight_column_stride(u);
+  for (int o = threadIdx.x; o < nout; o += blockDim.x)
+    acc[o] = 0.0f;
+  for (int k0 = 0; k0 < u; k0 += kRecKChunk) {
+    const int kc = min(kRecKChunk, u - k0);
+    __syncthreads(); // the previous chunk of hs is consumed
+    for (int i = threadIdx.x; i < nb * kc; i += blockDim.x) {
+      int bb = i / kc, kk = i % kc;
+      hs[bb * kRecKChunk + kk] = __ldcg(src + (size_t)(b0 + bb) * u + k0 + kk);
+    }
+    __syncthreads();
+    // Uniform trip count per warp: every lane reaches the shuffles.
+    for (int base = 0; base < nout; base += groups) {
+      const int o = base + group;
+      float s = 0.0f;
+      if (o < nout) {
+        const int bb = o / ncols, col = o % ncols;
+        const int g = g_begin + col / ns, jj = col % ns;
+        const float *hrow = hs + bb * kRecKChunk;
+        if (kSharedW) {
+          const float *wcol = ws + (size_t)(g * ns + jj) * ldw + k0;
+          for (int kk = lane; kk < kc; kk += lanes)
+            s = fmaf(hrow[kk], wcol[kk], s);
+        } else {
+          const size_t ldu = (size_t)gates * u;
+          const float *wcol = p.u + (size_t)k0 * ldu + (size_t)g * u + j0 + jj;
+          for (int kk = lane; kk < kc; kk += lanes)
+            s = fmaf(hrow[kk], __ldg(wcol + kk * ldu), s);
+        }
+      }
+      for (int off = lanes / 2; off > 0; off /= 2)
+        s += __shfl_down_sync(0xffffffffu, s, off, lanes);
+      if (o < nout && lane == 0)
+        acc[o] += s;
+    }
+  }
+  __syncthreads();
+}
+
+template <Cell C, Act A, Act R, bool kSharedW>
+__global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs p) {
+  constexpr int G = gates_of<C>();
+  cg::grid_group grid = cg::this_grid();
+  SEQC_DYNAMIC_SHARED(float, smem);
+  const int u = p.units, B = p.batch, T = p.steps;
+  const int j0 = blockIdx.x * p.slice;
+  const int ns = max(0, min(p.slice, u - j0));
+  const int ldw = weight_column_stride(u);
+  float *ws = smem;
+  float *hs = ws + (kSharedW ? (size_t)G * p.slice * ldw : 0);
+  float *acc = hs + kRecBatchChunk * kRecKChunk;
+
+  if (kSharedW) {
+    // Coalesced along jj; shared stores are strided by the odd ldw.
+    for (int i = threadIdx.x; i < u * G * ns; i += blockDim.x) {
+      int jj = i % ns, g = (i / ns) % G, k = i / (ns * G);
+      ws[(size_t)(g * ns + jj) * ldw + k] = p.u[(size_t)k * G * u + (size_t)g * u + j0 + jj];
+    }
+  }
+  for (int i = threadIdx.x; i < B * ns; i += blockDim.x) {
+    int b = i / ns, j = j0 + i % ns;
+    p.h[(size_t)b * u + j] = 0.0f;
+    if (C == Cell::Lstm)
+      p.c[(size_t)b * u + j] = 0.0f;
+  }
+  grid.sync();
+
+  for (int s = 0; s < T; ++s) {
+    const int t = p.go_backwards ? T - 1 - s : s;
+    const float *hprev = p.h + (size_t)(s & 1) * B * u;
+    float *hnext = p.h + (size_t)((s + 1) & 1) * B * u;
+    const bool last = s == T - 1;
+    for (int b0 = 0; b0 < B; b0 += kRecBatchChunk) {
+      const int nb = min(kRecBatchChunk, B - b0);
+      const int g_end = C == Cell::GruResetBefore ? 2 : G;
+      slice_matvec<kSharedW>(p, hprev, ws, hs, acc, j0, ns, b0, nb, 0, g_end, G);
+      const int ncols = g_end * ns;
+      for (int i = threadIdx.x; i < nb * ns; i += blockDim.x) {
+        const int bb = i / ns, jj = i % ns, b = b0 + bb, j = j0 + jj;
+        const float *xp = p.xproj + ((size_t)b * T + t) * G * u;
+        const float *hu = acc + bb * ncols;
+        const size_t at = (size_t)b * u + j;
+        float hn = 0.0f;
+        if constexpr (C == Cell::Lstm) {
+          float ig = activate<R>(xp[j] + hu[jj], p.alpha);
+          float fg = activate<R>(xp[u + j] + hu[ns + jj], p.alpha);
+          float gg = activate<A>(xp[2 * u + j] + hu[2 * ns + jj], p.alpha);
+          float og = activate<R>(xp[3 * u + j] + hu[3 * ns + jj], p.alpha);
+          float cn = fg * p.c[at] + ig * gg;
+          p.c[at] = cn;
+          hn = og * activate<A>(cn, p.alpha);
+        } else if constexpr (C == Cell::GruResetAfter) {
+          const float *rb = p.rbias;
+          float hz = hu[jj] + (rb ? rb[j] : 0.0f);
+          float hr = hu[ns + jj] + (rb ? rb[u + j] : 0.0f);
+          float hh = hu[2 * ns + jj] + (rb ? rb[2 * u + j] : 0.0f);
+          float z = activate<R>(xp[j] + hz, p.alpha);
+          float r = activate<R>(xp[u + j] + hr, p.alpha);
+          float cand = activate<A>(xp[2 * u + j] + r * hh, p.alpha);
+          hn = z * __ldcg(hprev + at) + (1.0f - z) * cand;
+        } else if constexpr (C == Cell::GruResetBefore) {
+          float z = activate<R>(xp[j] + hu[jj], p.alpha);
+          float r = activate<R>(xp[u + j] + hu[ns + jj], p.alpha);
+          p.z[at] = z;
+          p.rh[at] = r * __ldcg(hprev + at);
+          continue; // h is finished in the second phase below
+        } else {
+          hn = activate<A>(xp[j] + hu[jj], p.alpha);
+        }
+        hnext[at] = hn;
+        if (p.return_sequences)
+          p.out[((size_t)b * T + s) * u + j] = hn;
+        else if (last)
+          p.out[at] = hn;
+      }
+      __syncthreads(); // acc is reused by the next batch chunk
+    }
+    if constexpr (C == Cell::GruResetBefore) {
+      grid.sync(); // every unit's r * h is in p.rh
+      for (int b0 = 0; b0 < B; b0 += kRecBatchChunk) {
+        const int nb = min(kRecBatchChunk, B - b0);
+        slice_matvec<kSharedW>(p, p.rh, ws, hs, acc, j0, ns, b0, nb, 2, 3, G);
+        for (int i = threadIdx.x; i < nb * ns; i += blockDim.x) {
+          const int bb = i / ns, jj = i % ns, b = b0 + bb, j = j0 + jj;
+          const float *xp = p.xproj + ((size_t)b * T + t) * G * u;
+          const size_t at = (size_t)b * u + j;
+          float cand = activate<A>(xp[2 * u + j] + acc[bb * ns + jj], p.alpha);
+          float z = p.z[at];
+          float hn = z * __ldcg(hprev + at) + (1.0f - z) * cand;
+          hnext[at] = hn;
+          if (p.return_sequences)
+            p.out[((size_t)b * T + s) * u + j] = hn;
+          else if (last)
+            p.out[at] = hn;
+        }
+        __syncthreads();
+      }
+    }
+    grid.sync();
+  }
+}
+
+/// How one recurrence is launched on this device; chosen once, at create.
+using RecurrenceKernel = void (*)(RecurrenceArgs);
+
+struct RecurrencePlan {
+  RecurrenceKernel kernel = nullptr;
+  int blocks = 0;
+  int slice = 0;
+  size_t shared_bytes = 0;
+  bool shared_weights = false;
+};
+
+/// Picks the slice width and whether the recurrent kernel fits in shared
+/// memory: the grid must be co-resident for the grid-wide barrier.
+template <Cell C, Act A, Act R>
+cudaError_t plan_recurrence(int units, RecurrencePlan *plan) {
+  constexpr int G = gates_of<C>();
+  int device = 0, sms = 0, optin = 0, coop = 0;
+  cudaError_t err;
+  if ((err = cudaGetDevice(&device)) != cudaSuccess ||
+      (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess ||
+      (err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device)) != cudaSuccess ||
+      (err = cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device)) != cudaSuccess)
+    return err;
+  if (!coop)
+    return cudaErrorNotSupported;
+  auto try_variant = [&](RecurrenceKernel kernel, bool shared_weights, int slice) -> cudaError_t {
+    size_t bytes = recurrence_shared_bytes(G, units, slice, shared_weights);
+    if (bytes > (size_t)optin)
+      return cudaErrorInvalidValue;
+    const void *entry = reinterpret_cast<const void *>(kernel);
+    cudaError_t e = cudaFuncSetAttribute(entry, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(bytes));
+    if (e != cudaSuccess)
+      return e;
+    int per_sm = 0;
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, entry, kRecThreads, bytes);
+    if (e != cudaSuccess)
+      return e;
+    int blocks = (units + slice - 1) / slice;
+    if (per_sm * sms < blocks)
+      return cudaErrorCooperativeLaunchTooLarge;
+    *plan = RecurrencePlan{kernel, blocks, slice, bytes, shared_weights};
+    return cudaSuccess;
+  };
+  int slice = (units + sms - 1) / sms;
+  if (try_variant(&recurrence_kernel<C, A, R, true>, true, slice) == cudaSuccess)
+    return cudaSuccess;
+  cudaGetLastError(); // the failed attempt must not leak into later checks
+  // Large units: weights stay in global memory (L2), more blocks per SM.
+  RecurrenceKernel global_kernel = &recurrence_kernel<C, A, R, false>;
+  const void *global_entry = reinterpret_cast<const void *>(global_kernel);
+  size_t bytes = recurrence_shared_bytes(G, units, slice, false);
+  if ((err = cudaFuncSetAttribute(global_entry, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(bytes))) != cudaSuccess)
+    return err;
+  int per_sm = 0;
+  if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, global_entry, kRecThreads,
+                                                           bytes)) != cudaSuccess)
+    return err;
+  if (per_sm < 1)
+    return cudaErrorCooperativeLaunchTooLarge;
+  int capacity = per_sm * sms;
+  return try_variant(global_kernel, false, (units + capacity - 1) / capacity);
+}
+
+inline cudaError_t run_recurrence(cudaStream_t stream, const RecurrencePlan &plan,
+                                  RecurrenceArgs args) {
+  if (args.batch == 0 || args.steps == 0)
+    return cudaSuccess;
+  args.slice = plan.slice;
+#ifdef SEQC_CPU_SIMULATION
+  (void)stream;
+  return seqc_sim_launch_cooperative(plan.kernel, dim3(plan.blocks), dim3(kRecThreads),
+                                     plan.shared_bytes, args);
+#else
+  void *params[] = {&args};
+  return cudaLaunchCooperativeKernel(reinterpret_cast<const void *>(plan.kernel),
+                                     dim3(plan.blocks), dim3(kRecThreads), params,
+                                     plan.shared_bytes, stream);
+#endif
+}
+
+// ---------------------------------------------------------------------------
+// The remaining layer-level ops: one thread per output element unless said.
+// ---------------------------------------------------------------------------
+enum class Padding : int { Valid, Same, Causal };
+
+/// Output length and left padding of a 1-D window along time, as Keras/TF.
+struct Window1d {
+  int64_t length, pad_left;
+};
+
+__host__ __device__ inline Window1d window1d(int64_t length, int64_t window, int64_t stride,
+                                             Padding padding) {
+  switch (padding) {
+  case Padding::Same: {
+    int64_t out = (length + stride - 1) / stride;
+    int64_t total = (out - 1) * stride + window - length;
+    return {out, total > 0 ? total / 2 : 0};
+  }
+  case Padding::Causal:
+    return {length >= 1 ? (length - 1) / stride + 1 : 0, window - 1};
+  case Padding::Valid:
+  default:
+    return {length >= window ? (length - window) / stride + 1 : 0, 0};
+  }
+}
+
+template <Act A>
+__global__ void conv1d_kernel(const float *__restrict__ x, const float *__restrict__ kernel,
+                              const float *__restrict__ bias, float *__restrict__ y, int batch,
+                              int steps, int channels, int width, int filters, int out_steps,
+                              int stride, int dilation, int pad_left, float alpha) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= (int64_t)batch * out_steps * filters)
+    return;
+  int f = i % filters;
+  int o = (i / filters) % out_steps;
+  int b = i / ((int64_t)filters * out_steps);
+  float sum = bias ? bias[f] : 0.0f;
+  for (int k = 0; k < width; ++k) {
+    int t = o * stride - pad_left + k * dilation;
+    if (t < 0 || t >= steps)
+      continue; // zero padding
+    const float *xr = x + ((size_t)b * steps + t) * channels;
+    const float *kr = kernel + (size_t)k * channels * filters + f;
+    for (int c = 0; c < channels; ++c)
+      sum = fmaf(xr[c], kr[(size_t)c * filters], sum);
+  }
+  y[i] = activate<A>(sum, alpha);
+}
+
+template <Act A>
+cudaError_t conv1d(cudaStream_t stream, const float *x, const float *kernel, const float *bias,
+                   float *y, int64_t batch, int64_t steps, int channels, int width, int filters,
+                   int stride, int dilation, Padding padding, float alpha) {
+  Window1d w = window1d(steps, (int64_t)dilation * (width - 1) + 1, stride, padding);
+  int64_t n = batch * w.length * filters;
+  if (n == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(conv1d_kernel<A>, blocks_for(n, 256), 256, 0, stream)(
+      x, kernel, bias, y, (int)batch, (int)steps, channels, width, filters, (int)w.length,
+      stride, dilation, (int)w.pad_left, alpha);
+  cudaError_t err = cudaGetLastError();
+  if (err == cudaSuccess && A == Act::Softmax)
+    err = softmax_rows(stream, y, batch * w.length, filters);
+  return err;
+}
+
+/// Max or average pooling; padded positions never win the max and do not
+/// count towards the average's divisor.
+template <bool kMax>
+__global__ void pool1d_kernel(const float *__restrict__ x, float *__restrict__ y, int batch,
+                              int steps, int channels, int out_steps, int pool, int stride,
+                              int pad_left) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= (int64_t)batch * out_steps * channels)
+    return;
+  int c = i % channels;
+  int o = (i / channels) % out_steps;
+  int b = i / ((int64_t)channels * out_steps);
+  int first = max(o * stride - pad_left, 0);
+  int last = min(o * stride - pad_left + pool, steps);
+  float m = -INFINITY, sum = 0.0f;
+  for (int t = first; t < last; ++t) {
+    float v = x[((size_t)b * steps + t) * channels + c];
+    m = fmaxf(m, v);
+    sum += v;
+  }
+  y[i] = kMax ? m : sum / (float)(last - first);
+}
+
+template <bool kMax>
+cudaError_t pool1d(cudaStream_t stream, const float *x, float *y, int64_t batch, int64_t steps,
+                   int channels, int pool, int stride, Padding padding) {
+  Window1d w = window1d(steps, pool, stride, padding);
+  int64_t n = batch * w.length * channels;
+  if (n == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(pool1d_kernel<kMax>, blocks_for(n, 256), 256, 0, stream)(
+      x, y, (int)batch, (int)steps, channels, (int)w.length, pool, stride, (int)w.pad_left);
+  return cudaGetLastError();
+}
+
+template <bool kMax>
+__global__ void global_pool1d_kernel(const float *__restrict__ x, float *__restrict__ y,
+                                     int batch, int steps, int channels) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= (int64_t)batch * channels)
+    return;
+  int c = i % channels, b = i / channels;
+  float m = -INFINITY, sum = 0.0f;
+  for (int t = 0; t < steps; ++t) {
+    float v = x[((size_t)b * steps + t) * channels + c];
+    m = fmaxf(m, v);
+    sum += v;
+  }
+  y[i] = kMax ? m : sum / (float)steps;
+}
+
+template <bool kMax>
+cudaError_t global_pool1d(cudaStream_t stream, const float *x, float *y, int64_t batch,
+                          int64_t steps, int channels) {
+  int64_t n = batch * channels;
+  if (n == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(global_pool1d_kernel<kMax>, blocks_for(n, 256), 256, 0, stream)(x, y, (int)batch,
+                                                                     (int)steps, channels);
+  return cudaGetLastError();
+}
+
+/// LayerNormalization over rows of length n: one warp per row, biased
+/// variance, two passes over the row.
+__global__ void layer_norm_kernel(const float *__restrict__ x, const float *__restrict__ gamma,
+                                  const float *__restrict__ beta, float *__restrict__ y,
+                                  int64_t rows, int n, float epsilon) {
+  int64_t row = (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+  int lane = threadIdx.x % 32;
+  if (row >= rows)
+    return;
+  const float *xr = x + row * n;
+  float *yr = y + row * n;
+  float sum = 0.0f;
+  for (int i = lane; i < n; i += 32)
+    sum += xr[i];
+  for (int off = 16; off > 0; off /= 2)
+    sum += __shfl_xor_sync(0xffffffffu, sum, off);
+  float mean = sum / n;
+  float sq = 0.0f;
+  for (int i = lane; i < n; i += 32)
+    sq += (xr[i] - mean) * (xr[i] - mean);
+  for (int off = 16; off > 0; off /= 2)
+    sq += __shfl_xor_sync(0xffffffffu, sq, off);
+  float scale = 1.0f / sqrtf(sq / n + epsilon);
+  for (int i = lane; i < n; i += 32)
+    yr[i] = (xr[i] - mean) * scale * gamma[i] + beta[i];
+}
+
+inline cudaError_t layer_norm(cudaStream_t stream, const float *x, const float *gamma,
+                              const float *beta, float *y, int64_t rows, int n, float epsilon) {
+  if (rows == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(layer_norm_kernel, blocks_for(rows, 8), 256, 0, stream)(x, gamma, beta, y, rows, n,
+                                                             epsilon);
+  return cudaGetLastError();
+}
+
+/// BatchNormalization at inference: per channel of the last axis.
+__global__ void batch_norm_kernel(const float *__restrict__ x, const float *__restrict__ gamma,
+                                  const float *__restrict__ beta, const float *__restrict__ mean,
+                                  const float *__restrict__ variance, float *__restrict__ y,
+                                  int64_t n, int channels, float epsilon) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  int c = i % channels;
+  y[i] = (x[i] - mean[c]) / sqrtf(variance[c] + epsilon) * gamma[c] + beta[c];
+}
+
+inline cudaError_t batch_norm(cudaStream_t stream, const float *x, const float *gamma,
+                              const float *beta, const float *mean, const float *variance,
+                              float *y, int64_t n, int channels, float epsilon) {
+  if (n == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(batch_norm_kernel, blocks_for(n, 256), 256, 0, stream)(x, gamma, beta, mean, variance, y,
+                                                            n, channels, epsilon);
+  return cudaGetLastError();
+}
+
+/// Embedding lookup; ids are integral floats. A bad id writes its flat
+/// index + 1 to *bad_id (read back after the run) and yields zeros.
+__global__ void embedding_kernel(const float *__restrict__ ids, const float *__restrict__ table,
+                                 float *__restrict__ y, int64_t count, int vocab, int dim,
+                                 unsigned long long *bad_id) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count * dim)
+    return;
+  int64_t row = i / dim;
+  int d = i % dim;
+  float id = ids[row];
+  if (!(truncf(id) == id && id >= 0.0f && id < (float)vocab)) {
+    atomicCAS(bad_id, 0ull, (unsigned long long)row + 1);
+    y[i] = 0.0f;
+    return;
+  }
+  y[i] = table[(size_t)(int64_t)id * dim + d];
+}
+
+inline cudaError_t embedding(cudaStream_t stream, const float *ids, const float *table, float *y,
+                             int64_t count, int vocab, int dim, unsigned long long *bad_id) {
+  if (count == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(embedding_kernel, blocks_for(count * dim, 256), 256, 0, stream)(ids, table, y, count,
+                                                                     vocab, dim, bad_id);
+  return cudaGetLastError();
+}
+
+/// RepeatVector: (batch, f) -> (batch, n, f).
+__global__ void repeat_vector_kernel(const float *__restrict__ x, float *__restrict__ y,
+                                     int batch, int n, int f) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= (int64_t)batch * n * f)
+    return;
+  int k = i % f;
+  int b = i / ((int64_t)n * f);
+  y[i] = x[(size_t)b * f + k];
+}
+
+inline cudaError_t repeat_vector(cudaStream_t stream, const float *x, float *y, int64_t batch,
+                                 int n, int f) {
+  int64_t total = batch * n * f;
+  if (total == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(repeat_vector_kernel, blocks_for(total, 256), 256, 0, stream)(x, y, (int)batch, n, f);
+  return cudaGetLastError();
+}
+
+template <Act A>
+__global__ void activation_kernel(const float *__restrict__ x, float *__restrict__ y, int64_t n,
+                                  float alpha) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = activate<A>(x[i], alpha);
+}
+
+/// The Activation layer; softmax normalises rows of length `row`.
+template <Act A>
+cudaError_t activation(cudaStream_t stream, const float *x, float *y, int64_t n, int row,
+                       float alpha) {
+  if (n == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(activation_kernel<A>, blocks_for(n, 256), 256, 0, stream)(x, y, n, alpha);
+  cudaError_t err = cudaGetLastError();
+  if (err == cudaSuccess && A == Act::Softmax)
+    err = softmax_rows(stream, y, n / row, row);
+  return err;
+}
+
+enum class Merge : int { Concat, Sum, Mul, Ave };
+
+/// Bidirectional merge of fwd (.., ff) and bwd (.., fb). `bwd` came from a
+/// go_backwards RNN; a sequence (steps > 0) is flipped back along time
+/// first, as Keras does. Concat puts forward first; the other modes need
+/// ff == fb.
+template <Merge M>
+__global__ void bidirectional_kernel(const float *__restrict__ fwd, const float *__restrict__ bwd,
+                                     float *__restrict__ y, int batch, int steps, int ff,
+                                     int fb) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  const int T = steps > 0 ? steps : 1;
+  const int out_f = M == Merge::Concat ? ff + fb : ff;
+  if (i >= (int64_t)batch * T * out_f)
+    return;
+  int k = i % out_f;
+  int t = (i / out_f) % T;
+  int b = i / ((int64_t)out_f * T);
+  int tb = steps > 0 ? T - 1 - t : 0;
+  if constexpr (M == Merge::Concat) {
+    y[i] = k < ff ? fwd[((size_t)b * T + t) * ff + k] : bwd[((size_t)b * T + tb) * fb + k - ff];
+  } else {
+    float a = fwd[((size_t)b * T + t) * ff + k], c = bwd[((size_t)b * T + tb) * fb + k];
+    y[i] = M == Merge::Sum ? a + c : M == Merge::Mul ? a * c : (a + c) / 2.0f;
+  }
+}
+
+template <Merge M>
+cudaError_t bidirectional(cudaStream_t stream, const float *fwd, const float *bwd, float *y,
+                          int64_t batch, int64_t steps, int ff, int fb) {
+  int64_t n = batch * (steps > 0 ? steps : 1) * (M == Merge::Concat ? ff + fb : ff);
+  if (n == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(bidirectional_kernel<M>, blocks_for(n, 256), 256, 0, stream)(
+      fwd, bwd, y, (int)batch, (int)steps, ff, fb);
+  return cudaGetLastError();
+}
+
+/// y[b][t] = x[b][steps-1-t]: the input of a go_backwards RNN on cuDNN.
+__global__ void reverse_time_kernel(const float *__restrict__ x, float *__restrict__ y, int batch,
+                                    int steps, int f) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= (int64_t)batch * steps * f)
+    return;
+  int k = i % f;
+  int t = (i / f) % steps;
+  int b = i / ((int64_t)f * steps);
+  y[i] = x[((size_t)b * steps + steps - 1 - t) * f + k];
+}
+
+inline cudaError_t reverse_time(cudaStream_t stream, const float *x, float *y, int64_t batch,
+                                int64_t steps, int f) {
+  int64_t n = batch * steps * f;
+  if (n == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(reverse_time_kernel, blocks_for(n, 256), 256, 0, stream)(x, y, (int)batch, (int)steps, f);
+  return cudaGetLastError();
+}
+
+} // namespace seqc

@@ -1,0 +1,46 @@
+// Embedding checks its ids on the device and names the bad one after the
+// run; Flatten and Reshape alias their input's memory; RepeatVector copies;
+// an Activation layer is its own elementwise (or softmax row) pass.
+// RUN: seq-compile %s --target=cuda --emit=cuda --cuda-skip-fusion | FileCheck %s
+
+module {
+  func.func @predict(%ids: tensor<?x4xf32>) -> tensor<?x3x8xf32> {
+    %t = arith.constant dense<0.5> : tensor<10x6xf32> loc("emb/embeddings")
+    %e = seq.embedding %ids, %t : (tensor<?x4xf32>, tensor<10x6xf32>) -> tensor<?x4x6xf32> loc("emb")
+    %f = seq.flatten %e : tensor<?x4x6xf32> -> tensor<?x24xf32> loc("flat")
+    %r = seq.reshape %f [-1, 8] : tensor<?x24xf32> -> tensor<?x3x8xf32> loc("shape")
+    %s = seq.activation softmax %r : tensor<?x3x8xf32> loc("probs")
+    %g = seq.global_avg_pool1d %s : tensor<?x3x8xf32> -> tensor<?x8xf32> loc("mean")
+    %v = seq.repeat_vector %g {n = 3 : i64} : tensor<?x8xf32> -> tensor<?x3x8xf32> loc("repeat")
+    return %v : tensor<?x3x8xf32>
+  }
+}
+
+// CHECK: // v2: flat output (aliases v1)
+// CHECK-NEXT: D.v2[0] = D.v1[0];
+// CHECK-NEXT: D.v2[1] = D.v1[1] * D.v1[2];
+// CHECK-NEXT: // v3: shape output (aliases v1)
+// CHECK-NEXT: D.v3[0] = D.v2[0];
+// CHECK-NEXT: D.v3[1] = (D.v2[1]) / 8;
+// CHECK-NEXT: D.v3[2] = 8;
+// CHECK-NEXT: if ((D.v2[1]) % 8 != 0)
+// CHECK-NEXT: return "shape: the elements per batch row do not fit the target shape (-1, 8)";
+
+// Aliases get no memory of their own.
+// CHECK-LABEL: struct seqc_model {
+// CHECK: float *v1 = nullptr;
+// CHECK-NOT: float *v2 = nullptr;
+// CHECK-NOT: float *v3 = nullptr;
+// CHECK: float *v4 = nullptr;
+
+// CHECK-LABEL: static int seqc_forward(
+// CHECK: SEQC_TRY("emb", (seqc::embedding(m->stream, m->v0, m->w + weights::emb_embeddings, m->v1, D.v0[0] * D.v0[1], 10, 6, m->bad_ids + 0)));
+// CHECK: SEQC_TRY("probs", (seqc::activation<seqc::Act::Softmax>(m->stream, m->v1, m->v4, D.v3[0] * D.v3[1] * D.v3[2], (int)D.v3[2], 0.0f)));
+// CHECK: SEQC_TRY("mean", (seqc::global_pool1d<false>(m->stream, m->v4, m->v5
+// CHECK: SEQC_TRY("repeat", (seqc::repeat_vector(m->stream, m->v5, m->v6, D.v5[0], 3, (int)D.v5[1])));
+
+// CHECK-LABEL: SEQC_API int seqc_model_run(
+// CHECK: err = cudaMemsetAsync(m->bad_ids, 0, 1 * sizeof(unsigned long long), m->stream);
+// CHECK: if (bad[0]) {
+// CHECK: seqc_format(m->error, "layer '%s': embedding id %.9g out of range [0, %d)", "emb", id, 10);
+// CHECK: return SEQC_ERROR_INPUT;

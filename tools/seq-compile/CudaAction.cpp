@@ -1,0 +1,175 @@
+// The CUDA backend's flags:
+//
+//   seq-compile model.h5 --target=cuda -o libmodel_cuda.so   (+ libmodel_cuda.h)
+//   seq-compile model.h5 --target=cuda --emit=cuda -o model.cu
+//       [--rnn-backend=fused|cudnn] [--cuda-arch=sm_80,sm_90] [--nvcc=PATH]
+//       [--cuda-max-batch=N] [--cuda-max-seq-len=N]
+//   seq-compile --doctor
+//
+// and the "cuda" / "cudnn" engines for --run and --compare.
+#include "Actions.h"
+
+#include "seq/Runtime/Engine.h"
+#include "seq/Target/CUDA/CudaEmitter.h"
+#include "seq/Target/CUDA/CudaEngine.h"
+#include "seq/Target/CUDA/CudaSystem.h"
+#include "seq/Target/CUDA/CudaToolchain.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace {
+
+cl::opt<bool> doctor("doctor",
+                     cl::desc("Print the NVIDIA driver, CUDA, cuDNN, nvcc and GPUs found, and "
+                              "which backends can run here"),
+                     cl::cat(seqc::seqCompileCategory));
+cl::opt<seq::cuda::RnnBackend> rnnBackend(
+    "rnn-backend", cl::desc("--target=cuda: how LSTM/GRU layers run"),
+    cl::values(clEnumValN(seq::cuda::RnnBackend::Fused, "fused",
+                          "seqc's persistent fused kernels (default)"),
+               clEnumValN(seq::cuda::RnnBackend::Cudnn, "cudnn",
+                          "cudnnRNNForward (cuDNN 9; LSTM and GRU reset_after=True)")),
+    cl::init(seq::cuda::RnnBackend::Fused), cl::cat(seqc::seqCompileCategory));
+cl::opt<std::string> cudaArch("cuda-arch",
+                              cl::desc("--target=cuda: GPU architectures to build for"),
+                              cl::value_desc("sm_80,sm_90"), cl::init("sm_80,sm_90"),
+                              cl::cat(seqc::seqCompileCategory));
+cl::opt<std::string> nvccPath("nvcc", cl::desc("--target=cuda: the nvcc to use"),
+                              cl::value_desc("path"), cl::cat(seqc::seqCompileCategory));
+cl::opt<int64_t> maxBatch(
+    "cuda-max-batch",
+    cl::desc("--target=cuda: batch bound of seqc_model_create() (default 64)"),
+    cl::value_desc("N"), cl::init(64), cl::cat(seqc::seqCompileCategory));
+cl::opt<int64_t> maxSeqLen(
+    "cuda-max-seq-len",
+    cl::desc("--target=cuda: bound of a dynamic time axis in seqc_model_create() (default 512)"),
+    cl::value_desc("N"), cl::init(512), cl::cat(seqc::seqCompileCategory));
+cl::opt<bool> skipFusion("cuda-skip-fusion", cl::Hidden,
+                         cl::desc("--target=cuda: emit the layer-level ops as they are"),
+                         cl::cat(seqc::seqCompileCategory));
+
+[[maybe_unused]] const bool enginesRegistered = (seq::cuda::registerCudaEngines(), true);
+
+std::optional<int> runDoctor() {
+  if (!doctor)
+    return std::nullopt;
+  seqc::registerEngines();
+  std::vector<std::string> engines;
+  for (const std::string &name : seq::rt::engineNames())
+    if (name != "cuda" && name != "cudnn")
+      engines.push_back(name);
+  seq::cuda::printDoctorReport(seq::cuda::probeSystem(nvccPath), engines, outs());
+  outs().flush();
+  return 0;
+}
+
+bool cudaFlagsGiven() {
+  return rnnBackend.getNumOccurrences() || cudaArch.getNumOccurrences() ||
+         nvccPath.getNumOccurrences() || maxBatch.getNumOccurrences() ||
+         maxSeqLen.getNumOccurrences() || skipFusion.getNumOccurrences();
+}
+
+/// libmodel_cuda.so -> libmodel_cuda.h
+std::string headerPathFor(StringRef library) {
+  SmallString<256> path(library);
+  sys::path::replace_extension(path, ".h");
+  return path.str().str();
+}
+
+/// Copies `from` next to `to` and renames it there, so that `to` appears
+/// whole or not at all.
+Error installFile(StringRef from, StringRef to) {
+  SmallString<256> temp(to);
+  temp += ".tmp-%%%%%%";
+  SmallString<256> unique;
+  sys::fs::createUniquePath(temp, unique, /*MakeAbsolute=*/false);
+  if (std::error_code ec = sys::fs::copy_file(from, unique))
+    return createStringError(ec, "cannot write '" + unique + "': " + ec.message());
+  if (std::error_code ec = sys::fs::rename(unique, to)) {
+    sys::fs::remove(unique);
+    return createStringError(ec, "cannot write '" + to + "': " + ec.message());
+  }
+  return Error::success();
+}
+
+std::optional<int> runCuda(seqc::Session &session) {
+  bool emitSource = seqc::emitKind == "cuda";
+  if (seqc::targetKind != "cuda" && !emitSource) {
+    if (cudaFlagsGiven())
+      return seqc::fail("--rnn-backend, --cuda-arch, --nvcc and --cuda-max-* need "
+                        "--target=cuda",
+                        2);
+    return std::nullopt;
+  }
+  // --target=cuda --emit=seq|fused: the IR printers handle it.
+  if (seqc::emitKind.getNumOccurrences() && !emitSource)
+    return std::nullopt;
+  // --run / --compare (their own files) run models with --engine=cuda|cudnn.
+  for (const char *flag : {"run", "compare"})
+    if (cl::Option *option = cl::getRegisteredOptions().lookup(flag))
+      if (option->getNumOccurrences())
+        return std::nullopt;
+
+  seq::cuda::CudaEmitOptions options;
+  options.rnnBackend = rnnBackend;
+  options.maxBatch = maxBatch;
+  options.maxSeqLen = maxSeqLen;
+  options.fuse = !skipFusion;
+  if (maxBatch < 1 || maxSeqLen < 1)
+    return seqc::fail("--cuda-max-batch and --cuda-max-seq-len must be at least 1", 2);
+  Expected<std::vector<std::string>> archs = seq::cuda::parseCudaArchs(cudaArch);
+  if (!archs)
+    return seqc::fail(toString(archs.takeError()), 2);
+  options.builtForArchs = join(*archs, ",");
+  mlir::ModuleOp module = *session.model.module;
+
+  if (emitSource) {
+    Expected<seq::cuda::CudaModule> emitted = seq::cuda::emitCudaModule(module, options);
+    if (!emitted)
+      return seqc::fail(toString(emitted.takeError()));
+    return seqc::writeOutput(emitted->source);
+  }
+
+  if (seqc::outputPath == "-")
+    return seqc::fail("--target=cuda builds a shared library: give -o libmodel.so (or "
+                      "--emit=cuda for the CUDA source)",
+                      2);
+  Expected<seq::cuda::NvccInfo> nvcc = seq::cuda::findNvcc(nvccPath);
+  if (!nvcc)
+    return seqc::fail(toString(nvcc.takeError()));
+  SmallString<128> dir;
+  if (std::error_code ec = sys::fs::createUniqueDirectory("seqc-cuda", dir))
+    return seqc::fail("cannot create a temporary directory: " + ec.message());
+  Expected<std::string> library = seq::cuda::buildCudaLibrary(module, options, *nvcc, *archs, dir);
+  if (!library)
+    return seqc::fail(toString(library.takeError())); // the log stays in `dir`
+  std::string header = headerPathFor(seqc::outputPath);
+  bool cudnn = options.rnnBackend == seq::cuda::RnnBackend::Cudnn;
+  std::string headerText = seq::cuda::cudaModelHeader(
+      module, sys::path::filename(header), sys::path::filename(seqc::outputPath),
+      options.builtForArchs, cudnn);
+  Error installed = installFile(*library, seqc::outputPath);
+  if (!installed)
+    installed = writeToOutput(header, [&](raw_ostream &out) {
+      out << headerText;
+      return Error::success();
+    });
+  sys::fs::remove_directories(dir);
+  if (installed) {
+    sys::fs::remove(seqc::outputPath);
+    return seqc::fail(toString(std::move(installed)));
+  }
+  return 0;
+}
+
+seqc::RegisterAction doctorAction(5, seqc::StandaloneAction(runDoctor));
+// Before the CPU backend's action (40), which takes any "-o lib.so".
+seqc::RegisterAction cudaAction(30, seqc::ModelAction(runCuda));
+
+} // namespace

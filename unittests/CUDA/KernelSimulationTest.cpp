@@ -1,0 +1,375 @@
+// The CUDA kernel library (lib/Target/CUDA/kernels/seqc_kernels.cuh) run on
+// the CPU through seqc_cuda_sim.h, against the reference kernels (Keras
+// semantics). Shapes are chosen to hit the edges of every tiling: GEMM
+// tiles, the recurrence's batch chunks (16 rows) and h chunks (128 units),
+// slices smaller than a warp, and the global-memory weight fallback.
+#include "seq/Runtime/ReferenceKernels.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdlib>
+#include <random>
+#include <string>
+
+#define SEQC_CPU_SIMULATION 1
+#include "seqc_cuda_sim.h"
+#include "seqc_kernels.cuh"
+
+using seq::rt::Activation;
+using seq::rt::Tensor;
+
+namespace {
+
+Tensor random(std::vector<int64_t> shape, unsigned seed, float scale = 1.0f) {
+  Tensor t = Tensor::zeros(std::move(shape));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-scale, scale);
+  for (float &v : t.data)
+    v = dist(rng);
+  return t;
+}
+
+void expectClose(const std::vector<float> &actual, const Tensor &expected, double tolerance,
+                 const std::string &what) {
+  ASSERT_EQ(actual.size(), expected.data.size()) << what;
+  for (size_t i = 0; i < actual.size(); ++i)
+    ASSERT_NEAR(actual[i], expected.data[i], tolerance) << what << " at flat index " << i;
+}
+
+static_assert(static_cast<int>(Activation::Exponential) ==
+                  static_cast<int>(seqc::Act::Exponential),
+              "the two activation enums list the same functions in the same order");
+
+/// Sets a simulated device limit for the lifetime of the object.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, const std::string &value) : name(name) {
+    if (const char *old = std::getenv(name))
+      previous = old;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (previous.empty())
+      unsetenv(name);
+    else
+      setenv(name, previous.c_str(), 1);
+  }
+
+private:
+  const char *name;
+  std::string previous;
+};
+
+//===----------------------------------------------------------------------===//
+// seq.linear
+//===----------------------------------------------------------------------===//
+
+template <seqc::Act A>
+void checkLinear(int64_t m, int n, int k, Activation act, float alpha, bool withBias) {
+  Tensor x = random({m, k}, 1 + m, 2.0f), w = random({k, n}, 2 + n), b = random({n}, 3);
+  Tensor want = seq::rt::dense(x, w, withBias ? &b : nullptr, act, alpha);
+  std::vector<float> got(m * n, -7.0f);
+  ASSERT_EQ(seqc::linear<A>(nullptr, x.data.data(), w.data.data(),
+                            withBias ? b.data.data() : nullptr, got.data(), m, n, k, alpha),
+            cudaSuccess);
+  expectClose(got, want, 2e-5,
+              "linear " + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n));
+}
+
+TEST(CudaKernelSimulation, LinearMatchesDenseAcrossTileEdges) {
+  checkLinear<seqc::Act::Linear>(1, 1, 1, Activation::Linear, 0, true);
+  checkLinear<seqc::Act::Relu>(70, 37, 19, Activation::Relu, 0, true);
+  checkLinear<seqc::Act::Tanh>(65, 130, 33, Activation::Tanh, 0, false);
+  checkLinear<seqc::Act::Sigmoid>(3, 64, 16, Activation::Sigmoid, 0, true);
+}
+
+TEST(CudaKernelSimulation, LinearEpilogueActivations) {
+  checkLinear<seqc::Act::Gelu>(5, 7, 9, Activation::Gelu, 0, true);
+  checkLinear<seqc::Act::GeluTanh>(5, 7, 9, Activation::GeluTanh, 0, true);
+  checkLinear<seqc::Act::Elu>(5, 7, 9, Activation::Elu, 1.0f, true);
+  checkLinear<seqc::Act::Selu>(5, 7, 9, Activation::Selu, 0, true);
+  checkLinear<seqc::Act::LeakyRelu>(5, 7, 9, Activation::LeakyRelu, 0.2f, true);
+  checkLinear<seqc::Act::Swish>(5, 7, 9, Activation::Swish, 0, true);
+  checkLinear<seqc::Act::Softplus>(5, 7, 9, Activation::Softplus, 0, true);
+  checkLinear<seqc::Act::Softsign>(5, 7, 9, Activation::Softsign, 0, true);
+  checkLinear<seqc::Act::HardSigmoidKeras2>(5, 7, 9, Activation::HardSigmoidKeras2, 0, true);
+  checkLinear<seqc::Act::HardSigmoidKeras3>(5, 7, 9, Activation::HardSigmoidKeras3, 0, true);
+  checkLinear<seqc::Act::Exponential>(5, 7, 9, Activation::Exponential, 0, true);
+  checkLinear<seqc::Act::Softmax>(5, 70, 9, Activation::Softmax, 0, true);
+}
+
+//===----------------------------------------------------------------------===//
+// Recurrences
+//===----------------------------------------------------------------------===//
+
+struct RecurrenceCase {
+  int64_t units, batch, steps;
+  bool goBackwards, returnSequences;
+};
+
+std::string describe(const char *cell, const RecurrenceCase &c) {
+  return std::string(cell) + " units=" + std::to_string(c.units) +
+         " batch=" + std::to_string(c.batch) + " steps=" + std::to_string(c.steps) +
+         (c.goBackwards ? " go_backwards" : "") + (c.returnSequences ? " sequences" : "");
+}
+
+/// Runs the recurrence kernel for cell C and returns its output and plan.
+template <seqc::Cell C, seqc::Act A, seqc::Act R>
+std::vector<float> runRecurrence(const RecurrenceCase &c, const Tensor &xproj, const Tensor &u,
+                                 const Tensor *rbias, seqc::RecurrencePlan &plan) {
+  const int64_t B = c.batch, T = c.steps, U = c.units;
+  EXPECT_EQ((seqc::plan_recurrence<C, A, R>(static_cast<int>(U), &plan)), cudaSuccess);
+  std::vector<float> out((c.returnSequences ? B * T : B) * U, -7.0f), h(2 * B * U, -7.0f),
+      cell(B * U, -7.0f), z(B * U), rh(B * U);
+  seqc::RecurrenceArgs args{};
+  args.xproj = xproj.data.data();
+  args.u = u.data.data();
+  args.rbias = rbias ? rbias->data.data() : nullptr;
+  args.out = out.data();
+  args.h = h.data();
+  args.c = cell.data();
+  args.z = z.data();
+  args.rh = rh.data();
+  args.batch = static_cast<int>(B);
+  args.steps = static_cast<int>(T);
+  args.units = static_cast<int>(U);
+  args.go_backwards = c.goBackwards;
+  args.return_sequences = c.returnSequences;
+  EXPECT_EQ(seqc::run_recurrence(nullptr, plan, args), cudaSuccess);
+  return out;
+}
+
+seq::rt::RnnOptions optionsFor(const RecurrenceCase &c, Activation act, Activation rec) {
+  seq::rt::RnnOptions o;
+  o.returnSequences = c.returnSequences;
+  o.goBackwards = c.goBackwards;
+  o.activation = act;
+  o.recurrentActivation = rec;
+  return o;
+}
+
+template <seqc::Act A = seqc::Act::Tanh, seqc::Act R = seqc::Act::Sigmoid>
+void checkLstm(const RecurrenceCase &c, Activation act = Activation::Tanh,
+               Activation rec = Activation::Sigmoid, bool expectShared = true) {
+  Tensor xproj = random({c.batch, c.steps, 4 * c.units}, 11 + c.units);
+  Tensor u = random({c.units, 4 * c.units}, 12 + c.units, 1.5f / std::sqrt(float(c.units)));
+  Tensor want = seq::rt::lstmRecurrence(xproj, u, optionsFor(c, act, rec));
+  seqc::RecurrencePlan plan;
+  std::vector<float> got = runRecurrence<seqc::Cell::Lstm, A, R>(c, xproj, u, nullptr, plan);
+  EXPECT_EQ(plan.shared_weights, expectShared) << describe("lstm", c);
+  expectClose(got, want, 2e-5, describe("lstm", c));
+}
+
+TEST(CudaKernelSimulation, LstmRecurrence) {
+  checkLstm({37, 3, 4, false, false});
+  checkLstm({1, 1, 3, false, true});
+  // Two batch chunks and two h chunks per step.
+  checkLstm({150, 20, 3, true, true});
+  checkLstm<seqc::Act::Relu, seqc::Act::HardSigmoidKeras2>(
+      {9, 2, 5, false, false}, Activation::Relu, Activation::HardSigmoidKeras2);
+  checkLstm<seqc::Act::Tanh, seqc::Act::HardSigmoidKeras3>(
+      {9, 2, 5, true, true}, Activation::Tanh, Activation::HardSigmoidKeras3);
+}
+
+TEST(CudaKernelSimulation, LstmRecurrenceWithWeightsInGlobalMemory) {
+  // Too little shared memory for the recurrent kernel's slice: the kernel
+  // reads it from global memory, with more blocks.
+  ScopedEnv shared("SEQC_SIM_SHARED_BYTES", "24000");
+  ScopedEnv sms("SEQC_SIM_SMS", "3");
+  checkLstm({150, 18, 3, false, true}, Activation::Tanh, Activation::Sigmoid,
+            /*expectShared=*/false);
+}
+
+TEST(CudaKernelSimulation, LstmRecurrenceWithManyBlocks) {
+  ScopedEnv sms("SEQC_SIM_SMS", "12");
+  checkLstm({24, 5, 4, false, true});
+}
+
+template <bool kResetAfter>
+void checkGru(const RecurrenceCase &c, bool withRecurrentBias) {
+  Tensor xproj = random({c.batch, c.steps, 3 * c.units}, 21 + c.units);
+  Tensor u = random({c.units, 3 * c.units}, 22 + c.units, 1.5f / std::sqrt(float(c.units)));
+  Tensor rbias = random({3 * c.units}, 23);
+  const Tensor *rb = withRecurrentBias ? &rbias : nullptr;
+  seq::rt::RnnOptions options = optionsFor(c, Activation::Tanh, Activation::Sigmoid);
+  Tensor want = seq::rt::gruRecurrence(xproj, u, rb, kResetAfter, options);
+  seqc::RecurrencePlan plan;
+  constexpr seqc::Cell C = kResetAfter ? seqc::Cell::GruResetAfter : seqc::Cell::GruResetBefore;
+  std::vector<float> got =
+      runRecurrence<C, seqc::Act::Tanh, seqc::Act::Sigmoid>(c, xproj, u, rb, plan);
+  expectClose(got, want, 2e-5, describe(kResetAfter ? "gru reset_after" : "gru", c));
+}
+
+TEST(CudaKernelSimulation, GruRecurrenceResetAfter) {
+  checkGru<true>({70, 17, 3, false, true}, true);
+  checkGru<true>({4, 2, 5, true, false}, false);
+}
+
+TEST(CudaKernelSimulation, GruRecurrenceResetBefore) {
+  // Two grid barriers per step: r * h of every unit feeds the candidate.
+  checkGru<false>({33, 2, 5, true, true}, false);
+  checkGru<false>({130, 18, 2, false, false}, false);
+}
+
+TEST(CudaKernelSimulation, SimpleRnnRecurrence) {
+  for (RecurrenceCase c : {RecurrenceCase{5, 1, 6, false, true}, RecurrenceCase{40, 3, 4, true, false}}) {
+    Tensor xproj = random({c.batch, c.steps, c.units}, 31 + c.units);
+    Tensor u = random({c.units, c.units}, 32 + c.units, 1.0f / std::sqrt(float(c.units)));
+    Tensor want = seq::rt::simpleRnnRecurrence(xproj, u, optionsFor(c, Activation::Relu,
+                                                                     Activation::Sigmoid));
+    seqc::RecurrencePlan plan;
+    std::vector<float> got =
+        runRecurrence<seqc::Cell::SimpleRnn, seqc::Act::Relu, seqc::Act::Sigmoid>(c, xproj, u,
+                                                                                  nullptr, plan);
+    expectClose(got, want, 2e-5, describe("simple_rnn", c));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// The other ops
+//===----------------------------------------------------------------------===//
+
+TEST(CudaKernelSimulation, Conv1dPaddingsStridesDilations) {
+  struct Case {
+    int64_t steps, channels, width, filters, stride, dilation;
+    seq::rt::Padding padding;
+  };
+  for (Case c : {Case{6, 3, 3, 4, 1, 1, seq::rt::Padding::Valid},
+                 Case{5, 3, 3, 4, 2, 1, seq::rt::Padding::Same},
+                 Case{6, 2, 3, 2, 1, 2, seq::rt::Padding::Causal},
+                 Case{9, 4, 2, 3, 3, 2, seq::rt::Padding::Same}}) {
+    Tensor x = random({2, c.steps, c.channels}, 41), k = random({c.width, c.channels, c.filters}, 42),
+           b = random({c.filters}, 43);
+    Tensor want = seq::rt::conv1d(x, k, &b, c.stride, c.dilation, c.padding, Activation::Tanh, 0);
+    std::vector<float> got(want.data.size(), -7.0f);
+    ASSERT_EQ(seqc::conv1d<seqc::Act::Tanh>(
+                  nullptr, x.data.data(), k.data.data(), b.data.data(), got.data(), 2, c.steps,
+                  c.channels, c.width, c.filters, c.stride, c.dilation,
+                  static_cast<seqc::Padding>(static_cast<int>(c.padding)), 0.0f),
+              cudaSuccess);
+    expectClose(got, want, 1e-5, "conv1d");
+  }
+}
+
+TEST(CudaKernelSimulation, Pooling) {
+  Tensor x = random({2, 5, 3}, 51);
+  for (auto padding : {seq::rt::Padding::Valid, seq::rt::Padding::Same})
+    for (int64_t stride : {1, 2}) {
+      seqc::Padding p = static_cast<seqc::Padding>(static_cast<int>(padding));
+      Tensor maxWant = seq::rt::maxPool1d(x, 2, stride, padding);
+      std::vector<float> got(maxWant.data.size());
+      ASSERT_EQ(seqc::pool1d<true>(nullptr, x.data.data(), got.data(), 2, 5, 3, 2, stride, p),
+                cudaSuccess);
+      expectClose(got, maxWant, 0, "max_pool1d");
+      Tensor avgWant = seq::rt::avgPool1d(x, 2, stride, padding);
+      got.assign(avgWant.data.size(), 0);
+      ASSERT_EQ(seqc::pool1d<false>(nullptr, x.data.data(), got.data(), 2, 5, 3, 2, stride, p),
+                cudaSuccess);
+      expectClose(got, avgWant, 1e-6, "avg_pool1d");
+    }
+  std::vector<float> got(6);
+  ASSERT_EQ(seqc::global_pool1d<true>(nullptr, x.data.data(), got.data(), 2, 5, 3), cudaSuccess);
+  expectClose(got, seq::rt::globalMaxPool1d(x), 0, "global_max_pool1d");
+  ASSERT_EQ(seqc::global_pool1d<false>(nullptr, x.data.data(), got.data(), 2, 5, 3), cudaSuccess);
+  expectClose(got, seq::rt::globalAvgPool1d(x), 1e-6, "global_avg_pool1d");
+}
+
+TEST(CudaKernelSimulation, Normalization) {
+  Tensor x = random({3, 4, 37}, 61, 3.0f), gamma = random({37}, 62), beta = random({37}, 63);
+  Tensor mean = random({37}, 64), variance = random({37}, 65);
+  for (float &v : variance.data)
+    v = std::fabs(v) + 0.5f;
+  std::vector<float> got(x.data.size());
+  ASSERT_EQ(seqc::layer_norm(nullptr, x.data.data(), gamma.data.data(), beta.data.data(),
+                             got.data(), 12, 37, 1e-3f),
+            cudaSuccess);
+  expectClose(got, seq::rt::layerNorm(x, &gamma, &beta, 1e-3f), 1e-5, "layer_norm");
+  ASSERT_EQ(seqc::batch_norm(nullptr, x.data.data(), gamma.data.data(), beta.data.data(),
+                             mean.data.data(), variance.data.data(), got.data(),
+                             (int64_t)x.data.size(), 37, 1e-3f),
+            cudaSuccess);
+  expectClose(got, seq::rt::batchNorm(x, &gamma, &beta, mean, variance, 1e-3f), 1e-5,
+              "batch_norm");
+}
+
+TEST(CudaKernelSimulation, EmbeddingAndBadIds) {
+  Tensor table = random({10, 4}, 71);
+  Tensor ids{{2, 3}, {0, 9, 3, 3, 1, 7}};
+  std::vector<float> got(24);
+  unsigned long long bad = 0;
+  ASSERT_EQ(seqc::embedding(nullptr, ids.data.data(), table.data.data(), got.data(), 6, 10, 4,
+                            &bad),
+            cudaSuccess);
+  EXPECT_EQ(bad, 0u);
+  llvm::Expected<Tensor> want = seq::rt::embedding(ids, table);
+  ASSERT_TRUE(bool(want)) << llvm::toString(want.takeError());
+  expectClose(got, *want, 0, "embedding");
+  ids.data[4] = 10; // out of range
+  ASSERT_EQ(seqc::embedding(nullptr, ids.data.data(), table.data.data(), got.data(), 6, 10, 4,
+                            &bad),
+            cudaSuccess);
+  EXPECT_EQ(bad, 5u) << "the flat index of the bad id, plus one";
+  bad = 0;
+  ids.data[4] = 1.5f; // not an integer
+  seqc::embedding(nullptr, ids.data.data(), table.data.data(), got.data(), 6, 10, 4, &bad);
+  EXPECT_EQ(bad, 5u);
+}
+
+TEST(CudaKernelSimulation, BidirectionalMerges) {
+  Tensor f = random({2, 4, 3}, 81), b = random({2, 4, 3}, 82), b5 = random({2, 4, 5}, 83);
+  std::vector<float> got(2 * 4 * 8);
+  ASSERT_EQ(seqc::bidirectional<seqc::Merge::Concat>(nullptr, f.data.data(), b5.data.data(),
+                                                     got.data(), 2, 4, 3, 5),
+            cudaSuccess);
+  expectClose(got, seq::rt::bidirectionalMerge(f, b5, seq::rt::MergeMode::Concat, true), 0,
+              "concat of unequal widths");
+  got.resize(24);
+  for (auto [mode, merge] : {std::pair{seq::rt::MergeMode::Sum, 0}, std::pair{seq::rt::MergeMode::Mul, 1},
+                             std::pair{seq::rt::MergeMode::Ave, 2}}) {
+    cudaError_t err =
+        merge == 0   ? seqc::bidirectional<seqc::Merge::Sum>(nullptr, f.data.data(), b.data.data(), got.data(), 2, 4, 3, 3)
+        : merge == 1 ? seqc::bidirectional<seqc::Merge::Mul>(nullptr, f.data.data(), b.data.data(), got.data(), 2, 4, 3, 3)
+                     : seqc::bidirectional<seqc::Merge::Ave>(nullptr, f.data.data(), b.data.data(), got.data(), 2, 4, 3, 3);
+    ASSERT_EQ(err, cudaSuccess);
+    expectClose(got, seq::rt::bidirectionalMerge(f, b, mode, true), 1e-7, "merge");
+  }
+  Tensor f2 = random({3, 6}, 84), b2 = random({3, 6}, 85);
+  got.resize(18);
+  ASSERT_EQ(seqc::bidirectional<seqc::Merge::Sum>(nullptr, f2.data.data(), b2.data.data(),
+                                                  got.data(), 3, 0, 6, 6),
+            cudaSuccess);
+  expectClose(got, seq::rt::bidirectionalMerge(f2, b2, seq::rt::MergeMode::Sum, false), 1e-7,
+              "last-state merge");
+}
+
+TEST(CudaKernelSimulation, ActivationLayerAndSoftmaxRows) {
+  Tensor x = random({4, 3, 11}, 91, 4.0f);
+  Tensor want = x;
+  seq::rt::applyActivation(Activation::Softmax, 0, want);
+  std::vector<float> got(x.data.size());
+  ASSERT_EQ(seqc::activation<seqc::Act::Softmax>(nullptr, x.data.data(), got.data(),
+                                                 (int64_t)x.data.size(), 11, 0.0f),
+            cudaSuccess);
+  expectClose(got, want, 1e-6, "softmax");
+  want = x;
+  seq::rt::applyActivation(Activation::Elu, 0.7f, want);
+  ASSERT_EQ(seqc::activation<seqc::Act::Elu>(nullptr, x.data.data(), got.data(),
+                                             (int64_t)x.data.size(), 11, 0.7f),
+            cudaSuccess);
+  expectClose(got, want, 1e-6, "elu");
+}
+
+TEST(CudaKernelSimulation, RepeatVectorAndReverseTime) {
+  Tensor x = random({2, 3}, 95);
+  std::vector<float> got(2 * 4 * 3);
+  ASSERT_EQ(seqc::repeat_vector(nullptr, x.data.data(), got.data(), 2, 4, 3), cudaSuccess);
+  expectClose(got, seq::rt::repeatVector(x, 4), 0, "repeat_vector");
+  Tensor seq3 = random({2, 4, 3}, 96);
+  ASSERT_EQ(seqc::reverse_time(nullptr, seq3.data.data(), got.data(), 2, 4, 3), cudaSuccess);
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t t = 0; t < 4; ++t)
+      for (int64_t k = 0; k < 3; ++k)
+        EXPECT_EQ(got[(b * 4 + t) * 3 + k], seq3.at({b, 3 - t, k}));
+}
+
+} // namespace
