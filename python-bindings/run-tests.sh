@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Builds the Python module into the repository's build/ (which scripts/build.sh
+# made: only the module itself is new), installs it with pip, and runs its
+# pytest suite. Called by scripts/test.sh; safe to re-run.
+#   python-bindings/run-tests.sh [JUNIT_XML]
+# SEQC_BUILD_DIR names another build directory of the main project.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+build=${SEQC_BUILD_DIR:-$root/build}
+junit=${1:-}
+[ -z "$junit" ] || rm -f "$junit"
+export CCACHE_BASEDIR="$root" PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
+
+# Build and test dependencies: pip downloads only what is missing.
+python3 -m pip install -q -r "$here/requirements.txt"
+# --no-build-isolation: build with the packages above, no download per run.
+python3 -m pip install -q --no-build-isolation \
+  -C build-dir="$build" -C cmake.define.SEQ_BUILD_TESTS=ON "$here"
+
+# From tests/, so that `import seqc` is the installed package, not ./seqc.
+cd "$here/tests"
+python3 -m pytest -q -p no:cacheprovider ${junit:+--junitxml="$junit"} .

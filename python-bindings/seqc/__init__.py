@@ -1,0 +1,16 @@
+"""seqc: Keras Sequential models compiled ahead of time; numpy in, numpy out.
+
+    import seqc
+    model = seqc.load("model.h5")
+    predict = model.compile()          # "jit" when built in, else "eager"
+    y = predict(x)                     # float32, any batch size
+    report = seqc.compare(model, x, iterations=100)
+
+Every failure raises seqc.Error with the message seq-compile prints.
+See docs/Python.md.
+"""
+
+from ._seqc import Compiled, Error, Model, compare, engines, load
+
+__version__ = "0.1.0"
+__all__ = ["Compiled", "Error", "Model", "compare", "engines", "load"]

@@ -1,0 +1,119 @@
+#include "Compiled.h"
+
+#include "Engines.h"
+#include "Error.h"
+
+#include "seq/Runtime/Eager.h"
+
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+
+#include <algorithm>
+
+namespace nb = nanobind;
+using seq::rt::Tensor;
+
+namespace seqc::python {
+
+std::shared_ptr<Compiled> Compiled::create(std::shared_ptr<Model> model,
+                                           const std::optional<std::string> &engine) {
+  std::string name = engine.value_or(defaultEngine());
+  std::vector<std::string> names = availableEngines();
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
+    std::string known;
+    for (const std::string &n : names)
+      known += (known.empty() ? "" : ", ") + n;
+    throw Error("unknown engine '" + name + "' (available: " + known + ")");
+  }
+  llvm::Expected<std::unique_ptr<seq::rt::Engine>> created = [&] {
+    nb::gil_scoped_release release;
+    return seq::rt::createEngine(name, model->module());
+  }();
+  if (!created)
+    throw Error("engine '" + name + "': " + llvm::toString(created.takeError()));
+
+  std::shared_ptr<Compiled> compiled(new Compiled());
+  compiled->source = std::move(model);
+  compiled->name = name;
+  compiled->engine = std::move(*created);
+  if (!isReentrant(name))
+    compiled->serial.emplace();
+  return compiled;
+}
+
+llvm::Expected<Tensor> Compiled::run(const Tensor &input) {
+  if (input.rank() < 1)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "input has shape " + input.shapeString() +
+                                       ": it needs a batch axis");
+  if (llvm::Error e = seq::rt::checkInputShape(source->module(), input.shape))
+    return std::move(e);
+  std::unique_lock<std::mutex> lock;
+  if (serial)
+    lock = std::unique_lock<std::mutex>(*serial);
+  llvm::Expected<Tensor> output = engine->run(input);
+  if (output && (output->rank() < 1 || output->shape[0] != input.shape[0]))
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "engine '" + name + "' returned shape " + output->shapeString() + " for " +
+            std::to_string(input.shape[0]) + " rows");
+  return output;
+}
+
+InputArray asInputArray(nb::handle x) {
+  nb::object array = nb::module_::import_("numpy").attr("ascontiguousarray")(
+      x, nb::arg("dtype") = "float32");
+  return nb::cast<InputArray>(array);
+}
+
+Tensor toTensor(const InputArray &array) {
+  Tensor tensor;
+  for (size_t i = 0; i < array.ndim(); ++i)
+    tensor.shape.push_back(static_cast<int64_t>(array.shape(i)));
+  tensor.data.assign(array.data(), array.data() + array.size());
+  return tensor;
+}
+
+namespace {
+
+/// Hands the tensor's buffer to NumPy without a copy.
+nb::ndarray<nb::numpy, float> toNumpy(Tensor tensor) {
+  auto *owned = new Tensor(std::move(tensor));
+  nb::capsule owner(owned, [](void *p) noexcept { delete static_cast<Tensor *>(p); });
+  std::vector<size_t> shape(owned->shape.begin(), owned->shape.end());
+  return nb::ndarray<nb::numpy, float>(owned->data.data(), shape.size(), shape.data(),
+                                       owner);
+}
+
+} // namespace
+
+void bindCompiled(nb::module_ &m) {
+  nb::class_<Compiled>(m, "Compiled",
+                       "A model made runnable by one engine (see Model.compile).")
+      .def_prop_ro("engine", &Compiled::engineName, "The engine's name.")
+      .def_prop_ro("model", &Compiled::model, "The seqc.Model it runs.")
+      .def(
+          "__call__",
+          [](Compiled &self, nb::handle arrayLike) {
+            InputArray x = asInputArray(arrayLike);
+            llvm::Expected<Tensor> output = [&] {
+              nb::gil_scoped_release release;
+              return self.run(toTensor(x));
+            }();
+            return toNumpy(unwrap(std::move(output)));
+          },
+          nb::arg("x"),
+          nb::sig("def __call__(self, x: numpy.typing.ArrayLike) -> "
+                  "numpy.typing.NDArray[numpy.float32]"),
+          "Runs one batch: x is batch-major float32 (other dtypes, layouts "
+          "and nested lists are converted), any batch size; returns a new "
+          "float32 array. The GIL is released while it runs. Raises seqc.Error.")
+      .def("__repr__", [](const Compiled &self) {
+        return "<seqc.Compiled '" + self.model()->summaryRows().modelName +
+               "' engine='" + self.engineName() + "'>";
+      });
+}
+
+} // namespace seqc::python

@@ -1,0 +1,60 @@
+// seqc.Compiled: a model made runnable by one engine ("eager", "jit", ...).
+// Calling it runs one batch with the GIL released.
+#ifndef SEQC_PYTHON_COMPILED_H
+#define SEQC_PYTHON_COMPILED_H
+
+#include "Model.h"
+
+#include "seq/Runtime/Engine.h"
+#include "seq/Runtime/Tensor.h"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace seqc::python {
+
+class Compiled {
+public:
+  /// Builds `engine` (defaultEngine() when unset) for `model`. Raises
+  /// seqc.Error for an unknown engine or one that cannot take the model.
+  static std::shared_ptr<Compiled> create(std::shared_ptr<Model> model,
+                                          const std::optional<std::string> &engine);
+
+  /// Runs one batch; checks the shape first. Call without the GIL: engines
+  /// that are not reentrant are called one thread at a time.
+  llvm::Expected<seq::rt::Tensor> run(const seq::rt::Tensor &input);
+
+  const std::string &engineName() const { return name; }
+  const std::shared_ptr<Model> &model() const { return source; }
+
+private:
+  Compiled() = default;
+
+  std::shared_ptr<Model> source;
+  std::string name;
+  std::unique_ptr<seq::rt::Engine> engine;
+  std::optional<std::mutex> serial;
+};
+
+/// A float32 C-contiguous array on the CPU.
+using InputArray =
+    nanobind::ndarray<const float, nanobind::c_contig, nanobind::device::cpu>;
+
+/// Any array-like (ndarray of any dtype and layout, nested lists) as
+/// numpy.ascontiguousarray(x, dtype=float32) makes it: no copy when it
+/// already is one.
+InputArray asInputArray(nanobind::handle x);
+
+/// Copies `array` into a runtime tensor.
+seq::rt::Tensor toTensor(const InputArray &array);
+
+void bindCompiled(nanobind::module_ &m);
+
+} // namespace seqc::python
+
+#endif

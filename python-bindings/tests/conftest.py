@@ -1,0 +1,60 @@
+"""Shared helpers: the fixture manifest (test/fixtures/manifest.json) and the
+engines this build of seqc has."""
+import json
+import os
+import pathlib
+import shutil
+
+import numpy as np
+import pytest
+
+import seqc
+
+FIXTURES = pathlib.Path(
+    os.environ.get("SEQC_FIXTURES",
+                   pathlib.Path(__file__).resolve().parents[2] / "test" / "fixtures"))
+MANIFEST = json.loads((FIXTURES / "manifest.json").read_text())
+GOOD = MANIFEST["fixtures"]
+BAD = MANIFEST["bad"]
+
+
+def has_cuda_device():
+    return pathlib.Path("/dev/nvidia0").exists() or shutil.which("nvidia-smi") is not None
+
+
+def engine_params():
+    """Every built-in engine; the GPU ones are skipped on a machine without a GPU."""
+    params = []
+    for name in seqc.engines():
+        marks = []
+        if name in ("cuda", "cudnn") and not has_cuda_device():
+            marks.append(pytest.mark.skip(reason="no CUDA device on this machine"))
+        params.append(pytest.param(name, marks=marks, id=name))
+    return params
+
+
+ENGINES = engine_params()
+
+
+def by_name(name):
+    return next(f for f in GOOD if f["name"] == name)
+
+
+def load_fixture(fixture, **options):
+    if fixture.get("config"):
+        options["config"] = FIXTURES / fixture["config"]
+    return seqc.load(FIXTURES / fixture["model"], **options)
+
+
+def fixture_input(fixture):
+    return np.load(FIXTURES / fixture["input"])
+
+
+def fixture_expected(fixture):
+    return np.load(FIXTURES / fixture["expected"])
+
+
+def keras_layers(fixture):
+    """The manifest's layers as seqc reports them: the InputLayer of a
+    Functional model is not a layer of the chain."""
+    return [layer for layer in fixture["layers"] if layer["class"] != "InputLayer"]

@@ -1,0 +1,116 @@
+"""summary(), metadata, layers and shapes agree with what Keras reported when
+it made each fixture (test/fixtures/manifest.json)."""
+import json
+import re
+
+import numpy as np
+import pytest
+
+import seqc
+from conftest import (GOOD, by_name, fixture_expected, fixture_input, keras_layers,
+                      load_fixture)
+
+
+@pytest.mark.parametrize("fixture", GOOD, ids=[f["name"] for f in GOOD])
+def test_matches_manifest(fixture):
+    model = load_fixture(fixture)
+    layers = keras_layers(fixture)
+
+    assert model.input_shape == tuple(fixture["input_shape"])
+    assert model.output_shape == tuple(fixture["output_shape"])
+    assert [{k: layer[k] for k in ("name", "class", "output_shape", "params")}
+            for layer in model.layers] == \
+        [dict(layer, output_shape=tuple(layer["output_shape"])) for layer in layers]
+    assert model.params == fixture["params"]
+
+    metadata = model.metadata
+    assert all(isinstance(v, str) for v in metadata.values())
+    if fixture["keras_version"]:
+        assert metadata["keras_version"] == fixture["keras_version"]
+    assert json.loads(metadata["layers"]) == [layer["name"] for layer in layers]
+
+    summary = model.summary()
+    assert summary.startswith(f'Model: "{model.name}"\n')
+    for layer in layers:
+        shape = "(" + ", ".join("None" if d is None else str(d)
+                                for d in layer["output_shape"]) + \
+                ("," if len(layer["output_shape"]) == 1 else "") + ")"
+        assert re.search(rf"^ {re.escape(layer['name'])} \({layer['class']}\) +"
+                         rf"{re.escape(shape)} +{layer['params']}$", summary, re.M), layer
+    assert f"Total params: {fixture['params']:,}\n" in summary
+
+
+def test_seed_summary_text():
+    assert load_fixture(by_name("seed_build")).summary() == """\
+Model: "sequential"
+_________________________________________________________________
+ Layer (type)                 Output Shape              Param #
+=================================================================
+ lstm (LSTM)                  (None, 64)                19712
+
+ dense (Dense)                (None, 32)                2080
+
+ dense_1 (Dense)              (None, 1)                 33
+=================================================================
+Total params: 21,825
+Trainable params: 21,825
+Non-trainable params: 0
+_________________________________________________________________
+"""
+
+
+def test_model_name_and_repr():
+    model = load_fixture(by_name("keras3_legacy_gru_bidi"))
+    assert model.name == "legacy_net"
+    assert repr(model) == "<seqc.Model 'legacy_net' (None, 5, 3) -> (None, 1)>"
+    assert repr(model.compile("eager")) == "<seqc.Compiled 'legacy_net' engine='eager'>"
+
+
+def test_metadata_option_overrides_and_adds():
+    model = load_fixture(by_name("seed_build"),
+                         metadata={"owner": "forecasting team", "keras_version": "9.9"})
+    assert model.metadata["owner"] == "forecasting team"
+    assert model.metadata["keras_version"] == "9.9"
+
+
+def test_input_shape_option():
+    fixture = by_name("seed_build_dynamic")
+    assert load_fixture(fixture).input_shape == (None, None, 12)
+    fixed = load_fixture(fixture, input_shape=(10, 12))
+    assert fixed.input_shape == (None, 10, 12)
+    assert load_fixture(fixture, input_shape="?,12").input_shape == (None, None, 12)
+    assert load_fixture(fixture, input_shape=[None, 12]).input_shape == (None, None, 12)
+    np.testing.assert_allclose(fixed.compile("eager")(fixture_input(fixture)),
+                               fixture_expected(fixture), atol=1e-5, rtol=1e-5)
+
+
+def test_mlir_round_trip(tmp_path):
+    """Model.mlir() is seq-compile --emit=seq: loading it back runs the same
+    model with the same metadata (it has no Keras summary rows)."""
+    fixture = by_name("bidi_gru_sum")
+    model = load_fixture(fixture, metadata={"stage": "prod"})
+    path = tmp_path / "model.mlir"
+    path.write_text(model.mlir())
+    reloaded = seqc.load(path)
+    assert reloaded.metadata == model.metadata
+    assert reloaded.layers == []
+    assert reloaded.input_shape == model.input_shape
+    np.testing.assert_array_equal(reloaded.compile("eager")(fixture_input(fixture)),
+                                  model.compile("eager")(fixture_input(fixture)))
+    elided = model.mlir(elide_weights=True)
+    assert "dense_resource<" in elided and "0x" not in elided
+
+
+def test_compiled_keeps_its_model_alive():
+    fixture = by_name("seed_build")
+    predict = load_fixture(fixture).compile("eager")  # no other reference to the Model
+    import gc
+    gc.collect()
+    np.testing.assert_allclose(predict(fixture_input(fixture)), fixture_expected(fixture),
+                               atol=1e-5, rtol=1e-5)
+    assert predict.model.name == "sequential"
+
+
+def test_default_engine():
+    engine = load_fixture(by_name("seed_build")).compile().engine
+    assert engine == ("jit" if "jit" in seqc.engines() else "eager")
