@@ -16,7 +16,7 @@ trap 'rm -rf "$out"' EXIT
 step() { printf '\n== %s\n' "$*"; }
 step seq-compile seed_build.h5 --summary
 "$bin/seq-compile" "$model" --summary
-step seq-compile seed_build.h5 --emit=fused --elide-weights
+step "seq-compile seed_build.h5 --emit=fused (the ops; weights omitted here)"
 "$bin/seq-compile" "$model" --emit=fused -o "$out/fused.mlir"
 grep -E 'seq\.|func.func' "$out/fused.mlir" | cut -c1-150
 step seq-compile seed_build.h5 -o libseed.so
