@@ -1,6 +1,7 @@
 #include "seq/Target/CPU/AotCompiler.h"
 
 #include "AotSupport.h"
+#include "LoweredModel.h"
 #include "ModelSignature.h"
 #include "seq/Dialect/Seq/IR/Metadata.h"
 #include "seq/Target/CPU/Pipeline.h"
@@ -154,16 +155,10 @@ std::string seq::cpu::defaultHeaderPath(StringRef outputPath) {
 Error seq::cpu::compileAot(ModuleOp module, AotArtifact kind,
                            StringRef outputPath, StringRef headerPath,
                            const AotOptions &options) {
-  llvm::Expected<ModelSignature> signature = ModelSignature::of(module);
-  if (!signature)
-    return signature.takeError();
-  DialectRegistry registry;
-  registerPipelineDialects(registry);
-  module.getContext()->appendDialectRegistry(registry);
-  OwningOpRef<ModuleOp> lowered = module.clone();
-  if (Error e = lowerToLLVMDialect(*lowered, options.fuse))
-    return e;
-  signature->errorSites = errorSites(*lowered);
+  llvm::Expected<LoweredModel> lowered = lowerModel(module, options.fuse);
+  if (!lowered)
+    return lowered.takeError();
+  const ModelSignature &signature = lowered->signature;
 
   llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm =
       createTargetMachine(options.cpu);
@@ -171,7 +166,7 @@ Error seq::cpu::compileAot(ModuleOp module, AotArtifact kind,
     return tm.takeError();
   llvm::LLVMContext context;
   llvm::Expected<std::unique_ptr<llvm::Module>> llvmModule =
-      translateToLLVMIR(*lowered, context, **tm);
+      translateToLLVMIR(*lowered->module, context, **tm);
   if (!llvmModule)
     return llvmModule.takeError();
   // Only the C API leaves the library: several models can live in one
@@ -197,14 +192,14 @@ Error seq::cpu::compileAot(ModuleOp module, AotArtifact kind,
       headerPath.empty() ? defaultHeaderPath(outputPath) : headerPath.str();
   std::string cpuName = (*tm)->getTargetCPU().str();
   std::string headerText =
-      publicHeader(module, *signature, header, outputPath, cpuName, options);
+      publicHeader(module, signature, header, outputPath, cpuName, options);
   for (auto [name, text] : std::initializer_list<std::pair<StringRef, StringRef>>{
            {"seqc_arena.h", runtimeFile("seqc_arena.h")},
            {"seqc_arena.c", runtimeFile("seqc_arena.c")},
            {"seqc_model_api.c", runtimeFile("seqc_model_api.c")}})
     if (Error e = writeFile(dir->file(name), text))
       return e;
-  std::string info = modelInfo(*signature, metadataToJson(module), options);
+  std::string info = modelInfo(signature, metadataToJson(module), options);
   for (auto [name, text] : std::initializer_list<std::pair<StringRef, StringRef>>{
            {"seqc_model_info.h", info},
            {"seqc_model_public.h", headerText},

@@ -1,5 +1,6 @@
 #include "seq/Target/CPU/JitEngine.h"
 
+#include "LoweredModel.h"
 #include "ModelSignature.h"
 #include "seq/Target/CPU/Pipeline.h"
 #include "seqc_arena.h"
@@ -88,16 +89,9 @@ private:
 
 llvm::Expected<std::unique_ptr<seq::rt::Engine>>
 seq::cpu::createJitEngine(ModuleOp module) {
-  llvm::Expected<ModelSignature> signature = ModelSignature::of(module);
-  if (!signature)
-    return signature.takeError();
-  DialectRegistry registry;
-  registerPipelineDialects(registry);
-  module.getContext()->appendDialectRegistry(registry);
-  OwningOpRef<ModuleOp> lowered = module.clone();
-  if (llvm::Error e = lowerToLLVMDialect(*lowered))
-    return std::move(e);
-  signature->errorSites = errorSites(*lowered);
+  llvm::Expected<LoweredModel> lowered = lowerModel(module);
+  if (!lowered)
+    return lowered.takeError();
 
   llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm = createTargetMachine();
   if (!tm)
@@ -120,7 +114,7 @@ seq::cpu::createJitEngine(ModuleOp module) {
   options.enableGDBNotificationListener = false;
   options.enablePerfNotificationListener = false;
   llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =
-      ExecutionEngine::create(*lowered, options, std::move(*tm));
+      ExecutionEngine::create(*lowered->module, options, std::move(*tm));
   if (!engine) {
     if (!translationError.empty()) {
       llvm::consumeError(engine.takeError());
@@ -146,7 +140,7 @@ seq::cpu::createJitEngine(ModuleOp module) {
     return predict.takeError();
   return std::make_unique<JitEngine>(std::move(*engine),
                                      reinterpret_cast<PredictFn>(*predict),
-                                     std::move(*signature));
+                                     std::move(lowered->signature));
 }
 
 void seq::cpu::setJitEnabled(bool enabled) { jitEnabled = enabled; }
