@@ -206,7 +206,8 @@ SEQC_API int seqc_model_run(seqc_model *m, const float *input, int64_t batch,
                             int64_t seq_len, float *output) {
   if (!m)
     return SEQC_ERROR_ARGUMENT;
-  if (!input || !output)
+  /* An empty batch touches no data, so its pointers may be NULL. */
+  if (batch != 0 && (!input || !output))
     return fail(m, SEQC_ERROR_ARGUMENT, "seqc_model_run: input and output "
                                         "must not be NULL");
   if (batch < 0 || batch > m->max_batch) {

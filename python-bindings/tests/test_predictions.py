@@ -47,8 +47,6 @@ def test_dynamic_timesteps(engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_empty_batch(engine, request):
-    if engine == "aot":  # its C API refuses the NULL data of an empty batch
-        request.applymarker(pytest.mark.xfail(reason="aot engine: batch 0 unsupported"))
+def test_empty_batch(engine):
     predict = load_fixture(by_name("seed_build")).compile(engine)
     assert predict(np.zeros((0, 10, 12), np.float32)).shape == (0, 1)

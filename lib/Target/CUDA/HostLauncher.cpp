@@ -358,6 +358,8 @@ std::string Emitter::assemble(func::FuncOp func, unsigned output) const {
      << "    return SEQC_ERROR_ARGUMENT;\n  }\n"
      << "  std::lock_guard<std::mutex> lock(m->mutex);\n"
      << "  m->error[0] = 0;\n"
+     << "  if (batch == 0)  // an empty batch reads and writes nothing, as on the CPU\n"
+     << "    return SEQC_OK;\n"
      << "  if (!input || !output) {\n"
      << "    seqc_format(m->error, \"seqc_model_run: input and output must not be NULL\");\n"
      << "    return SEQC_ERROR_ARGUMENT;\n  }\n"
