@@ -47,6 +47,22 @@ ArrayRef<int64_t> shapeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getShape();
 }
 
+/// What both folds read: the batch norm and the affine op's constants.
+struct FoldInputs {
+  ChannelAffine norm;
+  std::vector<float> weight;
+  std::optional<std::vector<float>> bias;
+};
+
+std::optional<FoldInputs> readFoldInputs(BatchNormOp bn, const AffineView &affine) {
+  std::optional<ChannelAffine> norm = readBatchNorm(bn);
+  std::optional<std::vector<float>> weight = readWeights(affine.weight);
+  std::optional<std::vector<float>> bias;
+  if (!norm || !weight || (affine.bias && !(bias = readWeights(affine.bias))))
+    return std::nullopt;
+  return FoldInputs{std::move(*norm), std::move(*weight), std::move(bias)};
+}
+
 /// affine(x) -> batch_norm: scales the producer's output channels (the
 /// weight's last axis) and shifts its bias.
 struct FoldIntoProducer : OpRewritePattern<BatchNormOp> {
@@ -61,20 +77,19 @@ struct FoldIntoProducer : OpRewritePattern<BatchNormOp> {
     if (!affine || affine->activation != Activation::Linear ||
         !producer->hasOneUse())
       return rewriter.notifyMatchFailure(bn, "no linear single-use producer");
-    std::optional<ChannelAffine> norm = readBatchNorm(bn);
-    std::optional<std::vector<float>> weight = readWeights(affine->weight);
-    std::optional<std::vector<float>> bias;
-    if (affine->bias && !(bias = readWeights(affine->bias)))
-      return failure();
-    if (!norm || !weight)
+    std::optional<FoldInputs> in = readFoldInputs(bn, *affine);
+    if (!in)
       return rewriter.notifyMatchFailure(bn, "weights are not constants");
+    const ChannelAffine &norm = in->norm;
+    const std::vector<float> &weight = in->weight;
+    const std::optional<std::vector<float>> &bias = in->bias;
 
-    size_t channels = norm->scale.size();
-    std::vector<float> newWeight(weight->size()), newBias(channels);
-    for (size_t i = 0; i < weight->size(); ++i)
-      newWeight[i] = (*weight)[i] * norm->scale[i % channels];
+    size_t channels = norm.scale.size();
+    std::vector<float> newWeight(weight.size()), newBias(channels);
+    for (size_t i = 0; i < weight.size(); ++i)
+      newWeight[i] = weight[i] * norm.scale[i % channels];
     for (size_t c = 0; c < channels; ++c)
-      newBias[c] = (bias ? (*bias)[c] : 0.0) * norm->scale[c] + norm->shift[c];
+      newBias[c] = (bias ? (*bias)[c] : 0.0) * norm.scale[c] + norm.shift[c];
 
     Location loc = fuseLocations(producer->getLoc(), bn.getLoc());
     rewriter.setInsertionPoint(producer);
@@ -104,25 +119,24 @@ struct FoldIntoConsumer : OpRewritePattern<BatchNormOp> {
     std::optional<AffineView> affine = AffineView::match(consumer);
     if (!affine || isa<Conv1DOp>(consumer) || affine->input != bn.getOutput())
       return rewriter.notifyMatchFailure(bn, "no dense/linear consumer");
-    std::optional<ChannelAffine> norm = readBatchNorm(bn);
-    std::optional<std::vector<float>> weight = readWeights(affine->weight);
-    std::optional<std::vector<float>> bias;
-    if (affine->bias && !(bias = readWeights(affine->bias)))
-      return failure();
-    if (!norm || !weight)
+    std::optional<FoldInputs> in = readFoldInputs(bn, *affine);
+    if (!in)
       return rewriter.notifyMatchFailure(bn, "weights are not constants");
+    const ChannelAffine &norm = in->norm;
+    const std::vector<float> &weight = in->weight;
+    const std::optional<std::vector<float>> &bias = in->bias;
 
     ArrayRef<int64_t> kernelShape = shapeOf(affine->weight);
     int64_t rows = kernelShape[0], cols = kernelShape[1];
-    std::vector<float> newWeight(weight->size());
+    std::vector<float> newWeight(weight.size());
     std::vector<double> newBias(cols, 0.0);
     for (int64_t n = 0; n < cols; ++n)
       newBias[n] = bias ? (*bias)[n] : 0.0;
     for (int64_t k = 0; k < rows; ++k)
       for (int64_t n = 0; n < cols; ++n) {
-        float w = (*weight)[k * cols + n];
-        newWeight[k * cols + n] = w * norm->scale[k];
-        newBias[n] += norm->shift[k] * w;
+        float w = weight[k * cols + n];
+        newWeight[k * cols + n] = w * norm.scale[k];
+        newBias[n] += norm.shift[k] * w;
       }
 
     Location loc = fuseLocations(bn.getLoc(), consumer->getLoc());
