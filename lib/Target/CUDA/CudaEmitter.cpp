@@ -252,6 +252,18 @@ Error Emitter::emitCudnnRecurrence(Operation *op, unsigned x, int64_t features,
   return Error::success();
 }
 
+/// The cell, activation and direction of any recurrent op, layer or kernel
+/// level (LSTM and GRU add their recurrent activation).
+template <typename RecurrentOp>
+RecurrenceSpec flagsOf(RecurrentOp op, Cell cell) {
+  RecurrenceSpec spec;
+  spec.cell = cell;
+  spec.activation = op.getActivation();
+  spec.returnSequences = op.getReturnSequences();
+  spec.goBackwards = op.getGoBackwards();
+  return spec;
+}
+
 /// seq.lstm / seq.gru / seq.simple_rnn that the fusion left at layer level.
 Error Emitter::emitRecurrentLayer(Operation *op) {
   Value input, kernel, recurrent, bias;
@@ -259,27 +271,18 @@ Error Emitter::emitRecurrentLayer(Operation *op) {
   if (auto lstm = dyn_cast<LSTMOp>(op)) {
     input = lstm.getInput(), kernel = lstm.getKernel(), recurrent = lstm.getRecurrentKernel(),
     bias = lstm.getBias();
-    spec.cell = Cell::Lstm;
-    spec.activation = lstm.getActivation();
+    spec = flagsOf(lstm, Cell::Lstm);
     spec.recurrentActivation = lstm.getRecurrentActivation();
-    spec.returnSequences = lstm.getReturnSequences();
-    spec.goBackwards = lstm.getGoBackwards();
   } else if (auto gru = dyn_cast<GRUOp>(op)) {
     input = gru.getInput(), kernel = gru.getKernel(), recurrent = gru.getRecurrentKernel(),
     bias = gru.getBias();
-    spec.cell = gru.getResetAfter() ? Cell::GruResetAfter : Cell::GruResetBefore;
-    spec.activation = gru.getActivation();
+    spec = flagsOf(gru, gru.getResetAfter() ? Cell::GruResetAfter : Cell::GruResetBefore);
     spec.recurrentActivation = gru.getRecurrentActivation();
-    spec.returnSequences = gru.getReturnSequences();
-    spec.goBackwards = gru.getGoBackwards();
   } else {
     auto rnn = cast<SimpleRNNOp>(op);
     input = rnn.getInput(), kernel = rnn.getKernel(), recurrent = rnn.getRecurrentKernel(),
     bias = rnn.getBias();
-    spec.cell = Cell::SimpleRnn;
-    spec.activation = rnn.getActivation();
-    spec.returnSequences = rnn.getReturnSequences();
-    spec.goBackwards = rnn.getGoBackwards();
+    spec = flagsOf(rnn, Cell::SimpleRnn);
   }
   const int gates = gatesOf(spec.cell);
   auto rType = cast<ShapedType>(recurrent.getType());
@@ -332,26 +335,17 @@ Error Emitter::emitRecurrenceOp(Operation *op) {
   Value projection, recurrent, recurrentBias;
   if (auto lstm = dyn_cast<LSTMRecurrenceOp>(op)) {
     projection = lstm.getInputProjection(), recurrent = lstm.getRecurrentKernel();
-    spec.cell = Cell::Lstm;
-    spec.activation = lstm.getActivation();
+    spec = flagsOf(lstm, Cell::Lstm);
     spec.recurrentActivation = lstm.getRecurrentActivation();
-    spec.returnSequences = lstm.getReturnSequences();
-    spec.goBackwards = lstm.getGoBackwards();
   } else if (auto gru = dyn_cast<GRURecurrenceOp>(op)) {
     projection = gru.getInputProjection(), recurrent = gru.getRecurrentKernel();
     recurrentBias = gru.getRecurrentBias();
-    spec.cell = gru.getResetAfter() ? Cell::GruResetAfter : Cell::GruResetBefore;
-    spec.activation = gru.getActivation();
+    spec = flagsOf(gru, gru.getResetAfter() ? Cell::GruResetAfter : Cell::GruResetBefore);
     spec.recurrentActivation = gru.getRecurrentActivation();
-    spec.returnSequences = gru.getReturnSequences();
-    spec.goBackwards = gru.getGoBackwards();
   } else {
     auto rnn = cast<SimpleRNNRecurrenceOp>(op);
     projection = rnn.getInputProjection(), recurrent = rnn.getRecurrentKernel();
-    spec.cell = Cell::SimpleRnn;
-    spec.activation = rnn.getActivation();
-    spec.returnSequences = rnn.getReturnSequences();
-    spec.goBackwards = rnn.getGoBackwards();
+    spec = flagsOf(rnn, Cell::SimpleRnn);
   }
   if (recurrentBias && spec.cell == Cell::GruResetBefore)
     return fail(op, "a recurrent bias needs reset_after");
