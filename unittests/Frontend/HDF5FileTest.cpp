@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "seq/Frontend/Keras/HDF5File.h"
+#include "seq/Frontend/Keras/HDF5Handle.h"
 
 #include "TestUtil.h"
 
@@ -493,6 +494,109 @@ TEST_F(HDF5FileTest, OpenImage) {
       "'garbage': cannot open as an HDF5 file"));
   EXPECT_TRUE(
       failsWith(HDF5File::openImage({}, "nothing"), "'nothing': is empty"));
+}
+
+//===----------------------------------------------------------------------===//
+// Hostile files: nothing outside the file is read, nothing oversized is
+// allocated, and a reader that crashes or hangs is one error.
+//===----------------------------------------------------------------------===//
+
+TEST_F(HDF5FileTest, RefusesExternalLinks) {
+  std::string secret =
+      makeFile("secret.h5", [](hid_t root) { makeGroup(root, "inside"); });
+  std::string path = makeFile("elink.h5", [&](hid_t root) {
+    HDF5Handle weights = makeGroup(root, "model_weights");
+    H5Lcreate_external(secret.c_str(), "/inside", weights.get(), "dense",
+                       H5P_DEFAULT, H5P_DEFAULT);
+  });
+  EXPECT_TRUE(failsWith(HDF5File::open(path),
+                        "HDF5 link '/model_weights/dense' is an external link "
+                        "to another file: seqc reads only objects inside the "
+                        "model file"));
+}
+
+TEST_F(HDF5FileTest, RefusesExternalStorage) {
+  // A weight whose bytes live in another file: /etc/passwd, say.
+  std::string outside = writeFile("outside.bin", std::string(64, 'A'));
+  std::string path = makeFile("external.h5", [&](hid_t root) {
+    HDF5Handle properties(H5Pcreate(H5P_DATASET_CREATE));
+    H5Pset_external(properties.get(), outside.c_str(), 0, 64);
+    HDF5Handle space = arraySpace({16});
+    HDF5Handle dataset(H5Dcreate2(root, "kernel:0", H5T_IEEE_F32LE,
+                                  space.get(), H5P_DEFAULT, properties.get(),
+                                  H5P_DEFAULT));
+    ASSERT_TRUE(dataset.valid());
+  });
+  EXPECT_TRUE(failsWith(HDF5File::open(path),
+                        "HDF5 dataset '/kernel:0' keeps its data in an "
+                        "external file ('" + outside + "')"));
+}
+
+TEST_F(HDF5FileTest, RefusesVirtualDatasets) {
+  std::string source = makeFile("source.h5", [](hid_t root) {
+    float values[4] = {1, 2, 3, 4};
+    writeDataset(root, "v", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, {4}, values);
+  });
+  std::string path = makeFile("virtual.h5", [&](hid_t root) {
+    HDF5Handle properties(H5Pcreate(H5P_DATASET_CREATE));
+    HDF5Handle space = arraySpace({4});
+    HDF5Handle sourceSpace = arraySpace({4});
+    H5Pset_virtual(properties.get(), space.get(), source.c_str(), "/v",
+                   sourceSpace.get());
+    HDF5Handle dataset(H5Dcreate2(root, "kernel:0", H5T_IEEE_F32LE,
+                                  space.get(), H5P_DEFAULT, properties.get(),
+                                  H5P_DEFAULT));
+    ASSERT_TRUE(dataset.valid());
+  });
+  EXPECT_TRUE(failsWith(HDF5File::open(path),
+                        "HDF5 dataset '/kernel:0' is a virtual dataset"));
+}
+
+TEST_F(HDF5FileTest, RefusesDeclaredSizesTheFileCannotHold) {
+  // A small chunked dataset declaring 10^6 x 10^6 floats (never written).
+  std::string path = makeFile("huge.h5", [](hid_t root) {
+    HDF5Handle properties(H5Pcreate(H5P_DATASET_CREATE));
+    hsize_t chunk[2] = {16, 16};
+    H5Pset_chunk(properties.get(), 2, chunk);
+    HDF5Handle space = arraySpace({1000000, 1000000});
+    HDF5Handle dataset(H5Dcreate2(root, "kernel:0", H5T_IEEE_F32LE,
+                                  space.get(), H5P_DEFAULT, properties.get(),
+                                  H5P_DEFAULT));
+    ASSERT_TRUE(dataset.valid());
+  });
+  EXPECT_TRUE(failsWith(HDF5File::open(path),
+                        "HDF5 dataset '/kernel:0' declares 4000000000000 bytes "
+                        "of data, more than a file of this size can hold"));
+}
+
+TEST_F(HDF5FileTest, HardLinkCyclesEnd) {
+  std::string path = makeFile("cycle.h5", [](hid_t root) {
+    HDF5Handle a = makeGroup(root, "a");
+    H5Lcreate_hard(root, "/a", a.get(), "again", H5P_DEFAULT, H5P_DEFAULT);
+  });
+  auto file = HDF5File::open(path);
+  ASSERT_TRUE(succeeded(file));
+  EXPECT_TRUE(file->isGroup("/a/again/again/again"));
+}
+
+TEST_F(HDF5FileTest, ReaderFailuresAreOneError) {
+  std::string path = makeModelFile();
+  setenv("SEQC_READER_TIMEOUT", "2", 1);
+  for (const char *fault : {"crash", "oom"}) {
+    setenv("SEQC_INJECT_READER_FAULT", fault, 1);
+    EXPECT_TRUE(failsWith(HDF5File::open(path),
+                          "'" + path + "': the HDF5 library failed while "
+                          "reading the file (the file is corrupt or hostile)"))
+        << fault;
+  }
+  setenv("SEQC_INJECT_READER_FAULT", "hang", 1);
+  EXPECT_TRUE(failsWith(HDF5File::open(path),
+                        "the HDF5 library did not finish reading the file "
+                        "within 2 s (the file is corrupt or hostile)"));
+  unsetenv("SEQC_INJECT_READER_FAULT");
+  unsetenv("SEQC_READER_TIMEOUT");
+  auto again = HDF5File::open(path);
+  EXPECT_TRUE(succeeded(again));
 }
 
 } // namespace

@@ -4,8 +4,13 @@
 // groups, read string attributes in every encoding h5py produces, and read
 // numeric datasets as float. Object paths are absolute or relative to the root
 // group ("model_weights/dense/dense/kernel:0"); "" and "/" name the root.
-// Every failure is an llvm::Error naming the file and the object; HDF5's own
-// error printing is switched off.
+// Every failure is an llvm::Error naming the file and the object.
+//
+// The file is read once, whole, by a sandboxed child process (Sandbox.h):
+// libhdf5 never runs in the caller's process, so a corrupt or hostile file
+// that crashes or hangs it costs one error, not the process. Objects outside
+// the file (external links, external storage, virtual datasets) and data
+// larger than the file's size allows are refused when the file is opened.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,37 +21,23 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
-#include <H5Ipublic.h>
-
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace seq::keras {
 
-/// Owns one HDF5 identifier of any kind (file, group, attribute, type, ...).
-class HDF5Handle {
-public:
-  HDF5Handle() = default;
-  /// Takes ownership of `id`; a negative id (a failed HDF5 call) stays invalid.
-  explicit HDF5Handle(hid_t id) : id(id) {}
-  HDF5Handle(HDF5Handle &&other) noexcept;
-  HDF5Handle &operator=(HDF5Handle &&other) noexcept;
-  HDF5Handle(const HDF5Handle &) = delete;
-  HDF5Handle &operator=(const HDF5Handle &) = delete;
-  ~HDF5Handle();
-
-  hid_t get() const { return id; }
-  bool valid() const { return id >= 0; }
-
-private:
-  hid_t id = H5I_INVALID_HID;
-};
+namespace hdf5 {
+struct Attribute;
+struct Object;
+struct Snapshot;
+} // namespace hdf5
 
 class HDF5File {
 public:
   static llvm::Expected<HDF5File> open(llvm::StringRef path);
-  /// Opens a copy of an in-memory file image (e.g. a member of a zip archive);
+  /// Reads an in-memory file image (e.g. a member of a zip archive);
   /// `displayName` stands for the file in messages.
   static llvm::Expected<HDF5File> openImage(llvm::ArrayRef<char> bytes,
                                             llvm::StringRef displayName);
@@ -96,17 +87,19 @@ public:
   llvm::Expected<Dataset> readFloatDataset(llvm::StringRef datasetPath) const;
 
 private:
-  HDF5File(HDF5Handle file, std::string displayName)
-      : file(std::move(file)), displayName(std::move(displayName)) {}
+  HDF5File(std::shared_ptr<const hdf5::Snapshot> snapshot,
+           std::string displayName)
+      : snapshot(std::move(snapshot)), displayName(std::move(displayName)) {}
 
   llvm::Error error(const llvm::Twine &message) const;
-  llvm::Expected<HDF5Handle> openObject(llvm::StringRef objectPath) const;
-  llvm::Expected<HDF5Handle> openAttribute(llvm::StringRef objectPath,
-                                           llvm::StringRef name) const;
+  /// The object at `objectPath`, or null.
+  const hdf5::Object *find(llvm::StringRef objectPath) const;
+  llvm::Expected<const hdf5::Attribute *>
+  findAttribute(llvm::StringRef objectPath, llvm::StringRef name) const;
   llvm::Expected<std::vector<std::string>>
   readOneStringList(llvm::StringRef objectPath, llvm::StringRef name) const;
 
-  HDF5Handle file;
+  std::shared_ptr<const hdf5::Snapshot> snapshot;
   std::string displayName;
 };
 
