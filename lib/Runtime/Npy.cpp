@@ -242,7 +242,10 @@ Expected<Tensor> seq::rt::readNpy(StringRef path) {
                                             /*RequiresNullTerminator=*/false);
   if (!buffer)
     return fileError(path, "cannot read: " + buffer.getError().message());
-  StringRef file = (*buffer)->getBuffer();
+  return readNpyBuffer((*buffer)->getBuffer(), path);
+}
+
+Expected<Tensor> seq::rt::readNpyBuffer(StringRef file, StringRef path) {
 
   if (!file.starts_with(kMagic) || file.size() < 8)
     return fileError(path, "not a .npy file (bad magic)");

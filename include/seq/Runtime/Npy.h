@@ -24,6 +24,9 @@ class NpyFile;
 } // namespace detail
 
 llvm::Expected<Tensor> readNpy(llvm::StringRef path);
+/// The same from bytes already in memory; `path` names them in messages.
+llvm::Expected<Tensor> readNpyBuffer(llvm::StringRef bytes,
+                                     llvm::StringRef path);
 
 llvm::Error writeNpy(llvm::StringRef path, const Tensor &tensor);
 

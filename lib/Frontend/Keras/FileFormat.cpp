@@ -99,12 +99,14 @@ FormatInfo detectFile(llvm::StringRef path) {
   if (file.size() == 0)
     return {FileFormat::Unknown, "an empty file"};
 
-  if (hasHDF5Signature(file))
-    return {FileFormat::HDF5, "an HDF5 file"};
+  // The bytes at offset 0 decide first: a .keras zip may hold its HDF5
+  // member at an offset where an HDF5 user block would end.
   std::string headBytes = file.read(0, 512);
   llvm::StringRef head(headBytes);
   if (head.starts_with(zipLocalHeader) || head.starts_with(zipEmptyArchive))
     return {FileFormat::Zip, "a zip archive"};
+  if (hasHDF5Signature(file))
+    return {FileFormat::HDF5, "an HDF5 file"};
   if (file.size() >= tableMagic.size() &&
       file.read(file.size() - tableMagic.size(), tableMagic.size()) ==
           tableMagic)

@@ -11,7 +11,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include "llvm/Support/JSON.h"
@@ -26,36 +25,12 @@ using llvm::Twine;
 namespace seq::keras {
 
 constexpr int64_t kDynamic = shapes::kDynamic;
+/// The largest size one axis may have.
+constexpr int64_t kMaxDimension = (int64_t(1) << 31) - 1;
 
 void registerImporterDialects(MLIRContext &context) {
   context.loadDialect<SeqDialect, arith::ArithDialect, func::FuncDialect,
                       tensor::TensorDialect>();
-}
-
-Expected<ImportedModel> loadSeqModule(MLIRContext &context, StringRef path) {
-  registerImporterDialects(context);
-  std::string diagnostics;
-  llvm::raw_string_ostream os(diagnostics);
-  OwningOpRef<ModuleOp> module;
-  {
-    // One line for the user: the first diagnostic, with its location.
-    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
-      if (diagnostics.empty())
-        os << diag.getLocation() << ": " << diag.str();
-      return success();
-    });
-    module = parseSourceFile<ModuleOp>(path, &context);
-  }
-  if (!module)
-    return fileError(path, diagnostics.empty() ? "cannot parse the MLIR file"
-                                               : diagnostics);
-  if (!module->lookupSymbol<func::FuncOp>("predict"))
-    return fileError(path, "no func.func @predict in this module");
-  ImportedModel model;
-  model.module = std::move(module);
-  if (auto name = getMetadata(*model.module).getAs<StringAttr>("model_name"))
-    model.modelName = name.getValue().str();
-  return model;
 }
 
 Expected<std::vector<int64_t>> parseInputShape(StringRef text) {
@@ -67,7 +42,7 @@ Expected<std::vector<int64_t>> parseInputShape(StringRef text) {
     int64_t size;
     if (part == "?" || part == "-1" || part == "None" || part == "null")
       shape.push_back(kDynamic);
-    else if (!part.getAsInteger(10, size) && size > 0)
+    else if (!part.getAsInteger(10, size) && size > 0 && size <= kMaxDimension)
       shape.push_back(size);
     else
       return llvm::createStringError(
@@ -130,6 +105,17 @@ resolveInputShape(const ImportOptions &options, const ModelConfig &config,
                   StringRef where) {
   if (options.inputShape)
     return *options.inputShape;
+  if (config.inputShape)
+    for (size_t i = 1; i < config.inputShape->size(); ++i) {
+      std::optional<int64_t> size = (*config.inputShape)[i];
+      if (size && (*size < 1 || *size > kMaxDimension))
+        return fileError(where, "layer '" + config.inputShapeSource +
+                                    "': the recorded input shape has size " +
+                                    Twine(*size) + " on axis " + Twine(i) +
+                                    "; sizes must be in [1, " +
+                                    Twine(kMaxDimension) +
+                                    "] (or null): pass --input-shape");
+    }
   std::optional<std::vector<int64_t>> recovered =
       shapeFromWeights(config.layers, weights);
   if (config.inputShape && config.inputShape->size() >= 2) {
@@ -236,8 +222,11 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   func::ReturnOp::create(builder, fileLoc, value);
   func.setFunctionType(builder.getFunctionType({argType}, {value.getType()}));
 
-  // Metadata: what the file says, then the user's entries on top.
+  // Metadata: the file's own entries, then seqc's (which a file cannot
+  // override), then the user's --metadata on top.
   llvm::StringMap<std::string> metadata;
+  for (auto &[k, v] : source->userAttributes)
+    metadata[k] = v;
   metadata["source"] = llvm::sys::path::filename(where).str();
   metadata["format"] = source->format;
   if (!source->kerasVersion.empty())
@@ -246,8 +235,6 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
     metadata["backend"] = source->backend;
   metadata["model_name"] = config->modelName;
   metadata["layers"] = jsonList(layerNames);
-  for (auto &[k, v] : source->userAttributes)
-    metadata[k] = v;
   for (auto &[k, v] : options.metadata)
     metadata[k] = v;
   SmallVector<NamedAttribute> entries;

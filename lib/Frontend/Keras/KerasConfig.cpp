@@ -17,6 +17,52 @@ Error LayerConfig::error(const Twine &message) const {
                    "layer '" + name + "' (" + className + "): " + message);
 }
 
+/// Bounds on a model's JSON: llvm::json::parse recurses once per nesting
+/// level, so depth is checked before it runs. Real Keras configs nest a few
+/// dozen levels and stay under a few MB.
+constexpr int kMaxJsonDepth = 256;
+
+/// The deepest nesting of [ and { outside strings, stopping past `limit`.
+static int jsonDepth(StringRef text, int limit) {
+  int depth = 0, deepest = 0;
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > limit)
+        break;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+Expected<json::Value> parseModelJson(StringRef text, StringRef where,
+                                StringRef what) {
+  if (text.size() > kMaxModelJsonBytes)
+    return fileError(where, what + " is " + Twine(text.size()) +
+                                " bytes of JSON, more than the " +
+                                Twine(kMaxModelJsonBytes) + " seqc accepts");
+  if (jsonDepth(text, kMaxJsonDepth) > kMaxJsonDepth)
+    return fileError(where, what + " nests JSON deeper than " +
+                                Twine(kMaxJsonDepth) +
+                                " levels (the file is corrupt or hostile)");
+  Expected<json::Value> value = json::parse(text);
+  if (!value)
+    return fileError(where, what + " is not valid JSON (" +
+                                toString(value.takeError()) + ")");
+  return value;
+}
+
 bool LayerConfig::has(StringRef key) const {
   const json::Value *v = config->get(key);
   return v && v->kind() != json::Value::Null;
@@ -46,6 +92,28 @@ Expected<int64_t> LayerConfig::getIntOrSingleton(StringRef key) const {
     return error("config '" + key + "' must be one integer for a 1-D layer");
   }
   return getInt(key);
+}
+
+Expected<int64_t> LayerConfig::checkSize(StringRef key,
+                                         Expected<int64_t> value) const {
+  constexpr int64_t kMaxSize = (int64_t(1) << 31) - 1;
+  if (value && (*value < 1 || *value > kMaxSize))
+    return error("config '" + key + "' must be a size in [1, " +
+                 Twine(kMaxSize) + "], got " + Twine(*value));
+  return value;
+}
+
+Expected<int64_t> LayerConfig::getSize(StringRef key) const {
+  return checkSize(key, getInt(key));
+}
+
+Expected<int64_t> LayerConfig::getSizeOr(StringRef key,
+                                         int64_t fallback) const {
+  return checkSize(key, getIntOr(key, fallback));
+}
+
+Expected<int64_t> LayerConfig::getSizeOrSingleton(StringRef key) const {
+  return checkSize(key, getIntOrSingleton(key));
 }
 
 Expected<bool> LayerConfig::getBoolOr(StringRef key, bool fallback) const {
@@ -124,6 +192,11 @@ layerFromEntry(const json::Value &entry, StringRef where, StringRef context) {
   if (!config || !className)
     return fileError(where,
                      context + ": a layer entry has no class_name or config");
+  const json::Value *nameValue = config->get("name");
+  if (nameValue && nameValue->kind() != json::Value::Null &&
+      !nameValue->getAsString())
+    return fileError(where, context + ": a '" + *className +
+                                "' layer's 'name' is not a string");
   std::string name = config->getString("name").value_or("").str();
   if (name.empty())
     name = object->getString("name").value_or(*className).str();
@@ -283,6 +356,9 @@ Expected<ModelConfig> parseModelConfig(const json::Value &root,
   const json::Object *config = configValue->getAsObject();
   if (!config)
     return fileError(where, "the model config's 'config' is not an object");
+  const json::Value *name = config->get("name");
+  if (name && name->kind() != json::Value::Null && !name->getAsString())
+    return fileError(where, "the model's 'name' is not a string");
   model.modelName = config->getString("name").value_or("sequential").str();
   if (className == "Sequential") {
     const json::Array *layers = config->getArray("layers");

@@ -35,6 +35,10 @@ public:
   llvm::Expected<int64_t> getIntOr(llvm::StringRef key, int64_t fallback) const;
   /// An int, or the only element of a list of ints (kernel_size=[3]).
   llvm::Expected<int64_t> getIntOrSingleton(llvm::StringRef key) const;
+  /// A size (units, filters, kernel_size, ...): an integer in [1, 2^31-1].
+  llvm::Expected<int64_t> getSize(llvm::StringRef key) const;
+  llvm::Expected<int64_t> getSizeOr(llvm::StringRef key, int64_t fallback) const;
+  llvm::Expected<int64_t> getSizeOrSingleton(llvm::StringRef key) const;
   llvm::Expected<bool> getBoolOr(llvm::StringRef key, bool fallback) const;
   llvm::Expected<double> getDoubleOr(llvm::StringRef key, double fallback) const;
   llvm::Expected<std::string> getStringOr(llvm::StringRef key,
@@ -50,6 +54,9 @@ public:
   llvm::Error error(const llvm::Twine &message) const;
 
 private:
+  llvm::Expected<int64_t> checkSize(llvm::StringRef key,
+                                    llvm::Expected<int64_t> value) const;
+
   std::string className;
   std::string name;
   const llvm::json::Object *config;
@@ -69,6 +76,15 @@ struct ModelConfig {
 /// Parses `root` (which must outlive the result). `where` names the file.
 llvm::Expected<ModelConfig> parseModelConfig(const llvm::json::Value &root,
                                              llvm::StringRef where);
+
+/// The most bytes of JSON a model may have.
+constexpr size_t kMaxModelJsonBytes = size_t(64) << 20;
+
+/// Parses a model's JSON (`what` names it in messages) within bounds on size
+/// and nesting depth that hold before the recursive parser runs.
+llvm::Expected<llvm::json::Value>
+parseModelJson(llvm::StringRef text, llvm::StringRef where,
+               llvm::StringRef what);
 
 /// "'where': message" as an llvm::Error.
 llvm::Error fileError(llvm::StringRef where, const llvm::Twine &message);

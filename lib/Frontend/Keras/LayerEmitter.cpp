@@ -10,6 +10,7 @@
 #include "mlir/IR/BuiltinDialect.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using llvm::Error;
@@ -149,6 +150,9 @@ Expected<ActivationSpec> parseActivation(OpBuilder &b, const LayerConfig &layer,
       name = s->str();
     else if (v->kind() == llvm::json::Value::Null)
       name = "linear";
+    else if (!v->getAsObject())
+      return layer.error("'" + key + "' must be the name of an activation, "
+                         "not a number, list or boolean");
     else if (const llvm::json::Object *o = v->getAsObject()) {
       // Keras 3 may serialise a built-in as {"class_name": "function",
       // "config": "relu", ...}.
@@ -272,7 +276,7 @@ Expected<Value> LayerEmitter::emitRecurrent(const LayerConfig &layer,
     return std::move(e);
   StringRef cls = layer.getClassName();
   int64_t gates = cls == "LSTM" ? 4 : cls == "GRU" ? 3 : 1;
-  Expected<int64_t> units = layer.getInt("units");
+  Expected<int64_t> units = layer.getSize("units");
   Expected<bool> useBias = layer.getBoolOr("use_bias", true);
   Expected<bool> sequences = layer.getBoolOr("return_sequences", false);
   Expected<bool> backwards = layer.getBoolOr("go_backwards", false);
@@ -466,7 +470,7 @@ Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
     return emitTimeDistributed(layer, input, arrays);
 
   if (cls == "Dense") {
-    Expected<int64_t> units = layer.getInt("units");
+    Expected<int64_t> units = layer.getSize("units");
     Expected<bool> useBias = layer.getBoolOr("use_bias", true);
     Expected<ActivationSpec> act =
         parseActivation(builder, layer, "activation", "linear", kerasMajor);
@@ -489,14 +493,14 @@ Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
       return std::move(e);
     if (Error e = requireChannelsLast(layer))
       return std::move(e);
-    Expected<int64_t> filters = layer.getInt("filters");
-    Expected<int64_t> width = layer.getIntOrSingleton("kernel_size");
-    Expected<int64_t> stride = layer.has("strides") ? layer.getIntOrSingleton("strides")
+    Expected<int64_t> filters = layer.getSize("filters");
+    Expected<int64_t> width = layer.getSizeOrSingleton("kernel_size");
+    Expected<int64_t> stride = layer.has("strides") ? layer.getSizeOrSingleton("strides")
                                                     : Expected<int64_t>(1);
     Expected<int64_t> dilation = layer.has("dilation_rate")
-                                     ? layer.getIntOrSingleton("dilation_rate")
+                                     ? layer.getSizeOrSingleton("dilation_rate")
                                      : Expected<int64_t>(1);
-    Expected<int64_t> groups = layer.getIntOr("groups", 1);
+    Expected<int64_t> groups = layer.getSizeOr("groups", 1);
     Expected<bool> useBias = layer.getBoolOr("use_bias", true);
     Expected<Padding> padding = parsePadding(layer, /*allowCausal=*/true);
     Expected<ActivationSpec> act =
@@ -529,11 +533,11 @@ Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
       return std::move(e);
     if (Error e = weights.expect({}))
       return std::move(e);
-    Expected<int64_t> pool = layer.has("pool_size") ? layer.getIntOrSingleton("pool_size")
+    Expected<int64_t> pool = layer.has("pool_size") ? layer.getSizeOrSingleton("pool_size")
                                                     : Expected<int64_t>(2);
     if (!pool)
       return pool.takeError();
-    Expected<int64_t> stride = layer.has("strides") ? layer.getIntOrSingleton("strides")
+    Expected<int64_t> stride = layer.has("strides") ? layer.getSizeOrSingleton("strides")
                                                     : Expected<int64_t>(*pool);
     Expected<Padding> padding = parsePadding(layer, /*allowCausal=*/false);
     if (Error e = firstError(stride, padding))
@@ -586,6 +590,9 @@ Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
         return std::move(e);
     if (*rms)
       return layer.error("rms_scaling=True is not supported");
+    if (!(*epsilon > 0 && *epsilon < 1e30))
+      return layer.error("config 'epsilon' must be a positive number, got " +
+                         llvm::formatv("{0}", *epsilon).str());
     bool batch = cls == "BatchNormalization";
     std::vector<StringRef> roles;
     if (*scale)
@@ -626,14 +633,17 @@ Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
     Expected<double> rate = layer.getDoubleOr("rate", 0.0);
     if (!rate)
       return rate.takeError();
+    if (!(*rate >= 0 && *rate < 1))
+      return layer.error("config 'rate' must be in [0, 1), got " +
+                         llvm::formatv("{0}", *rate).str());
     return DropoutOp::create(builder, loc, input.getType(), input,
                              builder.getF32FloatAttr(static_cast<float>(*rate)))
         .getResult();
   }
 
   if (cls == "Embedding") {
-    Expected<int64_t> vocabulary = layer.getInt("input_dim");
-    Expected<int64_t> dim = layer.getInt("output_dim");
+    Expected<int64_t> vocabulary = layer.getSize("input_dim");
+    Expected<int64_t> dim = layer.getSize("output_dim");
     Expected<bool> maskZero = layer.getBoolOr("mask_zero", false);
     if (Error e = firstError(vocabulary, dim, maskZero))
         return std::move(e);
@@ -680,7 +690,7 @@ Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
       return std::move(e);
     if (Error e = requireRank(layer, input, 2))
       return std::move(e);
-    Expected<int64_t> n = layer.getInt("n");
+    Expected<int64_t> n = layer.getSize("n");
     if (!n)
       return n.takeError();
     if (*n < 1)

@@ -4,7 +4,10 @@
 #include "seq/Frontend/Keras/ZipArchive.h"
 
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+
+#include <algorithm>
 
 using namespace llvm;
 
@@ -19,20 +22,18 @@ ModelSource::openWeights(const std::vector<LayerConfig> &layers) {
 
 namespace {
 
-Expected<json::Value> parseJson(StringRef text, StringRef where,
-                                StringRef what) {
-  Expected<json::Value> value = json::parse(text);
-  if (!value)
-    return fileError(where, what + " is not valid JSON (" +
-                                toString(value.takeError()) + ")");
-  return value;
-}
+constexpr uint64_t kMaxJsonMemberBytes = uint64_t(16) << 20;
 
 Expected<json::Value> readJsonFile(StringRef path) {
+  uint64_t size = 0;
+  if (!sys::fs::file_size(path, size) && size > kMaxModelJsonBytes)
+    return fileError(path, "the config is " + Twine(size) +
+                               " bytes, more than the " +
+                               Twine(kMaxModelJsonBytes) + " seqc accepts");
   ErrorOr<std::unique_ptr<MemoryBuffer>> buffer = MemoryBuffer::getFile(path);
   if (!buffer)
     return fileError(path, "cannot read the config: " + buffer.getError().message());
-  return parseJson((*buffer)->getBuffer(), path, "the config");
+  return parseModelJson((*buffer)->getBuffer(), path, "the config");
 }
 
 /// Attributes Keras itself writes at the root of an .h5 file.
@@ -98,7 +99,7 @@ Error openHdf5(StringRef path, StringRef configPath, ModelSource &source) {
     Expected<std::string> text = file->readStringAttribute("/", "model_config");
     if (!text)
       return text.takeError();
-    Expected<json::Value> config = parseJson(*text, path, "attribute 'model_config'");
+    Expected<json::Value> config = parseModelJson(*text, path, "attribute 'model_config'");
     if (!config)
       return config.takeError();
     source.config = std::move(*config);
@@ -116,10 +117,10 @@ Error openHdf5(StringRef path, StringRef configPath, ModelSource &source) {
 }
 
 Expected<json::Value> readZipJson(const ZipArchive &zip, StringRef member) {
-  Expected<std::vector<char>> bytes = zip.read(member);
+  Expected<std::vector<char>> bytes = zip.read(member, kMaxJsonMemberBytes);
   if (!bytes)
     return bytes.takeError();
-  return parseJson(StringRef(bytes->data(), bytes->size()), zip.path(), member);
+  return parseModelJson(StringRef(bytes->data(), bytes->size()), zip.path(), member);
 }
 
 Error openKerasZip(StringRef path, StringRef configPath, ModelSource &source) {
@@ -144,7 +145,12 @@ Error openKerasZip(StringRef path, StringRef configPath, ModelSource &source) {
   if (!config)
     return config.takeError();
   source.config = std::move(*config);
-  Expected<std::vector<char>> weights = zip->read("model.weights.h5");
+  // Stored weights are as large as the file; deflated ones may be larger,
+  // within reason.
+  uint64_t weightsCap = std::max<uint64_t>(
+      uint64_t(256) << 20, 64 * zip->storedSize("model.weights.h5"));
+  Expected<std::vector<char>> weights =
+      zip->read("model.weights.h5", weightsCap);
   if (!weights)
     return weights.takeError();
   Expected<HDF5File> file =

@@ -146,7 +146,13 @@ Expected<ZipArchive> ZipArchive::open(StringRef path) {
                                             /*RequiresNullTerminator=*/false);
   if (!buffer)
     return fail("cannot read: " + buffer.getError().message());
-  ZipArchive archive(path.str(), std::move(*buffer));
+  return openBuffer(std::move(*buffer), path);
+}
+
+Expected<ZipArchive>
+ZipArchive::openBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
+                       StringRef displayName) {
+  ZipArchive archive(displayName.str(), std::move(buffer));
   if (llvm::Error err = archive.readCentralDirectory())
     return std::move(err);
   return std::move(archive);
@@ -207,6 +213,12 @@ llvm::Error ZipArchive::readCentralDirectory() {
                          member.localHeaderOffset))
       return error("corrupt ZIP64 extra field of zip member '" + member.name +
                    "'");
+    // Readers disagree on which of two same-named members counts (Python's
+    // zipfile and Keras take the last): a file that relies on it is refused.
+    if (find(member.name))
+      return error("zip member '" + member.name +
+                   "' appears twice: refused, since readers disagree on "
+                   "which copy counts");
     members.push_back(std::move(member));
     directory = directory.drop_front(entrySize);
   }
@@ -229,11 +241,22 @@ const ZipArchive::Member *ZipArchive::find(StringRef name) const {
 
 bool ZipArchive::contains(StringRef name) const { return find(name); }
 
-Expected<std::vector<char>> ZipArchive::read(StringRef name) const {
+uint64_t ZipArchive::storedSize(StringRef name) const {
+  const Member *member = find(name);
+  return member ? member->compressedSize : 0;
+}
+
+Expected<std::vector<char>> ZipArchive::read(StringRef name,
+                                             uint64_t maxBytes) const {
   const Member *member = find(name);
   std::string label = ("zip member '" + name + "'").str();
   if (!member)
     return error(label + " not found");
+  if (member->size > maxBytes)
+    return error(label + " declares " + llvm::Twine(member->size) +
+                 " bytes uncompressed, more than the " +
+                 llvm::Twine(maxBytes) +
+                 " seqc accepts for it (the file is corrupt or hostile)");
   if (member->flags & 1)
     return error(label + " is encrypted, which is not supported");
   if (member->method != 0 && member->method != 8)

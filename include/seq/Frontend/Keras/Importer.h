@@ -53,6 +53,11 @@ llvm::Expected<ImportedModel> importKerasModel(mlir::MLIRContext &context,
 /// summary rows are left empty.
 llvm::Expected<ImportedModel> loadSeqModule(mlir::MLIRContext &context,
                                             llvm::StringRef path);
+/// The same for text already in memory; `where` names it in messages. The
+/// text is parsed in a sandboxed child first (the file is untrusted).
+llvm::Expected<ImportedModel> parseSeqModule(mlir::MLIRContext &context,
+                                             llvm::StringRef text,
+                                             llvm::StringRef where);
 
 /// "--input-shape" syntax: comma-separated sizes without the batch axis,
 /// `?`, `-1` or `None` for a dynamic size ("?,12").

@@ -24,14 +24,22 @@ namespace seq::keras {
 class ZipArchive {
 public:
   static llvm::Expected<ZipArchive> open(llvm::StringRef path);
+  /// An archive already in memory; `displayName` stands for it in messages.
+  static llvm::Expected<ZipArchive>
+  openBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
+             llvm::StringRef displayName);
 
   llvm::StringRef path() const { return displayPath; }
 
   /// Member names in central directory order (directories end in '/').
   std::vector<std::string> names() const;
   bool contains(llvm::StringRef name) const;
-  /// The uncompressed bytes of a member.
-  llvm::Expected<std::vector<char>> read(llvm::StringRef name) const;
+  /// The uncompressed bytes of a member; a member that declares more than
+  /// `maxBytes` is refused before anything is allocated.
+  llvm::Expected<std::vector<char>>
+  read(llvm::StringRef name, uint64_t maxBytes = UINT64_MAX) const;
+  /// The stored (compressed) size of a member; 0 if there is none.
+  uint64_t storedSize(llvm::StringRef name) const;
 
 private:
   struct Member {
