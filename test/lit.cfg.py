@@ -13,6 +13,8 @@ config.test_exec_root = os.path.join(config.seq_obj_root, "test")
 config.substitutions.append(("%seq_src", config.seq_src_root))
 config.substitutions.append(("%fixtures", os.path.join(config.seq_src_root, "test", "fixtures")))
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
+import sys
+config.substitutions.append(("%python", sys.executable))
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -470,7 +470,8 @@ void writeSnapshot(llvm::ArrayRef<char> image, uint64_t budget,
                     image.size());
   HDF5Handle file(H5Fopen("model-file-image", H5F_ACC_RDONLY, access.get()));
   if (!file.valid()) {
-    walker.refuse("cannot open as an HDF5 file: " + takeError());
+    walker.refuse("cannot open as an HDF5 file: " + takeError() +
+                  " (the file may be truncated or corrupt)");
     return;
   }
   if (!walker.walk(file.get()))

@@ -244,12 +244,22 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   model.module->getOperation()->setAttr(kMetadataAttrName,
                                         builder.getDictionaryAttr(entries));
 
-  // The emitter checks every shape first, so a failure here is a bug in
-  // seqc, reported with the verifier's diagnostic rather than a crash.
-  if (failed(verify(*model.module)))
-    return fileError(where, "internal error: the imported IR does not verify "
-                            "(please report this with the model file)");
-  return model;
+  // The emitter checks every value first, so a failure here is a gap in
+  // its checks: still one line, naming the layer (the op's location).
+  std::string diagnostic;
+  {
+    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+      if (diagnostic.empty()) {
+        if (auto name = dyn_cast<NameLoc>(diag.getLocation()))
+          diagnostic = "layer '" + name.getName().str() + "': ";
+        diagnostic += diag.str();
+      }
+      return success();
+    });
+    if (succeeded(verify(*model.module)))
+      return model;
+  }
+  return fileError(where, "the model does not verify: " + diagnostic);
 }
 
 } // namespace seq::keras

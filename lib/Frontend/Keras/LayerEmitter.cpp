@@ -10,7 +10,6 @@
 #include "mlir/IR/BuiltinDialect.h"
 
 #include "llvm/ADT/StringSwitch.h"
-#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using llvm::Error;
@@ -37,6 +36,13 @@ Location layerLoc(OpBuilder &b, StringRef name) {
 }
 
 std::string shapeText(ArrayRef<int64_t> shape) { return shapes::format(shape); }
+
+/// A config number as Python would print it: 300, 0.5, 1e-05.
+std::string formatNumber(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
 
 /// The first failure among several config reads (the rest are dropped).
 template <typename... Ts> Error firstError(Expected<Ts> &...values) {
@@ -592,7 +598,7 @@ Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
       return layer.error("rms_scaling=True is not supported");
     if (!(*epsilon > 0 && *epsilon < 1e30))
       return layer.error("config 'epsilon' must be a positive number, got " +
-                         llvm::formatv("{0}", *epsilon).str());
+                         formatNumber(*epsilon));
     bool batch = cls == "BatchNormalization";
     std::vector<StringRef> roles;
     if (*scale)
@@ -635,7 +641,7 @@ Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
       return rate.takeError();
     if (!(*rate >= 0 && *rate < 1))
       return layer.error("config 'rate' must be in [0, 1), got " +
-                         llvm::formatv("{0}", *rate).str());
+                         formatNumber(*rate));
     return DropoutOp::create(builder, loc, input.getType(), input,
                              builder.getF32FloatAttr(static_cast<float>(*rate)))
         .getResult();

@@ -83,9 +83,7 @@ Error locateWeights(const HDF5File &file, StringRef group, ModelSource &source) 
 Error openHdf5(StringRef path, StringRef configPath, ModelSource &source) {
   Expected<HDF5File> file = HDF5File::open(path);
   if (!file)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   toString(file.takeError()) +
-                                       " (the file may be truncated or corrupt)");
+    return file.takeError();
   if (Error e = readRootAttributes(*file, source))
     return e;
   bool hasConfig = file->hasAttribute("/", "model_config");
