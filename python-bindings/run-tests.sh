@@ -12,12 +12,16 @@ junit=${1:-}
 [ -z "$junit" ] || rm -f "$junit"
 export CCACHE_BASEDIR="$root" PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
 
-# Build and test dependencies: pip downloads only what is missing.
-python3 -m pip install -q -r "$here/requirements.txt"
+# Everything Python goes into the project's own virtual environment
+# (build/venv), never the system Python: pip downloads only what is missing.
+venv=${SEQC_VENV:-$root/build/venv}
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+python="$venv/bin/python"
+"$python" -m pip install -q -r "$here/requirements.txt"
 # --no-build-isolation: build with the packages above, no download per run.
-python3 -m pip install -q --no-build-isolation \
+"$python" -m pip install -q --no-build-isolation \
   -C build-dir="$build" -C cmake.define.SEQ_BUILD_TESTS=ON "$here"
 
 # From tests/, so that `import seqc` is the installed package, not ./seqc.
 cd "$here/tests"
-python3 -m pytest -q -p no:cacheprovider ${junit:+--junitxml="$junit"} .
+"$python" -m pytest -q -p no:cacheprovider ${junit:+--junitxml="$junit"} .

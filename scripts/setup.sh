@@ -19,7 +19,11 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# Python packages go into the project's virtual environment (build/venv),
+# never the system Python.
 if [ "${1:-}" = "--python" ]; then
-  python3 -m pip install -q -r "$(dirname "$0")/../test/fixtures/requirements.txt"
-  python3 -m pip install -q -r "$(dirname "$0")/../python-bindings/requirements.txt"
+  root=$(cd "$(dirname "$0")/.." && pwd)
+  [ -x "$root/build/venv/bin/python" ] || python3 -m venv "$root/build/venv"
+  "$root/build/venv/bin/python" -m pip install -q -r "$root/test/fixtures/requirements.txt"
+  "$root/build/venv/bin/python" -m pip install -q -r "$root/python-bindings/requirements.txt"
 fi

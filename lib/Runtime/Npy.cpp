@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "seq/Runtime/Npy.h"
+#include "seq/Runtime/OutputFile.h"
 #include "Detail.h"
 
 #include "llvm/ADT/bit.h"
@@ -340,10 +341,9 @@ public:
   /// Creates the temporary file next to `path` and writes the v1.0 header.
   static Expected<std::unique_ptr<NpyFile>> open(StringRef path,
                                                  std::vector<int64_t> shape) {
-    auto file = llvm::sys::fs::TempFile::create(path + ".tmp-%%%%%%%%");
+    Expected<OutputFile> file = OutputFile::create(path);
     if (!file)
-      return fileError(path, "cannot create temporary file: " +
-                                 llvm::toString(file.takeError()));
+      return file.takeError();
     std::unique_ptr<NpyFile> npy(
         new NpyFile(path, std::move(shape), std::move(*file)));
 
@@ -360,7 +360,7 @@ public:
     }
     char length[2];
     llvm::support::endian::write16le(length, header.size());
-    npy->os << kMagic << '\x01' << '\x00' << StringRef(length, 2) << header;
+    npy->file.os() << kMagic << '\x01' << '\x00' << StringRef(length, 2) << header;
     return std::move(npy);
   }
 
@@ -378,34 +378,22 @@ public:
     for (size_t i = 0; i < t.data.size(); ++i)
       llvm::support::endian::write32le(bytes.data() + 4 * i,
                                        llvm::bit_cast<uint32_t>(t.data[i]));
-    os.write(bytes.data(), bytes.size());
+    file.os().write(bytes.data(), bytes.size());
   }
 
-  /// Renames the temporary file to `path` if `keep`, else removes it.
+  /// Puts the file in place if `keep`, else removes the temporary.
   Error finish(bool keep) {
-    os.flush();
-    std::error_code writeError = os.error();
-    os.clear_error();
-    if (keep && !writeError) {
-      if (Error err = file.keep(path))
-        return fileError(path, "cannot rename temporary file: " +
-                                   llvm::toString(std::move(err)));
-      return Error::success();
-    }
-    llvm::consumeError(file.discard());
-    if (writeError)
-      return fileError(path, "write failed: " + writeError.message());
+    if (keep)
+      return file.commit();
+    file.discard();
     return Error::success();
   }
 
 private:
-  llvm::sys::fs::TempFile file;
-  llvm::raw_fd_ostream os;
+  OutputFile file;
 
-  NpyFile(StringRef path, std::vector<int64_t> shape,
-          llvm::sys::fs::TempFile file)
-      : path(path.str()), shape(std::move(shape)), file(std::move(file)),
-        os(this->file.FD, /*shouldClose=*/false) {}
+  NpyFile(StringRef path, std::vector<int64_t> shape, OutputFile file)
+      : path(path.str()), shape(std::move(shape)), file(std::move(file)) {}
 };
 
 Error seq::rt::writeNpy(StringRef path, const Tensor &tensor) {

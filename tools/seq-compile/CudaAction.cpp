@@ -9,6 +9,8 @@
 // and the "cuda" / "cudnn" engines for --run and --compare.
 #include "Actions.h"
 
+#include "seq/Runtime/OutputFile.h"
+
 #include "seq/Runtime/Engine.h"
 #include "seq/Target/CUDA/CudaEmitter.h"
 #include "seq/Target/CUDA/CudaEngine.h"
@@ -82,21 +84,6 @@ std::string headerPathFor(StringRef library) {
   return path.str().str();
 }
 
-/// Copies `from` next to `to` and renames it there, so that `to` appears
-/// whole or not at all.
-Error installFile(StringRef from, StringRef to) {
-  SmallString<256> temp(to);
-  temp += ".tmp-%%%%%%";
-  SmallString<256> unique;
-  sys::fs::createUniquePath(temp, unique, /*MakeAbsolute=*/false);
-  if (std::error_code ec = sys::fs::copy_file(from, unique))
-    return createStringError(ec, "cannot write '" + unique + "': " + ec.message());
-  if (std::error_code ec = sys::fs::rename(unique, to)) {
-    sys::fs::remove(unique);
-    return createStringError(ec, "cannot write '" + to + "': " + ec.message());
-  }
-  return Error::success();
-}
 
 std::optional<int> runCuda(seqc::Session &session) {
   bool emitSource = seqc::emitKind == "cuda";
@@ -154,17 +141,17 @@ std::optional<int> runCuda(seqc::Session &session) {
   std::string headerText = seq::cuda::cudaModelHeader(
       module, sys::path::filename(header), sys::path::filename(seqc::outputPath),
       options.builtForArchs, cudnn);
-  Error installed = installFile(*library, seqc::outputPath);
+  std::string headerFile = (dir + "/public.h").str();
+  Error installed = seq::rt::writeOutputFile(headerFile, [&](raw_ostream &out) {
+    out << headerText;
+    return Error::success();
+  });
   if (!installed)
-    installed = writeToOutput(header, [&](raw_ostream &out) {
-      out << headerText;
-      return Error::success();
-    });
+    installed = seq::rt::installOutputFiles(
+        {{*library, seqc::outputPath}, {headerFile, header}});
   sys::fs::remove_directories(dir);
-  if (installed) {
-    sys::fs::remove(seqc::outputPath);
+  if (installed)
     return seqc::fail(toString(std::move(installed)));
-  }
   return 0;
 }
 

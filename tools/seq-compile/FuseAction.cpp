@@ -3,6 +3,8 @@
 // Graphviz graphs of the model around the fusion.
 #include "Actions.h"
 
+#include "seq/Runtime/OutputFile.h"
+
 #include "seq/Dialect/Seq/Transforms/ModelGraph.h"
 #include "seq/Dialect/Seq/Transforms/Pipelines.h"
 #include "seq/Dialect/Seq/Transforms/WeightConstants.h"
@@ -40,13 +42,10 @@ std::string sourceFile(mlir::ModuleOp module) {
 }
 
 Error writeFile(StringRef path, StringRef text) {
-  if (Error e = writeToOutput(path, [&](raw_ostream &out) {
-        out << text;
-        return Error::success();
-      }))
-    return createStringError("cannot write '" + path + "': " +
-                             toString(std::move(e)));
-  return Error::success();
+  return seq::rt::writeOutputFile(path, [&](raw_ostream &out) {
+    out << text;
+    return Error::success();
+  });
 }
 
 /// Usage errors come before the model is imported.

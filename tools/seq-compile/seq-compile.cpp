@@ -6,6 +6,7 @@
 
 #include "seq/Dialect/Seq/IR/Metadata.h"
 #include "seq/Frontend/Keras/Summary.h"
+#include "seq/Runtime/OutputFile.h"
 
 #include "mlir/IR/OperationSupport.h"
 
@@ -13,6 +14,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
+
+#include <signal.h>
 
 using namespace llvm;
 
@@ -55,11 +58,11 @@ int writeOutput(StringRef text) {
     outs().flush();
     return 0;
   }
-  if (Error e = writeToOutput(outputPath, [&](raw_ostream &out) {
+  if (Error e = seq::rt::writeOutputFile(outputPath, [&](raw_ostream &out) {
         out << text;
         return Error::success();
       }))
-    return fail("cannot write '" + outputPath + "': " + toString(std::move(e)));
+    return fail(toString(std::move(e)));
   return 0;
 }
 
@@ -112,6 +115,11 @@ RegisterAction::RegisterAction(int order, StandaloneAction action) {
 using namespace seqc;
 
 int main(int argc, char **argv) {
+  // Started with SIGINT ignored (nohup, a background job), an interrupt must
+  // not take a temporary output away mid-run; else it is cleaned up.
+  struct sigaction interrupt;
+  sigaction(SIGINT, nullptr, &interrupt);
+  seq::rt::setRemoveTemporariesOnInterrupt(interrupt.sa_handler != SIG_IGN);
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(seqCompileCategory);
   if (!cl::ParseCommandLineOptions(argc, argv,

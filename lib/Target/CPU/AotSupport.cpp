@@ -1,5 +1,7 @@
 #include "AotSupport.h"
 
+#include "seq/Runtime/OutputFile.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -50,12 +52,10 @@ Error seq::cpu::writeFile(StringRef path, StringRef contents) {
 }
 
 Error seq::cpu::writeFileAtomically(StringRef path, StringRef contents) {
-  if (Error e = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
-        os << contents;
-        return Error::success();
-      }))
-    return failure("cannot write '" + path + "': " + toString(std::move(e)));
-  return Error::success();
+  return seq::rt::writeOutputFile(path, [&](llvm::raw_ostream &os) {
+    os << contents;
+    return Error::success();
+  });
 }
 
 llvm::Expected<std::string> seq::cpu::findCCompiler() {
@@ -95,33 +95,5 @@ Error seq::cpu::runTool(const std::vector<std::string> &args, const TempDir &dir
 
 Error seq::cpu::installFiles(
     const std::vector<std::pair<std::string, std::string>> &files) {
-  std::vector<std::string> staged;
-  auto cleanup = [&] {
-    for (const std::string &s : staged)
-      fs::remove(s);
-  };
-  for (const auto &[from, to] : files) {
-    llvm::SmallString<256> temp;
-    llvm::SmallString<256> model(to);
-    model += ".tmp-%%%%%%";
-    if (std::error_code ec = fs::createUniqueFile(model, temp)) {
-      cleanup();
-      return failure("cannot write '" + to + "': " + ec.message());
-    }
-    staged.push_back(temp.str().str());
-    if (std::error_code ec = fs::copy_file(from, temp)) {
-      cleanup();
-      return failure("cannot write '" + to + "': " + ec.message());
-    }
-    fs::setPermissions(temp, fs::perms(0644));
-  }
-  for (size_t i = 0; i < files.size(); ++i) {
-    if (std::error_code ec = fs::rename(staged[i], files[i].second)) {
-      for (size_t j = 0; j < i; ++j)
-        fs::remove(files[j].second);
-      cleanup();
-      return failure("cannot write '" + files[i].second + "': " + ec.message());
-    }
-  }
-  return Error::success();
+  return seq::rt::installOutputFiles(files);
 }
