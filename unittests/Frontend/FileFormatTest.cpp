@@ -51,6 +51,23 @@ TEST_F(FileFormatTest, ZipByContent) {
             FileFormat::Zip);
 }
 
+TEST_F(FileFormatTest, ZipWhoseMemberStartsAtAUserBlockOffset) {
+  // A stored HDF5 member whose data begins at byte 512 of the archive: the
+  // bytes at offset 0 say zip, which decides.
+  std::string hdf5 = "\x89HDF\r\n\x1a\n" + std::string(100, '\0');
+  for (size_t pad = 0; pad < 600; ++pad) {
+    ZipBuilder builder;
+    builder.add("config.json", std::string(pad, ' '));
+    builder.add("model.weights.h5", hdf5);
+    std::string bytes = builder.finish();
+    if (bytes.find("\x89HDF") != 512)
+      continue;
+    EXPECT_EQ(formatOf(writeFile("aligned.keras", bytes)), FileFormat::Zip);
+    return;
+  }
+  FAIL() << "no padding put the member at offset 512";
+}
+
 TEST_F(FileFormatTest, SavedModel) {
   writeFile("saved/saved_model.pb", "\x08\x01");
   makeDirectory("saved/variables");

@@ -153,4 +153,36 @@ TEST_F(ZipArchiveTest, NotAZipArchive) {
   EXPECT_TRUE(failsWith(ZipArchive::open(root), "is a directory"));
 }
 
+TEST_F(ZipArchiveTest, RefusesDuplicateMembers) {
+  ZipBuilder builder;
+  builder.add("config.json", config);
+  builder.add("model.weights.h5", "w");
+  builder.add("config.json", "{}");
+  EXPECT_TRUE(failsWith(ZipArchive::open(writeFile("m.keras", builder.finish())),
+                        "zip member 'config.json' appears twice"));
+}
+
+TEST_F(ZipArchiveTest, CapsDeclaredSizesBeforeInflating) {
+  ZipBuilder builder;
+  builder.add("metadata.json", std::string(1 << 20, ' '), zipDeflated);
+  auto archive = ZipArchive::open(writeFile("m.keras", builder.finish()));
+  ASSERT_TRUE(succeeded(archive));
+  EXPECT_TRUE(failsWith(archive->read("metadata.json", 1000),
+                        "zip member 'metadata.json' declares 1048576 bytes "
+                        "uncompressed, more than the 1000 seqc accepts"));
+  EXPECT_LT(archive->storedSize("metadata.json"), 1u << 20);
+  auto exact = archive->read("metadata.json", 1 << 20);
+  EXPECT_TRUE(succeeded(exact));
+}
+
+TEST_F(ZipArchiveTest, OpensABufferInMemory) {
+  ZipBuilder builder;
+  builder.add("config.json", config, zipDeflated);
+  auto archive = ZipArchive::openBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(builder.finish()), "memory.keras");
+  ASSERT_TRUE(succeeded(archive));
+  EXPECT_EQ(archive->path(), "memory.keras");
+  EXPECT_EQ(contentOf(*archive, "config.json"), config);
+}
+
 } // namespace
