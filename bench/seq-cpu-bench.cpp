@@ -55,9 +55,7 @@ int main(int argc, char **argv) {
   seq::keras::ImportOptions options;
   options.modelPath = modelPath;
   Expected<seq::keras::ImportedModel> model =
-      StringRef(modelPath).ends_with(".mlir")
-          ? seq::keras::loadSeqModule(context, modelPath)
-          : seq::keras::importKerasModel(context, options);
+      seq::keras::importModel(context, options);
   if (!model)
     return fail(toString(model.takeError()));
   seq::rt::registerEagerEngine();

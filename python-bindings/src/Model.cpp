@@ -100,18 +100,13 @@ std::shared_ptr<Model> Model::load(const std::string &path, nb::handle inputShap
     options.inputShape = parseInputShape(inputShape);
   options.metadata.assign(metadata.begin(), metadata.end());
 
-  bool isMlir = llvm::StringRef(path).ends_with(".mlir");
-  if (isMlir && (config || options.inputShape || !metadata.empty()))
-    throw Error("'" + path + "': config, input_shape and metadata apply to "
-                "Keras files, not to .mlir modules");
 
   std::shared_ptr<Model> model(new Model());
   model->sourcePath = path;
   model->context = std::make_unique<mlir::MLIRContext>();
   llvm::Expected<seq::keras::ImportedModel> imported = [&] {
     nanobind::gil_scoped_release release;
-    return isMlir ? seq::keras::loadSeqModule(*model->context, path)
-                  : seq::keras::importKerasModel(*model->context, options);
+    return seq::keras::importModel(*model->context, options);
   }();
   model->imported = unwrap(std::move(imported));
   return model;

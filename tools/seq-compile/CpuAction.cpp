@@ -9,6 +9,7 @@
 // It also registers the engines "jit" and "aot"; --jit=off makes "jit" the
 // eager interpreter, to rule the compiled path in or out of a problem.
 #include "Actions.h"
+#include "Mode.h"
 
 #include "seq/Conversion/Passes.h"
 #include "seq/Dialect/Seq/Transforms/Pipelines.h"
@@ -19,6 +20,11 @@
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Pass/PassManager.h"
 
+#include "seq/Runtime/OutputFile.h"
+
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Object/ArchiveWriter.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -49,39 +55,31 @@ cl::opt<bool> noFuse("no-fuse",
                      cl::cat(seqc::seqCompileCategory));
 
 std::optional<seq::cpu::AotArtifact> requestedArtifact() {
-  if (!seqc::targetKind.empty() && seqc::targetKind != "cpu")
+  if (seqc::plan().mode != seqc::Mode::Compile)
     return std::nullopt;
-  StringRef emit = seqc::emitKind;
-  if (emit == "obj")
+  switch (seqc::plan().emit) {
+  case seqc::Emit::Object:
+  case seqc::Emit::StaticArchive:
     return seq::cpu::AotArtifact::Object;
-  if (emit == "llvm")
+  case seqc::Emit::LLVM:
     return seq::cpu::AotArtifact::LLVMIR;
-  // -o x.so means "build a library" unless another action owns -o.
-  auto given = [](StringRef flag) {
-    cl::Option *option = cl::getRegisteredOptions().lookup(flag);
-    return option && option->getNumOccurrences() > 0;
-  };
-  if (!seqc::emitKind.getNumOccurrences() && !given("run") &&
-      !given("compare") && StringRef(seqc::outputPath).ends_with(".so"))
+  case seqc::Emit::SharedLibrary:
     return seq::cpu::AotArtifact::SharedLibrary;
-  return std::nullopt;
+  default:
+    return std::nullopt;
+  }
 }
 
 std::optional<int> registerCpuEngines() {
   seq::registerJitEngine();
   seq::registerAotEngine();
   seq::cpu::setJitEnabled(jit == Toggle::On);
-  if (header.getNumOccurrences() && !requestedArtifact())
-    return seqc::fail("--header needs -o lib.so or --emit=obj", 2);
-  if (!cpu.empty() && !requestedArtifact())
-    return seqc::fail("--cpu needs -o lib.so or --emit=obj|llvm (the JIT "
-                      "always targets this machine)",
-                      2);
-  std::optional<seq::cpu::AotArtifact> artifact = requestedArtifact();
-  if (artifact && seqc::outputPath == "-" &&
-      *artifact != seq::cpu::AotArtifact::LLVMIR)
-    return seqc::fail("--emit=obj writes a binary file: give it with -o", 2);
   return std::nullopt;
+}
+
+bool elideWeights() {
+  cl::Option *option = cl::getRegisteredOptions().lookup("elide-weights");
+  return option && option->getNumOccurrences();
 }
 
 std::optional<int> emitLinalg(seqc::Session &session) {
@@ -98,15 +96,58 @@ std::optional<int> emitLinalg(seqc::Session &session) {
     return seqc::fail("lowering to linalg failed (see the diagnostics above)");
   std::string text;
   raw_string_ostream os(text);
+  // Weights included: the output parses back (seq-opt, --emit=... again).
   mlir::OpPrintingFlags flags;
-  flags.elideLargeResourceString(0);
+  flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+  if (elideWeights())
+    flags.elideLargeResourceString(0);
   lowered->print(os, flags);
   return seqc::writeOutput(text);
 }
 
+/// -o model.a: the relocatable object of --emit=obj in a static archive,
+/// installed together with its header.
+std::optional<int> writeStaticArchive(seqc::Session &session) {
+  SmallString<128> dir;
+  if (std::error_code ec = sys::fs::createUniqueDirectory("seqc-archive", dir))
+    return seqc::fail("cannot create a temporary directory: " + ec.message());
+  auto cleanup = make_scope_exit([&] { sys::fs::remove_directories(dir); });
+  std::string object = (dir + "/model.o").str();
+  std::string objectHeader = (dir + "/model.h").str();
+  std::string archive = (dir + "/model.a").str();
+  seq::cpu::AotOptions options;
+  options.cpu = cpu;
+  options.fuse = !noFuse;
+  if (Error e = seq::cpu::compileAot(*session.model.module,
+                                     seq::cpu::AotArtifact::Object, object,
+                                     objectHeader, options))
+    return seqc::fail(toString(std::move(e)));
+  Expected<NewArchiveMember> member =
+      NewArchiveMember::getFile(object, /*Deterministic=*/true);
+  if (!member)
+    return seqc::fail(toString(member.takeError()));
+  std::vector<NewArchiveMember> members;
+  members.push_back(std::move(*member));
+  if (Error e = writeArchive(archive, members, SymtabWritingMode::NormalSymtab,
+                             object::Archive::K_GNU, /*Deterministic=*/true,
+                             /*Thin=*/false))
+    return seqc::fail(toString(std::move(e)));
+  std::string headerPath = header.empty()
+                               ? seq::cpu::defaultHeaderPath(seqc::outputPath)
+                               : std::string(header);
+  if (Error e = seq::rt::installOutputFiles(
+          {{archive, seqc::outputPath}, {objectHeader, headerPath}}))
+    return seqc::fail(toString(std::move(e)));
+  return 0;
+}
+
 std::optional<int> compileForCpu(seqc::Session &session) {
-  if (seqc::emitKind == "linalg")
+  if (seqc::plan().mode == seqc::Mode::Compile &&
+      seqc::plan().emit == seqc::Emit::Linalg)
     return emitLinalg(session);
+  if (seqc::plan().mode == seqc::Mode::Compile &&
+      seqc::plan().emit == seqc::Emit::StaticArchive)
+    return writeStaticArchive(session);
   std::optional<seq::cpu::AotArtifact> artifact = requestedArtifact();
   if (!artifact)
     return std::nullopt;

@@ -8,6 +8,7 @@
 //
 // and the "cuda" / "cudnn" engines for --run and --compare.
 #include "Actions.h"
+#include "Mode.h"
 
 #include "seq/Runtime/OutputFile.h"
 
@@ -71,11 +72,6 @@ std::optional<int> runDoctor() {
   return 0;
 }
 
-bool cudaFlagsGiven() {
-  return rnnBackend.getNumOccurrences() || cudaArch.getNumOccurrences() ||
-         nvccPath.getNumOccurrences() || maxBatch.getNumOccurrences() ||
-         maxSeqLen.getNumOccurrences() || skipFusion.getNumOccurrences();
-}
 
 /// libmodel_cuda.so -> libmodel_cuda.h
 std::string headerPathFor(StringRef library) {
@@ -86,22 +82,11 @@ std::string headerPathFor(StringRef library) {
 
 
 std::optional<int> runCuda(seqc::Session &session) {
-  bool emitSource = seqc::emitKind == "cuda";
-  if (seqc::targetKind != "cuda" && !emitSource) {
-    if (cudaFlagsGiven())
-      return seqc::fail("--rnn-backend, --cuda-arch, --nvcc and --cuda-max-* need "
-                        "--target=cuda",
-                        2);
+  if (seqc::plan().mode != seqc::Mode::Compile)
     return std::nullopt;
-  }
-  // --target=cuda --emit=seq|fused: the IR printers handle it.
-  if (seqc::emitKind.getNumOccurrences() && !emitSource)
+  bool emitSource = seqc::plan().emit == seqc::Emit::CudaSource;
+  if (!emitSource && seqc::plan().emit != seqc::Emit::CudaLibrary)
     return std::nullopt;
-  // --run / --compare (their own files) run models with --engine=cuda|cudnn.
-  for (const char *flag : {"run", "compare"})
-    if (cl::Option *option = cl::getRegisteredOptions().lookup(flag))
-      if (option->getNumOccurrences())
-        return std::nullopt;
 
   seq::cuda::CudaEmitOptions options;
   options.rnnBackend = rnnBackend;

@@ -2,6 +2,7 @@
 // (weights in full, so it re-parses); --dot-before / --dot-after write
 // Graphviz graphs of the model around the fusion.
 #include "Actions.h"
+#include "Mode.h"
 
 #include "seq/Runtime/OutputFile.h"
 
@@ -48,15 +49,9 @@ Error writeFile(StringRef path, StringRef text) {
   });
 }
 
-/// Usage errors come before the model is imported.
-std::optional<int> checkGraphFlags() {
-  if ((!dotBefore.empty() || !dotAfter.empty()) && seqc::emitKind != "fused")
-    return seqc::fail("--dot-before/--dot-after need --emit=fused", 2);
-  return std::nullopt;
-}
-
 std::optional<int> emitFused(seqc::Session &session) {
-  if (seqc::emitKind != "fused")
+  if (seqc::plan().mode != seqc::Mode::Compile ||
+      seqc::plan().emit != seqc::Emit::Fused)
     return std::nullopt;
   mlir::ModuleOp module = *session.model.module;
   std::string before = dotBefore.empty() ? "" : graphOf(module);
@@ -95,7 +90,6 @@ std::optional<int> emitFused(seqc::Session &session) {
   return seqc::writeOutput(text);
 }
 
-seqc::RegisterAction checkFlags(0, seqc::StandaloneAction(checkGraphFlags));
 seqc::RegisterAction registration(50, seqc::ModelAction(emitFused));
 
 } // namespace

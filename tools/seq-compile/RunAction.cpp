@@ -11,6 +11,7 @@
 // --input, --engine, readInput() and registerEngines() are shared with the
 // other actions that run models (--compare).
 #include "Actions.h"
+#include "Mode.h"
 
 #include "seq/Frontend/Keras/FileFormat.h"
 #include "seq/Frontend/Keras/HDF5File.h"
@@ -38,8 +39,10 @@ cl::opt<std::string> inputSpec(
         "Input for --run / --compare: x.npy or data.h5:/dataset (float32)"),
     cl::value_desc("file"), cl::cat(seqCompileCategory));
 cl::opt<std::string> engineName(
-    "engine", cl::desc("Engine for --run (default: eager) and --compare"),
-    cl::value_desc("name"), cl::init("eager"), cl::cat(seqCompileCategory));
+    "engine",
+    cl::desc("Engine for --run and the compiled side of --compare: jit "
+             "(default), aot, eager, cuda, cudnn"),
+    cl::value_desc("name"), cl::init("jit"), cl::cat(seqCompileCategory));
 
 void registerEngines() { seq::rt::registerEagerEngine(); }
 
@@ -216,13 +219,8 @@ private:
 
 /// Usage errors, found before the model is imported.
 std::optional<int> checkRunFlags() {
-  if (!runModel) {
-    for (cl::Option *o :
-         std::initializer_list<cl::Option *>{&batchSize, &progressMode})
-      if (o->getNumOccurrences())
-        return seqc::fail("--" + o->ArgStr + " needs --run", 2);
+  if (seqc::plan().mode != seqc::Mode::Run)
     return std::nullopt;
-  }
   if (seqc::inputSpec.empty())
     return seqc::fail("--run needs --input x.npy or --input data.h5:/dataset",
                       2);
@@ -232,15 +230,11 @@ std::optional<int> checkRunFlags() {
                       2);
   if (batchSize.getNumOccurrences() && batchSize == 0)
     return seqc::fail("--batch must be at least 1", 2);
-  if (seqc::emitKind.getNumOccurrences())
-    return seqc::fail("--run and --emit cannot be combined: write the IR "
-                      "first, then run the .mlir file",
-                      2);
   return std::nullopt;
 }
 
 std::optional<int> runAction(seqc::Session &session) {
-  if (!runModel)
+  if (seqc::plan().mode != seqc::Mode::Run)
     return std::nullopt;
   const std::string &engineName = seqc::engineName;
   const std::string &inputSpec = seqc::inputSpec;

@@ -3,6 +3,7 @@
 // Features live in their own files here (see Actions.h); this file imports
 // the model and handles --emit=seq, --summary and --print-metadata.
 #include "Actions.h"
+#include "Mode.h"
 
 #include "seq/Dialect/Seq/IR/Metadata.h"
 #include "seq/Frontend/Keras/Summary.h"
@@ -122,10 +123,13 @@ int main(int argc, char **argv) {
   seq::rt::setRemoveTemporariesOnInterrupt(interrupt.sa_handler != SIG_IGN);
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(seqCompileCategory);
+  cl::SetVersionPrinter([](raw_ostream &os) { os << versionText(); });
   if (!cl::ParseCommandLineOptions(argc, argv,
                                    "seqc: compile Keras Sequential models\n",
                                    &errs()))
     return 2;
+  if (std::optional<int> code = decidePlan())
+    return *code;
   for (auto &[order, action] : standaloneActions())
     if (std::optional<int> code = action())
       return *code;
@@ -150,19 +154,17 @@ int main(int argc, char **argv) {
 
   mlir::MLIRContext context;
   Expected<seq::keras::ImportedModel> model =
-      StringRef(inputPath).ends_with(".mlir")
-          ? seq::keras::loadSeqModule(context, inputPath)
-          : seq::keras::importKerasModel(context, options);
+      seq::keras::importModel(context, options);
   if (!model)
     return fail(toString(model.takeError()));
 
-  if (summary) {
+  if (plan().mode == Mode::Summary) {
     std::string text;
     raw_string_ostream os(text);
     seq::keras::printSummary(*model, os);
     return writeOutput(text);
   }
-  if (printMetadata)
+  if (plan().mode == Mode::PrintMetadata)
     return writeOutput(seq::metadataToJson(*model->module) + "\n");
 
   Session session{context, *model};
@@ -170,8 +172,9 @@ int main(int argc, char **argv) {
     if (std::optional<int> code = action(session))
       return *code;
 
-  if (emitKind != "seq")
-    return fail("unknown --emit kind '" + emitKind + "'", 2);
+  if (plan().mode != Mode::Compile || plan().emit != Emit::Seq)
+    return fail("internal error: no action wrote --emit=" +
+                emitName(plan().emit).str());
   std::string text;
   raw_string_ostream os(text);
   mlir::OpPrintingFlags flags;

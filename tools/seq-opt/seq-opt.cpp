@@ -10,12 +10,16 @@
 #include "seq/Dialect/Seq/IR/SeqDialect.h"
 #include "seq/Dialect/Seq/Transforms/Passes.h"
 #include "seq/Dialect/Seq/Transforms/Pipelines.h"
+#include "seq/Target/CPU/Pipeline.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<seq::SeqDialect, mlir::arith::ArithDialect,
                   mlir::func::FuncDialect, mlir::tensor::TensorDialect>();
+  // Everything the CPU lowering creates, so that its output parses back.
+  seq::cpu::registerPipelineDialects(registry);
   seq::registerSeqPasses();
+  seq::cpu::registerCpuPipeline();
   seq::registerConversionPasses();
   seq::registerSeqPipelines();
   mlir::registerCanonicalizerPass();

@@ -121,6 +121,13 @@ FormatInfo detectFile(llvm::StringRef path) {
             "the saved_model.pb of a TensorFlow SavedModel directory"};
   if (head.ltrim().starts_with("{"))
     return {FileFormat::Json, "a JSON file"};
+  // What seq-compile --emit and seq-opt write: an optional location alias
+  // or comment, then the module.
+  llvm::StringRef text = head.ltrim();
+  if (head.starts_with(llvm::StringRef("ML\xefR", 4)) ||
+      text.starts_with("module") || text.starts_with("#loc") ||
+      text.starts_with("//") || text.starts_with("func.func"))
+    return {FileFormat::MLIR, "an MLIR file"};
   return {FileFormat::Unknown, "a file of unknown format"};
 }
 
@@ -152,6 +159,8 @@ const char *seq::keras::formatName(FileFormat format) {
     return "TF checkpoint";
   case FileFormat::Json:
     return "JSON";
+  case FileFormat::MLIR:
+    return "MLIR";
   case FileFormat::Directory:
     return "directory";
   case FileFormat::Missing:

@@ -4,6 +4,8 @@
 #include "LayerEmitter.h"
 #include "ModelSource.h"
 
+#include "seq/Frontend/Keras/FileFormat.h"
+
 #include "seq/Dialect/Seq/IR/Metadata.h"
 #include "seq/Dialect/Seq/IR/SeqOps.h"
 #include "seq/Dialect/Seq/IR/SeqShapes.h"
@@ -154,6 +156,19 @@ std::string jsonList(const std::vector<std::string> &items) {
 }
 
 } // namespace
+
+Expected<ImportedModel> importModel(MLIRContext &context,
+                                    const ImportOptions &options) {
+  if (options.configPath.empty() &&
+      detectFormat(options.modelPath).format == FileFormat::MLIR) {
+    if (options.inputShape || !options.metadata.empty())
+      return fileError(options.modelPath,
+                       "an MLIR file keeps its own shapes and metadata: "
+                       "--input-shape and --metadata apply to Keras files");
+    return loadSeqModule(context, options.modelPath);
+  }
+  return importKerasModel(context, options);
+}
 
 Expected<ImportedModel> importKerasModel(MLIRContext &context,
                                          const ImportOptions &options) {

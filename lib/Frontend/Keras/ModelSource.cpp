@@ -179,6 +179,9 @@ Expected<ModelSource> openModelSource(StringRef path, StringRef configPath) {
   case FileFormat::Json:
     return fileError(path, "a JSON file, not a model: pass it as --config "
                            "together with the weights file");
+  case FileFormat::MLIR:
+    return fileError(path, "an MLIR file: it holds the whole model, so it "
+                           "takes no --config");
   case FileFormat::SavedModelDir:
   case FileFormat::TFCheckpoint:
     return fileError(path, "this is " + info.description +

@@ -15,7 +15,9 @@
 
 #include "seq/Dialect/Seq/IR/Metadata.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseSet.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
@@ -108,6 +110,39 @@ Error preflight(StringRef text, StringRef where) {
                           "corrupt or hostile)");
 }
 
+/// Summary rows read off the IR: one per layer name (the ops' NameLoc), its
+/// class the op's name, its parameters the elements of the constants it
+/// reads (each counted once). BatchNormalization's moving statistics are
+/// not trainable, as Keras counts them.
+std::vector<LayerSummary> summaryRows(func::FuncOp predict) {
+  std::vector<LayerSummary> rows;
+  llvm::DenseSet<Value> counted;
+  predict.walk([&](Operation *op) {
+    if (isa<arith::ConstantOp, func::ReturnOp, func::FuncOp>(op) ||
+        op->getNumResults() != 1 || op->getParentOp() != predict)
+      return;
+    auto name = dyn_cast<NameLoc>(op->getLoc());
+    std::string layer = name ? name.getName().str() : "";
+    if (rows.empty() || rows.back().name != layer || layer.empty())
+      rows.push_back({layer, op->getName().getStringRef().str(), {}, 0, 0});
+    LayerSummary &row = rows.back();
+    row.className = op->getName().getStringRef().str();
+    if (auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType()))
+      row.outputShape.assign(type.getShape().begin(), type.getShape().end());
+    bool batchNorm = op->getName().getStringRef() == "seq.batch_norm";
+    for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
+      if (!operand.getDefiningOp<arith::ConstantOp>() ||
+          !counted.insert(operand).second)
+        continue;
+      int64_t elements = cast<ShapedType>(operand.getType()).getNumElements();
+      row.params += elements;
+      if (batchNorm && index + 2 >= op->getNumOperands())
+        row.nonTrainableParams += elements;
+    }
+  });
+  return rows;
+}
+
 } // namespace
 
 Expected<ImportedModel> parseSeqModule(MLIRContext &context, StringRef text,
@@ -125,9 +160,11 @@ Expected<ImportedModel> parseSeqModule(MLIRContext &context, StringRef text,
   if (!module)
     return fileError(where, message.empty() ? "cannot parse the MLIR file"
                                             : message);
-  if (!module->lookupSymbol<func::FuncOp>("predict"))
+  auto predict = module->lookupSymbol<func::FuncOp>("predict");
+  if (!predict)
     return fileError(where, "no func.func @predict in this module");
   ImportedModel model;
+  model.layers = summaryRows(predict);
   model.module = std::move(module);
   if (auto name = getMetadata(*model.module).getAs<StringAttr>("model_name"))
     model.modelName = name.getValue().str();

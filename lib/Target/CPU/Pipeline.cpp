@@ -48,6 +48,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -61,6 +62,13 @@
 #include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
+
+void seq::cpu::registerCpuPipeline() {
+  PassPipelineRegistration<>(
+      "seq-cpu-pipeline",
+      "Everything the CPU backend runs: seq (fused first) to the LLVM dialect",
+      [](OpPassManager &pm) { buildLoweringPipeline(pm); });
+}
 
 void seq::cpu::buildLoweringPipeline(OpPassManager &pm, bool fuse) {
   if (fuse)

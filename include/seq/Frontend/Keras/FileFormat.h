@@ -21,6 +21,7 @@ enum class FileFormat {
   SavedModelDir, ///< A TensorFlow SavedModel directory or its saved_model.pb.
   TFCheckpoint,  ///< A TensorFlow checkpoint: prefix, .index, data shard, dir.
   Json,          ///< A file whose first non-space byte is '{'.
+  MLIR,          ///< MLIR text (a module, as --emit writes it) or bytecode.
   Directory,     ///< Any other directory.
   Missing,       ///< Nothing exists at the path.
   Unknown,       ///< A file of no recognized format.

@@ -48,9 +48,15 @@ void registerImporterDialects(mlir::MLIRContext &context);
 llvm::Expected<ImportedModel> importKerasModel(mlir::MLIRContext &context,
                                                const ImportOptions &options);
 
+/// Any model input, told apart by content: a Keras file (importKerasModel)
+/// or seq IR written earlier (loadSeqModule).
+llvm::Expected<ImportedModel> importModel(mlir::MLIRContext &context,
+                                          const ImportOptions &options);
+
 /// Reads seq IR written earlier (e.g. by --emit=seq or --emit=fused), so
 /// that every action also works on a saved or transformed module. The
-/// summary rows are left empty.
+/// summary rows are read off the IR (one per layer name, the op's name as
+/// its class).
 llvm::Expected<ImportedModel> loadSeqModule(mlir::MLIRContext &context,
                                             llvm::StringRef path);
 /// The same for text already in memory; `where` names it in messages. The

@@ -25,6 +25,10 @@ namespace seq::cpu {
 /// module). `fuse` prepends the seq fusion pipeline (seq::buildFusePipeline).
 void buildLoweringPipeline(mlir::OpPassManager &pm, bool fuse = true);
 
+/// Registers `seq-cpu-pipeline` (buildLoweringPipeline, seq to the LLVM
+/// dialect) for seq-opt.
+void registerCpuPipeline();
+
 /// Registers every dialect, bufferization model and LLVM IR translation the
 /// pipeline needs. Call before parsing or cloning a module into `registry`'s
 /// context (MLIRContext::appendDialectRegistry).

@@ -24,12 +24,13 @@ void registerSeqPipelines() {
   mlir::PassPipelineRegistration<>(
       "seq-fuse", "Layer-level seq IR to fused kernel-level seq IR",
       buildFusePipeline);
-  // The backends append their lowerings here.
+  // The CUDA backend emits CUDA C++ from fused seq IR: these are all the
+  // MLIR passes it runs. (seq-cpu-pipeline, the whole CPU lowering, is
+  // registered by the CPU backend: seq::cpu::registerCpuPipeline.)
   mlir::PassPipelineRegistration<>(
-      "seq-cpu-pipeline", "Everything the CPU backend runs (now: seq-fuse)",
-      buildFusePipeline);
-  mlir::PassPipelineRegistration<>(
-      "seq-cuda-pipeline", "Everything the CUDA backend runs (now: seq-fuse)",
+      "seq-cuda-pipeline",
+      "The MLIR passes the CUDA backend runs before emitting CUDA C++ "
+      "(seq-fuse)",
       buildFusePipeline);
 }
 
