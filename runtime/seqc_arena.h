@@ -8,8 +8,14 @@
  * than the arena holds is still served (from malloc, freed when the call
  * ends) and records how much it needed, so that the owner can grow the arena
  * once (the JIT) or size it up front (the AOT library's create, which runs
- * the model once at the largest shape it accepts). Plain C, no MLIR: it is
- * compiled into seqc and into every generated shared library. */
+ * the model once at the largest shape it accepts).
+ *
+ * Compiled code never sees a failed allocation: when malloc fails (or a size
+ * overflows), the allocation jumps back (longjmp) to seqc_arena_run, which
+ * returns SEQC_ARENA_OUT_OF_MEMORY; the compiled code keeps no state outside
+ * the arena, so nothing is left behind. Plain C, no MLIR: it is compiled into
+ * seqc and, once at build time, into the support object of every generated
+ * library. */
 #ifndef SEQC_ARENA_H
 #define SEQC_ARENA_H
 
@@ -24,7 +30,8 @@ typedef struct seqc_arena {
   unsigned char *base;
   size_t capacity;
   size_t used;
-  /* Bytes the current call has asked for so far, overflow included. */
+  /* Bytes the current call has asked for so far, overflow included
+   * (SIZE_MAX once that overflowed). */
   size_t needed;
   /* Blocks malloc'ed because the arena was full; freed by seqc_arena_end. */
   void **overflow;
@@ -32,7 +39,13 @@ typedef struct seqc_arena {
   /* First runtime error of the call: site number (-1: none) and count. */
   int32_t error_site;
   int64_t error_count;
+  /* The size of the allocation that failed (set with SEQC_ARENA_OUT_OF_MEMORY). */
+  size_t failed_size;
+  /* The jmp_buf of the seqc_arena_run in progress, or NULL. */
+  void *jump;
 } seqc_arena;
+
+enum { SEQC_ARENA_OUT_OF_MEMORY = -1 };
 
 /* Makes `arena` hold at least `capacity` bytes (it is reset anyway).
  * Returns 0, or -1 when out of memory. */
@@ -42,6 +55,13 @@ void seqc_arena_release(seqc_arena *arena);
 /* Brackets one call of the compiled model on the calling thread. */
 void seqc_arena_begin(seqc_arena *arena);
 void seqc_arena_end(seqc_arena *arena);
+
+/* Calls fn(result, input) (a compiled model's _mlir_ciface_ function) inside
+ * seqc_arena_begin/end's bracket. Returns 0, or SEQC_ARENA_OUT_OF_MEMORY when
+ * an allocation of the call failed (arena->failed_size says how large); the
+ * call was abandoned there and `result` is unspecified. */
+int seqc_arena_run(seqc_arena *arena, void (*fn)(void *, void *), void *result,
+                   void *input);
 
 void *seqc_arena_alloc(size_t size);
 void *seqc_arena_aligned_alloc(size_t alignment, size_t size);

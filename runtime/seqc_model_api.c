@@ -1,36 +1,43 @@
 /* The C API of a seqc AOT library (declared in the generated header, see
- * seqc_model.h.in). Compiled into every shared library / object together
- * with the model's code and seqc_model_info.h, which seq-compile generates:
- *   SEQC_INPUT_RANK, SEQC_OUTPUT_RANK, seqc_input_dims, seqc_output_dims
- *   (-1 = dynamic), seqc_metadata (JSON), seqc_error_sites,
- *   SEQC_ERROR_SITE_COUNT, SEQC_DEFAULT_MAX_BATCH, SEQC_DEFAULT_MAX_SEQ_LEN. */
+ * seqc_model.h.in). Compiled ONCE, when seqc is built, together with
+ * seqc_arena.c into one relocatable support object that seq-compile links
+ * next to each model's code: no C source is compiled per model, and nothing
+ * here depends on the model. What does is data that seq-compile emits as
+ * LLVM globals into the model's object (lib/Target/CPU/AotCompiler.cpp,
+ * addModelData), under the fixed names declared below. */
 #include "seqc_arena.h"
-#include "seqc_model_info.h"
-#include "seqc_model_public.h" /* the generated header, for its prototypes */
+#include "seqc_model_public.h" /* the header template, for its prototypes */
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define SEQC_API __attribute__((visibility("default")))
+#define SEQC_DATA extern __attribute__((visibility("hidden")))
 
-typedef struct {
-  float *allocated, *aligned;
-  int64_t offset;
-  int64_t sizes[SEQC_INPUT_RANK];
-  int64_t strides[SEQC_INPUT_RANK];
-} seqc_input_descriptor;
+/* The largest input / output rank a library supports (seq-compile refuses
+ * a model above it); keep equal to seq::cpu::kMaxAotRank. */
+#define SEQC_MAX_RANK 8
 
-typedef struct {
-  float *allocated, *aligned;
-  int64_t offset;
-  int64_t sizes[SEQC_OUTPUT_RANK];
-  int64_t strides[SEQC_OUTPUT_RANK];
-} seqc_output_descriptor;
+/* ---- The model's data (emitted by seq-compile into model.o). ---- */
+SEQC_DATA const int32_t seqc_input_rank, seqc_output_rank;
+/* -1 = dynamic. */
+SEQC_DATA const int64_t seqc_input_dims[], seqc_output_dims[];
+/* The metadata JSON, NUL-terminated. */
+SEQC_DATA const char seqc_metadata[];
+/* What seqc_report_error(site, ...) means. */
+SEQC_DATA const int32_t seqc_error_site_count;
+SEQC_DATA const char *const seqc_error_sites[];
+SEQC_DATA const int64_t seqc_default_max_batch, seqc_default_max_seq_len;
+
+/* A memref descriptor as int64 words: allocated pointer, aligned pointer,
+ * offset, sizes[rank], strides[rank]. */
+typedef int64_t seqc_descriptor[3 + 2 * SEQC_MAX_RANK];
+static int64_t *desc_sizes(int64_t *d) { return d + 3; }
+static int64_t *desc_strides(int64_t *d, int rank) { return d + 3 + rank; }
 
 /* The compiled model (llvm.emit_c_interface of func.func @predict). */
-void _mlir_ciface_predict(seqc_output_descriptor *result,
-                          seqc_input_descriptor *input);
+void _mlir_ciface_predict(void *result, void *input);
 
 /* What the compiled code calls for memory and runtime errors. */
 void *_mlir_memref_to_llvm_alloc(size_t size) { return seqc_arena_alloc(size); }
@@ -48,45 +55,56 @@ struct seqc_model {
   /* One sample of zeros, for output shape probes of a dynamic time axis. */
   float *probe_input;
   int64_t probe_seq_len;
-  int64_t probe_dims[SEQC_OUTPUT_RANK];
+  int64_t probe_dims[SEQC_MAX_RANK];
   char error[512];
 };
 
+/* Why the last seqc_model_create[_sized] on this thread failed. */
+static _Thread_local char create_error[512];
+
 static int time_is_dynamic(void) {
-  return SEQC_INPUT_RANK >= 2 && seqc_input_dims[1] < 0;
+  return seqc_input_rank >= 2 && seqc_input_dims[1] < 0;
 }
 
 static int output_has_dynamic_axis(void) {
-  for (int i = 1; i < SEQC_OUTPUT_RANK; ++i)
+  for (int i = 1; i < seqc_output_rank; ++i)
     if (seqc_output_dims[i] < 0)
       return 1;
   return 0;
 }
 
+/* a * b, or -1 when either is negative or the product overflows. */
+static int64_t checked_mul(int64_t a, int64_t b) {
+  int64_t p;
+  if (a < 0 || b < 0 || __builtin_mul_overflow(a, b, &p))
+    return -1;
+  return p;
+}
+
 /* Input sizes for a batch and a resolved seq_len. */
-static void input_sizes(int64_t batch, int64_t seq_len,
-                        int64_t sizes[SEQC_INPUT_RANK]) {
-  for (int i = 0; i < SEQC_INPUT_RANK; ++i)
+static void input_sizes(int64_t batch, int64_t seq_len, int64_t *sizes) {
+  for (int i = 0; i < seqc_input_rank; ++i)
     sizes[i] = seqc_input_dims[i];
   sizes[0] = batch;
   if (time_is_dynamic())
     sizes[1] = seq_len;
 }
 
+/* Floats of one sample, or -1 when that overflows. */
 static int64_t sample_floats(int64_t seq_len) {
-  int64_t sizes[SEQC_INPUT_RANK];
+  int64_t sizes[SEQC_MAX_RANK];
   input_sizes(1, seq_len, sizes);
   int64_t n = 1;
-  for (int i = 1; i < SEQC_INPUT_RANK; ++i)
-    n *= sizes[i];
+  for (int i = 1; i < seqc_input_rank; ++i)
+    n = checked_mul(n, sizes[i]);
   return n;
 }
 
 /* The length of input axis 1 for this call, or -1 when it is not allowed. */
 static int64_t resolve_seq_len(const seqc_model *m, int64_t seq_len) {
   if (!time_is_dynamic())
-    return seq_len == 0 || (SEQC_INPUT_RANK >= 2 && seq_len == seqc_input_dims[1])
-               ? (SEQC_INPUT_RANK >= 2 ? seqc_input_dims[1] : 0)
+    return seq_len == 0 || (seqc_input_rank >= 2 && seq_len == seqc_input_dims[1])
+               ? (seqc_input_rank >= 2 ? seqc_input_dims[1] : 0)
                : -1;
   return seq_len >= 1 && seq_len <= m->max_seq_len ? seq_len : -1;
 }
@@ -97,19 +115,21 @@ static int fail(seqc_model *m, int code, const char *message) {
 }
 
 /* Copies a strided result row-major into `output`. */
-static void copy_output(const seqc_output_descriptor *d, float *output) {
-  int64_t index[SEQC_OUTPUT_RANK] = {0};
+static void copy_output(int64_t *d, float *output) {
+  int rank = seqc_output_rank;
+  int64_t index[SEQC_MAX_RANK] = {0};
   int64_t total = 1;
-  for (int i = 0; i < SEQC_OUTPUT_RANK; ++i)
-    total *= d->sizes[i];
-  const float *base = d->aligned + d->offset;
+  const int64_t *sizes = desc_sizes(d), *strides = desc_strides(d, rank);
+  for (int i = 0; i < rank; ++i)
+    total *= sizes[i];
+  const float *base = (const float *)(intptr_t)d[1] + d[2];
   for (int64_t flat = 0; flat < total; ++flat) {
     int64_t offset = 0;
-    for (int i = 0; i < SEQC_OUTPUT_RANK; ++i)
-      offset += index[i] * d->strides[i];
+    for (int i = 0; i < rank; ++i)
+      offset += index[i] * strides[i];
     output[flat] = base[offset];
-    for (int i = SEQC_OUTPUT_RANK - 1; i >= 0; --i) {
-      if (++index[i] < d->sizes[i])
+    for (int i = rank - 1; i >= 0; --i) {
+      if (++index[i] < sizes[i])
         break;
       index[i] = 0;
     }
@@ -119,21 +139,25 @@ static void copy_output(const seqc_output_descriptor *d, float *output) {
 /* One call of the compiled model; `output` and `dims` may be NULL. */
 static int invoke(seqc_model *m, const float *input, int64_t batch,
                   int64_t seq_len, float *output, int64_t *dims) {
-  seqc_input_descriptor in;
-  input_sizes(batch, seq_len, in.sizes);
+  int rank = seqc_input_rank;
+  seqc_descriptor in, out;
+  input_sizes(batch, seq_len, desc_sizes(in));
   int64_t stride = 1;
-  for (int i = SEQC_INPUT_RANK - 1; i >= 0; --i) {
-    in.strides[i] = stride;
-    stride *= in.sizes[i];
+  for (int i = rank - 1; i >= 0; --i) {
+    desc_strides(in, rank)[i] = stride;
+    stride *= desc_sizes(in)[i];
   }
-  in.allocated = in.aligned = (float *)input; /* never written */
-  in.offset = 0;
-  seqc_output_descriptor out;
-  seqc_arena_begin(&m->arena);
-  _mlir_ciface_predict(&out, &in);
+  in[0] = in[1] = (int64_t)(intptr_t)input; /* never written */
+  in[2] = 0;
   int rc = SEQC_OK;
-  if (m->arena.error_site >= 0) {
-    const char *what = m->arena.error_site < SEQC_ERROR_SITE_COUNT
+  if (seqc_arena_run(&m->arena, _mlir_ciface_predict, out, in) != 0) {
+    snprintf(m->error, sizeof m->error,
+             "out of memory: the model could not allocate %zu bytes of "
+             "working memory",
+             m->arena.failed_size);
+    rc = SEQC_ERROR_MEMORY;
+  } else if (m->arena.error_site >= 0) {
+    const char *what = m->arena.error_site < seqc_error_site_count
                            ? seqc_error_sites[m->arena.error_site]
                            : "runtime error";
     snprintf(m->error, sizeof m->error, "%s (%lld values); check the input",
@@ -141,57 +165,81 @@ static int invoke(seqc_model *m, const float *input, int64_t batch,
     rc = SEQC_ERROR_INPUT;
   } else {
     if (output)
-      copy_output(&out, output);
+      copy_output(out, output);
     if (dims)
-      memcpy(dims, out.sizes, sizeof out.sizes);
+      memcpy(dims, desc_sizes(out), seqc_output_rank * sizeof(int64_t));
   }
   seqc_arena_end(&m->arena);
   return rc;
 }
 
+static seqc_model *create_failed(seqc_model *m, const char *message) {
+  snprintf(create_error, sizeof create_error, "%s", message);
+  seqc_model_destroy(m);
+  return NULL;
+}
+
 SEQC_API seqc_model *seqc_model_create_sized(int64_t max_batch,
                                              int64_t max_seq_len) {
   if (max_batch < 1)
-    return NULL;
+    return create_failed(NULL, "seqc_model_create_sized: max_batch must be "
+                               "at least 1");
   if (!time_is_dynamic())
-    max_seq_len = SEQC_INPUT_RANK >= 2 ? seqc_input_dims[1] : 0;
+    max_seq_len = seqc_input_rank >= 2 ? seqc_input_dims[1] : 0;
   else if (max_seq_len < 1)
-    return NULL;
+    return create_failed(NULL, "seqc_model_create_sized: max_seq_len must "
+                               "be at least 1");
+  /* The input of the sizing run, in bytes; too large is out of memory. */
+  int64_t sample = sample_floats(max_seq_len);
+  int64_t floats = checked_mul(max_batch, sample);
+  int64_t bytes = checked_mul(floats < 1 ? 1 : floats, (int64_t)sizeof(float));
+  if (sample < 0 || floats < 0 || bytes < 0 || (uint64_t)bytes > SIZE_MAX)
+    return create_failed(NULL, "out of memory: seqc_model_create_sized: the "
+                               "bounds are too large");
   seqc_model *m = (seqc_model *)calloc(1, sizeof *m);
   if (!m)
-    return NULL;
+    return create_failed(NULL, "out of memory");
   m->max_batch = max_batch;
   m->max_seq_len = max_seq_len;
   m->probe_seq_len = -1;
-  size_t floats = (size_t)(max_batch * sample_floats(max_seq_len));
-  float *zeros = (float *)calloc(floats ? floats : 1, sizeof(float));
-  if (output_has_dynamic_axis())
-    m->probe_input = (float *)calloc((size_t)sample_floats(max_seq_len) + 1,
-                                     sizeof(float));
-  if (!zeros || (output_has_dynamic_axis() && !m->probe_input)) {
-    free(zeros);
-    free(m->probe_input);
-    free(m);
-    return NULL;
+  float *zeros = (float *)calloc((size_t)bytes, 1);
+  if (!zeros)
+    return create_failed(m, "out of memory: cannot allocate the input of the "
+                            "sizing run");
+  if (output_has_dynamic_axis()) {
+    m->probe_input = (float *)calloc((size_t)sample + 1, sizeof(float));
+    if (!m->probe_input) {
+      free(zeros);
+      return create_failed(m, "out of memory");
+    }
   }
   /* Sizing run at the largest shape: the arena learns what a call needs.
    * The second run touches the arena's pages, so that calls do not fault. */
-  invoke(m, zeros, max_batch, max_seq_len, NULL, NULL);
-  int ok = seqc_arena_reserve(&m->arena, m->arena.needed) == 0;
-  if (ok)
-    invoke(m, zeros, max_batch, max_seq_len, NULL, NULL);
+  int rc = invoke(m, zeros, max_batch, max_seq_len, NULL, NULL);
+  if (rc != SEQC_ERROR_MEMORY) {
+    if (seqc_arena_reserve(&m->arena, m->arena.needed) != 0) {
+      snprintf(m->error, sizeof m->error,
+               "out of memory: cannot allocate the %zu bytes of working memory "
+               "the model needs",
+               m->arena.needed);
+      rc = SEQC_ERROR_MEMORY;
+    } else {
+      rc = invoke(m, zeros, max_batch, max_seq_len, NULL, NULL);
+    }
+  }
   free(zeros);
-  if (!ok) {
-    seqc_model_destroy(m);
-    return NULL;
+  if (rc == SEQC_ERROR_MEMORY) {
+    char message[sizeof m->error];
+    memcpy(message, m->error, sizeof message);
+    return create_failed(m, message);
   }
   m->error[0] = 0;
   return m;
 }
 
 SEQC_API seqc_model *seqc_model_create(void) {
-  return seqc_model_create_sized(SEQC_DEFAULT_MAX_BATCH,
-                                 SEQC_DEFAULT_MAX_SEQ_LEN);
+  return seqc_model_create_sized(seqc_default_max_batch,
+                                 seqc_default_max_seq_len);
 }
 
 SEQC_API void seqc_model_destroy(seqc_model *m) {
@@ -229,7 +277,7 @@ SEQC_API int seqc_model_run(seqc_model *m, const float *input, int64_t batch,
                "seqc_model_run: seq_len %lld does not match the model's fixed "
                "length %lld (pass it or 0)",
                (long long)seq_len,
-               (long long)(SEQC_INPUT_RANK >= 2 ? seqc_input_dims[1] : 0));
+               (long long)(seqc_input_rank >= 2 ? seqc_input_dims[1] : 0));
     return SEQC_ERROR_SHAPE;
   }
   m->error[0] = 0;
@@ -239,7 +287,9 @@ SEQC_API int seqc_model_run(seqc_model *m, const float *input, int64_t batch,
 }
 
 SEQC_API const char *seqc_last_error(seqc_model *m) {
-  return m ? m->error : "seqc_last_error: no model";
+  if (m)
+    return m->error;
+  return create_error[0] ? create_error : "seqc_last_error: no model";
 }
 
 SEQC_API int64_t seqc_model_input_size(seqc_model *m, int64_t batch,
@@ -247,7 +297,7 @@ SEQC_API int64_t seqc_model_input_size(seqc_model *m, int64_t batch,
   int64_t length = m ? resolve_seq_len(m, seq_len) : -1;
   if (length < 0 || batch < 0 || batch > m->max_batch)
     return -1;
-  return batch * sample_floats(length);
+  return checked_mul(batch, sample_floats(length));
 }
 
 SEQC_API int64_t seqc_model_output_size(seqc_model *m, int64_t batch,
@@ -257,8 +307,8 @@ SEQC_API int64_t seqc_model_output_size(seqc_model *m, int64_t batch,
     return -1;
   int64_t n = batch;
   if (!output_has_dynamic_axis()) {
-    for (int i = 1; i < SEQC_OUTPUT_RANK; ++i)
-      n *= seqc_output_dims[i];
+    for (int i = 1; i < seqc_output_rank; ++i)
+      n = checked_mul(n, seqc_output_dims[i]);
     return n;
   }
   /* The output's time axis follows the input's: ask the model once. */
@@ -267,8 +317,8 @@ SEQC_API int64_t seqc_model_output_size(seqc_model *m, int64_t batch,
       return -1;
     m->probe_seq_len = length;
   }
-  for (int i = 1; i < SEQC_OUTPUT_RANK; ++i)
-    n *= m->probe_dims[i];
+  for (int i = 1; i < seqc_output_rank; ++i)
+    n = checked_mul(n, m->probe_dims[i]);
   return n;
 }
 
@@ -279,12 +329,12 @@ SEQC_API int64_t seqc_model_max_seq_len(seqc_model *m) {
   return m ? m->max_seq_len : -1;
 }
 
-SEQC_API int seqc_model_input_rank(void) { return SEQC_INPUT_RANK; }
+SEQC_API int seqc_model_input_rank(void) { return seqc_input_rank; }
 SEQC_API int64_t seqc_model_input_dim(int i) {
-  return i >= 0 && i < SEQC_INPUT_RANK ? seqc_input_dims[i] : 0;
+  return i >= 0 && i < seqc_input_rank ? seqc_input_dims[i] : 0;
 }
-SEQC_API int seqc_model_output_rank(void) { return SEQC_OUTPUT_RANK; }
+SEQC_API int seqc_model_output_rank(void) { return seqc_output_rank; }
 SEQC_API int64_t seqc_model_output_dim(int i) {
-  return i >= 0 && i < SEQC_OUTPUT_RANK ? seqc_output_dims[i] : 0;
+  return i >= 0 && i < seqc_output_rank ? seqc_output_dims[i] : 0;
 }
 SEQC_API const char *seqc_model_metadata_json(void) { return seqc_metadata; }

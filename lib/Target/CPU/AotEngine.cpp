@@ -47,9 +47,12 @@ public:
       maxBatch = std::max<int64_t>(batch, std::max<int64_t>(maxBatch, 1));
       maxSeqLen = std::max<int64_t>(seqLen, std::max<int64_t>(maxSeqLen, 1));
       instance = api.createSized(maxBatch, maxSeqLen);
-      if (!instance)
-        return llvm::createStringError("seqc_model_create_sized failed (out of "
-                                       "memory?)");
+      if (!instance) {
+        maxBatch = maxSeqLen = 0;
+        return llvm::createStringError(
+            std::string("seqc_model_create_sized failed: ") +
+            api.lastError(nullptr));
+      }
     }
     int64_t size = api.outputSize(instance, batch, seqLen);
     if (size < 0)

@@ -50,13 +50,19 @@ public:
     seqc_arena *arena = acquireArena();
     std::vector<int64_t> in = seq::cpu::describe(input.data.data(), input.shape);
     std::vector<int64_t> out(seq::cpu::descriptorSize(signature.outputRank()));
-    seqc_arena_begin(arena);
-    predict(out.data(), in.data());
-    llvm::Expected<Tensor> result = signature.readOutput(out.data(), arena);
+    // An allocation that fails abandons the call (seqc_arena_run).
+    llvm::Expected<Tensor> result =
+        seqc_arena_run(arena, predict, out.data(), in.data()) == 0
+            ? signature.readOutput(out.data(), arena)
+            : llvm::createStringError(
+                  "out of memory: the model could not allocate " +
+                  std::to_string(arena->failed_size) +
+                  " bytes of working memory for this input");
     size_t needed = arena->needed;
     seqc_arena_end(arena);
     // Grow once so that the next call of this size allocates nothing.
-    if (needed > arena->capacity)
+    // (A failed call's size is not kept: it would fail again.)
+    if (result && needed > arena->capacity)
       seqc_arena_reserve(arena, needed);
     releaseArena(arena);
     return result;

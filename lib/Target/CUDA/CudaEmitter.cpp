@@ -42,6 +42,13 @@ std::string Emitter::layer(Operation *op) const {
   return name.empty() ? op->getName().getStringRef().str() : name;
 }
 
+std::string Emitter::text(StringRef s) const {
+  auto [it, added] = textIndex.try_emplace(s, texts.size());
+  if (added)
+    texts.push_back(s.str());
+  return "seqc_str_" + std::to_string(it->second);
+}
+
 Error Emitter::fail(Operation *op, const Twine &message) const {
   std::string where = sourceName.empty() ? "" : sourceName + ": ";
   if (op)
@@ -66,7 +73,8 @@ unsigned Emitter::newBuffer(Dims dims, StringRef what, std::optional<unsigned> a
 }
 
 void Emitter::checkInDims(const Twine &condition, const Twine &message) {
-  dimsCode += "  if (" + condition.str() + ")\n    return " + cString(message.str()) + ";\n";
+  dimsCode += "  if (" + condition.str() + ")\n    return (const char *)" + text(message.str()) +
+              ";\n";
 }
 
 Expected<unsigned> Emitter::operand(Operation *op, Value value) {
@@ -108,7 +116,7 @@ Expected<std::string> Emitter::weight(Operation *op, Value value, StringRef role
 }
 
 void Emitter::comment(Operation *op, const Twine &text) {
-  std::string line = layer(op) + ": " + op->getName().getStringRef().str() + ", " + text.str();
+  std::string line = tag(op) + ": " + op->getName().getStringRef().str() + ", " + text.str();
   if (isa_and_nonnull<TimeDistributedOp>(op->getParentOp()))
     line += " (TimeDistributed: once over all timesteps)";
   forwardCode += "  // " + line + "\n";
@@ -117,7 +125,7 @@ void Emitter::comment(Operation *op, const Twine &text) {
 
 std::string Emitter::tryLaunch(Operation *op, const Twine &call) const {
   // Parenthesised: template arguments hold commas.
-  return "  SEQC_TRY(" + cString(layer(op)) + ", (" + call.str() + "));\n";
+  return "  SEQC_TRY(" + text(layer(op)) + ", (" + call.str() + "));\n";
 }
 
 //===----------------------------------------------------------------------===//
@@ -142,7 +150,7 @@ Error Emitter::emitLinear(Operation *op, Value input, Value kernel, Value bias,
   Dims in = dimsOf(*x);
   Dims out(in.begin(), in.end() - 1);
   out.push_back(std::to_string(n));
-  unsigned y = newBuffer(out, layer(op) + " output");
+  unsigned y = newBuffer(out, tag(op) + " output");
   std::string rows = product(llvm::ArrayRef(in).drop_back());
   comment(op, "GEMM (" + rowsText(input) + ", " + Twine(k) + ") x (" + Twine(k) + ", " + Twine(n) + ")" +
                   (bias ? " + bias" : "") + ", " + stringifyActivation(act) + " -> " +
@@ -166,20 +174,20 @@ Expected<unsigned> Emitter::emitFusedRecurrence(Operation *op, unsigned xp,
   std::string batch = dim(xp, 0), steps = dim(xp, 1);
   Dims out = spec.returnSequences ? Dims{batch, steps, std::to_string(u)}
                                   : Dims{batch, std::to_string(u)};
-  unsigned y = newBuffer(out, layer(op) + " output");
-  unsigned h = newBuffer({"2", batch, std::to_string(u)}, layer(op) + " h (double-buffered)");
+  unsigned y = newBuffer(out, tag(op) + " output");
+  unsigned h = newBuffer({"2", batch, std::to_string(u)}, tag(op) + " h (double-buffered)");
   std::optional<unsigned> c, z, rh;
   if (spec.cell == Cell::Lstm)
-    c = newBuffer({batch, std::to_string(u)}, layer(op) + " cell state");
+    c = newBuffer({batch, std::to_string(u)}, tag(op) + " cell state");
   if (spec.cell == Cell::GruResetBefore) {
-    z = newBuffer({batch, std::to_string(u)}, layer(op) + " update gate");
-    rh = newBuffer({batch, std::to_string(u)}, layer(op) + " r * h");
+    z = newBuffer({batch, std::to_string(u)}, tag(op) + " update gate");
+    rh = newBuffer({batch, std::to_string(u)}, tag(op) + " r * h");
   }
   std::string plan = "plan_" + buffers[y].name;
   std::string recAct = spec.cell == Cell::SimpleRnn ? "seqc::Act::Sigmoid"
                                                     : actName(spec.recurrentActivation);
-  modelFields += "  seqc::RecurrencePlan " + plan + "; // " + layer(op) + "\n";
-  createCode += "  SEQC_CREATE_TRY(" + cString(layer(op)) + ", (seqc::plan_recurrence<" +
+  modelFields += "  seqc::RecurrencePlan " + plan + "; // " + tag(op) + "\n";
+  createCode += "  SEQC_CREATE_TRY(" + text(layer(op)) + ", (seqc::plan_recurrence<" +
                 cellName(spec.cell).str() + ", " + actName(spec.activation) + ", " + recAct +
                 ">(" + std::to_string(u) + ", &m->" + plan + ")));\n";
   llvm::raw_string_ostream os(forwardCode);
@@ -227,11 +235,11 @@ Error Emitter::emitCudnnRecurrence(Operation *op, unsigned x, int64_t features,
   std::string batch = dim(x, 0), steps = dim(x, 1);
   Dims out = spec.returnSequences ? Dims{batch, steps, std::to_string(u)}
                                   : Dims{batch, std::to_string(u)};
-  unsigned y = newBuffer(out, layer(op) + " output");
+  unsigned y = newBuffer(out, tag(op) + " output");
   std::string rnn = "rnn_" + buffers[y].name;
   bool lstm = spec.cell == Cell::Lstm;
-  modelFields += "  seqc::CudnnRnn " + rnn + "; // " + layer(op) + "\n";
-  createCode += "  SEQC_CREATE_CUDNN(" + cString(layer(op)) +
+  modelFields += "  seqc::CudnnRnn " + rnn + "; // " + tag(op) + "\n";
+  createCode += "  SEQC_CREATE_CUDNN(" + text(layer(op)) +
                 ", seqc::cudnn_rnn_create(m->cudnn, m->stream, m->" + rnn + ", " +
                 (lstm ? "true" : "false") + ", " + std::to_string(features) + ", " +
                 std::to_string(u) + ", (int)Dmax." + buffers[x].name + "[0], (int)Dmax." +
@@ -244,7 +252,7 @@ Error Emitter::emitCudnnRecurrence(Operation *op, unsigned x, int64_t features,
                   " -> " + buffers[y].name);
   std::string seqOut = spec.returnSequences ? ptr(y) : "nullptr";
   std::string lastOut = spec.returnSequences ? "nullptr" : ptr(y);
-  forwardCode += "  SEQC_TRY_MSG(" + cString(layer(op)) + ", seqc::cudnn_rnn_run(m->cudnn, m->stream, m->" +
+  forwardCode += "  SEQC_TRY_MSG(" + text(layer(op)) + ", seqc::cudnn_rnn_run(m->cudnn, m->stream, m->" +
                  rnn + ", " + ptr(x) + ", (int)" + batch + ", (int)" + steps + ", " +
                  (spec.goBackwards ? "true" : "false") + ", " + seqOut + ", " + lastOut +
                  "));\n";
@@ -311,7 +319,7 @@ Error Emitter::emitRecurrentLayer(Operation *op) {
   if (rank(*x) != 3)
     return fail(op, "expects a (batch, time, features) input");
   unsigned xp = newBuffer({dim(*x, 0), dim(*x, 1), std::to_string(gates * spec.units)},
-                          layer(op) + " input projection");
+                          tag(op) + " input projection");
   comment(op, "input projection: one GEMM over all timesteps (" + rowsText(input) + ", " +
                   Twine(features) + ") x (" + Twine(features) + ", " +
                   Twine(gates * spec.units) + ") -> " + buffers[xp].name);
@@ -454,7 +462,7 @@ Error Emitter::emitOp(Operation *op) {
         bool concat = o.getMergeMode() == MergeMode::Concat;
         if (concat)
           out.back() = ff + " + " + fb;
-        unsigned y = newBuffer(out, layer(op) + " output");
+        unsigned y = newBuffer(out, tag(op) + " output");
         std::string mode = stringifyMergeMode(o.getMergeMode()).str();
         std::string merge = "seqc::Merge::" + std::string(1, llvm::toUpper(mode[0])) +
                             mode.substr(1);
@@ -491,7 +499,7 @@ Error Emitter::emitOp(Operation *op) {
                              std::to_string(stride) + ", " + paddingName(o.getPadding()) +
                              ").length";
         unsigned y = newBuffer({dim(*x, 0), length, std::to_string(filters)},
-                               layer(op) + " output");
+                               tag(op) + " output");
         checkInDims(dim(y, 1) + " < 1", layer(op) + ": the input sequence is shorter than "
                                                     "the convolution window");
         comment(op, "direct convolution, width " + Twine(width) + ", " +
@@ -525,7 +533,7 @@ Error Emitter::emitOp(Operation *op) {
         std::string length = "seqc::window1d(" + dim(*x, 1) + ", " + std::to_string(pool) +
                              ", " + std::to_string(stride) + ", " + paddingName(padding) +
                              ").length";
-        unsigned y = newBuffer({dim(*x, 0), length, dim(*x, 2)}, layer(op) + " output");
+        unsigned y = newBuffer({dim(*x, 0), length, dim(*x, 2)}, tag(op) + " output");
         checkInDims(dim(y, 1) + " < 1",
                     layer(op) + ": the input sequence is shorter than the pooling window");
         comment(op, std::string(isMax ? "max" : "average") + " pooling, window " +
@@ -549,7 +557,7 @@ Error Emitter::emitOp(Operation *op) {
         if (rank(*x) != 3)
           return fail(op, "expects a (batch, time, channels) input");
         Dims out = keepdims ? Dims{dim(*x, 0), "1", dim(*x, 2)} : Dims{dim(*x, 0), dim(*x, 2)};
-        unsigned y = newBuffer(out, layer(op) + " output");
+        unsigned y = newBuffer(out, tag(op) + " output");
         comment(op, std::string(isMax ? "max" : "mean") + " over time -> " + buffers[y].name);
         forwardCode += tryLaunch(op, "seqc::global_pool1d<" +
                                          std::string(isMax ? "true" : "false") +
@@ -572,7 +580,7 @@ Error Emitter::emitOp(Operation *op) {
         if (!var)
           return var.takeError();
         int64_t channels = cast<ShapedType>(o.getGamma().getType()).getDimSize(0);
-        unsigned y = newBuffer(dimsOf(*x), layer(op) + " output");
+        unsigned y = newBuffer(dimsOf(*x), tag(op) + " output");
         comment(op, "inference batch normalization over " + Twine(channels) + " channels -> " +
                         buffers[y].name);
         forwardCode += tryLaunch(op, "seqc::batch_norm(m->stream, " + ptr(*x) + ", " + *g +
@@ -592,7 +600,7 @@ Error Emitter::emitOp(Operation *op) {
         if (!be)
           return be.takeError();
         Dims in = dimsOf(*x);
-        unsigned y = newBuffer(in, layer(op) + " output");
+        unsigned y = newBuffer(in, tag(op) + " output");
         comment(op, "layer normalization over the last axis -> " + buffers[y].name);
         forwardCode += tryLaunch(op, "seqc::layer_norm(m->stream, " + ptr(*x) + ", " + *g +
                                          ", " + *be + ", " + ptr(y) + ", " +
@@ -620,9 +628,9 @@ Error Emitter::emitOp(Operation *op) {
           return table.takeError();
         Dims out = dimsOf(*ids);
         out.push_back(std::to_string(width));
-        unsigned y = newBuffer(out, layer(op) + " output");
+        unsigned y = newBuffer(out, tag(op) + " output");
         unsigned slot = embeddings.size();
-        embeddings.push_back({layer(op), buffers[*ids].storage});
+        embeddings.push_back({text(layer(op)), buffers[*ids].storage});
         embeddingVocab.push_back(vocab);
         comment(op, "row lookup in a (" + Twine(vocab) + ", " + Twine(width) + ") table -> " +
                         buffers[y].name);
@@ -639,7 +647,7 @@ Error Emitter::emitOp(Operation *op) {
           return x.takeError();
         Dims in = dimsOf(*x);
         unsigned y = newBuffer({in[0], product(llvm::ArrayRef(in).drop_front())},
-                               layer(op) + " output", *x);
+                               tag(op) + " output", *x);
         result(y);
         return Error::success();
       })
@@ -665,7 +673,7 @@ Error Emitter::emitOp(Operation *op) {
                                       "shape (" + target + ")";
         if (inferred)
           out[*inferred + 1] = perRow + " / " + std::to_string(known);
-        unsigned y = newBuffer(out, layer(op) + " output", *x);
+        unsigned y = newBuffer(out, tag(op) + " output", *x);
         checkInDims(perRow + (inferred ? " % " + std::to_string(known) + " != 0"
                                        : " != " + std::to_string(known)),
                     msg);
@@ -680,7 +688,7 @@ Error Emitter::emitOp(Operation *op) {
           return fail(op, "expects a (batch, features) input");
         int64_t n = o.getN();
         unsigned y = newBuffer({dim(*x, 0), std::to_string(n), dim(*x, 1)},
-                               layer(op) + " output");
+                               tag(op) + " output");
         comment(op, "repeat " + Twine(n) + " times -> " + buffers[y].name);
         forwardCode += tryLaunch(op, "seqc::repeat_vector(m->stream, " + ptr(*x) + ", " +
                                          ptr(y) + ", " + dim(*x, 0) + ", " + Twine(n) +
@@ -693,7 +701,7 @@ Error Emitter::emitOp(Operation *op) {
         if (!x)
           return x.takeError();
         Dims in = dimsOf(*x);
-        unsigned y = newBuffer(in, layer(op) + " output");
+        unsigned y = newBuffer(in, tag(op) + " output");
         comment(op, std::string(stringifyActivation(o.getActivation())) + " -> " +
                         buffers[y].name);
         forwardCode += tryLaunch(op, "seqc::activation<" + actName(o.getActivation()) +

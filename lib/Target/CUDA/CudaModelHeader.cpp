@@ -28,19 +28,28 @@ std::string cudaModelHeader(mlir::ModuleOp module, llvm::StringRef headerName,
     if (func.getNumResults() == 1)
       output = shapeText(func.getResultTypes()[0]);
   }
+  // Only whitelisted characters of names reach the header ([A-Za-z0-9_.-]):
+  // the model file's text never becomes C source.
+  auto safe = [](llvm::StringRef text) {
+    std::string out;
+    for (char c : text)
+      out += llvm::isAlnum(c) || c == '_' || c == '.' || c == '-' ? c : '_';
+    return out;
+  };
   std::string source = "?";
   if (auto s = getMetadata(module).getAs<mlir::StringAttr>("source"))
-    source = s.getValue().str();
+    source = safe(s.getValue());
+  std::string header = safe(headerName), library = safe(libraryName);
   std::string guard = "SEQC_";
   for (char c : headerName)
     guard += llvm::isAlnum(c) ? llvm::toUpper(c) : '_';
 
-  std::string text = "/* " + headerName.str() + ": C API of a model compiled by seqc (seq-compile).\n" +
+  std::string text = "/* " + header + ": C API of a model compiled by seqc (seq-compile).\n" +
                      " *\n *   model:  " + source + "\n *   input:  " + input +
                      " float32, row-major (C order), axis 0 = batch\n *   output: " + output +
                      " float32, row-major\n *   target: CUDA " + archs.str() +
                      (cudnn ? ", cuDNN 9 RNNs" : ", fused kernels") + "\n *\n * Link with " +
-                     libraryName.str() + (cudnn ? " (it needs libcudnn.so.9 at run time)" : "") +
+                     library + (cudnn ? " (it needs libcudnn.so.9 at run time)" : "") +
                      R"(. Host pointers in and out; the API is
  * the same as for the CPU backend:
  *

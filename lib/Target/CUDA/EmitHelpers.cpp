@@ -103,6 +103,20 @@ std::string cString(StringRef text) {
   return out + "\"";
 }
 
+std::string byteList(StringRef text) {
+  std::string out = "{";
+  for (unsigned char c : text)
+    out += std::to_string(c) + ", ";
+  return out + "0}";
+}
+
+std::string commentSafe(StringRef text) {
+  std::string out;
+  for (char c : text)
+    out += llvm::isAlnum(c) || c == '_' || c == '.' || c == '-' ? c : '_';
+  return out;
+}
+
 std::string identifier(StringRef name) {
   std::string id;
   for (char c : name)

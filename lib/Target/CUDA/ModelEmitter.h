@@ -15,6 +15,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <optional>
@@ -45,8 +46,15 @@ std::string paddingName(Padding p);
 /// A float literal that reads back to exactly `v`.
 std::string floatLiteral(float v);
 std::string floatLiteral(std::optional<llvm::APFloat> v);
-/// A C string literal holding `text`.
+/// A C string literal holding `text` (for the user's options only: text from
+/// the model file goes through Emitter::text, as bytes).
 std::string cString(llvm::StringRef text);
+/// "{104, 105, 0}": the bytes of `text` and a terminating 0, as an array
+/// initialiser.
+std::string byteList(llvm::StringRef text);
+/// `text` with every character outside [A-Za-z0-9_.-] replaced by '_': what
+/// of a name from the model file may appear in a comment.
+std::string commentSafe(llvm::StringRef text);
 /// A C identifier from a weight's name ("lstm/kernel" -> "lstm_kernel").
 std::string identifier(llvm::StringRef name);
 /// "a * b * c"; "1" for none.
@@ -125,6 +133,12 @@ private:
   void comment(Operation *op, const Twine &text);
   std::string tryLaunch(Operation *op, const Twine &call) const;
   std::string layer(Operation *op) const;
+  /// The layer's name for comments (commentSafe).
+  std::string tag(Operation *op) const { return commentSafe(layer(op)); }
+  /// The name of a static byte array holding `s` (NUL-terminated), for text
+  /// from the model file that the generated code needs at run time: such
+  /// text is data, never a string literal. Cast to const char * to use it.
+  std::string text(llvm::StringRef s) const;
 
   // ---- ops ----
   Error emitOp(Operation *op);
@@ -156,7 +170,10 @@ private:
 
   std::string dimsCode, modelFields, createCode, destroyCode, forwardCode;
   std::vector<std::string> summary;
-  std::vector<std::pair<std::string, std::string>> embeddings; // layer, ids buffer
+  /// Emitter::text's strings, by number.
+  mutable std::vector<std::string> texts;
+  mutable llvm::StringMap<unsigned> textIndex;
+  std::vector<std::pair<std::string, std::string>> embeddings; // name text, ids buffer
   std::vector<int64_t> embeddingVocab;
   bool usesCudnn = false;
   bool dynamicTime = false;

@@ -22,8 +22,8 @@ module {
 // CHECK: //   after: seq.gru_recurrence, persistent recurrence, 5 units, return_sequences
 // CHECK: //   before: seq.gru_recurrence, persistent recurrence, 5 units, go_backwards
 
-// CHECK: SEQC_CREATE_TRY("after", (seqc::plan_recurrence<seqc::Cell::GruResetAfter, seqc::Act::Tanh, seqc::Act::Sigmoid>(5, &m->plan_v2)));
-// CHECK: SEQC_CREATE_TRY("before", (seqc::plan_recurrence<seqc::Cell::GruResetBefore, seqc::Act::Tanh, seqc::Act::HardSigmoidKeras2>(5, &m->plan_v5)));
+// CHECK: SEQC_CREATE_TRY({{seqc_str_[0-9]+}}, (seqc::plan_recurrence<seqc::Cell::GruResetAfter, seqc::Act::Tanh, seqc::Act::Sigmoid>(5, &m->plan_v2)));
+// CHECK: SEQC_CREATE_TRY({{seqc_str_[0-9]+}}, (seqc::plan_recurrence<seqc::Cell::GruResetBefore, seqc::Act::Tanh, seqc::Act::HardSigmoidKeras2>(5, &m->plan_v5)));
 
 // CHECK-LABEL: static int seqc_forward(
 // CHECK: a.u = m->w + weights::after_recurrent_kernel;
@@ -34,7 +34,7 @@ module {
 // CHECK-NEXT: a.z = nullptr;
 // CHECK-NEXT: a.rh = nullptr;
 // CHECK: a.return_sequences = 1;
-// CHECK: SEQC_TRY("before", (seqc::linear<seqc::Act::Linear>(m->stream, m->v2, m->w + weights::before_kernel, nullptr, m->v4, D.v2[0] * D.v2[1], 15, 5, 0.0f)));
+// CHECK: SEQC_TRY({{seqc_str_[0-9]+}}, (seqc::linear<seqc::Act::Linear>(m->stream, m->v2, m->w + weights::before_kernel, nullptr, m->v4, D.v2[0] * D.v2[1], 15, 5, 0.0f)));
 // CHECK: a.rbias = nullptr;
 // CHECK-NEXT: a.out = m->v5;
 // CHECK-NEXT: a.h = m->v6;

@@ -30,10 +30,10 @@ module attributes {seq.metadata = {source = "lstm.mlir"}} {
 // CHECK: D.v3[0] = 2;
 
 // CHECK: seqc::RecurrencePlan plan_v2; // enc
-// CHECK: SEQC_CREATE_TRY("enc", (seqc::plan_recurrence<seqc::Cell::Lstm, seqc::Act::Tanh, seqc::Act::HardSigmoidKeras3>(8, &m->plan_v2)));
+// CHECK: SEQC_CREATE_TRY({{seqc_str_[0-9]+}}, (seqc::plan_recurrence<seqc::Cell::Lstm, seqc::Act::Tanh, seqc::Act::HardSigmoidKeras3>(8, &m->plan_v2)));
 
 // CHECK-LABEL: static int seqc_forward(
-// CHECK: SEQC_TRY("enc", (seqc::linear<seqc::Act::Linear>(m->stream, m->v0, m->w + weights::enc_kernel, m->w + weights::enc_bias, m->v1, D.v0[0] * D.v0[1], 32, 3, 0.0f)));
+// CHECK: SEQC_TRY({{seqc_str_[0-9]+}}, (seqc::linear<seqc::Act::Linear>(m->stream, m->v0, m->w + weights::enc_kernel, m->w + weights::enc_bias, m->v1, D.v0[0] * D.v0[1], 32, 3, 0.0f)));
 // CHECK: seqc::RecurrenceArgs a{};
 // CHECK-NEXT: a.xproj = m->v1;
 // CHECK-NEXT: a.u = m->w + weights::enc_recurrent_kernel;
@@ -48,4 +48,4 @@ module attributes {seq.metadata = {source = "lstm.mlir"}} {
 // CHECK-NEXT: a.units = 8;
 // CHECK-NEXT: a.go_backwards = 1;
 // CHECK-NEXT: a.return_sequences = 1;
-// CHECK-NEXT: SEQC_TRY("enc", (seqc::run_recurrence(m->stream, m->plan_v2, a)));
+// CHECK-NEXT: SEQC_TRY({{seqc_str_[0-9]+}}, (seqc::run_recurrence(m->stream, m->plan_v2, a)));

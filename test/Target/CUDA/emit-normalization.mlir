@@ -17,5 +17,5 @@ module {
 }
 
 // CHECK-LABEL: static int seqc_forward(
-// CHECK: SEQC_TRY("bn", (seqc::batch_norm(m->stream, m->v0, m->w + weights::bn_gamma, m->w + weights::bn_beta, m->w + weights::bn_moving_mean, m->w + weights::bn_moving_variance, m->v1, D.v0[0] * D.v0[1] * D.v0[2], 3, 0.00100000005f)));
-// CHECK: SEQC_TRY("ln", (seqc::layer_norm(m->stream, m->v1, m->w + weights::ln_gamma, m->w + weights::ln_beta, m->v2, D.v1[0] * D.v1[1], (int)D.v1[2], 9.99999975e-06f)));
+// CHECK: SEQC_TRY({{seqc_str_[0-9]+}}, (seqc::batch_norm(m->stream, m->v0, m->w + weights::bn_gamma, m->w + weights::bn_beta, m->w + weights::bn_moving_mean, m->w + weights::bn_moving_variance, m->v1, D.v0[0] * D.v0[1] * D.v0[2], 3, 0.00100000005f)));
+// CHECK: SEQC_TRY({{seqc_str_[0-9]+}}, (seqc::layer_norm(m->stream, m->v1, m->w + weights::ln_gamma, m->w + weights::ln_beta, m->v2, D.v1[0] * D.v1[1], (int)D.v1[2], 9.99999975e-06f)));
