@@ -9,6 +9,20 @@ namespace seq::rt {
 
 namespace {
 
+const char *outcomeName(SpeedDecision::Outcome outcome) {
+  switch (outcome) {
+  case SpeedDecision::None:
+    return "no measurable difference";
+  case SpeedDecision::Slower:
+    return "slower";
+  case SpeedDecision::Negligible:
+    return "slower within the minimum difference";
+  case SpeedDecision::Faster:
+    return "faster";
+  }
+  return "?";
+}
+
 const char *kindName(VerdictKind kind) {
   switch (kind) {
   case VerdictKind::Numerics:
@@ -176,6 +190,13 @@ std::string reportJson(const CompareReport &report) {
       {"max_abs_error", report.maxAbsError},
       {"max_rel_error", report.maxRelError},
       {"latency_ratio", report.latencyRatio},
+      {"speed", llvm::json::Object{{"test", "mann-whitney-u"},
+                                   {"outcome", outcomeName(report.speed.outcome)},
+                                   {"p_slower", report.speed.pSlower},
+                                   {"p_above_allowed", report.speed.pAbove},
+                                   {"p_faster", report.speed.pFaster},
+                                   {"excess_us", report.speed.excessUs},
+                                   {"minimum_difference_us", report.speed.minimumUs}}},
       {"verdicts", std::move(verdicts)},
       {"compiled", runJson(report.compiled, report.compiledLatency,
                            report.compiledRssGrowth, report.compiledHeapGrowth)},
