@@ -16,6 +16,8 @@ bool CompareReport::passed() const {
 
 namespace {
 
+constexpr size_t kMinSpeedSamples = 8;
+
 LatencyStats latency(const EngineRun &run) {
   std::vector<double> us;
   for (const Sample &s : run.samples)
@@ -119,6 +121,11 @@ CompareReport judge(EngineRun compiled, EngineRun eager, const Thresholds &t) {
     break;
   case SpeedDecision::None:
     detail = "no measurable difference: " + medians + " (" + test + ")";
+    // With 7 or fewer samples a side, the rank test cannot reach p < 0.001.
+    if (std::min(c.samples.size(), e.samples.size()) < kMinSpeedSamples)
+      detail += llvm::formatv("; too few iterations to tell, the test needs at "
+                              "least {0}",
+                              kMinSpeedSamples);
     break;
   }
   report.verdicts.push_back(
