@@ -6,10 +6,13 @@
 //               [--atol A --rtol R --max-slowdown S --max-growth B]
 //
 // The parent writes the module and the input to a temporary directory and
-// runs this tool again in worker mode (--compare-worker=ENGINE) once per
-// engine; each worker times N runs, samples its RSS and heap after each,
-// and writes samples.jsonl and output.npy there. A worker killed by a signal
-// is reported as a crash verdict. Exit code 3 when any verdict fails.
+// starts this tool again in worker mode (--compare-worker=ENGINE) once per
+// engine; both workers stay alive and the parent drives them round by round
+// over a socket, alternating the engines (and which goes first), so that
+// machine noise hits both alike. Each round a worker times one run, samples
+// its RSS and heap, and appends to samples.jsonl; at the end it writes
+// output.npy. A worker killed by a signal is reported as a crash verdict.
+// Exit code 3 when any verdict fails.
 #include "Actions.h"
 
 #include "seq/Runtime/Compare.h"
@@ -55,6 +58,16 @@ cl::opt<double> maxSlowdown(
     "max-slowdown",
     cl::desc("--compare: allowed compiled/eager median latency ratio (1.0)"),
     cl::init(1.0), cl::cat(seqc::seqCompileCategory));
+cl::opt<double> minSlowdownUs(
+    "min-slowdown-us",
+    cl::desc("--compare: smallest slowdown that can fail the speed verdict, in "
+             "microseconds (2; the larger of this and --min-slowdown-pct applies)"),
+    cl::init(2.0), cl::cat(seqc::seqCompileCategory));
+cl::opt<double> minSlowdownPct(
+    "min-slowdown-pct",
+    cl::desc("--compare: smallest slowdown that can fail the speed verdict, in "
+             "percent of eager's median (5)"),
+    cl::init(5.0), cl::cat(seqc::seqCompileCategory));
 cl::opt<double> maxGrowth(
     "max-growth",
     cl::desc("--compare: allowed memory growth in bytes per iteration (256)"),
@@ -92,7 +105,8 @@ Tensor randomInput(mlir::ModuleOp module) {
   return input;
 }
 
-/// Worker mode: N timed runs of one engine, results left in the directory.
+/// Worker mode: one timed run of one engine per round the parent asks for,
+/// results left in the directory.
 int runWorker(seqc::Session &session) {
   auto fail = [&](const Twine &message) {
     std::string text = message.str();
@@ -121,7 +135,13 @@ int runWorker(seqc::Session &session) {
   if (!log)
     return fail(toString(log.takeError()));
   Tensor output;
-  for (unsigned i = 0; i < iterations; ++i) {
+  for (int64_t i = 0; seq::rt::nextWorkerCommand() == seq::rt::WorkerCommand::Round;
+       ++i) {
+    // The other engine's process ran just before: one untimed run first, so
+    // that the timed one finds this engine's caches and TLB warm, as they are
+    // in a loop of inferences, instead of timing how long refilling them takes.
+    if (Expected<Tensor> warm = (*engine)->run(*input); !warm)
+      return fail(toString(warm.takeError()));
     auto start = std::chrono::steady_clock::now();
     Expected<Tensor> result = (*engine)->run(*input);
     if (!result)
@@ -131,26 +151,52 @@ int runWorker(seqc::Session &session) {
     output = std::move(*result);
     log->write({i, std::chrono::duration<double, std::micro>(end - start).count(),
                 seq::rt::residentBytes(), seq::rt::heapBytesInUse()});
+    seq::rt::workerRoundDone();
   }
   if (Error e = seq::rt::writeNpy(join(workerDir, "output.npy"), output))
     return fail(toString(std::move(e)));
   return 0;
 }
 
-seq::rt::EngineRun runEngineInChild(StringRef engine, StringRef dir) {
-  std::vector<std::string> argv = {
-      sys::fs::getMainExecutable("seq-compile", reinterpret_cast<void *>(&runWorker)),
-      join(dir, "model.mlir"), "--compare-worker=" + engine.str(),
-      "--compare-dir=" + dir.str(), "--iterations=" + std::to_string(iterations)};
-  Expected<seq::rt::ChildStatus> status = seq::rt::runChild(argv);
-  if (!status) {
-    seq::rt::EngineRun run;
-    run.engine = engine.str();
-    run.crashed = true;
-    run.failure = toString(status.takeError());
-    return run;
-  }
-  return seq::rt::collectRun(engine, dir, *status);
+seq::rt::EngineRun failedRun(StringRef engine, Error error) {
+  seq::rt::EngineRun run;
+  run.engine = engine.str();
+  run.crashed = true;
+  run.failure = toString(std::move(error));
+  return run;
+}
+
+/// Both engines in their own worker process, `iterations` rounds, the
+/// engines alternating round by round (and which goes first, so that neither
+/// always runs right after the other).
+std::pair<seq::rt::EngineRun, seq::rt::EngineRun>
+runEnginesInterleaved(StringRef compiled, StringRef root) {
+  std::string self =
+      sys::fs::getMainExecutable("seq-compile", reinterpret_cast<void *>(&runWorker));
+  auto start = [&](StringRef engine) {
+    std::string dir = join(root, engine);
+    return seq::rt::WorkerProcess::start({self, join(dir, "model.mlir"),
+                                          "--compare-worker=" + engine.str(),
+                                          "--compare-dir=" + dir});
+  };
+  StringRef names[2] = {compiled, "eager"};
+  Expected<seq::rt::WorkerProcess> workers[2] = {start(names[0]), start(names[1])};
+  for (unsigned i = 0; i < iterations; ++i)
+    for (unsigned k = 0; k < 2; ++k) {
+      Expected<seq::rt::WorkerProcess> &worker = workers[(i + k) % 2];
+      if (worker)
+        worker->round();
+    }
+  auto collect = [&](unsigned k) {
+    if (!workers[k])
+      return failedRun(names[k], workers[k].takeError());
+    Expected<seq::rt::ChildStatus> status = workers[k]->finish();
+    if (!status)
+      return failedRun(names[k], status.takeError());
+    return seq::rt::collectRun(names[k], join(root, names[k]), *status);
+  };
+  seq::rt::EngineRun compiledRun = collect(0);
+  return {std::move(compiledRun), collect(1)};
 }
 
 int runCompare(seqc::Session &session) {
@@ -196,10 +242,14 @@ int runCompare(seqc::Session &session) {
       return seqc::fail(toString(std::move(e)));
   }
 
+  if (minSlowdownUs < 0 || minSlowdownPct < 0)
+    return seqc::fail("--min-slowdown-us and --min-slowdown-pct must not be negative", 2);
   seq::rt::Thresholds thresholds{atol, rtol, maxSlowdown, maxGrowth};
+  thresholds.minSlowdownUs = minSlowdownUs;
+  thresholds.minSlowdownFraction = minSlowdownPct / 100;
+  auto [compiledRun, eagerRun] = runEnginesInterleaved(compiled, root);
   seq::rt::CompareReport report =
-      seq::rt::judge(runEngineInChild(compiled, join(root, compiled)),
-                     runEngineInChild("eager", join(root, "eager")), thresholds);
+      seq::rt::judge(std::move(compiledRun), std::move(eagerRun), thresholds);
 
   if (!htmlReport.empty()) {
     std::string page = seq::rt::reportHtml(report, session.model.modelName);

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 using namespace seq::rt;
 
 namespace {
@@ -40,6 +42,118 @@ TEST(Statistics, Slope) {
   EXPECT_DOUBLE_EQ(fitSlope({0, 1, 2, 3}, {10, 12, 14, 16}), 2);
   EXPECT_DOUBLE_EQ(fitSlope({0, 1, 2}, {5, 5, 5}), 0);
   EXPECT_DOUBLE_EQ(fitSlope({1}, {1}), 0);
+}
+
+TEST(Statistics, MannWhitneyU) {
+  // Every a above every b: U is na * nb, and the test says so.
+  RankTest apart = mannWhitneyU({10, 11, 12, 13, 14, 15, 16, 17},
+                                {1, 2, 3, 4, 5, 6, 7, 8});
+  EXPECT_DOUBLE_EQ(apart.u, 64);
+  EXPECT_LT(apart.pGreater, 0.001);
+  EXPECT_GT(apart.pLess, 0.99);
+  // Ties share their rank: identical samples give U = na * nb / 2.
+  RankTest same = mannWhitneyU({1, 2, 2, 3}, {1, 2, 2, 3});
+  EXPECT_DOUBLE_EQ(same.u, 8);
+  EXPECT_GT(same.pGreater, 0.4);
+  EXPECT_GT(same.pLess, 0.4);
+  // All values equal, or an empty side: nothing to tell apart.
+  RankTest flat = mannWhitneyU({5, 5, 5}, {5, 5});
+  EXPECT_EQ(flat.pGreater, 1);
+  EXPECT_EQ(flat.pLess, 1);
+  EXPECT_EQ(mannWhitneyU({}, {1, 2}).pGreater, 1);
+  // A textbook value: U = 3 for a = {1, 2, 4}, b = {3, 5, 6}.
+  EXPECT_DOUBLE_EQ(mannWhitneyU({1, 2, 4}, {3, 5, 6}).u, 1);
+  EXPECT_DOUBLE_EQ(mannWhitneyU({3, 5, 6}, {1, 2, 4}).u, 8);
+}
+
+/// `n` latencies around `medianUs` as a busy machine gives them: log-normal
+/// jitter, and now and then a preemption several times as long.
+std::vector<double> noisyLatencies(std::mt19937 &random, size_t n, double medianUs) {
+  std::lognormal_distribution<double> jitter(0, 0.15);
+  std::bernoulli_distribution preempted(0.03);
+  std::exponential_distribution<double> stall(1.0 / 40);
+  std::vector<double> us;
+  for (size_t i = 0; i < n; ++i)
+    us.push_back(medianUs * jitter(random) + (preempted(random) ? stall(random) : 0));
+  return us;
+}
+
+TEST(Statistics, EqualEnginesNeverFailTheSpeedVerdict) {
+  // The shape of issue 15: two engines equally fast (~11 us), 24 runs and
+  // many more; none may fail. Faster and slower medians alike.
+  for (double medianUs : {1.0, 11.0, 100.0, 5000.0})
+    for (size_t n : {20, 100, 1000})
+      for (unsigned seed = 0; seed < 200; ++seed) {
+        std::mt19937 random(seed);
+        std::vector<double> compiled = noisyLatencies(random, n, medianUs);
+        std::vector<double> eager = noisyLatencies(random, n, medianUs);
+        SpeedDecision d = decideSpeed(compiled, eager, Thresholds{});
+        ASSERT_NE(d.outcome, SpeedDecision::Slower)
+            << "median " << medianUs << " us, n " << n << ", seed " << seed
+            << ": p " << d.pSlower << ", excess " << d.excessUs << " us";
+      }
+}
+
+TEST(Statistics, EqualEnginesMostlyShowNoMeasurableDifference) {
+  unsigned none = 0;
+  for (unsigned seed = 0; seed < 200; ++seed) {
+    std::mt19937 random(seed);
+    std::vector<double> compiled = noisyLatencies(random, 100, 11);
+    std::vector<double> eager = noisyLatencies(random, 100, 11);
+    none += decideSpeed(compiled, eager, Thresholds{}).outcome == SpeedDecision::None;
+  }
+  // The test's level is 1% on each side.
+  EXPECT_GE(none, 190u);
+}
+
+TEST(Statistics, ClearSlowdownAlwaysFails) {
+  for (double medianUs : {11.0, 100.0, 5000.0})
+    for (size_t n : {20, 100})
+      for (unsigned seed = 0; seed < 200; ++seed) {
+        std::mt19937 random(seed);
+        std::vector<double> compiled = noisyLatencies(random, n, 2 * medianUs);
+        std::vector<double> eager = noisyLatencies(random, n, medianUs);
+        SpeedDecision d = decideSpeed(compiled, eager, Thresholds{});
+        ASSERT_EQ(d.outcome, SpeedDecision::Slower)
+            << "median " << medianUs << " us, n " << n << ", seed " << seed;
+        EXPECT_LT(d.pSlower, 1e-3);
+      }
+}
+
+TEST(Statistics, MinimumMeaningfulDifferenceAndAllowance) {
+  // 10% slower on 1 us is significant but below 2 us: not a failure.
+  std::mt19937 random(7);
+  std::vector<double> compiled = noisyLatencies(random, 1000, 1.1);
+  std::vector<double> eager = noisyLatencies(random, 1000, 1.0);
+  SpeedDecision small = decideSpeed(compiled, eager, Thresholds{});
+  EXPECT_EQ(small.outcome, SpeedDecision::Negligible);
+  EXPECT_DOUBLE_EQ(small.minimumUs, 2.0);
+  // The same 10% on 1000 us is more than 5% and fails.
+  compiled = noisyLatencies(random, 1000, 1100);
+  eager = noisyLatencies(random, 1000, 1000);
+  SpeedDecision large = decideSpeed(compiled, eager, Thresholds{});
+  EXPECT_EQ(large.outcome, SpeedDecision::Slower);
+  EXPECT_NEAR(large.minimumUs, 50, 5);
+  // A 2x slowdown within --max-slowdown 3 passes, as faster than allowed.
+  compiled = noisyLatencies(random, 100, 200);
+  eager = noisyLatencies(random, 100, 100);
+  Thresholds generous;
+  generous.maxSlowdown = 3;
+  EXPECT_EQ(decideSpeed(compiled, eager, generous).outcome, SpeedDecision::Faster);
+  // Compiled twice as fast: faster, not "no measurable difference".
+  EXPECT_EQ(decideSpeed(eager, compiled, Thresholds{}).outcome, SpeedDecision::Faster);
+}
+
+TEST(Judge, SpeedVerdictWords) {
+  CompareReport same = judge(makeRun("jit", 30, 100, 0, {1}),
+                             makeRun("eager", 30, 100, 0, {1}), Thresholds{});
+  EXPECT_TRUE(verdict(same, VerdictKind::Speed).passed);
+  EXPECT_EQ(verdict(same, VerdictKind::Speed).detail.rfind("no measurable difference", 0), 0u)
+      << verdict(same, VerdictKind::Speed).detail;
+  CompareReport slow = judge(makeRun("jit", 30, 300, 0, {1}),
+                             makeRun("eager", 30, 100, 0, {1}), Thresholds{});
+  EXPECT_NE(verdict(slow, VerdictKind::Speed).detail.find("significantly more than the minimum"),
+            std::string::npos);
 }
 
 TEST(Judge, CleanRunPasses) {

@@ -38,10 +38,19 @@ struct EngineRun {
 struct Thresholds {
   double atol = 1e-5;
   double rtol = 1e-5;
-  /// Compiled median latency may be at most this times eager's.
+  /// Compiled latency may be at most this times eager's: the speed verdict
+  /// fails only when the compiled latencies are significantly above eager's
+  /// scaled by this plus the minimum meaningful difference (see
+  /// SpeedDecision).
   double maxSlowdown = 1.0;
   /// Fitted growth of RSS or heap per iteration allowed, in bytes.
   double maxGrowthBytes = 256;
+  /// The minimum meaningful slowdown: the larger of this fraction of eager's
+  /// median and `minSlowdownUs` microseconds.
+  double minSlowdownFraction = 0.05;
+  double minSlowdownUs = 2.0;
+  /// One-sided p-value below which a difference counts as measured.
+  double significance = 0.001;
 };
 
 enum class VerdictKind { Numerics, Speed, Memory, Crash };
@@ -56,11 +65,31 @@ struct LatencyStats {
   double medianUs = 0, p99Us = 0;
 };
 
+/// How the speed verdict was decided. "Allowed" latencies are eager's times
+/// the allowed slowdown; the verdict fails only when the compiled latencies
+/// are significantly above the allowed ones plus the minimum meaningful
+/// difference (one-sided Mann-Whitney U test of the compiled samples against
+/// the allowed samples shifted up by the minimum).
+struct SpeedDecision {
+  /// One-sided p-values: compiled above allowed + minimum (the failing
+  /// test), compiled above allowed, compiled below allowed.
+  double pSlower = 1, pAbove = 1, pFaster = 1;
+  /// Compiled median minus the allowed median.
+  double excessUs = 0;
+  /// The minimum meaningful difference that applied, in microseconds.
+  double minimumUs = 0;
+  /// slower: significantly above allowed + minimum (the verdict fails);
+  /// negligible: significantly above allowed, but not beyond the minimum;
+  /// faster: significantly below allowed; none: no measurable difference.
+  enum Outcome { None, Slower, Negligible, Faster } outcome = None;
+};
+
 struct CompareReport {
   EngineRun compiled, eager;
   double maxAbsError = 0, maxRelError = 0;
   LatencyStats compiledLatency, eagerLatency;
   double latencyRatio = 0; ///< compiled median / eager median.
+  SpeedDecision speed;
   double compiledRssGrowth = 0, compiledHeapGrowth = 0; ///< bytes/iteration
   double eagerRssGrowth = 0, eagerHeapGrowth = 0;
   std::vector<Verdict> verdicts;
@@ -71,6 +100,20 @@ struct CompareReport {
 double percentile(std::vector<double> values, double fraction);
 /// Least-squares slope of y over x; 0 with fewer than two points.
 double fitSlope(const std::vector<double> &x, const std::vector<double> &y);
+
+/// The Mann-Whitney U test of `a` against `b` (normal approximation with tie
+/// and continuity corrections; fine from about 8 samples each).
+struct RankTest {
+  double u = 0;        ///< U of `a`: pairs (a_i, b_j) with a_i > b_j, ties half.
+  double z = 0;        ///< Standardized U (0 when every value ties).
+  double pGreater = 1; ///< One-sided p-value for "a tends to be greater than b".
+  double pLess = 1;    ///< One-sided p-value for "a tends to be less than b".
+};
+RankTest mannWhitneyU(const std::vector<double> &a, const std::vector<double> &b);
+
+/// The speed decision on per-round latencies (see Thresholds::maxSlowdown).
+SpeedDecision decideSpeed(const std::vector<double> &compiledUs,
+                          const std::vector<double> &eagerUs, const Thresholds &);
 
 // Memory probes of the calling process (MemoryProbe.cpp).
 int64_t residentBytes();
@@ -92,6 +135,42 @@ struct ChildStatus {
   int code = 0; ///< Exit code, or the signal number when signaled.
 };
 llvm::Expected<ChildStatus> runChild(const std::vector<std::string> &argv);
+
+/// A compare worker driven round by round, so that the two engines' timing
+/// rounds interleave and machine noise hits both alike, while each engine
+/// keeps its own process. The parent and the worker share a socket, which
+/// the worker finds as file descriptor `kWorkerChannelFd`: the parent sends
+/// one byte 'r' per round, the worker runs one timed iteration, records its
+/// sample and answers 'd'; 'q', or the socket closing, makes the worker write
+/// its output and exit.
+constexpr int kWorkerChannelFd = 3;
+
+class WorkerProcess {
+public:
+  static llvm::Expected<WorkerProcess> start(const std::vector<std::string> &argv);
+  /// Runs one round and waits for it; false once the worker has died or
+  /// failed, after which it is not driven again.
+  bool round();
+  bool alive() const { return fd >= 0; }
+  /// Tells the worker to finish, waits for it, and tells how it ended.
+  llvm::Expected<ChildStatus> finish();
+
+  WorkerProcess(WorkerProcess &&) noexcept;
+  WorkerProcess &operator=(WorkerProcess &&) = delete;
+  ~WorkerProcess();
+
+private:
+  WorkerProcess(int pid, int fd) : pid(pid), fd(fd) {}
+  int pid;
+  int fd;
+};
+
+/// The worker's side of the channel.
+enum class WorkerCommand { Round, Finish };
+/// Waits for the parent's next command; Finish when the parent is gone.
+WorkerCommand nextWorkerCommand();
+/// Tells the parent the round is done.
+void workerRoundDone();
 
 /// Reads a worker's results from `dir` (samples.jsonl, output.npy) and how
 /// its process ended.

@@ -16,6 +16,8 @@ bool CompareReport::passed() const {
 
 namespace {
 
+constexpr size_t kMinSpeedSamples = 8;
+
 LatencyStats latency(const EngineRun &run) {
   std::vector<double> us;
   for (const Sample &s : run.samples)
@@ -86,12 +88,48 @@ CompareReport judge(EngineRun compiled, EngineRun eager, const Thresholds &t) {
   report.latencyRatio = report.eagerLatency.medianUs > 0
                             ? report.compiledLatency.medianUs / report.eagerLatency.medianUs
                             : 0;
+  std::vector<double> compiledUs, eagerUs;
+  for (const Sample &s : c.samples)
+    compiledUs.push_back(s.latencyUs);
+  for (const Sample &s : e.samples)
+    eagerUs.push_back(s.latencyUs);
+  report.speed = decideSpeed(compiledUs, eagerUs, t);
+  const SpeedDecision &speed = report.speed;
+  std::string medians = llvm::formatv(
+      "compiled median {0:f1} us vs eager {1:f1} us: ratio {2:f3} (allowed <= {3:f2})",
+      report.compiledLatency.medianUs, report.eagerLatency.medianUs,
+      report.latencyRatio, t.maxSlowdown);
+  double p = speed.outcome == SpeedDecision::Faster     ? speed.pFaster
+             : speed.outcome == SpeedDecision::Slower ? speed.pSlower
+                                                      : speed.pAbove;
+  std::string test = p >= 1e-3 ? llvm::formatv("Mann-Whitney p = {0:f3}", p).str()
+                               : llvm::formatv("Mann-Whitney p = {0:e1}", p).str();
+  std::string detail;
+  switch (speed.outcome) {
+  case SpeedDecision::Slower:
+    detail = llvm::formatv("{0}: {1:f1} us slower than allowed, significantly more than the "
+                           "minimum meaningful difference of {2:f1} us ({3})",
+                           medians, speed.excessUs, speed.minimumUs, test);
+    break;
+  case SpeedDecision::Negligible:
+    detail = llvm::formatv("{0}: {1:f1} us slower than allowed, not significantly more than the "
+                           "minimum meaningful difference of {2:f1} us ({3})",
+                           medians, speed.excessUs, speed.minimumUs, test);
+    break;
+  case SpeedDecision::Faster:
+    detail = medians + " (" + test + ")";
+    break;
+  case SpeedDecision::None:
+    detail = "no measurable difference: " + medians + " (" + test + ")";
+    // With 7 or fewer samples a side, the rank test cannot reach p < 0.001.
+    if (std::min(c.samples.size(), e.samples.size()) < kMinSpeedSamples)
+      detail += llvm::formatv("; too few iterations to tell, the test needs at "
+                              "least {0}",
+                              kMinSpeedSamples);
+    break;
+  }
   report.verdicts.push_back(
-      {VerdictKind::Speed, report.latencyRatio <= t.maxSlowdown,
-       llvm::formatv("compiled median {0:f1} us vs eager {1:f1} us: ratio {2:f3} "
-                     "(allowed <= {3:f2})",
-                     report.compiledLatency.medianUs, report.eagerLatency.medianUs,
-                     report.latencyRatio, t.maxSlowdown)});
+      {VerdictKind::Speed, speed.outcome != SpeedDecision::Slower, detail});
 
   // The RSS moves in whole pages: one page over the fitted window is slack,
   // not a leak. The heap is counted in bytes and gets none.
