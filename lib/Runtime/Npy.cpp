@@ -10,6 +10,7 @@
 
 #include "seq/Runtime/Npy.h"
 #include "seq/Runtime/OutputFile.h"
+#include "seq/Runtime/RowSource.h"
 #include "Detail.h"
 
 #include "llvm/ADT/bit.h"
@@ -246,8 +247,20 @@ Expected<Tensor> seq::rt::readNpy(StringRef path) {
   return readNpyBuffer((*buffer)->getBuffer(), path);
 }
 
-Expected<Tensor> seq::rt::readNpyBuffer(StringRef file, StringRef path) {
+namespace {
 
+/// Where a .npy file's data is and what it holds.
+struct NpyLayout {
+  DType dtype;
+  std::vector<int64_t> shape;
+  uint64_t dataStart = 0;
+  uint64_t dataBytes = 0; ///< What the shape needs.
+};
+
+/// Parses the header at the start of `file` (which need hold only the
+/// header); `fileSize` is the whole file's.
+Expected<NpyLayout> parseNpyHeader(StringRef file, uint64_t fileSize,
+                                   StringRef path) {
   if (!file.starts_with(kMagic) || file.size() < 8)
     return fileError(path, "not a .npy file (bad magic)");
   unsigned major = static_cast<uint8_t>(file[6]);
@@ -261,7 +274,7 @@ Expected<Tensor> seq::rt::readNpyBuffer(StringRef file, StringRef path) {
   size_t headerLength = major == 1
                             ? llvm::support::endian::read16le(file.data() + 8)
                             : llvm::support::endian::read32le(file.data() + 8);
-  size_t dataStart = 8 + lengthBytes + headerLength;
+  uint64_t dataStart = 8 + lengthBytes + uint64_t(headerLength);
   if (file.size() < dataStart)
     return fileError(path, "truncated header");
   StringRef header = file.slice(8 + lengthBytes, dataStart);
@@ -299,32 +312,125 @@ Expected<Tensor> seq::rt::readNpyBuffer(StringRef file, StringRef path) {
     return fileError(path, "fortran_order arrays are not supported (save "
                            "in C order)");
 
-  Tensor t;
+  NpyLayout layout;
+  layout.dtype = *dtype;
+  layout.dataStart = dataStart;
   if (shape->kind != PyValue::Kind::Sequence)
     return fileError(path, "malformed header " + header.rtrim());
   int64_t numBytes = dtype->size;
   for (const PyValue &dim : shape->items) {
-    if (dim.kind != PyValue::Kind::Int ||
+    if (dim.kind != PyValue::Kind::Int || dim.integer < 0 ||
         llvm::MulOverflow(numBytes, dim.integer, numBytes))
       return fileError(path, "malformed header " + header.rtrim());
-    t.shape.push_back(dim.integer);
+    layout.shape.push_back(dim.integer);
+  }
+  layout.dataBytes = static_cast<uint64_t>(numBytes);
+
+  Tensor shapeOnly;
+  shapeOnly.shape = layout.shape;
+  uint64_t dataBytes = fileSize - dataStart;
+  if (dataBytes < layout.dataBytes)
+    return fileError(path, "truncated data (shape " + shapeOnly.shapeString() +
+                               " of '" + descr->string + "' needs " +
+                               llvm::Twine(layout.dataBytes) +
+                               " bytes, file has " + llvm::Twine(dataBytes) +
+                               ")");
+  if (dataBytes > layout.dataBytes)
+    return fileError(path, llvm::Twine(dataBytes - layout.dataBytes) +
+                               " unexpected bytes after the data of shape " +
+                               shapeOnly.shapeString());
+  return layout;
+}
+
+/// A .npy file read row by row with pread.
+class NpyRows final : public RowSource {
+public:
+  NpyRows(std::string path, NpyLayout layout, llvm::sys::fs::file_t file)
+      : RowSource(path, layout.shape), layout(std::move(layout)), file(file) {
+    rowElements = 1;
+    for (size_t i = 1; i < arrayShape.size(); ++i)
+      rowElements *= arrayShape[i];
+  }
+  ~NpyRows() override { llvm::sys::fs::closeFile(file); }
+
+  Expected<Tensor> next(int64_t count) override {
+    count = std::min(count, rowsLeft());
+    Tensor t;
+    t.shape = arrayShape;
+    t.shape[0] = count;
+    t.data.resize(count * rowElements);
+    uint64_t rowBytes = rowElements * layout.dtype.size;
+    bytes.resize(count * rowBytes);
+    uint64_t offset = layout.dataStart + rowsRead * rowBytes;
+    for (uint64_t done = 0; done < bytes.size();) {
+      Expected<size_t> got = llvm::sys::fs::readNativeFileSlice(
+          file, llvm::MutableArrayRef<char>(bytes.data() + done,
+                                             bytes.size() - done),
+          offset + done);
+      if (!got)
+        return fileError(sourceName, "cannot read: " +
+                                         llvm::toString(got.takeError()));
+      if (*got == 0)
+        return fileError(sourceName, "the file became shorter while read");
+      done += *got;
+    }
+    if (Error err = convertData(sourceName, layout.dtype, bytes.data(), t.data))
+      return std::move(err);
+    rowsRead += count;
+    return t;
   }
 
-  size_t dataBytes = file.size() - dataStart;
-  if (dataBytes < static_cast<uint64_t>(numBytes))
-    return fileError(path, "truncated data (shape " + t.shapeString() +
-                               " of '" + descr->string + "' needs " +
-                               llvm::Twine(numBytes) + " bytes, file has " +
-                               llvm::Twine(dataBytes) + ")");
-  if (dataBytes > static_cast<uint64_t>(numBytes))
-    return fileError(path, llvm::Twine(dataBytes - numBytes) +
-                               " unexpected bytes after the data of shape " +
-                               t.shapeString());
+private:
+  NpyLayout layout;
+  llvm::sys::fs::file_t file;
+  int64_t rowElements;
+  std::vector<char> bytes;
+};
 
+} // namespace
+
+Expected<Tensor> seq::rt::readNpyBuffer(StringRef file, StringRef path) {
+  Expected<NpyLayout> layout = parseNpyHeader(file, file.size(), path);
+  if (!layout)
+    return layout.takeError();
+  Tensor t;
+  t.shape = layout->shape;
   t.data.resize(t.numElements());
-  if (Error err = convertData(path, *dtype, file.data() + dataStart, t.data))
+  if (Error err = convertData(path, layout->dtype,
+                              file.data() + layout->dataStart, t.data))
     return std::move(err);
   return t;
+}
+
+Expected<std::unique_ptr<RowSource>> seq::rt::openNpyRows(StringRef path) {
+  Expected<llvm::sys::fs::file_t> file =
+      llvm::sys::fs::openNativeFileForRead(path);
+  if (!file)
+    return fileError(path, "cannot read: " + llvm::toString(file.takeError()));
+  auto fail = [&](Error e) -> Expected<std::unique_ptr<RowSource>> {
+    llvm::sys::fs::closeFile(*file);
+    return std::move(e);
+  };
+  llvm::sys::fs::file_status status;
+  if (std::error_code ec = llvm::sys::fs::status(*file, status))
+    return fail(fileError(path, "cannot read: " + ec.message()));
+  // The header is at most 12 bytes plus its declared length; read up to
+  // 1 MiB, more than any real header.
+  std::string head(std::min<uint64_t>(status.getSize(), 1 << 20), '\0');
+  Expected<size_t> got = llvm::sys::fs::readNativeFileSlice(
+      *file, llvm::MutableArrayRef<char>(head.data(), head.size()), 0);
+  if (!got)
+    return fail(fileError(path, "cannot read: " +
+                                    llvm::toString(got.takeError())));
+  head.resize(*got);
+  Expected<NpyLayout> layout = parseNpyHeader(head, status.getSize(), path);
+  if (!layout)
+    return fail(layout.takeError());
+  if (layout->shape.empty())
+    return fail(fileError(path, "holds a scalar: --run needs an array with "
+                                "one row per sample along axis 0"));
+  return std::unique_ptr<RowSource>(
+      new NpyRows(path.str(), std::move(*layout), *file));
 }
 
 //===----------------------------------------------------------------------===//

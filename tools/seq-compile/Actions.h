@@ -6,6 +6,7 @@
 #define SEQ_TOOLS_SEQ_COMPILE_ACTIONS_H
 
 #include "seq/Frontend/Keras/Importer.h"
+#include "seq/Runtime/RowSource.h"
 #include "seq/Runtime/Tensor.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -27,13 +28,22 @@ extern llvm::cl::opt<std::string> emitKind;
 /// --target=NAME ("" when not given); each backend's action claims its name.
 extern llvm::cl::opt<std::string> targetKind;
 
-// Shared by the actions that run models (RunAction.cpp defines them).
-/// --input: x.npy or data.h5:/dataset.
-extern llvm::cl::opt<std::string> inputSpec;
+// Shared by the actions that run models (Inputs.cpp, RunAction.cpp).
+/// --input (repeatable): x.npy, data.h5:/dataset, x.csv, x.tsv, a directory
+/// of such shards, or a quoted glob ('shards/*.npy').
+extern llvm::cl::list<std::string> inputSpecs;
 /// --engine (default "eager").
 extern llvm::cl::opt<std::string> engineName;
-/// Reads an --input value as float32, batch-major.
+/// Reads an --input value whole as float32, batch-major (for --compare).
 llvm::Expected<seq::rt::Tensor> readInput(llvm::StringRef spec);
+/// The --input values as a list of single inputs: directories and globs
+/// expanded (in name order).
+llvm::Expected<std::vector<std::string>>
+expandInputs(llvm::ArrayRef<std::string> specs);
+/// One input, streamed. `csvRowShape` reshapes each CSV/TSV line (the model's
+/// input shape without the batch axis).
+llvm::Expected<std::unique_ptr<seq::rt::RowSource>>
+openInput(llvm::StringRef spec, const std::vector<int64_t> &csvRowShape);
 /// Registers every engine linked into seq-compile with the engine registry.
 void registerEngines();
 

@@ -212,10 +212,12 @@ int runCompare(seqc::Session &session) {
     return seqc::fail("unknown engine '" + compiled + "' for --compare", 2);
 
   Tensor input;
-  if (seqc::inputSpec.empty()) {
+  if (seqc::inputSpecs.size() > 1)
+    return seqc::fail("--compare takes one --input", 2);
+  if (seqc::inputSpecs.empty()) {
     input = randomInput(*session.model.module);
   } else {
-    Expected<Tensor> given = seqc::readInput(seqc::inputSpec);
+    Expected<Tensor> given = seqc::readInput(seqc::inputSpecs.front());
     if (!given)
       return seqc::fail(toString(given.takeError()));
     input = std::move(*given);
@@ -224,7 +226,7 @@ int runCompare(seqc::Session &session) {
   SmallString<128> root;
   if (std::error_code ec = sys::fs::createUniqueDirectory("seqc-compare", root))
     return seqc::fail("cannot create a temporary directory: " + ec.message());
-  auto cleanup = make_scope_exit([&] { (void)sys::fs::remove_directories(root); });
+  llvm::scope_exit cleanup([&] { (void)sys::fs::remove_directories(root); });
   std::string text;
   raw_string_ostream os(text);
   session.model.module->print(os, mlir::OpPrintingFlags().enableDebugInfo());

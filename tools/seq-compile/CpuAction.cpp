@@ -111,7 +111,7 @@ std::optional<int> writeStaticArchive(seqc::Session &session) {
   SmallString<128> dir;
   if (std::error_code ec = sys::fs::createUniqueDirectory("seqc-archive", dir))
     return seqc::fail("cannot create a temporary directory: " + ec.message());
-  auto cleanup = make_scope_exit([&] { sys::fs::remove_directories(dir); });
+  llvm::scope_exit cleanup([&] { sys::fs::remove_directories(dir); });
   std::string object = (dir + "/model.o").str();
   std::string objectHeader = (dir + "/model.h").str();
   std::string archive = (dir + "/model.a").str();

@@ -1,26 +1,28 @@
-// --run: batch inference with any registered engine.
+// --run: batch inference over datasets of any size, with any engine.
 //
-//   seq-compile model.h5 --run --input x.npy -o y.npy [--engine=eager]
+//   seq-compile model.h5 --run --input x.npy -o y.npy [--engine=jit]
 //               [--batch N] [--progress=auto|always|never]
 //
-// The input is a .npy file or an HDF5 dataset (data.h5:/x), float32 and
-// batch-major. Axis 0 is split into batches of N rows, each batch runs
-// through the engine, and the output is written batch by batch to one .npy
-// that appears at -o only when every batch succeeded.
-//
-// --input, --engine, readInput() and registerEngines() are shared with the
-// other actions that run models (--compare).
+// The inputs (Inputs.cpp: .npy, data.h5:/x, CSV/TSV, directories of shards,
+// globs, --input repeated) are streamed: each shard is read batch by batch
+// (rows along axis 0), each batch runs through the engine, and the output is
+// written batch by batch. Memory is bounded by one batch, whatever the
+// dataset's size. -o y.npy collects every row in input order into one .npy;
+// -o DIR/ writes one .npy per input shard. Outputs appear only when every
+// batch succeeded.
 #include "Actions.h"
 #include "Mode.h"
 
-#include "seq/Frontend/Keras/FileFormat.h"
-#include "seq/Frontend/Keras/HDF5File.h"
 #include "seq/Runtime/Eager.h"
 #include "seq/Runtime/Engine.h"
 #include "seq/Runtime/Npy.h"
+#include "seq/Runtime/RowSource.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -33,11 +35,6 @@ using seq::rt::Tensor;
 
 namespace seqc {
 
-cl::opt<std::string> inputSpec(
-    "input",
-    cl::desc(
-        "Input for --run / --compare: x.npy or data.h5:/dataset (float32)"),
-    cl::value_desc("file"), cl::cat(seqCompileCategory));
 cl::opt<std::string> engineName(
     "engine",
     cl::desc("Engine for --run and the compiled side of --compare: jit "
@@ -45,54 +42,6 @@ cl::opt<std::string> engineName(
     cl::value_desc("name"), cl::init("jit"), cl::cat(seqCompileCategory));
 
 void registerEngines() { seq::rt::registerEagerEngine(); }
-
-namespace {
-
-Error inputError(const Twine &message) {
-  return createStringError(inconvertibleErrorCode(), message);
-}
-
-/// Reads dataset `dataset` of the HDF5 file `file` as float32.
-Expected<Tensor> readHdf5Input(StringRef file, StringRef dataset) {
-  Expected<seq::keras::HDF5File> h5 = seq::keras::HDF5File::open(file);
-  if (!h5)
-    return h5.takeError();
-  if (!h5->isDataset(dataset))
-    return inputError("'" + file + "' has no dataset '" + dataset + "'");
-  Expected<seq::keras::HDF5File::Dataset> data = h5->readFloatDataset(dataset);
-  if (!data)
-    return data.takeError();
-  if (data->dtype != "float32")
-    return inputError("dataset '" + dataset + "' in '" + file + "' is " +
-                      data->dtype +
-                      ", not float32: convert it first (e.g. "
-                      "numpy's astype('float32'))");
-  return Tensor{data->shape, std::move(data->data)};
-}
-
-} // namespace
-
-/// "x.npy", or "data.h5:/x" where "data.h5" is an existing file (dataset
-/// names may contain ':' themselves, as Keras' "kernel:0").
-Expected<Tensor> readInput(StringRef spec) {
-  if (sys::fs::is_regular_file(spec)) {
-    if (seq::keras::detectFormat(spec).format == seq::keras::FileFormat::HDF5)
-      return inputError("'" + spec +
-                        "' is an HDF5 file: name the dataset, "
-                        "e.g. --input " +
-                        spec + ":/x");
-    return seq::rt::readNpy(spec);
-  }
-  for (size_t colon = spec.find(':'); colon != StringRef::npos;
-       colon = spec.find(':', colon + 1)) {
-    StringRef file = spec.take_front(colon),
-              dataset = spec.drop_front(colon + 1);
-    if (sys::fs::is_regular_file(file) && !dataset.empty())
-      return readHdf5Input(file, dataset);
-  }
-  return inputError("cannot find input '" + spec +
-                    "' (expected x.npy or data.h5:/dataset)");
-}
 
 } // namespace seqc
 
@@ -105,7 +54,9 @@ cl::opt<bool> runModel("run",
                                 "(.npy) to -o"),
                        cl::cat(seqc::seqCompileCategory));
 cl::opt<unsigned> batchSize(
-    "batch", cl::desc("Rows per batch for --run (default: all in one batch)"),
+    "batch",
+    cl::desc("Rows per batch for --run (default: about 512 KiB of input "
+             "per batch, which stays in cache)"),
     cl::value_desc("N"), cl::init(0), cl::cat(seqc::seqCompileCategory));
 cl::opt<ProgressMode> progressMode(
     "progress", cl::desc("Progress bar of --run on stderr"),
@@ -114,17 +65,6 @@ cl::opt<ProgressMode> progressMode(
                clEnumValN(ProgressMode::Always, "always", "always"),
                clEnumValN(ProgressMode::Never, "never", "never")),
     cl::init(ProgressMode::Auto), cl::cat(seqc::seqCompileCategory));
-
-/// Rows [begin, end) of `t` along axis 0.
-Tensor rows(const Tensor &t, int64_t begin, int64_t end) {
-  int64_t rowSize = t.shape[0] ? t.numElements() / t.shape[0] : 0;
-  Tensor slice;
-  slice.shape = t.shape;
-  slice.shape[0] = end - begin;
-  slice.data.assign(t.data.begin() + begin * rowSize,
-                    t.data.begin() + end * rowSize);
-  return slice;
-}
 
 /// "1:05" or "2:03:07".
 std::string clockText(double seconds) {
@@ -221,7 +161,7 @@ private:
 std::optional<int> checkRunFlags() {
   if (seqc::plan().mode != seqc::Mode::Run)
     return std::nullopt;
-  if (seqc::inputSpec.empty())
+  if (seqc::inputSpecs.empty())
     return seqc::fail("--run needs --input x.npy or --input data.h5:/dataset",
                       2);
   if (seqc::outputPath == "-")
@@ -233,11 +173,42 @@ std::optional<int> checkRunFlags() {
   return std::nullopt;
 }
 
+/// The model's input shape without the batch axis (kDynamic where dynamic).
+std::vector<int64_t> modelRowShape(mlir::ModuleOp module) {
+  auto predict = module.lookupSymbol<mlir::func::FuncOp>("predict");
+  auto type = cast<mlir::ShapedType>(predict.getArgumentTypes()[0]);
+  std::vector<int64_t> shape(type.getShape().begin() + 1, type.getShape().end());
+  for (int64_t &d : shape)
+    if (mlir::ShapedType::isDynamic(d))
+      d = -1;
+  return shape;
+}
+
+/// -o DIR/ (an existing directory, or a path ending in '/'): one output per
+/// input shard, named after it.
+bool outputIsDirectory() {
+  StringRef out = seqc::outputPath;
+  return out.ends_with("/") || sys::fs::is_directory(out);
+}
+
+std::string shardOutput(StringRef input) {
+  StringRef file = input.take_until([](char c) { return c == ':'; });
+  if (!sys::fs::exists(file))
+    file = input;
+  SmallString<256> path(seqc::outputPath);
+  sys::path::append(path, sys::path::stem(file) + ".npy");
+  return path.str().str();
+}
+
+struct Shard {
+  std::string spec;
+  std::vector<int64_t> shape;
+};
+
 std::optional<int> runAction(seqc::Session &session) {
   if (seqc::plan().mode != seqc::Mode::Run)
     return std::nullopt;
   const std::string &engineName = seqc::engineName;
-  const std::string &inputSpec = seqc::inputSpec;
   seqc::registerEngines();
   std::vector<std::string> names = seq::rt::engineNames();
   if (std::find(names.begin(), names.end(), engineName) == names.end()) {
@@ -247,16 +218,39 @@ std::optional<int> runAction(seqc::Session &session) {
     return seqc::fail(
         "unknown engine '" + engineName + "' (available: " + known + ")", 2);
   }
-
-  Expected<Tensor> input = seqc::readInput(inputSpec);
-  if (!input)
-    return seqc::fail(toString(input.takeError()));
-  if (input->rank() < 1 || input->shape[0] == 0)
-    return seqc::fail("'" + inputSpec + "' has shape " + input->shapeString() +
-                      ": --run needs at least one row along axis 0");
   mlir::ModuleOp module = *session.model.module;
-  if (Error e = seq::rt::checkInputShape(module, input->shape))
-    return seqc::fail("'" + inputSpec + "': " + toString(std::move(e)));
+  std::vector<int64_t> rowShape = modelRowShape(module);
+
+  // Every shard is checked (shape, readability) before anything runs, so a
+  // bad one fails fast, naming it; each is opened again when its turn comes.
+  Expected<std::vector<std::string>> specs = seqc::expandInputs(seqc::inputSpecs);
+  if (!specs)
+    return seqc::fail(toString(specs.takeError()));
+  std::vector<Shard> shards;
+  int64_t total = 0;
+  for (const std::string &spec : *specs) {
+    Expected<std::unique_ptr<seq::rt::RowSource>> source =
+        seqc::openInput(spec, rowShape);
+    if (!source)
+      return seqc::fail(toString(source.takeError()));
+    const std::vector<int64_t> &shape = (*source)->shape();
+    if (shape.empty() || shape[0] == 0)
+      return seqc::fail("'" + spec + "' has no rows: --run needs at least one "
+                        "row along axis 0");
+    if (Error e = seq::rt::checkInputShape(module, shape))
+      return seqc::fail("'" + spec + "': " + toString(std::move(e)));
+    shards.push_back({spec, shape});
+    total += shape[0];
+  }
+  bool perShard = outputIsDirectory();
+  if (!perShard)
+    for (size_t i = 1; i < shards.size(); ++i)
+      if (!std::equal(shards[i].shape.begin() + 1, shards[i].shape.end(),
+                      shards[0].shape.begin() + 1, shards[0].shape.end()) ||
+          shards[i].shape.size() != shards[0].shape.size())
+        return seqc::fail("'" + shards[i].spec + "' has rows of another shape "
+                          "than '" + shards[0].spec + "': one output needs one "
+                          "row shape (write one output per shard with -o DIR/)");
 
   Expected<std::unique_ptr<seq::rt::Engine>> engine =
       seq::rt::createEngine(engineName, module);
@@ -264,49 +258,74 @@ std::optional<int> runAction(seqc::Session &session) {
     return seqc::fail("engine '" + engineName +
                       "': " + toString(engine.takeError()));
 
-  int64_t total = input->shape[0];
-  int64_t perBatch = batchSize ? std::min<int64_t>(batchSize, total) : total;
-  int64_t batches = (total + perBatch - 1) / perBatch;
+  // By default, about 512 KiB of input per batch: it stays in cache.
+  auto rowsPerBatch = [&](const Shard &shard) -> int64_t {
+    if (batchSize)
+      return batchSize;
+    int64_t rowBytes = 4;
+    for (size_t i = 1; i < shard.shape.size(); ++i)
+      rowBytes *= std::max<int64_t>(shard.shape[i], 1);
+    return std::clamp<int64_t>((512 << 10) / rowBytes, 1, 4096);
+  };
+  int64_t batches = 0;
+  for (const Shard &shard : shards)
+    batches += (shard.shape[0] + rowsPerBatch(shard) - 1) / rowsPerBatch(shard);
   bool showProgress = progressMode == ProgressMode::Always ||
                       (progressMode == ProgressMode::Auto &&
                        sys::Process::StandardErrIsDisplayed());
   ProgressBar progress(showProgress, batches, total);
-
   auto failRun = [&](const Twine &message) {
     progress.interrupt();
     return seqc::fail(message);
   };
-  std::optional<seq::rt::NpyWriter> writer;
-  for (int64_t b = 0; b < batches; ++b) {
-    int64_t begin = b * perBatch, end = std::min(total, begin + perBatch);
-    std::string where =
-        batches == 1
-            ? std::string()
-            : ("batch " + Twine(b + 1) + " of " + Twine(batches) + " (rows " +
-               Twine(begin) + " to " + Twine(end - 1) + "): ")
-                  .str();
-    Expected<Tensor> output = (*engine)->run(rows(*input, begin, end));
-    if (!output)
-      return failRun(where + toString(output.takeError()));
-    if (output->rank() < 1 || output->shape[0] != end - begin)
-      return failRun(where + "engine '" + engineName + "' returned shape " +
-                     output->shapeString() + " for " + Twine(end - begin) +
-                     " rows");
-    if (!writer) {
-      std::vector<int64_t> shape = output->shape;
-      shape[0] = total;
-      Expected<seq::rt::NpyWriter> created =
-          seq::rt::NpyWriter::create(seqc::outputPath, shape);
-      if (!created)
-        return failRun(toString(created.takeError()));
-      writer.emplace(std::move(*created));
+
+  // One writer for all rows, or one per shard; all are committed at the end.
+  std::vector<seq::rt::NpyWriter> writers;
+  int64_t batchesDone = 0, rowsDone = 0;
+  for (const Shard &shard : shards) {
+    Expected<std::unique_ptr<seq::rt::RowSource>> source =
+        seqc::openInput(shard.spec, rowShape);
+    if (!source)
+      return failRun(toString(source.takeError()));
+    int64_t perBatch = rowsPerBatch(shard);
+    for (int64_t begin = 0; begin < shard.shape[0]; begin += perBatch) {
+      int64_t end = std::min(shard.shape[0], begin + perBatch);
+      std::string where =
+          batches == 1
+              ? std::string()
+              : ((shards.size() > 1 ? "'" + shard.spec + "', " : std::string()) +
+                 "batch " + Twine(batchesDone + 1) + " of " + Twine(batches) +
+                 " (rows " + Twine(begin) + " to " + Twine(end - 1) + "): ")
+                    .str();
+      Expected<Tensor> input = (*source)->next(end - begin);
+      if (!input)
+        return failRun(where + toString(input.takeError()));
+      Expected<Tensor> output = (*engine)->run(*input);
+      if (!output)
+        return failRun(where + toString(output.takeError()));
+      if (output->rank() < 1 || output->shape[0] != end - begin)
+        return failRun(where + "engine '" + engineName + "' returned shape " +
+                       output->shapeString() + " for " + Twine(end - begin) +
+                       " rows");
+      if (writers.empty() || (perShard && begin == 0)) {
+        std::vector<int64_t> shape = output->shape;
+        shape[0] = perShard ? shard.shape[0] : total;
+        Expected<seq::rt::NpyWriter> created = seq::rt::NpyWriter::create(
+            perShard ? shardOutput(shard.spec) : std::string(seqc::outputPath),
+            shape);
+        if (!created)
+          return failRun(toString(created.takeError()));
+        writers.push_back(std::move(*created));
+      }
+      if (Error e = writers.back().append(*output))
+        return failRun(where + toString(std::move(e)));
+      rowsDone += end - begin;
+      progress.update(++batchesDone, rowsDone);
     }
-    if (Error e = writer->append(*output))
-      return failRun(where + toString(std::move(e)));
-    progress.update(b + 1, end);
   }
-  if (Error e = writer->commit())
-    return failRun(toString(std::move(e)));
+  for (seq::rt::NpyWriter &writer : writers)
+    if (Error e = writer.commit())
+      return failRun(toString(std::move(e)));
   return 0;
 }
 

@@ -18,6 +18,10 @@
 
 #include <optional>
 
+#include <hdf5_hl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 using llvm::StringRef;
 
 namespace seq::keras::hdf5 {
@@ -453,7 +457,7 @@ private:
   Encoder enc;
   uint64_t budget;
   llvm::DenseMap<uint64_t, int64_t> ids;
-  int64_t nextId = 0;
+  uint64_t nextId = 0;
 };
 
 } // namespace
@@ -477,6 +481,109 @@ void writeSnapshot(llvm::ArrayRef<char> image, uint64_t budget,
   if (!walker.walk(file.get()))
     return;
   Encoder(out).tag(record::End);
+}
+
+
+void writeDatasetRows(llvm::ArrayRef<char> image, bool imageIsFileMapping,
+                      llvm::StringRef fileName, llvm::StringRef datasetPath,
+                      SandboxWriter &out) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  Encoder enc(out);
+  std::string file = "'" + fileName.str() + "'";
+  std::string label = "'" + fileName.str() + ":" + datasetPath.str() + "'";
+  auto refuse = [&](const std::string &message) {
+    enc.tag(record::Refusal);
+    enc.str(message);
+  };
+  // Not copied: the pages of the file mapping are read as needed and given
+  // back after each chunk, so memory stays bounded however large the file.
+  HDF5Handle image5(H5LTopen_file_image(
+      const_cast<char *>(image.data()), image.size(),
+      H5LT_FILE_IMAGE_DONT_COPY | H5LT_FILE_IMAGE_DONT_RELEASE));
+  if (!image5.valid())
+    return refuse(file + ": cannot open as an HDF5 file: " + takeError() +
+                  " (the file may be truncated or corrupt)");
+  hid_t h5 = image5.get();
+  std::string path = datasetPath.str();
+  // H5Lexists fails on a missing intermediate group: check each prefix.
+  llvm::SmallVector<StringRef> parts;
+  datasetPath.split(parts, '/', -1, false);
+  std::string prefix;
+  for (StringRef part : parts) {
+    prefix += "/" + part.str();
+    if (H5Lexists(h5, prefix.c_str(), H5P_DEFAULT) <= 0) {
+      H5Eclear2(H5E_DEFAULT);
+      return refuse(file + " has no dataset '" + path + "'");
+    }
+  }
+  H5L_info_t link;
+  if (H5Lget_info(h5, path.c_str(), &link, H5P_DEFAULT) < 0 ||
+      (link.type != H5L_TYPE_HARD && link.type != H5L_TYPE_SOFT))
+    return refuse(label + " is a link outside the file: seqc reads only "
+                          "data inside it");
+  HDF5Handle dataset(H5Dopen2(h5, path.c_str(), H5P_DEFAULT));
+  if (!dataset.valid())
+    return refuse(file + " has no dataset '" + path + "' (it is a group)");
+  HDF5Handle properties(H5Dget_create_plist(dataset.get()));
+  if (H5Pget_layout(properties.get()) == H5D_VIRTUAL ||
+      H5Pget_external_count(properties.get()) != 0)
+    return refuse(label + " keeps its data outside the file: seqc reads only "
+                          "data inside it");
+  HDF5Handle type(H5Dget_type(dataset.get()));
+  HDF5Handle space(H5Dget_space(dataset.get()));
+  std::string dtype = dtypeName(type.get());
+  if (dtype != "float32")
+    return refuse("dataset '" + path + "' in " + file + " is " + dtype +
+                  ", not float32: convert it first (e.g. numpy's "
+                  "astype('float32'))");
+  int rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank < 1 || rank > kMaxRank)
+    return refuse(label + " has rank " + std::to_string(rank) +
+                  ": --run needs one row per sample along axis 0");
+  std::vector<hsize_t> dims(rank);
+  H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+  uint64_t rowElements = 1;
+  for (int i = 1; i < rank; ++i)
+    if (__builtin_mul_overflow(rowElements, uint64_t(dims[i]), &rowElements) ||
+        rowElements > (uint64_t(1) << 40))
+      return refuse(label + " declares an impossible shape");
+  enc.tag('H');
+  enc.u64(rank);
+  for (hsize_t d : dims)
+    enc.u64(d);
+
+  // Chunks of about 4 MiB, read by hyperslab.
+  uint64_t chunkRows = std::max<uint64_t>(1, (uint64_t(1) << 20) /
+                                                 std::max<uint64_t>(rowElements, 1));
+  // Whole pages of a file mapping only: on heap memory MADV_DONTNEED would
+  // zero live data.
+  uintptr_t page = sysconf(_SC_PAGESIZE);
+  uintptr_t begin = (reinterpret_cast<uintptr_t>(image.data()) + page - 1) & ~(page - 1);
+  uintptr_t end = (reinterpret_cast<uintptr_t>(image.data()) + image.size()) & ~(page - 1);
+  std::vector<float> rows;
+  for (uint64_t first = 0; first < dims[0]; first += chunkRows) {
+    uint64_t count = std::min<uint64_t>(chunkRows, dims[0] - first);
+    std::vector<hsize_t> start(rank, 0), extent(dims);
+    start[0] = first;
+    extent[0] = count;
+    HDF5Handle fileSpace(H5Scopy(space.get()));
+    HDF5Handle memory(H5Screate_simple(rank, extent.data(), nullptr));
+    rows.resize(count * rowElements);
+    if (H5Sselect_hyperslab(fileSpace.get(), H5S_SELECT_SET, start.data(),
+                            nullptr, extent.data(), nullptr) < 0 ||
+        (!rows.empty() &&
+         H5Dread(dataset.get(), H5T_NATIVE_FLOAT, memory.get(), fileSpace.get(),
+                 H5P_DEFAULT, rows.data()) < 0))
+      return refuse("cannot read rows " + std::to_string(first) + " to " +
+                    std::to_string(first + count - 1) + " of " + label +
+                    ": " + takeError());
+    enc.tag('C');
+    enc.u64(count);
+    enc.floats(rows);
+    if (imageIsFileMapping && end > begin)
+      madvise(reinterpret_cast<void *>(begin), end - begin, MADV_DONTNEED);
+  }
+  enc.tag(record::End);
 }
 
 } // namespace seq::keras::hdf5

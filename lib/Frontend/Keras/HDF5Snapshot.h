@@ -72,6 +72,15 @@ enum : char {
 void writeSnapshot(llvm::ArrayRef<char> image, uint64_t budget,
                    SandboxWriter &out);
 
+/// Streams one dataset's rows (float32, by hyperslab) to `out`: an 'H'
+/// record (rank, dims), then 'C' records (row count, floats), then End; or
+/// a Refusal holding the whole message (`fileName` names the file in it).
+/// `imageIsFileMapping`: the pages it has read may be given back after each
+/// chunk (they are re-read from the file if needed again).
+void writeDatasetRows(llvm::ArrayRef<char> image, bool imageIsFileMapping,
+                      llvm::StringRef fileName, llvm::StringRef datasetPath,
+                      SandboxWriter &out);
+
 /// The parent side: reads `image` in a sandboxed child. Errors are phrased
 /// as "'displayName': ...".
 llvm::Expected<Snapshot> readSnapshot(llvm::ArrayRef<char> image,

@@ -2,6 +2,8 @@
 
 #include "seq/Frontend/Keras/Sandbox.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -88,11 +90,18 @@ void restrictSystemCalls(int fd) {
 }
 
 /// Test hook: SEQC_INJECT_READER_FAULT=crash|hang|oom makes the child fail
-/// that way, so that tests can show the parent survives each.
-void injectFault() {
-  const char *fault = std::getenv("SEQC_INJECT_READER_FAULT");
-  if (!fault)
+/// that way, so that tests can show the parent survives each; a suffix
+/// "@PURPOSE" (crash@dataset) aims at one kind of reader only.
+void injectFault(const char *purpose) {
+  const char *setting = std::getenv("SEQC_INJECT_READER_FAULT");
+  if (!setting)
     return;
+  llvm::StringRef value(setting);
+  auto [kind, target] = value.split('@');
+  if (!target.empty() && target != purpose)
+    return;
+  std::string faultText = kind.str();
+  const char *fault = faultText.c_str();
   // raise() would be refused by the filter: fault as a bad pointer does.
   if (!std::strcmp(fault, "crash"))
     *static_cast<volatile int *>(nullptr) = 1;
@@ -115,10 +124,10 @@ void injectFault() {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   limit(RLIMIT_CORE, 0);
   limit(RLIMIT_FSIZE, 0);
-  limit(RLIMIT_CPU, limits.seconds);
+  limit(RLIMIT_CPU, limits.cpuSeconds ? limits.cpuSeconds : limits.seconds);
   limit(RLIMIT_AS, currentAddressSpace() + limits.extraMemoryBytes);
   restrictSystemCalls(fd);
-  injectFault();
+  injectFault(limits.purpose);
   {
     SandboxWriter writer(fd);
     body(writer);
@@ -128,26 +137,80 @@ void injectFault() {
 
 } // namespace
 
-SandboxResult runSandboxed(llvm::function_ref<void(SandboxWriter &)> body,
-                           const SandboxLimits &limits) {
-  SandboxResult result{SandboxResult::NotStarted, {}, {}};
+namespace {
+
+/// Forks the child; its pid and the read end of its pipe, or an error.
+bool startChild(llvm::function_ref<void(SandboxWriter &)> body,
+                const SandboxLimits &limits, pid_t &child, int &fd,
+                std::string &error) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) {
-    result.detail = std::string("cannot create a pipe: ") + strerror(errno);
-    return result;
+    error = std::string("cannot create a pipe: ") + strerror(errno);
+    return false;
   }
-  pid_t child = fork();
+  child = fork();
   if (child < 0) {
-    result.detail = std::string("cannot fork: ") + strerror(errno);
+    error = std::string("cannot fork: ") + strerror(errno);
     close(fds[0]);
     close(fds[1]);
-    return result;
+    return false;
   }
   if (child == 0) {
     close(fds[0]);
     runChild(fds[1], body, limits);
   }
   close(fds[1]);
+  fd = fds[0];
+  return true;
+}
+
+/// Kills the child if asked, reaps it, and says how it ended.
+SandboxResult::Status reap(pid_t child, bool kill, bool timedOut,
+                           std::string &detail) {
+  if (kill)
+    ::kill(child, SIGKILL);
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+    ;
+  if (timedOut || (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU))
+    return SandboxResult::TimedOut;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    return SandboxResult::Finished;
+  detail = WIFSIGNALED(status)
+               ? std::string("signal ") + strsignal(WTERMSIG(status))
+               : "exit status " + std::to_string(WEXITSTATUS(status));
+  return SandboxResult::Crashed;
+}
+
+/// Waits up to `milliseconds` for `fd` to be readable; false on timeout.
+bool waitReadable(int fd, int64_t milliseconds) {
+  for (;;) {
+    if (milliseconds <= 0)
+      return false;
+    struct pollfd p = {fd, POLLIN, 0};
+    auto start = std::chrono::steady_clock::now();
+    int ready = poll(&p, 1, static_cast<int>(std::min<int64_t>(milliseconds, 1 << 30)));
+    if (ready > 0)
+      return true;
+    if (ready == 0)
+      return false;
+    if (errno != EINTR)
+      return true; // let read() report it
+    milliseconds -= std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+  }
+}
+
+} // namespace
+
+SandboxResult runSandboxed(llvm::function_ref<void(SandboxWriter &)> body,
+                           const SandboxLimits &limits) {
+  SandboxResult result{SandboxResult::NotStarted, {}, {}};
+  pid_t child;
+  int fd;
+  if (!startChild(body, limits, child, fd, result.detail))
+    return result;
 
   using Clock = std::chrono::steady_clock;
   auto deadline = Clock::now() + std::chrono::seconds(limits.seconds);
@@ -157,19 +220,11 @@ SandboxResult runSandboxed(llvm::function_ref<void(SandboxWriter &)> body,
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                     deadline - Clock::now())
                     .count();
-    if (left <= 0) {
+    if (!waitReadable(fd, left)) {
       timedOut = true;
       break;
     }
-    struct pollfd p = {fds[0], POLLIN, 0};
-    int ready = poll(&p, 1, static_cast<int>(left));
-    if (ready < 0 && errno == EINTR)
-      continue;
-    if (ready == 0) {
-      timedOut = true;
-      break;
-    }
-    ssize_t n = read(fds[0], chunk, sizeof chunk);
+    ssize_t n = read(fd, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
@@ -180,25 +235,60 @@ SandboxResult runSandboxed(llvm::function_ref<void(SandboxWriter &)> body,
     }
     result.output.insert(result.output.end(), chunk, chunk + n);
   }
-  close(fds[0]);
-  if (timedOut || tooMuch)
-    kill(child, SIGKILL);
-  int status = 0;
-  while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-    ;
-  if (timedOut || (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU))
-    result.status = SandboxResult::TimedOut;
-  else if (tooMuch)
+  close(fd);
+  result.status = reap(child, timedOut || tooMuch, timedOut, result.detail);
+  if (tooMuch)
     result.status = SandboxResult::TooMuchOutput;
-  else if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-    result.status = SandboxResult::Finished;
-  else {
-    result.status = SandboxResult::Crashed;
-    result.detail = WIFSIGNALED(status)
-                        ? std::string("signal ") + strsignal(WTERMSIG(status))
-                        : "exit status " + std::to_string(WEXITSTATUS(status));
-  }
   return result;
+}
+
+std::unique_ptr<SandboxStream>
+SandboxStream::start(llvm::function_ref<void(SandboxWriter &)> body,
+                     const SandboxLimits &limits, std::string &error) {
+  std::unique_ptr<SandboxStream> stream(new SandboxStream());
+  stream->idleSeconds = limits.seconds;
+  if (!startChild(body, limits, stream->child, stream->fd, error))
+    return nullptr;
+  return stream;
+}
+
+bool SandboxStream::read(void *data, size_t size) {
+  char *bytes = static_cast<char *>(data);
+  while (size > 0 && !ended) {
+    if (!waitReadable(fd, int64_t(idleSeconds) * 1000)) {
+      timedOut = ended = true;
+      break;
+    }
+    ssize_t n = ::read(fd, bytes, size);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      ended = true;
+      break;
+    }
+    bytes += n;
+    size -= static_cast<size_t>(n);
+  }
+  return size == 0;
+}
+
+SandboxResult::Status SandboxStream::finish(std::string &detail) {
+  if (fd >= 0) {
+    close(fd);
+    fd = -1;
+  }
+  if (child <= 0)
+    return status;
+  // A child still writing after the reader is done is stopped: the parent
+  // reads exactly what it needs.
+  status = reap(child, /*kill=*/!ended || timedOut, timedOut, detail);
+  child = -1;
+  return status;
+}
+
+SandboxStream::~SandboxStream() {
+  std::string detail;
+  finish(detail);
 }
 
 SandboxLimits readerLimits(uint64_t fileBytes) {

@@ -87,6 +87,7 @@ OwningOpRef<ModuleOp> parse(MLIRContext &context, StringRef text,
 /// Parses and verifies in a sandboxed child first; an error if that dies.
 Error preflight(StringRef text, StringRef where) {
   SandboxLimits limits = readerLimits(text.size());
+  limits.purpose = "mlir";
   SandboxResult result = runSandboxed(
       [&](SandboxWriter &out) {
         MLIRContext context(MLIRContext::Threading::DISABLED);

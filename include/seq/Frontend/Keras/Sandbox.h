@@ -16,18 +16,26 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <cstdint>
+#include <memory>
+
+#include <sys/types.h>
 #include <string>
 #include <vector>
 
 namespace seq::keras {
 
 struct SandboxLimits {
-  /// Wall-clock and CPU seconds for the child.
+  /// Wall-clock seconds for the child (for a stream: the longest wait for
+  /// its next byte), and its CPU seconds unless cpuSeconds is set.
   unsigned seconds = 120;
+  unsigned cpuSeconds = 0;
   /// Address space the child may add to what the process already maps.
   uint64_t extraMemoryBytes = uint64_t(1) << 30;
   /// The most bytes the parent accepts from the child.
   uint64_t maxOutputBytes = uint64_t(1) << 30;
+  /// What the child reads ("model", "mlir", "dataset"): test faults
+  /// (SEQC_INJECT_READER_FAULT=crash@dataset) can aim at one kind.
+  const char *purpose = "model";
 };
 
 struct SandboxResult {
@@ -58,6 +66,33 @@ private:
 /// Runs `body` in a sandboxed child and collects what it writes.
 SandboxResult runSandboxed(llvm::function_ref<void(SandboxWriter &)> body,
                            const SandboxLimits &limits);
+
+/// A sandboxed child whose output is read as it comes, for streams larger
+/// than memory: the child blocks while the parent is busy, and `seconds`
+/// of the limits is how long the parent waits for the next byte.
+class SandboxStream {
+public:
+  /// Null (with `error` set) when the child cannot be started.
+  static std::unique_ptr<SandboxStream>
+  start(llvm::function_ref<void(SandboxWriter &)> body,
+        const SandboxLimits &limits, std::string &error);
+  ~SandboxStream();
+
+  /// Reads exactly `size` bytes; false at the end of the stream, on a
+  /// timeout, or when the child died (finish() tells which).
+  bool read(void *data, size_t size);
+  bool timedOutWaiting() const { return timedOut; }
+  /// Stops the child if it still runs and says how it ended.
+  SandboxResult::Status finish(std::string &detail);
+
+private:
+  SandboxStream() = default;
+  pid_t child = -1;
+  int fd = -1;
+  unsigned idleSeconds = 0;
+  bool ended = false, timedOut = false;
+  SandboxResult::Status status = SandboxResult::Finished;
+};
 
 /// The most bytes of decoded data (weights, attributes) a reader may produce
 /// from a file of `fileBytes` bytes: a small file cannot declare gigabytes.
