@@ -96,7 +96,7 @@ def parse(path, root):
             pending = (i + 1, mark.group(1))
             i += 1
             continue
-        if "doc-test" in line and "<!--" in line:
+        if line.lstrip().startswith("<!--") and "doc-test" in line:
             errors.append(f"{rel}:{i + 1}: malformed doc-test mark: {line.strip()}")
         fence = FENCE.match(line)
         if not fence:
