@@ -14,8 +14,10 @@ Conventions (checked for every block of every file, whatever runs):
                                            (e.g. cuda-gpu, nvcc) is available
   Only runnable blocks (sh, python, pycon) take a mark.
 * Every block runs on its own, in a fresh scratch directory holding the
-  files the docs name (see SCRATCH_FILES) plus `test/` and `examples/` of the
-  repository (read-only links), with build/bin first on PATH. sh blocks run
+  files the docs name (SCRATCH_FILES; copies of x.npy in shards/ and as
+  day-1.npy, day-2.npy; x.npy as extra.csv) plus links to `test/` and
+  `examples/` of the repository (do not write there), with build/bin first
+  on PATH. sh blocks run
   under `bash -e -o pipefail`; python blocks with the given interpreter;
   pycon blocks through doctest (ELLIPSIS, IGNORE_EXCEPTION_DETAIL off).
 
@@ -26,11 +28,13 @@ where `import seqc` works).
   run_doc_blocks.py --root REPO --bin BUILD/bin --lang sh [--features a,b] [FILE.md ...]
 """
 import argparse
+import ast
 import dataclasses
 import os
 import pathlib
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -50,6 +54,8 @@ SCRATCH_FILES = {
     "data.h5": "test/e2e/Inputs/seed_rows.h5",            # dataset /x: (7, 10, 12) float32
 }
 LINKED_DIRS = ["test", "examples"]
+# Several inputs, for --run's directories, globs and CSV: copies of x.npy.
+COPIES_OF_X = ["shards/part-0.npy", "shards/part-1.npy", "day-1.npy", "day-2.npy"]
 
 FENCE = re.compile(r"^( {0,3})(```+|~~~+)\s*([^\s`]*)(.*)$")
 MARK = re.compile(r"^\s*<!--\s*doc-test:\s*(.*?)\s*-->\s*$")
@@ -164,6 +170,32 @@ def prepare_scratch(directory, root):
         shutil.copyfile(root / source, directory / name)
     for name in LINKED_DIRS:
         os.symlink(root / name, directory / name)
+    for name in COPIES_OF_X:
+        (directory / name).parent.mkdir(exist_ok=True)
+        shutil.copyfile(directory / "x.npy", directory / name)
+    write_csv(directory / "x.npy", directory / "extra.csv")
+
+
+def read_npy_f32(path):
+    """(shape, values) of a little-endian float32 C-order .npy."""
+    data = pathlib.Path(path).read_bytes()
+    assert data[:6] == b"\x93NUMPY", path
+    size_bytes = 2 if data[6] == 1 else 4
+    header_len = int.from_bytes(data[8:8 + size_bytes], "little")
+    header = ast.literal_eval(data[8 + size_bytes:8 + size_bytes + header_len].decode("latin1"))
+    assert header["descr"] == "<f4" and not header["fortran_order"], path
+    body = data[8 + size_bytes + header_len:]
+    return header["shape"], struct.unpack(f"<{len(body) // 4}f", body)
+
+
+def write_csv(npy, csv):
+    """x.npy as CSV: a header line, then one sample (all its numbers) per line."""
+    shape, values = read_npy_f32(npy)
+    per_row = len(values) // shape[0]
+    lines = [",".join(f"f{i}" for i in range(per_row))]
+    for r in range(shape[0]):
+        lines.append(",".join(repr(v) for v in values[r * per_row:(r + 1) * per_row]))
+    pathlib.Path(csv).write_text("\n".join(lines) + "\n")
 
 
 def environment(bin_dir):
