@@ -17,9 +17,10 @@ Conventions (checked for every block of every file, whatever runs):
   files the docs name (SCRATCH_FILES; copies of x.npy in shards/ and as
   day-1.npy, day-2.npy; x.npy as extra.csv) plus links to `test/` and
   `examples/` of the repository (do not write there), with build/bin first
-  on PATH. sh blocks run
-  under `bash -e -o pipefail`; python blocks with the given interpreter;
-  pycon blocks through doctest (ELLIPSIS, IGNORE_EXCEPTION_DETAIL off).
+  on PATH. sh blocks run under `bash -e -o pipefail` (a command expected to
+  fail is written `cmd || test $? -eq 2`); python blocks with the given
+  interpreter; pycon blocks through doctest (ELLIPSIS; a traceback's text
+  must match).
 
 Used by test/Docs/docs.test (lit: the sh blocks) and by
 python-bindings/tests/test_docs.py (pytest: the python and pycon blocks,
