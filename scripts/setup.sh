@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(cmake g++ llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
-          libhdf5-dev libfmt-dev zlib1g-dev libgtest-dev ninja-build ccache
+          libhdf5-dev zlib1g-dev libgtest-dev ninja-build ccache
           chromium valgrind libseccomp-dev clang-22 libclang-rt-22-dev)
 missing=()
 for p in "${packages[@]}"; do

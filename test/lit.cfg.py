@@ -11,6 +11,7 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.seq_obj_root, "test")
 
 config.substitutions.append(("%seq_src", config.seq_src_root))
+config.substitutions.append(("%seq_bin", config.seq_tools_dir))
 config.substitutions.append(("%fixtures", os.path.join(config.seq_src_root, "test", "fixtures")))
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 import sys
@@ -38,3 +39,6 @@ try:
         config.available_features.add("cuda-gpu")
 except (OSError, subprocess.SubprocessError):
     pass
+
+# The features above, for test/Docs/run_doc_blocks.py (`<!-- doc-test: requires FEATURE -->`).
+config.substitutions.append(("%features", ",".join(sorted(config.available_features))))

@@ -12,5 +12,8 @@ See docs/Python.md.
 
 from ._seqc import Compiled, Error, Model, compare, engines, load
 
+# Tracebacks name it as documented, seqc.Error, not seqc._seqc.Error.
+Error.__module__ = "seqc"
+
 __version__ = "0.1.0"
 __all__ = ["Compiled", "Error", "Model", "compare", "engines", "load"]

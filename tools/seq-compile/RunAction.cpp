@@ -243,6 +243,10 @@ std::optional<int> runAction(seqc::Session &session) {
     total += shape[0];
   }
   bool perShard = outputIsDirectory();
+  if (perShard)
+    if (std::error_code ec = sys::fs::create_directories(seqc::outputPath))
+      return seqc::fail("cannot create '" + seqc::outputPath +
+                        "': " + ec.message());
   if (!perShard)
     for (size_t i = 1; i < shards.size(); ++i)
       if (!std::equal(shards[i].shape.begin() + 1, shards[i].shape.end(),

@@ -1,0 +1,33 @@
+"""The ```python and ```pycon blocks of README.md and docs/*.md run, each on
+its own in a scratch directory with the files the docs name, with this
+interpreter (where `import seqc` is the installed module). The runner and its
+conventions are test/Docs/run_doc_blocks.py, which the lit suite uses for the
+```sh blocks (test/Docs/docs.test)."""
+import pathlib
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "test" / "Docs"))
+import run_doc_blocks  # noqa: E402
+
+# Not build/bin of a particular build: the Python blocks need no tool, but a
+# block that shells out finds them where scripts/build.sh puts them.
+BIN = ROOT / "build" / "bin"
+BLOCKS = [b for b in run_doc_blocks.collect(ROOT) if b.lang in ("python", "pycon")]
+
+
+def test_there_are_python_blocks():
+    assert any(b.path == "README.md" for b in BLOCKS)
+    assert any(b.path == "docs/Python.md" for b in BLOCKS)
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=[b.id for b in BLOCKS])
+def test_doc_block(block):
+    if block.skip:
+        pytest.skip(block.skip)
+    if block.requires:
+        pytest.skip(f"requires {', '.join(block.requires)} (lit features; not checked here)")
+    ok, output = run_doc_blocks.run_block(block, ROOT, BIN, python=sys.executable)
+    assert ok, f"{block.id} failed:\n{block.text}\n--- output ---\n{output}"
