@@ -15,5 +15,5 @@ from ._seqc import Compiled, Error, Model, compare, engines, load
 # Tracebacks name it as documented, seqc.Error, not seqc._seqc.Error.
 Error.__module__ = "seqc"
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"  # as CMakeLists.txt project(seqc VERSION ...)
 __all__ = ["Compiled", "Error", "Model", "compare", "engines", "load"]

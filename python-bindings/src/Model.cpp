@@ -132,7 +132,8 @@ void bindModel(nb::module_ &m) {
             return layers;
           },
           "One dict per Keras layer: name, class, output_shape, params, "
-          "non_trainable_params (empty for a .mlir module).")
+          "non_trainable_params (for a .mlir module: one per layer name in the IR, "
+          "its class the op's name).")
       .def_prop_ro(
           "params",
           [](const Model &self) {

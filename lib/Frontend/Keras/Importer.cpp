@@ -159,12 +159,13 @@ std::string jsonList(const std::vector<std::string> &items) {
 
 Expected<ImportedModel> importModel(MLIRContext &context,
                                     const ImportOptions &options) {
-  if (options.configPath.empty() &&
-      detectFormat(options.modelPath).format == FileFormat::MLIR) {
-    if (options.inputShape || !options.metadata.empty())
+  if (detectFormat(options.modelPath).format == FileFormat::MLIR) {
+    if (!options.configPath.empty() || options.inputShape ||
+        !options.metadata.empty())
       return fileError(options.modelPath,
-                       "an MLIR file keeps its own shapes and metadata: "
-                       "--input-shape and --metadata apply to Keras files");
+                       "an MLIR module keeps its own architecture, shapes and "
+                       "metadata: a config, an input shape and metadata "
+                       "apply to Keras files, not to .mlir modules");
     return loadSeqModule(context, options.modelPath);
   }
   return importKerasModel(context, options);

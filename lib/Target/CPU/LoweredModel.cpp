@@ -1,5 +1,6 @@
 #include "LoweredModel.h"
 
+#include "seq/Dialect/Seq/Transforms/WeightConstants.h"
 #include "seq/Target/CPU/Pipeline.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -9,6 +10,8 @@ using namespace mlir;
 
 llvm::Expected<seq::cpu::LoweredModel> seq::cpu::lowerModel(ModuleOp module,
                                                            bool fuse) {
+  if (llvm::Error e = requireWeights(module))
+    return std::move(e);
   llvm::Expected<ModelSignature> signature = ModelSignature::of(module);
   if (!signature)
     return signature.takeError();

@@ -804,6 +804,8 @@ Expected<CudaModule> Emitter::run() {
 } // namespace detail
 
 Expected<CudaModule> emitCudaModule(ModuleOp module, const CudaEmitOptions &options) {
+  if (Error e = requireWeights(module))
+    return std::move(e);
   // Work on a copy: the fusion rewrites in place and the caller keeps its IR.
   OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
   if (options.fuse) {

@@ -38,6 +38,25 @@ Value createWeights(OpBuilder &builder, Location loc, ArrayRef<int64_t> shape,
   return arith::ConstantOp::create(builder, loc, type, attr).getResult();
 }
 
+llvm::Error requireWeights(ModuleOp module) {
+  std::string missing;
+  module.walk([&](arith::ConstantOp op) {
+    auto resource = dyn_cast<DenseResourceElementsAttr>(op.getValue());
+    if (!resource || resource.getRawHandle().getBlob())
+      return WalkResult::advance();
+    std::string layer = layerName(op.getLoc());
+    missing = "the weights of resource '" +
+              resource.getRawHandle().getKey().str() + "'" +
+              (layer.empty() ? "" : " (layer '" + layer + "')") +
+              " are missing (elided?): write the module again without "
+              "--elide-weights";
+    return WalkResult::interrupt();
+  });
+  if (missing.empty())
+    return llvm::Error::success();
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), missing);
+}
+
 std::string layerName(Location loc) {
   if (auto name = dyn_cast<NameLoc>(loc))
     return name.getName().str();

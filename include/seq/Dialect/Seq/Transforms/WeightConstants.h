@@ -3,11 +3,13 @@
 #ifndef SEQ_DIALECT_SEQ_TRANSFORMS_WEIGHTCONSTANTS_H
 #define SEQ_DIALECT_SEQ_TRANSFORMS_WEIGHTCONSTANTS_H
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 
 #include <optional>
 #include <string>
@@ -27,6 +29,11 @@ std::optional<std::vector<float>> readWeights(mlir::Value value);
 mlir::Value createWeights(mlir::OpBuilder &builder, mlir::Location loc,
                           llvm::ArrayRef<int64_t> shape,
                           llvm::ArrayRef<float> values, llvm::StringRef name);
+
+/// Success when every dense_resource weight of `module` holds its data; else
+/// one line naming the first missing one and its layer (a module written
+/// with --elide-weights cannot be compiled or run).
+llvm::Error requireWeights(mlir::ModuleOp module);
 
 /// The Keras layer name(s) of a location: "lstm" for loc("lstm"),
 /// "dense+activation" for a fused location of two layers, "" if none.
