@@ -346,19 +346,12 @@ Expected<NpyLayout> parseNpyHeader(StringRef file, uint64_t fileSize,
 class NpyRows final : public RowSource {
 public:
   NpyRows(std::string path, NpyLayout layout, llvm::sys::fs::file_t file)
-      : RowSource(path, layout.shape), layout(std::move(layout)), file(file) {
-    rowElements = 1;
-    for (size_t i = 1; i < arrayShape.size(); ++i)
-      rowElements *= arrayShape[i];
-  }
+      : RowSource(path, layout.shape), layout(std::move(layout)), file(file) {}
   ~NpyRows() override { llvm::sys::fs::closeFile(file); }
 
   Expected<Tensor> next(int64_t count) override {
     count = std::min(count, rowsLeft());
-    Tensor t;
-    t.shape = arrayShape;
-    t.shape[0] = count;
-    t.data.resize(count * rowElements);
+    Tensor t = rowsTensor(count);
     uint64_t rowBytes = rowElements * layout.dtype.size;
     bytes.resize(count * rowBytes);
     uint64_t offset = layout.dataStart + rowsRead * rowBytes;
@@ -383,7 +376,6 @@ public:
 private:
   NpyLayout layout;
   llvm::sys::fs::file_t file;
-  int64_t rowElements;
   std::vector<char> bytes;
 };
 

@@ -10,6 +10,21 @@ using llvm::Expected;
 using llvm::StringRef;
 
 namespace seq::rt {
+
+RowSource::RowSource(std::string name, std::vector<int64_t> shape)
+    : sourceName(std::move(name)), arrayShape(std::move(shape)) {
+  for (size_t i = 1; i < arrayShape.size(); ++i)
+    rowElements *= arrayShape[i];
+}
+
+Tensor RowSource::rowsTensor(int64_t count) const {
+  Tensor t;
+  t.shape = arrayShape;
+  t.shape[0] = count;
+  t.data.resize(count * rowElements);
+  return t;
+}
+
 namespace {
 
 Error sourceError(StringRef name, const llvm::Twine &message) {
@@ -22,13 +37,10 @@ class CsvRows final : public RowSource {
 public:
   static Expected<std::unique_ptr<RowSource>>
   open(StringRef path, std::vector<int64_t> rowShape, char delimiter) {
-    int64_t columns = 1;
-    for (int64_t d : rowShape) {
+    for (int64_t d : rowShape)
       if (d < 1)
         return sourceError(path, "a CSV row needs a fixed input shape: pass "
                                  "--input-shape (e.g. 10,12)");
-      columns *= d;
-    }
     // Rows are counted first (a cheap pass), so that the output's shape is
     // known before the first batch.
     std::ifstream in(path.str());
@@ -50,20 +62,17 @@ public:
     std::vector<int64_t> shape{rows};
     shape.insert(shape.end(), rowShape.begin(), rowShape.end());
     auto source = std::unique_ptr<CsvRows>(
-        new CsvRows(path.str(), std::move(shape), columns, delimiter, header));
+        new CsvRows(path.str(), std::move(shape), delimiter, header));
     source->in.open(path.str());
     return std::unique_ptr<RowSource>(std::move(source));
   }
 
   Expected<Tensor> next(int64_t count) override {
     count = std::min(count, rowsLeft());
-    Tensor t;
-    t.shape = arrayShape;
-    t.shape[0] = count;
-    t.data.reserve(count * columns);
+    Tensor t = rowsTensor(count);
+    int64_t filled = 0;
     std::string line;
-    while (static_cast<int64_t>(t.data.size()) < count * columns &&
-           std::getline(in, line)) {
+    while (filled < count * rowElements && std::getline(in, line)) {
       ++lineNumber;
       StringRef text = StringRef(line).trim();
       if (text.empty())
@@ -74,32 +83,32 @@ public:
       }
       llvm::SmallVector<StringRef> fields;
       text.split(fields, delimiter);
-      if (static_cast<int64_t>(fields.size()) != columns)
+      if (static_cast<int64_t>(fields.size()) != rowElements)
         return sourceError(sourceName,
                            "line " + llvm::Twine(lineNumber) + " has " +
                                llvm::Twine(fields.size()) +
                                " columns, but the input shape needs " +
-                               llvm::Twine(columns));
+                               llvm::Twine(rowElements));
       for (StringRef field : fields) {
         double value;
         if (field.trim().getAsDouble(value))
           return sourceError(sourceName, "line " + llvm::Twine(lineNumber) +
                                              ": '" + field.trim() +
                                              "' is not a number");
-        t.data.push_back(static_cast<float>(value));
+        t.data[filled++] = static_cast<float>(value);
       }
     }
-    if (static_cast<int64_t>(t.data.size()) != count * columns)
+    if (filled != count * rowElements)
       return sourceError(sourceName, "the file became shorter while read");
     rowsRead += count;
     return t;
   }
 
 private:
-  CsvRows(std::string path, std::vector<int64_t> shape, int64_t columns,
-          char delimiter, bool header)
-      : RowSource(std::move(path), std::move(shape)), columns(columns),
-        delimiter(delimiter), skipHeader(header) {}
+  CsvRows(std::string path, std::vector<int64_t> shape, char delimiter,
+          bool header)
+      : RowSource(std::move(path), std::move(shape)), delimiter(delimiter),
+        skipHeader(header) {}
 
   static bool looksNumeric(StringRef line, char delimiter) {
     llvm::SmallVector<StringRef> fields;
@@ -112,7 +121,6 @@ private:
   }
 
   std::ifstream in;
-  int64_t columns;
   char delimiter;
   bool skipHeader;
   int64_t lineNumber = 0;

@@ -28,10 +28,13 @@ public:
   virtual llvm::Expected<Tensor> next(int64_t count) = 0;
 
 protected:
-  RowSource(std::string name, std::vector<int64_t> shape)
-      : sourceName(std::move(name)), arrayShape(std::move(shape)) {}
+  RowSource(std::string name, std::vector<int64_t> shape);
+  /// A tensor for `count` rows (data zeroed, to be filled).
+  Tensor rowsTensor(int64_t count) const;
+
   std::string sourceName;
   std::vector<int64_t> arrayShape;
+  int64_t rowElements = 1; ///< Elements per row (the product of shape[1:]).
   int64_t rowsRead = 0;
 };
 

@@ -15,29 +15,75 @@ using llvm::StringRef;
 namespace seq::keras {
 namespace {
 
+/// Reads the reader's records (HDF5Snapshot.h, writeDatasetRows) off the
+/// stream; any short read means the stream broke.
+class Records {
+public:
+  explicit Records(SandboxStream &stream) : stream(stream) {}
+  bool tag(char &t) { return stream.read(&t, 1); }
+  bool u64(uint64_t &value) {
+    unsigned char b[8];
+    if (!stream.read(b, 8))
+      return false;
+    value = 0;
+    for (int i = 0; i < 8; ++i)
+      value |= uint64_t(b[i]) << (8 * i);
+    return true;
+  }
+  /// The message of a Refusal record (its tag already read).
+  std::optional<std::string> refusal() {
+    uint64_t length = 0;
+    std::string message;
+    if (!u64(length) || length > (1u << 20))
+      return std::nullopt;
+    message.resize(length);
+    if (!stream.read(message.data(), length))
+      return std::nullopt;
+    return message;
+  }
+  bool floats(float *data, uint64_t count) {
+    return stream.read(data, count * sizeof(float));
+  }
+
+private:
+  SandboxStream &stream;
+};
+
+Error message(const llvm::Twine &text) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), text);
+}
+
+/// Why the stream stopped early: a crash, a hang, or malformed records.
+Error streamFailure(SandboxStream &stream, unsigned seconds, StringRef name) {
+  std::string detail;
+  SandboxResult::Status status = stream.finish(detail);
+  std::string what =
+      status == SandboxResult::TimedOut
+          ? "the HDF5 library sent nothing for " + std::to_string(seconds) +
+                " s"
+      : status == SandboxResult::Crashed ? "the HDF5 library failed"
+                                         : "the HDF5 reader sent malformed data";
+  return message("'" + name + "': " + what +
+                 " while reading the dataset (the file is corrupt or hostile)");
+}
+
 class HDF5Rows final : public rt::RowSource {
 public:
   HDF5Rows(std::string name, std::vector<int64_t> shape,
            std::unique_ptr<llvm::MemoryBuffer> file,
            std::unique_ptr<SandboxStream> stream, unsigned seconds)
       : RowSource(std::move(name), std::move(shape)), file(std::move(file)),
-        stream(std::move(stream)), seconds(seconds) {
-    rowElements = 1;
-    for (size_t i = 1; i < arrayShape.size(); ++i)
-      rowElements *= arrayShape[i];
-  }
+        stream(std::move(stream)), records(*this->stream), seconds(seconds) {}
 
   Expected<rt::Tensor> next(int64_t count) override {
     count = std::min(count, rowsLeft());
     while (pendingRows < count)
       if (Error e = receiveChunk())
         return std::move(e);
-    rt::Tensor t;
-    t.shape = arrayShape;
-    t.shape[0] = count;
-    t.data.assign(pending.begin() + used,
-                  pending.begin() + used + count * rowElements);
-    used += count * rowElements;
+    rt::Tensor t = rowsTensor(count);
+    std::copy(pending.begin() + used, pending.begin() + used + t.data.size(),
+              t.data.begin());
+    used += t.data.size();
     pendingRows -= count;
     if (used == pending.size()) {
       pending.clear();
@@ -48,66 +94,30 @@ public:
   }
 
 private:
-  /// Appends the next chunk of rows the reader sends.
+  /// Appends the next chunk of rows the reader sends: 'C', rows, floats.
   Error receiveChunk() {
     char tag = 0;
     uint64_t rows = 0, floats = 0;
-    if (stream->read(&tag, 1) && tag == 'C' && read64(rows) &&
-        read64(floats) && floats == rows * rowElements &&
+    if (records.tag(tag) && tag == 'C' && records.u64(rows) &&
+        records.u64(floats) && floats == rows * rowElements &&
         floats <= (uint64_t(1) << 32)) {
       size_t at = pending.size();
       pending.resize(at + floats);
-      if (stream->read(pending.data() + at, floats * sizeof(float))) {
+      if (records.floats(pending.data() + at, floats)) {
         pendingRows += rows;
         return Error::success();
       }
     } else if (tag == hdf5::record::Refusal) {
-      uint64_t length = 0;
-      std::string message;
-      if (read64(length) && length < (1u << 20)) {
-        message.resize(length);
-        if (stream->read(message.data(), length))
-          return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                         message);
-      }
+      if (std::optional<std::string> text = records.refusal())
+        return message(*text);
     }
-    return failure(*stream, seconds, sourceName);
+    return streamFailure(*stream, seconds, sourceName);
   }
 
-  bool read64(uint64_t &value) {
-    unsigned char b[8];
-    if (!stream->read(b, 8))
-      return false;
-    value = 0;
-    for (int i = 0; i < 8; ++i)
-      value |= uint64_t(b[i]) << (8 * i);
-    return true;
-  }
-
-public:
-  /// Why the stream stopped early: a crash, a hang, or malformed records.
-  static Error failure(SandboxStream &stream, unsigned seconds,
-                       StringRef name) {
-    std::string detail;
-    SandboxResult::Status status = stream.finish(detail);
-    std::string what =
-        status == SandboxResult::TimedOut
-            ? "the HDF5 library sent nothing for " + std::to_string(seconds) +
-                  " s"
-        : status == SandboxResult::Crashed ? "the HDF5 library failed"
-                                           : "the HDF5 reader sent malformed "
-                                             "data";
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "'" + name + "': " + what +
-            " while reading the dataset (the file is corrupt or hostile)");
-  }
-
-private:
   std::unique_ptr<llvm::MemoryBuffer> file; ///< Mapped; the reader reads it.
   std::unique_ptr<SandboxStream> stream;
+  Records records;
   unsigned seconds;
-  int64_t rowElements;
   std::vector<float> pending;
   size_t used = 0;
   int64_t pendingRows = 0;
@@ -118,64 +128,48 @@ private:
 Expected<std::unique_ptr<rt::RowSource>> openHDF5Rows(StringRef path,
                                                       StringRef dataset) {
   std::string name = (path + ":" + dataset).str();
-  auto fail = [&](const llvm::Twine &message) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "'" + name + "': " + message);
-  };
   // Mapped, not read: the reader touches only the pages it needs.
   auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                           /*RequiresNullTerminator=*/false);
   if (!file)
-    return fail("cannot read: " + file.getError().message());
+    return message("'" + name + "': cannot read: " + file.getError().message());
   StringRef bytes = (*file)->getBuffer();
   if (bytes.empty())
-    return fail("cannot open as an HDF5 file: the file is empty");
+    return message("'" + name +
+                   "': cannot open as an HDF5 file: the file is empty");
   SandboxLimits limits = readerLimits(0);
   limits.purpose = "dataset";
   // Converting a large dataset takes CPU time in proportion to its size.
   limits.cpuSeconds = limits.seconds + bytes.size() / (uint64_t(16) << 20);
+  bool mapped = (*file)->getBufferKind() == llvm::MemoryBuffer::MemoryBuffer_MMap;
   std::string error;
   std::unique_ptr<SandboxStream> stream = SandboxStream::start(
       [&](SandboxWriter &out) {
-        hdf5::writeDatasetRows(
-            {bytes.data(), bytes.size()},
-            (*file)->getBufferKind() == llvm::MemoryBuffer::MemoryBuffer_MMap,
-            path, dataset, out);
+        hdf5::writeDatasetRows({bytes.data(), bytes.size()}, mapped, path,
+                               dataset, out);
       },
       limits, error);
   if (!stream)
-    return fail("cannot start the HDF5 reader: " + error);
+    return message("'" + name + "': cannot start the HDF5 reader: " + error);
 
+  // The header: 'H', rank, dims; or a refusal.
+  Records records(*stream);
   char tag = 0;
-  unsigned char b[8];
-  auto read64 = [&](uint64_t &v) {
-    if (!stream->read(b, 8))
-      return false;
-    v = 0;
-    for (int i = 0; i < 8; ++i)
-      v |= uint64_t(b[i]) << (8 * i);
-    return true;
-  };
   uint64_t rank = 0;
-  if (stream->read(&tag, 1) && tag == hdf5::record::Refusal) {
-    uint64_t length = 0;
-    std::string message;
-    if (read64(length) && length < (1u << 20)) {
-      message.resize(length);
-      if (stream->read(message.data(), length))
-        return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-    }
-  } else if (tag == 'H' && read64(rank) && rank >= 1 && rank <= 32) {
+  if (records.tag(tag) && tag == hdf5::record::Refusal) {
+    if (std::optional<std::string> text = records.refusal())
+      return message(*text);
+  } else if (tag == 'H' && records.u64(rank) && rank >= 1 && rank <= 32) {
     std::vector<int64_t> shape;
     uint64_t d = 0;
-    for (uint64_t i = 0; i < rank && read64(d); ++i)
+    for (uint64_t i = 0; i < rank && records.u64(d); ++i)
       shape.push_back(static_cast<int64_t>(d));
     if (shape.size() == rank && shape[0] >= 0)
       return std::unique_ptr<rt::RowSource>(
           new HDF5Rows(name, std::move(shape), std::move(*file),
                        std::move(stream), limits.seconds));
   }
-  return HDF5Rows::failure(*stream, limits.seconds, name);
+  return streamFailure(*stream, limits.seconds, name);
 }
 
 } // namespace seq::keras
