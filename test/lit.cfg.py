@@ -17,6 +17,10 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(["seq-opt", "seq-compile", "seq-allclose"], [config.seq_tools_dir])
+# The fuzz harnesses linked with a replay main (fuzz/ReplayMain.cpp).
+llvm_config.add_tool_substitutions(
+    ["seq-fuzz-" + h for h in ("hdf5_reader", "zip_reader", "json_config", "npy_reader", "mlir_loader")],
+    [config.seq_tools_dir])
 
 import shutil
 if shutil.which("chromium"):
