@@ -9,8 +9,11 @@
 #                                    into fuzz/corpus/<harness>/
 #            HARNESS...              run only these (default: all five)
 # Every run uses -timeout=10 -rss_limit_mb=1024. Prints per harness the
-# executions, the corpus size and any crash/timeout/oom/leak files (copied to
-# fuzz/findings/<harness>/, which git ignores); exits 1 on any finding.
+# executions, the corpus size, the inputs on which the sandboxed reader child
+# crashed or timed out (isolated as designed; kept in the campaign folder),
+# the peak RSS of the harness and of its largest child, and any
+# crash/timeout/oom/leak files (copied to fuzz/findings/<harness>/, which git
+# ignores). Exits 1 on any finding or a child over 1 GiB.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build="$root/build-fuzz"
@@ -22,7 +25,7 @@ while (($#)); do
     --seconds) seconds="$2"; shift ;;
     --results) results="$2"; shift ;;
     --update-corpus) update=1 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) harnesses+=("$1") ;;
   esac
@@ -47,7 +50,7 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 campaign="$build/campaign"
 [ -z "$results" ] || : > "$results"
 findings=0
-printf '%-12s %12s %8s %8s %8s %s\n' harness executions seconds corpus isolated findings
+printf '%-12s %11s %7s %6s %8s %9s %9s %s\n' harness executions seconds corpus isolated rss_mb child_mb findings
 for h in "${harnesses[@]}"; do
   work="$campaign/$h"
   rm -rf "$work"
@@ -65,9 +68,14 @@ for h in "${harnesses[@]}"; do
   if [ -z "$execs" ] && [ -z "$found" ]; then
     found="(no final stats: see $work/log)"
   fi
-  isolated=$(ls "$work/isolated" | wc -l)
-  printf '%-12s %12s %8s %8s %8s %s\n' "$h" "${execs:-?}" "$elapsed" \
-    "$(ls "$work/corpus" | wc -l)" "$isolated" "${found:-none}"
+  isolated=$(sed -n 's/^stat::isolated_inputs: *//p' "$work/log" | tail -1)
+  rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$work/log" | tail -1)
+  child=$(sed -n 's/^stat::max_child_rss_mb: *//p' "$work/log" | tail -1)
+  if [ "${child:-0}" -gt 1024 ]; then
+    found="${found:+$found }(a sandboxed child peaked at $child MB)"
+  fi
+  printf '%-12s %11s %7s %6s %8s %9s %9s %s\n' "$h" "${execs:-?}" "$elapsed" \
+    "$(ls "$work/corpus" | wc -l)" "${isolated:-?}" "${rss:-?}" "${child:-0}" "${found:-none}"
   if [ -n "$found" ]; then
     findings=1
     mkdir -p "$root/fuzz/findings/$h"

@@ -9,6 +9,7 @@
 
 #include "mlir/IR/OperationSupport.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -31,7 +32,19 @@ cl::opt<std::string> targetKind("target",
                                 cl::value_desc("name"), cl::cat(seqCompileCategory));
 
 int fail(const Twine &message, int code) {
-  errs() << "seq-compile: error: " << message << "\n";
+  // A message may quote names and headers from a hostile model file: control
+  // characters are escaped so that every error stays one line.
+  std::string text = message.str();
+  errs() << "seq-compile: error: ";
+  for (unsigned char c : text) {
+    if (c == '\n')
+      errs() << "\\n";
+    else if (c < 0x20 || c == 0x7f)
+      errs() << "\\x" << llvm::hexdigit(c >> 4) << llvm::hexdigit(c & 15);
+    else
+      errs() << static_cast<char>(c);
+  }
+  errs() << "\n";
   return code;
 }
 
