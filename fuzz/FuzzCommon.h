@@ -2,9 +2,10 @@
 //
 // Harnesses call seqc's real entry points on the input bytes and consume
 // every result and error. Readers that run in the sandboxed child get a wall
-// clock of SEQ_FUZZ_READER_TIMEOUT seconds (default 5) so that a hang inside
-// libhdf5 or MLIR's parser is the sandbox's timeout error, well before
-// libFuzzer's -timeout=10 would call the whole input a hang.
+// clock of SEQ_FUZZ_READER_TIMEOUT seconds (default 1: fuzz inputs are small,
+// and libhdf5 hangs on some) so that a hang inside libhdf5 or MLIR's parser
+// is the sandbox's timeout error, well before libFuzzer's -timeout=10 would
+// call the whole input a hang.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,7 +25,7 @@ namespace seq::fuzz {
 
 inline void setReaderTimeout() {
   const char *seconds = std::getenv("SEQ_FUZZ_READER_TIMEOUT");
-  setenv("SEQC_READER_TIMEOUT", seconds ? seconds : "5", 1);
+  setenv("SEQC_READER_TIMEOUT", seconds ? seconds : "1", 1);
 }
 
 /// Consumes an error (printed if SEQ_FUZZ_VERBOSE is set); an error without

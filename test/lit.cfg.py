@@ -22,6 +22,11 @@ llvm_config.add_tool_substitutions(
     ["seq-fuzz-" + h for h in ("hdf5_reader", "zip_reader", "json_config", "npy_reader", "mlir_loader")],
     [config.seq_tools_dir])
 
+# -DSEQ_SANITIZE builds (scripts/sanitize-test.sh): `asan` marks tests whose
+# measurements AddressSanitizer skews (RSS growth per iteration).
+if "address" in getattr(config, "seq_sanitize", ""):
+    config.available_features.add("asan")
+
 import shutil
 if shutil.which("chromium"):
     config.available_features.add("chromium")

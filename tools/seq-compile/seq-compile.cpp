@@ -40,7 +40,8 @@ int fail(const Twine &message, int code) {
     if (c == '\n')
       errs() << "\\n";
     else if (c < 0x20 || c == 0x7f)
-      errs() << "\\x" << llvm::hexdigit(c >> 4) << llvm::hexdigit(c & 15);
+      errs() << "\\x" << llvm::hexdigit(c >> 4, true)
+             << llvm::hexdigit(c & 15, true);
     else
       errs() << static_cast<char>(c);
   }
