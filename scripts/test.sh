@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs the whole test suite (lit + GoogleTest through lit,
-# and the Python bindings' pytest suite).
+# a fuzz smoke run of every harness (scripts/fuzz.sh --smoke), and the Python
+# bindings' pytest suite).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh"
@@ -9,10 +10,15 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 results="$root/build/test/results.json"
 status=0
 /usr/lib/llvm-22/bin/lit -sv --time-tests -o "$results" "$root/build/test" "$root/build/test/Unit" || status=$?
+# Fuzz smoke: each libFuzzer harness for ~20 s (scripts/fuzz.sh, build-fuzz/);
+# one result per harness.
+fuzz_results="$root/build/test/fuzz-results.txt"
+rm -f "$fuzz_results"
+"$root/scripts/fuzz.sh" --smoke --results "$fuzz_results" || status=1
 # Python bindings: built into build/, pip-installed, pytest (python-bindings/).
 python_results="$root/build/test/python-results.xml"
 "$root/python-bindings/run-tests.sh" "$python_results" || status=1
-python3 - "$results" "$python_results" <<'PY'
+python3 - "$results" "$python_results" "$fuzz_results" <<'PY'
 import json, os, sys, xml.etree.ElementTree as ET
 tests = json.load(open(sys.argv[1]))["tests"]
 count = lambda *codes: sum(t["code"] in codes for t in tests)
@@ -26,6 +32,12 @@ if os.path.exists(sys.argv[2]):  # pytest's JUnit XML
     failed += n["failures"] + n["errors"]
     skipped += n["skipped"]
 else:  # the bindings did not build or install
+    failed += 1
+fuzz = open(sys.argv[3]).read().split() if os.path.exists(sys.argv[3]) else []
+if fuzz:
+    passed += fuzz[0::2].count("PASS")
+    failed += fuzz[0::2].count("FAIL")
+else:  # the fuzz harnesses did not build
     failed += 1
 print(f"{passed} passed, {failed} failed, {skipped} skipped")
 PY

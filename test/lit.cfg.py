@@ -20,6 +20,15 @@ config.substitutions.append(("%python", sys.executable))
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(["seq-opt", "seq-compile", "seq-allclose"], [config.seq_tools_dir])
+# The fuzz harnesses linked with a replay main (fuzz/ReplayMain.cpp).
+llvm_config.add_tool_substitutions(
+    ["seq-fuzz-" + h for h in ("hdf5_reader", "zip_reader", "json_config", "npy_reader", "mlir_loader")],
+    [config.seq_tools_dir])
+
+# -DSEQ_SANITIZE builds (scripts/sanitize-test.sh): `asan` marks tests whose
+# measurements AddressSanitizer skews (RSS growth per iteration).
+if "address" in getattr(config, "seq_sanitize", ""):
+    config.available_features.add("asan")
 
 import shutil
 if shutil.which("chromium"):

@@ -77,6 +77,9 @@ public:
   }
 
 private:
+  /// Nesting deeper than any dtype or shape numpy writes is refused, so that
+  /// a hostile header cannot exhaust the stack.
+  static constexpr int kMaxDepth = 32;
   StringRef rest;
 
   bool peek(char c) {
@@ -90,7 +93,7 @@ private:
     return true;
   }
 
-  std::optional<PyValue> parseValue() {
+  std::optional<PyValue> parseValue(int depth = 0) {
     rest = rest.ltrim();
     PyValue v;
     if (peek('\'') || peek('"')) {
@@ -104,11 +107,13 @@ private:
       return v;
     }
     if (peek('(') || peek('[')) {
+      if (depth >= kMaxDepth)
+        return std::nullopt;
       char close = rest.front() == '(' ? ')' : ']';
       rest = rest.drop_front();
       v.kind = PyValue::Kind::Sequence;
       while (!consume(close)) {
-        std::optional<PyValue> item = parseValue();
+        std::optional<PyValue> item = parseValue(depth + 1);
         if (!item)
           return std::nullopt;
         v.items.push_back(std::move(*item));

@@ -11,6 +11,7 @@
 
 #include "mlir/IR/OperationSupport.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 

@@ -57,7 +57,8 @@ public:
     if (n > (bytes.size() - at) / sizeof(float) || !need(n * sizeof(float)))
       return fail(), std::vector<float>();
     std::vector<float> v(n);
-    std::memcpy(v.data(), bytes.data() + at, n * sizeof(float));
+    if (n) // memcpy's pointers must not be null, even for no bytes.
+      std::memcpy(v.data(), bytes.data() + at, n * sizeof(float));
     at += n * sizeof(float);
     return v;
   }

@@ -7,6 +7,7 @@
 #include "seq/Frontend/Keras/ZipArchive.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
 
@@ -185,6 +186,9 @@ llvm::Error ZipArchive::readCentralDirectory() {
                  "end of the file)");
 
   StringRef directory = data.substr(directoryOffset, directorySize);
+  // Names seen so far: a linear search per entry would make a directory of
+  // a million tiny entries take hours.
+  llvm::StringSet<> seen;
   for (uint64_t index = 0; index < count; ++index) {
     if (directory.size() < centralHeaderSize ||
         read32(directory, 0) != centralHeaderSignature)
@@ -215,7 +219,7 @@ llvm::Error ZipArchive::readCentralDirectory() {
                    "'");
     // Readers disagree on which of two same-named members counts (Python's
     // zipfile and Keras take the last): a file that relies on it is refused.
-    if (find(member.name))
+    if (!seen.insert(member.name).second)
       return error("zip member '" + member.name +
                    "' appears twice: refused, since readers disagree on "
                    "which copy counts");
