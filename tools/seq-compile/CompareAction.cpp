@@ -202,8 +202,7 @@ runEnginesInterleaved(StringRef compiled, StringRef root) {
 int runCompare(seqc::Session &session) {
   if (iterations < 2)
     return seqc::fail("--iterations must be at least 2", 2);
-  std::string compiled = seqc::engineName.getNumOccurrences() ? std::string(seqc::engineName)
-                                                              : "jit";
+  std::string compiled = seqc::engineName; // jit unless --engine says
   if (compiled == "eager")
     return seqc::fail("--compare needs a compiled engine (--engine jit, aot or cuda)", 2);
   seqc::registerEngines();
