@@ -74,6 +74,18 @@ inline void keepIsolated(const uint8_t *data, size_t size, const char *what) {
   }
 }
 
+/// Consumes the error of an entry point that reads in the sandboxed child;
+/// an error saying that `reader` (e.g. "the HDF5 library") failed is the
+/// child crashing or hanging, so the input is kept as isolated.
+inline void consumeReaderError(llvm::Error error, const uint8_t *data,
+                               size_t size, const char *reader,
+                               const char *what) {
+  std::string message = llvm::toString(std::move(error));
+  if (message.find(reader) != std::string::npos)
+    keepIsolated(data, size, what);
+  consume(llvm::createStringError(llvm::inconvertibleErrorCode(), message));
+}
+
 /// At exit, the peak resident size of the largest sandboxed child this
 /// process waited for (libFuzzer's -rss_limit_mb sees only this process):
 /// scripts/fuzz.sh reports it.

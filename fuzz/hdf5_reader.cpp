@@ -67,11 +67,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       llvm::ArrayRef<char>(reinterpret_cast<const char *>(data), size),
       "fuzz.h5");
   if (!file) {
-    std::string message = llvm::toString(file.takeError());
-    if (message.find("the HDF5 library") != std::string::npos)
-      fuzz::keepIsolated(data, size, "hdf5");
-    fuzz::consume(llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                          message));
+    fuzz::consumeReaderError(file.takeError(), data, size, "the HDF5 library",
+                             "hdf5");
     return 0;
   }
   visited = 0;

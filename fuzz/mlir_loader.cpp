@@ -26,11 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       context, llvm::StringRef(reinterpret_cast<const char *>(data), size),
       "fuzz.mlir");
   if (!model) {
-    std::string message = llvm::toString(model.takeError());
-    if (message.find("the MLIR parser") != std::string::npos)
-      fuzz::keepIsolated(data, size, "mlir");
-    fuzz::consume(llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                          message));
+    fuzz::consumeReaderError(model.takeError(), data, size, "the MLIR parser",
+                             "mlir");
     return 0;
   }
   (void)model->modelName.size();
