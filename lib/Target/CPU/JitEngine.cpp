@@ -1,5 +1,6 @@
 #include "seq/Target/CPU/JitEngine.h"
 
+#include "JitMemory.h"
 #include "LoweredModel.h"
 #include "ModelSignature.h"
 #include "seq/Target/CPU/Pipeline.h"
@@ -32,9 +33,10 @@ using PredictFn = void (*)(void *result, void *input);
 
 class JitEngine final : public seq::rt::Engine {
 public:
-  JitEngine(std::unique_ptr<ExecutionEngine> engine, PredictFn predict,
+  JitEngine(std::unique_ptr<seq::cpu::JitMemory> memory,
+            std::unique_ptr<ExecutionEngine> engine, PredictFn predict,
             seq::cpu::ModelSignature signature)
-      : engine(std::move(engine)), predict(predict),
+      : memory(std::move(memory)), engine(std::move(engine)), predict(predict),
         signature(std::move(signature)) {}
 
   ~JitEngine() override {
@@ -84,6 +86,8 @@ private:
     idle.push_back(arena);
   }
 
+  // Declared first: the engine's code and data live in it.
+  std::unique_ptr<seq::cpu::JitMemory> memory;
   std::unique_ptr<ExecutionEngine> engine;
   PredictFn predict;
   seq::cpu::ModelSignature signature;
@@ -104,6 +108,7 @@ seq::cpu::createJitEngine(ModuleOp module) {
     return tm.takeError();
   llvm::TargetMachine *target = tm->get();
   std::string translationError;
+  auto memory = std::make_unique<seq::cpu::JitMemory>();
   auto buildModule = [&](Operation *op, llvm::LLVMContext &context)
       -> std::unique_ptr<llvm::Module> {
     llvm::Expected<std::unique_ptr<llvm::Module>> m =
@@ -112,6 +117,7 @@ seq::cpu::createJitEngine(ModuleOp module) {
       translationError = llvm::toString(m.takeError());
       return nullptr;
     }
+    memory->sizeFor(**m);
     return std::move(*m);
   };
   ExecutionEngineOptions options;
@@ -119,6 +125,7 @@ seq::cpu::createJitEngine(ModuleOp module) {
   options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   options.enableGDBNotificationListener = false;
   options.enablePerfNotificationListener = false;
+  options.sectionMemoryMapper = memory.get();
   llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =
       ExecutionEngine::create(*lowered->module, options, std::move(*tm));
   if (!engine) {
@@ -144,7 +151,7 @@ seq::cpu::createJitEngine(ModuleOp module) {
   llvm::Expected<void *> predict = (*engine)->lookup("_mlir_ciface_predict");
   if (!predict)
     return predict.takeError();
-  return std::make_unique<JitEngine>(std::move(*engine),
+  return std::make_unique<JitEngine>(std::move(memory), std::move(*engine),
                                      reinterpret_cast<PredictFn>(*predict),
                                      std::move(lowered->signature));
 }
