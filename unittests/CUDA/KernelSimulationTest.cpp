@@ -113,12 +113,11 @@ std::string describe(const char *cell, const RecurrenceCase &c) {
          (c.goBackwards ? " go_backwards" : "") + (c.returnSequences ? " sequences" : "");
 }
 
-/// Runs the recurrence kernel for cell C and returns its output and plan.
-template <seqc::Cell C, seqc::Act A, seqc::Act R>
-std::vector<float> runRecurrence(const RecurrenceCase &c, const Tensor &xproj, const Tensor &u,
-                                 const Tensor *rbias, seqc::RecurrencePlan &plan) {
+/// Runs a recurrence with `plan` as it is and returns its output.
+std::vector<float> runPlannedRecurrence(const RecurrenceCase &c, const Tensor &xproj,
+                                        const Tensor &u, const Tensor *rbias,
+                                        const seqc::RecurrencePlan &plan) {
   const int64_t B = c.batch, T = c.steps, U = c.units;
-  EXPECT_EQ((seqc::plan_recurrence<C, A, R>(static_cast<int>(U), &plan)), cudaSuccess);
   std::vector<float> out((c.returnSequences ? B * T : B) * U, -7.0f), h(2 * B * U, -7.0f),
       cell(B * U, -7.0f), z(B * U), rh(B * U);
   seqc::RecurrenceArgs args{};
@@ -137,6 +136,14 @@ std::vector<float> runRecurrence(const RecurrenceCase &c, const Tensor &xproj, c
   args.return_sequences = c.returnSequences;
   EXPECT_EQ(seqc::run_recurrence(nullptr, plan, args), cudaSuccess);
   return out;
+}
+
+/// Plans and runs the recurrence kernel for cell C; returns output and plan.
+template <seqc::Cell C, seqc::Act A, seqc::Act R>
+std::vector<float> runRecurrence(const RecurrenceCase &c, const Tensor &xproj, const Tensor &u,
+                                 const Tensor *rbias, seqc::RecurrencePlan &plan) {
+  EXPECT_EQ((seqc::plan_recurrence<C, A, R>(static_cast<int>(c.units), &plan)), cudaSuccess);
+  return runPlannedRecurrence(c, xproj, u, rbias, plan);
 }
 
 seq::rt::RnnOptions optionsFor(const RecurrenceCase &c, Activation act, Activation rec) {
@@ -183,6 +190,67 @@ TEST(CudaKernelSimulation, LstmRecurrenceWithWeightsInGlobalMemory) {
 TEST(CudaKernelSimulation, LstmRecurrenceWithManyBlocks) {
   ScopedEnv sms("SEQC_SIM_SMS", "12");
   checkLstm({24, 5, 4, false, true});
+}
+
+// Layers of the same cell share one kernel, and the dynamic shared memory
+// limit is the kernel's: planning a smaller layer after a larger one must not
+// lower the limit the larger one launches with (LSTM(150) -> LSTM(20)).
+TEST(CudaKernelSimulation, LaterSmallerLayerKeepsTheSharedMemoryLimit) {
+  RecurrenceCase big{150, 2, 3, false, true}, small{20, 2, 3, false, false};
+  Tensor xproj = random({big.batch, big.steps, 4 * big.units}, 41);
+  Tensor u = random({big.units, 4 * big.units}, 42, 0.1f);
+  seqc::RecurrencePlan bigPlan, smallPlan;
+  ASSERT_EQ((seqc::plan_recurrence<seqc::Cell::Lstm, seqc::Act::Tanh, seqc::Act::Sigmoid>(
+                static_cast<int>(big.units), &bigPlan)),
+            cudaSuccess);
+  ASSERT_EQ((seqc::plan_recurrence<seqc::Cell::Lstm, seqc::Act::Tanh, seqc::Act::Sigmoid>(
+                static_cast<int>(small.units), &smallPlan)),
+            cudaSuccess);
+  ASSERT_EQ(bigPlan.kernel, smallPlan.kernel);
+  ASSERT_GT(bigPlan.shared_bytes, smallPlan.shared_bytes);
+  Tensor want = seq::rt::lstmRecurrence(
+      xproj, u, optionsFor(big, Activation::Tanh, Activation::Sigmoid));
+  std::vector<float> got = runPlannedRecurrence(big, xproj, u, nullptr, bigPlan);
+  expectClose(got, want, 2e-5, describe("lstm after a smaller plan", big));
+}
+
+// The simulation refuses launches a GPU refuses, before running anything.
+TEST(CudaKernelSimulation, LaunchLimitsAreEnforced) {
+  RecurrenceCase c{40, 1, 2, false, false};
+  seqc::RecurrencePlan plan;
+  ASSERT_EQ((seqc::plan_recurrence<seqc::Cell::SimpleRnn, seqc::Act::Tanh, seqc::Act::Sigmoid>(
+                static_cast<int>(c.units), &plan)),
+            cudaSuccess);
+  std::vector<float> out(c.units), h(2 * c.units), xproj(c.steps * c.units), u(c.units * c.units);
+  seqc::RecurrenceArgs args{};
+  args.xproj = xproj.data();
+  args.u = u.data();
+  args.out = out.data();
+  args.h = h.data();
+  args.batch = 1;
+  args.steps = static_cast<int>(c.steps);
+  args.units = static_cast<int>(c.units);
+  // More dynamic shared memory than the kernel's attribute allows.
+  seqc::RecurrencePlan tooMuchShared = plan;
+  tooMuchShared.shared_bytes = plan.shared_bytes + 64 * 1024;
+  EXPECT_EQ(seqc::run_recurrence(nullptr, tooMuchShared, args), cudaErrorInvalidValue);
+  // A cooperative grid larger than what can be resident at once.
+  seqc::RecurrencePlan tooManyBlocks = plan;
+  tooManyBlocks.blocks = seqc_sim::multiprocessors() + 1;
+  EXPECT_EQ(seqc::run_recurrence(nullptr, tooManyBlocks, args),
+            cudaErrorCooperativeLaunchTooLarge);
+  // Plain launches report through cudaGetLastError, and nothing runs.
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  std::vector<float> x(4, 1.0f), y(4, -1.0f);
+  SEQC_LAUNCH(seqc::activation_kernel<seqc::Act::Relu>, 1, 2048, 0, nullptr)(x.data(), y.data(),
+                                                                              4, 0.0f);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidConfiguration);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  EXPECT_EQ(y[0], -1.0f);
+  EXPECT_EQ(cudaFuncSetAttribute(reinterpret_cast<const void *>(plan.kernel),
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 seqc_sim::shared_bytes_optin() + 1),
+            cudaErrorInvalidValue);
 }
 
 template <bool kResetAfter>

@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <math.h>
 #include <tuple>
 #include <vector>
@@ -44,6 +45,7 @@ enum cudaError_t {
   cudaSuccess = 0,
   cudaErrorInvalidValue = 1,
   cudaErrorMemoryAllocation = 2,
+  cudaErrorInvalidConfiguration = 9,
   cudaErrorInsufficientDriver = 35,
   cudaErrorInvalidDeviceFunction = 98,
   cudaErrorNoDevice = 100,
@@ -67,6 +69,10 @@ enum cudaDeviceAttr {
   cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
 };
 enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
+struct cudaFuncAttributes {
+  int maxDynamicSharedSizeBytes = 0;
+  int maxThreadsPerBlock = 1024;
+};
 #define cudaStreamNonBlocking 0x01
 #define CUDART_VERSION 13000
 
@@ -80,6 +86,62 @@ inline int env_or(const char *name, int fallback) {
 }
 inline int multiprocessors() { return env_or("SEQC_SIM_SMS", 4); }
 inline int shared_bytes_optin() { return env_or("SEQC_SIM_SHARED_BYTES", 232448); }
+/// Resident blocks per SM are capped (1 by default) to keep the number of
+/// fibers of a cooperative launch small; the real limits below still apply.
+inline int blocks_per_sm_cap() { return env_or("SEQC_SIM_BLOCKS_PER_SM", 1); }
+
+// ---- launch limits -----------------------------------------------------------
+// A GPU refuses a launch that breaks these before running anything; the
+// simulation refuses it the same way, so a wrong limit fails a CPU test.
+// (Registers per thread are not modelled: ptxas reports them, and the
+// kernels' __launch_bounds__ keep them within one block's share.)
+constexpr int kMaxThreadsPerBlock = 1024;
+constexpr int kMaxThreadsPerSm = 2048;
+constexpr int kMaxBlocksPerSm = 32;
+constexpr int kDefaultDynamicShared = 48 * 1024; // without the attribute
+constexpr int kReservedSharedPerBlock = 1024;
+
+/// cudaFuncAttributeMaxDynamicSharedMemorySize of every kernel set so far.
+inline std::map<const void *, int> &dynamic_shared_limits() {
+  static std::map<const void *, int> limits;
+  return limits;
+}
+inline int dynamic_shared_limit(const void *kernel) {
+  auto it = dynamic_shared_limits().find(kernel);
+  return it == dynamic_shared_limits().end() ? kDefaultDynamicShared : it->second;
+}
+
+/// What cudaOccupancyMaxActiveBlocksPerMultiprocessor reports.
+inline int blocks_per_sm(int threads, size_t shared) {
+  if (threads < 1 || threads > kMaxThreadsPerBlock || shared > (size_t)shared_bytes_optin())
+    return 0;
+  const int warps = (threads + 31) / 32;
+  int blocks = std::min(kMaxBlocksPerSm, kMaxThreadsPerSm / (warps * 32));
+  const size_t per_sm = (size_t)shared_bytes_optin() + kReservedSharedPerBlock;
+  blocks = std::min<size_t>(blocks, per_sm / (shared + kReservedSharedPerBlock));
+  return std::min(blocks, blocks_per_sm_cap());
+}
+
+/// The checks of a launch of `kernel`, as the CUDA runtime makes them.
+inline cudaError_t check_launch(const void *kernel, dim3 grid, dim3 block, size_t shared,
+                                bool cooperative) {
+  const long threads = (long)block.x * block.y * block.z;
+  if (threads < 1 || threads > kMaxThreadsPerBlock || block.z > 64 || grid.x < 1 ||
+      grid.y < 1 || grid.z < 1 || grid.x > 0x7fffffffu || grid.y > 65535 || grid.z > 65535)
+    return cudaErrorInvalidConfiguration;
+  if (shared > (size_t)dynamic_shared_limit(kernel))
+    return cudaErrorInvalidValue;
+  if (cooperative && (long)grid.x * grid.y * grid.z >
+                         (long)blocks_per_sm((int)threads, shared) * multiprocessors())
+    return cudaErrorCooperativeLaunchTooLarge;
+  return cudaSuccess;
+}
+
+/// The error a plain launch leaves for cudaGetLastError.
+inline cudaError_t &last_error() {
+  static cudaError_t error = cudaSuccess;
+  return error;
+}
 
 struct Fiber {
   ucontext_t context;
@@ -203,6 +265,12 @@ template <typename... Params> struct Launcher {
   dim3 grid, block;
   size_t shared;
   template <typename... Args> void operator()(Args &&...args) const {
+    cudaError_t error =
+        check_launch(reinterpret_cast<const void *>(kernel), grid, block, shared, false);
+    if (error != cudaSuccess) {
+      last_error() = error;
+      return;
+    }
     std::tuple<std::decay_t<Params>...> copied(std::forward<Args>(args)...);
     auto k = kernel;
     launch(grid, block, shared, false, [k, copied] { std::apply(k, copied); });
@@ -296,6 +364,8 @@ inline const char *cudaGetErrorString(cudaError_t e) {
     return "no error";
   case cudaErrorInvalidValue:
     return "invalid argument";
+  case cudaErrorInvalidConfiguration:
+    return "invalid configuration argument";
   case cudaErrorMemoryAllocation:
     return "out of memory";
   case cudaErrorCooperativeLaunchTooLarge:
@@ -307,7 +377,11 @@ inline const char *cudaGetErrorString(cudaError_t e) {
   }
 }
 inline const char *cudaGetErrorName(cudaError_t e) { return cudaGetErrorString(e); }
-inline cudaError_t cudaGetLastError() { return cudaSuccess; }
+inline cudaError_t cudaGetLastError() {
+  cudaError_t error = seqc_sim::last_error();
+  seqc_sim::last_error() = cudaSuccess;
+  return error;
+}
 inline cudaError_t cudaGetDeviceCount(int *n) {
   *n = 1;
   return cudaSuccess;
@@ -345,12 +419,22 @@ inline cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int) 
   }
   return cudaSuccess;
 }
-inline cudaError_t cudaFuncSetAttribute(const void *, cudaFuncAttribute, int) {
+inline cudaError_t cudaFuncSetAttribute(const void *kernel, cudaFuncAttribute attribute,
+                                        int value) {
+  if (attribute != cudaFuncAttributeMaxDynamicSharedMemorySize || value < 0 ||
+      value > seqc_sim::shared_bytes_optin())
+    return cudaErrorInvalidValue;
+  seqc_sim::dynamic_shared_limits()[kernel] = value;
   return cudaSuccess;
 }
-inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const void *, int,
-                                                                 size_t shared) {
-  *blocks = shared <= (size_t)seqc_sim::shared_bytes_optin() ? 1 : 0;
+inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attributes, const void *kernel) {
+  *attributes = cudaFuncAttributes();
+  attributes->maxDynamicSharedSizeBytes = seqc_sim::dynamic_shared_limit(kernel);
+  return cudaSuccess;
+}
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const void *,
+                                                                 int threads, size_t shared) {
+  *blocks = seqc_sim::blocks_per_sm(threads, shared);
   return cudaSuccess;
 }
 inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned) {
@@ -389,6 +473,10 @@ inline cudaError_t cudaMemsetAsync(void *dst, int value, size_t bytes, cudaStrea
 template <typename Arg>
 inline cudaError_t seqc_sim_launch_cooperative(void (*kernel)(Arg), dim3 grid, dim3 block,
                                                size_t shared, Arg arg) {
+  cudaError_t error = seqc_sim::check_launch(reinterpret_cast<const void *>(kernel), grid,
+                                             block, shared, true);
+  if (error != cudaSuccess)
+    return error;
   seqc_sim::launch(grid, block, shared, true, [kernel, arg] { kernel(arg); });
   return cudaSuccess;
 }

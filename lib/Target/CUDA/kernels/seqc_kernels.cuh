@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 
 namespace seqc {
 
@@ -427,6 +428,22 @@ struct RecurrencePlan {
   bool shared_weights = false;
 };
 
+/// Lets `entry` launch with `bytes` of dynamic shared memory. The limit is a
+/// property of the kernel, and one kernel serves every layer with the same
+/// cell and activations, so it is only ever raised: a later, smaller layer
+/// must not lower what an earlier layer's launches need. The lock makes the
+/// read-and-raise atomic between threads creating models.
+inline cudaError_t raise_dynamic_shared_limit(const void *entry, size_t bytes) {
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  cudaFuncAttributes attributes;
+  cudaError_t err = cudaFuncGetAttributes(&attributes, entry);
+  if (err != cudaSuccess || (size_t)attributes.maxDynamicSharedSizeBytes >= bytes)
+    return err;
+  return cudaFuncSetAttribute(entry, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              static_cast<int>(bytes));
+}
+
 /// Picks the slice width and whether the recurrent kernel fits in shared
 /// memory: the grid must be co-resident for the grid-wide barrier.
 template <Cell C, Act A, Act R>
@@ -446,8 +463,7 @@ cudaError_t plan_recurrence(int units, RecurrencePlan *plan) {
     if (bytes > (size_t)optin)
       return cudaErrorInvalidValue;
     const void *entry = reinterpret_cast<const void *>(kernel);
-    cudaError_t e = cudaFuncSetAttribute(entry, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(bytes));
+    cudaError_t e = raise_dynamic_shared_limit(entry, bytes);
     if (e != cudaSuccess)
       return e;
     int per_sm = 0;
@@ -468,8 +484,7 @@ cudaError_t plan_recurrence(int units, RecurrencePlan *plan) {
   RecurrenceKernel global_kernel = &recurrence_kernel<C, A, R, false>;
   const void *global_entry = reinterpret_cast<const void *>(global_kernel);
   size_t bytes = recurrence_shared_bytes(G, units, slice, false);
-  if ((err = cudaFuncSetAttribute(global_entry, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  static_cast<int>(bytes))) != cudaSuccess)
+  if ((err = raise_dynamic_shared_limit(global_entry, bytes)) != cudaSuccess)
     return err;
   int per_sm = 0;
   if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, global_entry, kRecThreads,
