@@ -65,12 +65,14 @@ private:
 //===----------------------------------------------------------------------===//
 
 template <seqc::Act A>
-void checkLinear(int64_t m, int n, int k, Activation act, float alpha, bool withBias) {
+void checkLinear(int64_t m, int n, int k, Activation act, float alpha, bool withBias,
+                 int64_t rowsPerLaunch = seqc::kGemmMaxRowsPerLaunch) {
   Tensor x = random({m, k}, 1 + m, 2.0f), w = random({k, n}, 2 + n), b = random({n}, 3);
   Tensor want = seq::rt::dense(x, w, withBias ? &b : nullptr, act, alpha);
   std::vector<float> got(m * n, -7.0f);
   ASSERT_EQ(seqc::linear<A>(nullptr, x.data.data(), w.data.data(),
-                            withBias ? b.data.data() : nullptr, got.data(), m, n, k, alpha),
+                            withBias ? b.data.data() : nullptr, got.data(), m, n, k, alpha,
+                            rowsPerLaunch),
             cudaSuccess);
   expectClose(got, want, 2e-5,
               "linear " + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n));
@@ -81,6 +83,15 @@ TEST(CudaKernelSimulation, LinearMatchesDenseAcrossTileEdges) {
   checkLinear<seqc::Act::Relu>(70, 37, 19, Activation::Relu, 0, true);
   checkLinear<seqc::Act::Tanh>(65, 130, 33, Activation::Tanh, 0, false);
   checkLinear<seqc::Act::Sigmoid>(3, 64, 16, Activation::Sigmoid, 0, true);
+}
+
+// More rows than one launch's grid can hold (65535 row tiles, 4.19 M rows)
+// are split into launches; shown here with small launches.
+TEST(CudaKernelSimulation, LinearSplitsRowsAcrossLaunches) {
+  static_assert(seqc::kGemmMaxRowsPerLaunch / seqc::kGemmTileM <= 65535,
+                "one launch's row tiles fit in grid.y");
+  checkLinear<seqc::Act::Relu>(200, 37, 19, Activation::Relu, 0, true, 3 * seqc::kGemmTileM);
+  checkLinear<seqc::Act::Softmax>(150, 10, 7, Activation::Softmax, 0, true, seqc::kGemmTileM);
 }
 
 TEST(CudaKernelSimulation, LinearEpilogueActivations) {
@@ -212,6 +223,19 @@ TEST(CudaKernelSimulation, LaterSmallerLayerKeepsTheSharedMemoryLimit) {
       xproj, u, optionsFor(big, Activation::Tanh, Activation::Sigmoid));
   std::vector<float> got = runPlannedRecurrence(big, xproj, u, nullptr, bigPlan);
   expectClose(got, want, 2e-5, describe("lstm after a smaller plan", big));
+}
+
+// cuDNN's matrix of one gate must be exactly the row-major layout the gate
+// transpose writes; a square matrix in the other order has the same dims.
+TEST(CudaKernelSimulation, CudnnMatrixLayoutCheck) {
+  int dims[3] = {1, 8, 5}, rowMajor[3] = {40, 5, 1}, columnMajor[3] = {40, 1, 8};
+  EXPECT_TRUE(seqc::is_row_major_matrix(3, dims, rowMajor, 8, 5));
+  EXPECT_FALSE(seqc::is_row_major_matrix(3, dims, columnMajor, 8, 5));
+  EXPECT_FALSE(seqc::is_row_major_matrix(3, dims, rowMajor, 5, 8));
+  int square[3] = {1, 6, 6}, squareRow[3] = {36, 6, 1}, squareTransposed[3] = {36, 1, 6};
+  EXPECT_TRUE(seqc::is_row_major_matrix(3, square, squareRow, 6, 6));
+  EXPECT_FALSE(seqc::is_row_major_matrix(3, square, squareTransposed, 6, 6));
+  EXPECT_FALSE(seqc::is_row_major_matrix(2, square + 1, squareRow + 1, 6, 6));
 }
 
 // The simulation refuses launches a GPU refuses, before running anything.

@@ -139,7 +139,8 @@ std::string Emitter::assemble(func::FuncOp func, unsigned output) const {
      << "  float *arena = nullptr; // every buffer, allocated once\n"
      << "  float *w = nullptr;     // every weight\n"
      << "  unsigned long long *bad_ids = nullptr; // Embedding: first bad id index + 1\n"
-     << "  int64_t max_batch = 0, max_seq_len = 0; // the bounds memory was allocated for\n";
+     << "  int64_t max_batch = 0, max_seq_len = 0; // the bounds memory was allocated for\n"
+     << "  int device = -1; // the GPU current on the thread that created the model\n";
   if (cudnn)
     os << "  cudnnHandle_t cudnn = nullptr;\n";
   for (const Buffer &b : buffers)
@@ -147,6 +148,21 @@ std::string Emitter::assemble(func::FuncOp func, unsigned output) const {
       os << "  float *" << b.name << " = nullptr; int64_t cap_" << b.name << " = 0; // "
          << b.what << "\n";
   os << modelFields << "  char error[1024] = {0};\n};\n\n";
+
+  // The model's GPU, for the length of one API call.
+  os << "// Makes `device` current on the calling thread for one API call and gives the\n"
+     << "// caller back its own current device afterwards.\n"
+     << "struct seqc_device_scope {\n"
+     << "  int previous = -1;\n"
+     << "  cudaError_t error = cudaSuccess;\n"
+     << "  explicit seqc_device_scope(int device) {\n"
+     << "    if (device < 0 || (error = cudaGetDevice(&previous)) != cudaSuccess)\n"
+     << "      return;\n"
+     << "    if (previous == device)\n      previous = -1;\n"
+     << "    else if ((error = cudaSetDevice(device)) != cudaSuccess)\n      previous = -1;\n"
+     << "  }\n"
+     << "  ~seqc_device_scope() {\n    if (previous >= 0)\n      cudaSetDevice(previous);\n  }\n"
+     << "};\n\n";
 
   // Errors.
   os << "static thread_local char seqc_create_error[1024];\n\n"
@@ -212,6 +228,9 @@ std::string Emitter::assemble(func::FuncOp func, unsigned output) const {
      << "    return seqc_format(m->error, \"no CUDA GPU found (see seq-compile --doctor)\");\n"
      << "  if (err != cudaSuccess)\n"
      << "    return seqc_format(m->error, \"cannot initialise CUDA: %s (see seq-compile --doctor)\",\n"
+     << "                       cudaGetErrorString(err));\n"
+     << "  if ((err = cudaGetDevice(&m->device)) != cudaSuccess)\n"
+     << "    return seqc_format(m->error, \"cannot read the current CUDA device: %s\",\n"
      << "                       cudaGetErrorString(err));\n"
      << "  if ((err = cudaStreamCreateWithFlags(&m->stream, cudaStreamNonBlocking)) != cudaSuccess)\n"
      << "    return seqc_format(m->error, \"cannot create a CUDA stream: %s\", cudaGetErrorString(err));\n"
@@ -286,6 +305,7 @@ std::string Emitter::assemble(func::FuncOp func, unsigned output) const {
      << ";\n\n"
      << "SEQC_API void seqc_model_destroy(seqc_model *m) {\n"
      << "  if (!m)\n    return;\n"
+     << "  seqc_device_scope device(m->device);\n"
      << "  if (m->stream)\n    cudaStreamSynchronize(m->stream);\n"
      << destroyCode;
   if (cudnn)
@@ -381,6 +401,11 @@ std::string Emitter::assemble(func::FuncOp func, unsigned output) const {
      << "    return SEQC_ERROR_ARGUMENT;\n  }\n"
      << "  seqc_dims D;\n"
      << "  if (int rc = seqc_shapes_for(m, batch, seq_len, &D))\n    return rc;\n"
+     << "  seqc_device_scope device(m->device);\n"
+     << "  if (device.error != cudaSuccess) {\n"
+     << "    seqc_format(m->error, \"cannot make GPU %d current: %s\", m->device,\n"
+     << "                cudaGetErrorString(device.error));\n"
+     << "    return SEQC_ERROR_DEVICE;\n  }\n"
      << "  cudaError_t err = cudaMemcpyAsync(" << "m->" << in.storage << ", input, seqc_numel(D."
      << in.name << ", " << in.dims.size() << ") * sizeof(float), cudaMemcpyHostToDevice, m->stream);\n";
   if (!embeddings.empty())
@@ -400,14 +425,19 @@ std::string Emitter::assemble(func::FuncOp func, unsigned output) const {
      << "    return SEQC_ERROR_DEVICE;\n  }\n";
   if (!embeddings.empty()) {
     os << "  unsigned long long bad[" << embeddings.size() << "];\n"
-       << "  if ((err = cudaMemcpy(bad, m->bad_ids, sizeof(bad), cudaMemcpyDeviceToHost)) != cudaSuccess) {\n"
+       << "  if ((err = cudaMemcpyAsync(bad, m->bad_ids, sizeof(bad), cudaMemcpyDeviceToHost,\n"
+       << "                             m->stream)) != cudaSuccess ||\n"
+       << "      (err = cudaStreamSynchronize(m->stream)) != cudaSuccess) {\n"
        << "    seqc_format(m->error, \"CUDA error: %s\", cudaGetErrorString(err));\n"
        << "    return SEQC_ERROR_DEVICE;\n  }\n";
     for (auto [i, e] : llvm::enumerate(embeddings)) {
       os << "  if (bad[" << i << "]) {\n"
          << "    float id = 0.0f;\n"
-         << "    cudaMemcpy(&id, m->" << e.second << " + (bad[" << i
-         << "] - 1), sizeof(float), cudaMemcpyDeviceToHost);\n"
+         << "    if ((err = cudaMemcpyAsync(&id, m->" << e.second << " + (bad[" << i
+         << "] - 1), sizeof(float), cudaMemcpyDeviceToHost, m->stream)) != cudaSuccess ||\n"
+         << "        (err = cudaStreamSynchronize(m->stream)) != cudaSuccess) {\n"
+         << "      seqc_format(m->error, \"CUDA error: %s\", cudaGetErrorString(err));\n"
+         << "      return SEQC_ERROR_DEVICE;\n    }\n"
          << "    if (std::trunc(id) != id)\n"
          << "      seqc_format(m->error, \"layer '%s': embedding id %.9g is not an integer\", "
          << "(const char *)" << e.first << ", id);\n"

@@ -49,6 +49,7 @@ enum cudaError_t {
   cudaErrorInsufficientDriver = 35,
   cudaErrorInvalidDeviceFunction = 98,
   cudaErrorNoDevice = 100,
+  cudaErrorInvalidDevice = 101,
   cudaErrorNoKernelImageForDevice = 209,
   cudaErrorCooperativeLaunchTooLarge = 720,
   cudaErrorNotSupported = 801,
@@ -89,6 +90,17 @@ inline int shared_bytes_optin() { return env_or("SEQC_SIM_SHARED_BYTES", 232448)
 /// Resident blocks per SM are capped (1 by default) to keep the number of
 /// fibers of a cooperative launch small; the real limits below still apply.
 inline int blocks_per_sm_cap() { return env_or("SEQC_SIM_BLOCKS_PER_SM", 1); }
+/// Simulated GPUs (SEQC_SIM_DEVICES, 1 by default), the calling thread's
+/// current one, and how many launches ran on each.
+inline int device_count() { return env_or("SEQC_SIM_DEVICES", 1); }
+inline int &current_device() {
+  static thread_local int device = 0;
+  return device;
+}
+inline std::map<int, long> &launches_by_device() {
+  static std::map<int, long> launches;
+  return launches;
+}
 
 // ---- launch limits -----------------------------------------------------------
 // A GPU refuses a launch that breaks these before running anything; the
@@ -241,6 +253,7 @@ inline void run_blocks(Launch &l, int first, int count) {
 
 inline void launch(dim3 grid, dim3 block, size_t shared, bool cooperative,
                    std::function<void()> body) {
+  ++launches_by_device()[current_device()];
   Launch l;
   l.grid = grid;
   l.block = block;
@@ -372,6 +385,8 @@ inline const char *cudaGetErrorString(cudaError_t e) {
     return "too many blocks in cooperative launch";
   case cudaErrorNotSupported:
     return "operation not supported";
+  case cudaErrorInvalidDevice:
+    return "invalid device ordinal";
   default:
     return "unknown error";
   }
@@ -383,14 +398,19 @@ inline cudaError_t cudaGetLastError() {
   return error;
 }
 inline cudaError_t cudaGetDeviceCount(int *n) {
-  *n = 1;
+  *n = seqc_sim::device_count();
   return cudaSuccess;
 }
 inline cudaError_t cudaGetDevice(int *d) {
-  *d = 0;
+  *d = seqc_sim::current_device();
   return cudaSuccess;
 }
-inline cudaError_t cudaSetDevice(int) { return cudaSuccess; }
+inline cudaError_t cudaSetDevice(int d) {
+  if (d < 0 || d >= seqc_sim::device_count())
+    return cudaErrorInvalidDevice;
+  seqc_sim::current_device() = d;
+  return cudaSuccess;
+}
 inline cudaError_t cudaDriverGetVersion(int *v) {
   *v = CUDART_VERSION;
   return cudaSuccess;

@@ -88,7 +88,8 @@ inline const char *cudnn_load_gate(cudnnHandle_t handle, cudaStream_t stream, Cu
   int nd = 0, dims[8] = {}, strides[8] = {};
   if (!err)
     err = cudnn_error(cudnnGetTensorNdDescriptor(m_desc, 8, &type, &nd, dims, strides));
-  if (!err && (nd != 3 || dims[1] != r.hidden || dims[2] != rows || !m_addr))
+  if (!err && (type != CUDNN_DATA_FLOAT || !m_addr ||
+               !is_row_major_matrix(nd, dims, strides, r.hidden, rows)))
     err = "cuDNN reported an unexpected RNN weight matrix layout";
   const int ld = (r.lstm ? 4 : 3) * r.hidden;
   if (!err) {

@@ -19,6 +19,7 @@
 #define SEQC_UNROLL _Pragma("unroll")
 #endif
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -199,19 +200,28 @@ inline cudaError_t softmax_rows(cudaStream_t stream, float *x, int64_t rows, int
   return cudaGetLastError();
 }
 
+/// Rows of one GEMM launch: row tiles are grid.y, which stops at 65535.
+constexpr int64_t kGemmMaxRowsPerLaunch = 65535LL * kGemmTileM;
+
+/// c = act(a w + bias) for a (M, K), w (K, N); M of any size is split into
+/// launches of at most `rows_per_launch` rows.
 template <Act A>
 cudaError_t linear(cudaStream_t stream, const float *a, const float *w,
-                   const float *bias, float *c, int64_t M, int N, int K, float alpha) {
-  if (M == 0)
-    return cudaSuccess;
-  dim3 grid((N + kGemmTileN - 1) / kGemmTileN,
-            static_cast<unsigned>((M + kGemmTileM - 1) / kGemmTileM));
-  SEQC_LAUNCH(linear_kernel<A>, grid, 256, 0, stream)(a, w, bias, c, static_cast<int>(M), N, K,
-                                             alpha);
-  cudaError_t err = cudaGetLastError();
-  if (err == cudaSuccess && A == Act::Softmax)
-    err = softmax_rows(stream, c, M, N);
-  return err;
+                   const float *bias, float *c, int64_t M, int N, int K, float alpha,
+                   int64_t rows_per_launch = kGemmMaxRowsPerLaunch) {
+  rows_per_launch = std::min(rows_per_launch, kGemmMaxRowsPerLaunch);
+  for (int64_t row0 = 0; row0 < M; row0 += rows_per_launch) {
+    const int64_t rows = std::min(rows_per_launch, M - row0);
+    dim3 grid((N + kGemmTileN - 1) / kGemmTileN,
+              static_cast<unsigned>((rows + kGemmTileM - 1) / kGemmTileM));
+    SEQC_LAUNCH(linear_kernel<A>, grid, 256, 0, stream)(a + row0 * K, w, bias, c + row0 * N,
+                                                        static_cast<int>(rows), N, K, alpha);
+    if (cudaError_t err = cudaGetLastError())
+      return err;
+  }
+  if (A == Act::Softmax)
+    return softmax_rows(stream, c, M, N);
+  return cudaSuccess;
 }
 
 // ---------------------------------------------------------------------------
@@ -415,6 +425,15 @@ __global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs 
     }
     grid.sync();
   }
+}
+
+/// Whether a tensor descriptor (nd, dims, strides) is one dense row-major
+/// rows x cols matrix, as {1, rows, cols} with strides {rows*cols, cols, 1}.
+/// Dimensions alone would accept a transposed square matrix.
+inline bool is_row_major_matrix(int nd, const int *dims, const int *strides, int rows,
+                                int cols) {
+  return nd == 3 && dims[0] == 1 && dims[1] == rows && dims[2] == cols && strides[2] == 1 &&
+         strides[1] == cols && (int64_t)strides[0] >= (int64_t)rows * cols;
 }
 
 /// How one recurrence is launched on this device; chosen once, at create.
