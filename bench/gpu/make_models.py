@@ -1,11 +1,17 @@
-"""Writes the GPU benchmark models as layer-level seq IR (.mlir), one per
-size: LSTM(units) over (batch, STEPS, FEATURES) -> Dense(1), with random
+"""Writes the GPU benchmark models as layer-level seq IR (.mlir): a stack of
+recurrent layers over (batch, STEPS, FEATURES) -> Dense(1), with random
 weights (uniform +-1/sqrt(units), a fixed seed) stored as dense_resource
-blobs, so that seq-compile reads them like any exported model.
+blobs, so that seq-compile reads them like any exported model. A weight
+matrix has one random value per column (the same in every row): that times
+exactly like a dense random one, and the weight files compress about 100x,
+so that the GPU pack (scripts/gpu-pack.sh) can carry them.
 
-  make_models.py OUT_DIR [UNITS...]      (default units: 64 256 1024)
+  make_models.py OUT_DIR [MODEL...]
 
-Standard library only."""
+A MODEL is CELL_UNITS (lstm_256, gru_1024: one layer) or
+CELL_U1_U2_..._Un (a stack; every layer but the last returns sequences), or
+stack10_lstm_256 (ten LSTM(256) layers). Default: lstm and gru with 64, 256
+and 1024 units. Standard library only."""
 import os
 import random
 import struct
@@ -13,50 +19,79 @@ import sys
 
 STEPS = 100
 FEATURES = 64
+DEFAULT_MODELS = ["%s_%d" % (cell, units) for units in (64, 256, 1024) for cell in ("lstm", "gru")]
 
 
-def blob(count, scale, rng):
-    data = struct.pack("<%df" % count, *(rng.uniform(-scale, scale) for _ in range(count)))
-    return "0x04000000" + data.hex()  # 4-byte alignment, then the floats
+def blob(rows, cols, scale, rng):
+    """A rows x cols matrix (or a vector: rows = 1) as a dense_resource blob."""
+    column = struct.pack("<%df" % cols, *(rng.uniform(-scale, scale) for _ in range(cols)))
+    return "0x04000000" + (column * rows).hex()  # 4-byte alignment, then the floats
 
 
-def write_model(path, units, cell):
-    rng = random.Random(units * 7919 + len(cell))
+def parse(name):
+    """(cell, [units per layer]) of a model name."""
+    parts = name.split("_")
+    if parts[0].startswith("stack"):
+        depth = int(parts[0][len("stack"):])
+        return parts[1], [int(parts[2])] * depth
+    return parts[0], [int(u) for u in parts[1:]]
+
+
+def write_model(path, name):
+    cell, layers = parse(name)
+    if cell not in ("lstm", "gru") or not layers:
+        raise SystemExit("unknown model %r (want e.g. lstm_256, gru_512_256, stack10_lstm_256)" % name)
+    rng = random.Random(sum(layers) * 7919 + len(layers) * 31 + len(cell))
     gates = 4 if cell == "lstm" else 3
-    scale = 1.0 / units ** 0.5
-    bias_type = "%dxf32" % (gates * units) if cell == "lstm" else "2x%dxf32" % (gates * units)
-    bias_count = gates * units * (1 if cell == "lstm" else 2)
-    op = ("seq.lstm %%x, %%k, %%r, %%b activation(tanh, sigmoid)" if cell == "lstm"
-          else "seq.gru %%x, %%k, %%r, %%b activation(tanh, sigmoid) {reset_after}")
+    body, resources = [], []
+    prev, width = "%x", FEATURES
+    for i, units in enumerate(layers):
+        last = i == len(layers) - 1
+        scale = 1.0 / units ** 0.5
+        bias_type = "%dxf32" % (gates * units) if cell == "lstm" else "2x%dxf32" % (gates * units)
+        bias_count = gates * units * (1 if cell == "lstm" else 2)
+        in_type = "tensor<?x%dx%dxf32>" % (STEPS, width)
+        out_type = "tensor<?x%dxf32>" % units if last else "tensor<?x%dx%dxf32>" % (STEPS, units)
+        flags = [] if cell == "lstm" else ["reset_after"]
+        if not last:
+            flags.append("return_sequences")
+        attrs = " {%s}" % ", ".join(flags) if flags else ""
+        layer = "rnn%d" % i
+        body.append('    %%k%d = arith.constant dense_resource<%s_kernel> : tensor<%dx%dxf32> loc("%s/kernel")'
+                    % (i, layer, width, gates * units, layer))
+        body.append('    %%r%d = arith.constant dense_resource<%s_recurrent_kernel> : tensor<%dx%dxf32> loc("%s/recurrent_kernel")'
+                    % (i, layer, units, gates * units, layer))
+        body.append('    %%b%d = arith.constant dense_resource<%s_bias> : tensor<%s> loc("%s/bias")'
+                    % (i, layer, bias_type, layer))
+        body.append('    %%h%d = seq.%s %s, %%k%d, %%r%d, %%b%d activation(tanh, sigmoid)%s : (%s, tensor<%dx%dxf32>, tensor<%dx%dxf32>, tensor<%s>) -> %s loc("%s")'
+                    % (i, cell, prev, i, i, i, attrs, in_type, width, gates * units, units,
+                       gates * units, bias_type, out_type, layer))
+        resources += [("%s_kernel" % layer, width, gates * units, scale),
+                      ("%s_recurrent_kernel" % layer, units, gates * units, scale),
+                      ("%s_bias" % layer, 1, bias_count, scale)]
+        prev, width = "%%h%d" % i, units
     with open(path, "w") as f:
-        f.write('module attributes {seq.metadata = {model_name = "bench_%s_%d", source = "%s"}} {\n'
-                % (cell, units, os.path.basename(path)))
+        f.write('module attributes {seq.metadata = {model_name = "bench_%s", source = "%s"}} {\n'
+                % (name, os.path.basename(path)))
         f.write("  func.func @predict(%%x: tensor<?x%dx%dxf32>) -> tensor<?x1xf32> {\n" % (STEPS, FEATURES))
-        f.write('    %%k = arith.constant dense_resource<kernel> : tensor<%dx%dxf32> loc("rnn/kernel")\n'
-                % (FEATURES, gates * units))
-        f.write('    %%r = arith.constant dense_resource<recurrent_kernel> : tensor<%dx%dxf32> loc("rnn/recurrent_kernel")\n'
-                % (units, gates * units))
-        f.write('    %%b = arith.constant dense_resource<bias> : tensor<%s> loc("rnn/bias")\n' % bias_type)
-        f.write(("    %%h = " + op + " : (tensor<?x%dx%dxf32>, tensor<%dx%dxf32>, tensor<%dx%dxf32>, tensor<%s>) -> tensor<?x%dxf32> loc(\"rnn\")\n")
-                % (STEPS, FEATURES, FEATURES, gates * units, units, gates * units, bias_type, units))
-        f.write('    %%dk = arith.constant dense_resource<dense_kernel> : tensor<%dx1xf32> loc("head/kernel")\n' % units)
+        f.write("\n".join(body) + "\n")
+        f.write('    %%dk = arith.constant dense_resource<dense_kernel> : tensor<%dx1xf32> loc("head/kernel")\n' % width)
         f.write('    %db = arith.constant dense_resource<dense_bias> : tensor<1xf32> loc("head/bias")\n')
-        f.write("    %%y = seq.dense %%h, %%dk, %%db activation(linear) : (tensor<?x%dxf32>, tensor<%dx1xf32>, tensor<1xf32>) -> tensor<?x1xf32> loc(\"head\")\n"
-                % (units, units))
+        f.write("    %%y = seq.dense %s, %%dk, %%db activation(linear) : (tensor<?x%dxf32>, tensor<%dx1xf32>, tensor<1xf32>) -> tensor<?x1xf32> loc(\"head\")\n"
+                % (prev, width, width))
         f.write("    return %y : tensor<?x1xf32>\n  }\n}\n\n{-#\n  dialect_resources: {\n    builtin: {\n")
-        entries = [("kernel", FEATURES * gates * units), ("recurrent_kernel", units * gates * units),
-                   ("bias", bias_count), ("dense_kernel", units), ("dense_bias", 1)]
-        f.write(",\n".join('      %s: "%s"' % (name, blob(n, scale, rng)) for name, n in entries))
+        resources += [("dense_kernel", width, 1, 1.0 / width ** 0.5), ("dense_bias", 1, 1, 0.1)]
+        f.write(",\n".join('      %s: "%s"' % (n, blob(rows, cols, scale, rng))
+                            for n, rows, cols, scale in resources))
         f.write("\n    }\n  }\n#-}\n")
 
 
 def main():
     out = sys.argv[1]
-    units = [int(u) for u in sys.argv[2:]] or [64, 256, 1024]
+    names = sys.argv[2:] or DEFAULT_MODELS
     os.makedirs(out, exist_ok=True)
-    for u in units:
-        for cell in ("lstm", "gru"):
-            write_model(os.path.join(out, "%s_%d.mlir" % (cell, u)), u, cell)
+    for name in names:
+        write_model(os.path.join(out, name + ".mlir"), name)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ trap 'rm -rf "$work"' EXIT
 
 cap=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d ' .')
 arch=sm_${cap}
-python3 "$here/make_models.py" "$work/models" 64 256 1024
+python3 "$here/make_models.py" "$work/models"
 
 # Twelve libraries, built in parallel.
 jobs=()

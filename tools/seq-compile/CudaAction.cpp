@@ -53,6 +53,12 @@ cl::opt<int64_t> maxSeqLen(
     "cuda-max-seq-len",
     cl::desc("--target=cuda: bound of a dynamic time axis in seqc_model_create() (default 512)"),
     cl::value_desc("N"), cl::init(512), cl::cat(seqc::seqCompileCategory));
+cl::opt<std::string> weightsFile(
+    "cuda-weights",
+    cl::desc("--emit=cuda: write the weights to this file (raw float32) instead of "
+             "into the source, which pulls them in with .incbin; a relative path is "
+             "resolved from the directory nvcc runs in"),
+    cl::value_desc("file"), cl::cat(seqc::seqCompileCategory));
 cl::opt<bool> skipFusion("cuda-skip-fusion", cl::Hidden,
                          cl::desc("--target=cuda: emit the layer-level ops as they are"),
                          cl::cat(seqc::seqCompileCategory));
@@ -102,9 +108,20 @@ std::optional<int> runCuda(seqc::Session &session) {
   mlir::ModuleOp module = *session.model.module;
 
   if (emitSource) {
+    options.weightsFile = weightsFile;
     Expected<seq::cuda::CudaModule> emitted = seq::cuda::emitCudaModule(module, options);
     if (!emitted)
       return seqc::fail(toString(emitted.takeError()));
+    if (!weightsFile.empty()) {
+      StringRef bytes(reinterpret_cast<const char *>(emitted->weights.data()),
+                      emitted->weights.size() * sizeof(float));
+      if (Error e = seq::rt::writeOutputFile(
+              weightsFile, [&](raw_ostream &out) {
+                out << bytes;
+                return Error::success();
+              }))
+        return seqc::fail(toString(std::move(e)));
+    }
     return seqc::writeOutput(emitted->source);
   }
 

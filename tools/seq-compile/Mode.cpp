@@ -97,6 +97,8 @@ const std::vector<Ownership> &ownerships() {
                              "cuda-max-batch", "cuda-max-seq-len",
                              "cuda-skip-fusion"})
       all.push_back({flag, "--target=cuda or --engine=cuda|cudnn", cuda});
+    all.push_back({"cuda-weights", "--emit=cuda",
+                   [] { return isCompile(Emit::CudaSource); }});
     return all;
   }();
   return withCuda;

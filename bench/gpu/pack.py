@@ -1,0 +1,186 @@
+"""Builds the GPU pack: everything the GPU check needs, for a machine that
+has the NVIDIA driver, nvcc and Python but no LLVM/MLIR (see
+scripts/gpu-pack.sh, which calls this, and bench/gpu/pack_run.sh, which
+becomes the pack's run.sh).
+
+  pack.py SEQ_COMPILE OUT_DIR [--only REGEX] [--limit-mib N]
+
+What goes in:
+  checks/    per fixture and RNN backend (fused; cudnn where seqc accepts it):
+             NAME.BACKEND.cu (the emitted CUDA source), the fixture's input
+             and Keras' output, and a wider random batch with the eager
+             engine's output on it (what --compare checks on a GPU)
+  bench/     the benchmark models (bench/gpu/make_models.py) as
+             MODEL.BACKEND.cu + MODEL.BACKEND.weights.z (zlib)
+  src/       check_model.cpp, bench_gpu.cpp and seqc_cuda_sim.h
+  checks.tsv one line per check: NAME BACKEND KIND INPUT EXPECTED ATOL
+  bench.tsv  one line per benchmark library: MODEL BACKEND
+Standard library only."""
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+FIXTURES = os.path.join(ROOT, "test", "fixtures")
+sys.path.insert(0, os.path.join(ROOT, "test", "Target", "CUDA", "Inputs"))
+import cuda_fixtures  # noqa: E402  (model_args: how each fixture is loaded)
+
+BENCH_MODELS = ["%s_%d" % (cell, units) for cell in ("lstm", "gru") for units in (64, 256, 1024)]
+BENCH_MODELS += ["stack10_lstm_256", "lstm_512_256"]  # the 10-layer stack; the launch-limit case
+COMPARE_BATCH = 64
+
+
+def run(args, cwd=None):
+    p = subprocess.run(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return p.returncode, p.stdout.strip()
+
+
+def read_npy(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:6] == b"\x93NUMPY", path
+    major = data[6]
+    header_len = struct.unpack("<H" if major == 1 else "<I", data[8:10] if major == 1 else data[8:12])[0]
+    start = 10 if major == 1 else 12
+    header = data[start:start + header_len].decode("latin1")
+    assert "'<f4'" in header and "'fortran_order': False" in header, path
+    shape = tuple(int(d) for d in re.search(r"\(([^)]*)\)", header).group(1).split(",") if d.strip())
+    count = 1
+    for d in shape:
+        count *= d
+    return shape, list(struct.unpack("<%df" % count, data[start + header_len:start + header_len + 4 * count]))
+
+
+def write_npy(path, shape, values):
+    dims = "(%s)" % (", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else ""))
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': %s, }" % dims
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode("latin1"))
+        f.write(struct.pack("<%df" % len(values), *values))
+
+
+def compare_input(name, shape, values):
+    """A batch of COMPARE_BATCH rows like the fixture's: random in the range
+    of its values, or its rows repeated when they are ids (integers)."""
+    row = len(values) // shape[0]
+    rows = [values[i * row:(i + 1) * row] for i in range(shape[0])]
+    if all(v == int(v) for v in values):
+        picked = [rows[i % len(rows)] for i in range(COMPARE_BATCH)]
+    else:
+        rng = random.Random(name)
+        lo, hi = min(values), max(values)
+        picked = [[rng.uniform(lo, hi) for _ in range(row)] for _ in range(COMPARE_BATCH)]
+    return (COMPARE_BATCH,) + tuple(shape[1:]), [v for r in picked for v in r]
+
+
+def pack_fixture(fx, seq_compile, out, lines, notes):
+    name = fx["name"]
+    model = cuda_fixtures.model_args(FIXTURES, fx)
+    checks = os.path.join(out, "checks")
+    shutil.copy(os.path.join(FIXTURES, fx["input"]), os.path.join(checks, name + ".input.npy"))
+    shutil.copy(os.path.join(FIXTURES, fx["expected"]), os.path.join(checks, name + ".expected.npy"))
+    shape, values = read_npy(os.path.join(FIXTURES, fx["input"]))
+    cshape, cvalues = compare_input(name, shape, values)
+    write_npy(os.path.join(checks, name + ".compare.npy"), cshape, cvalues)
+    rc, text = run([seq_compile] + model + ["--run", "--engine=eager", "--input",
+                                              os.path.join(checks, name + ".compare.npy"),
+                                              "-o", os.path.join(checks, name + ".eager.npy")])
+    if rc != 0:
+        raise SystemExit("pack: %s: the eager engine failed: %s" % (name, text))
+    for backend in ("fused", "cudnn"):
+        cu = os.path.join(checks, "%s.%s.cu" % (name, backend))
+        rc, text = run([seq_compile] + model + ["--target=cuda", "--emit=cuda",
+                                                "--rnn-backend=" + backend, "-o", cu])
+        if rc != 0:
+            if backend == "cudnn" and "use --rnn-backend=fused" in text:
+                notes.append("%s: cudnn refused (%s)" % (name, text.splitlines()[-1][:160]))
+                continue
+            raise SystemExit("pack: %s (%s): emission failed: %s" % (name, backend, text))
+        lines.append("%s\t%s\tkeras\t%s.input.npy\t%s.expected.npy\t1e-4" % (name, backend, name, name))
+        lines.append("%s\t%s\teager\t%s.compare.npy\t%s.eager.npy\t1e-4" % (name, backend, name, name))
+
+
+def pack_bench(seq_compile, out, models, lines):
+    work = os.path.join(out, "bench", "mlir")
+    subprocess.run([sys.executable, os.path.join(HERE, "make_models.py"), work] + models, check=True)
+    for model in models:
+        for backend in ("fused", "cudnn"):
+            base = os.path.join(out, "bench", "%s.%s" % (model, backend))
+            # The source pulls the weights in by this relative name: run.sh
+            # runs nvcc from the directory that holds them.
+            rc, text = run([seq_compile, os.path.join(work, model + ".mlir"), "--target=cuda",
+                            "--emit=cuda", "--rnn-backend=" + backend,
+                            "--cuda-weights=%s.%s.weights" % (model, backend),
+                            "-o", base + ".cu"], cwd=os.path.join(out, "bench"))
+            if rc != 0:
+                raise SystemExit("pack: benchmark %s (%s): %s" % (model, backend, text))
+            with open(base + ".weights", "rb") as f:
+                weights = f.read()
+            with open(base + ".weights.z", "wb") as f:
+                f.write(zlib.compress(weights, 6))
+            os.remove(base + ".weights")
+            lines.append("%s\t%s" % (model, backend))
+    shutil.rmtree(work)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("seq_compile")
+    ap.add_argument("out")
+    ap.add_argument("--only", help="fixtures and benchmark models whose name matches this regex")
+    ap.add_argument("--limit-mib", type=float, default=60)
+    args = ap.parse_args()
+    only = re.compile(args.only) if args.only else None
+    out = args.out
+    if os.path.exists(out):
+        shutil.rmtree(out)
+    for sub in ("checks", "bench", "src"):
+        os.makedirs(os.path.join(out, sub))
+
+    with open(os.path.join(FIXTURES, "manifest.json")) as f:
+        fixtures = [fx for fx in json.load(f)["fixtures"] if not only or only.search(fx["name"])]
+    checks, notes = [], []
+    for fx in fixtures:
+        pack_fixture(fx, args.seq_compile, out, checks, notes)
+    bench = []
+    models = [m for m in BENCH_MODELS if not only or only.search(m)]
+    if models:
+        pack_bench(args.seq_compile, out, models, bench)
+
+    kernels = os.path.join(ROOT, "lib", "Target", "CUDA", "kernels")
+    shutil.copy(os.path.join(ROOT, "test", "Target", "CUDA", "Inputs", "check_model.cpp"),
+                os.path.join(out, "src"))
+    shutil.copy(os.path.join(HERE, "bench_gpu.cpp"), os.path.join(out, "src"))
+    shutil.copy(os.path.join(kernels, "seqc_cuda_sim.h"), os.path.join(out, "src"))
+    shutil.copy(os.path.join(HERE, "pack_run.sh"), os.path.join(out, "run.sh"))
+    os.chmod(os.path.join(out, "run.sh"), 0o755)
+    with open(os.path.join(out, "checks.tsv"), "w") as f:
+        f.write("".join(line + "\n" for line in checks))
+    with open(os.path.join(out, "bench.tsv"), "w") as f:
+        f.write("".join(line + "\n" for line in bench))
+    rc, revision = run(["git", "-C", ROOT, "describe", "--always", "--dirty"])
+    with open(os.path.join(out, "REVISION"), "w") as f:
+        f.write((revision if rc == 0 else "unknown") + "\n")
+    with open(os.path.join(out, "NOTES"), "w") as f:
+        f.write("".join(n + "\n" for n in notes))
+
+    size = sum(os.path.getsize(os.path.join(d, n)) for d, _, names in os.walk(out) for n in names)
+    print("gpu pack: %d checks of %d fixtures, %d benchmark libraries, %.1f MiB in %s"
+          % (len(checks), len(fixtures), len(bench), size / 2**20, out))
+    if size > args.limit_mib * 2**20:
+        print("error: the pack is %.1f MiB, over its %g MiB limit" % (size / 2**20, args.limit_mib))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

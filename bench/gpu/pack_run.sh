@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# The GPU check of seqc, from a pack made by scripts/gpu-pack.sh. Needs only
+# the NVIDIA driver, nvcc (CUDA 13) and Python 3 (with the nvidia-cudnn-cu13
+# wheel for the cuDNN rows); no LLVM, MLIR, network or seqc build.
+#
+#   ./run.sh [--simulate] [--only REGEX] [--no-bench] [RESULTS.md]
+#
+# On a GPU: compiles every model with nvcc (in parallel), checks each fixture
+# against Keras' output and a wider random batch against seqc's eager engine
+# (atol 1e-4; the fused kernels and cuDNN), then times fused vs cuDNN, and
+# writes a markdown report (default: results.md next to this script).
+# Exit status 0 only if every check passed; a machine without a visible GPU
+# is an error. --simulate instead runs the fused checks on the CPU through
+# seqc_cuda_sim.h (no GPU, no nvcc: a check of the pack itself).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+simulate=0 bench=1 only='' results=''
+while [ $# -gt 0 ]; do
+  case $1 in
+    --simulate) simulate=1 bench=0 ;;
+    --no-bench) bench=0 ;;
+    --only) only=$2; shift ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    *) results=$1 ;;
+  esac
+  shift
+done
+results=${results:-$here/results.md}
+work=$(mktemp -d -t seqc-gpu-pack-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+jobs=$(nproc 2>/dev/null || echo 4)
+die() { echo "error: $*" >&2; exit 1; }
+
+if [ $simulate = 0 ]; then
+  smi=${NVIDIA_SMI:-nvidia-smi}
+  gpus=$("$smi" -L 2>/dev/null | grep -c '^GPU') ||
+    die "no NVIDIA GPU is visible ('$smi -L' lists none): this pack checks seqc on a GPU; run it where one is (or with --simulate to check the pack itself on a CPU)"
+  [ "$gpus" -ge 1 ] || die "no NVIDIA GPU is visible ('$smi -L' lists none)"
+  nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+  [ -x "$nvcc" ] || die "nvcc not found (PATH or /usr/local/cuda/bin): the pack compiles its models there"
+  cap=$("$smi" --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d ' .')
+  arch="-gencode arch=compute_${cap},code=sm_${cap}"
+  cudnn=$(python3 -c 'import os, nvidia.cudnn as c; print(os.path.dirname(c.__file__) if c.__file__ else list(c.__path__)[0])' 2>/dev/null || true)
+  cudnn_flags=''
+  if [ -n "$cudnn" ] && [ -d "$cudnn/include" ]; then
+    [ -e "$cudnn/lib/libcudnn.so" ] || ln -sf "$(ls "$cudnn"/lib/libcudnn.so.* | head -1)" "$work/libcudnn.so"
+    cudnn_flags="-I$cudnn/include -L$cudnn/lib -L$work -Xlinker -rpath,$cudnn/lib -lcudnn"
+  elif [ -e "$(dirname "$nvcc")/../include/cudnn.h" ]; then # cuDNN installed with CUDA
+    cudnn=$(cd "$(dirname "$nvcc")/.." && pwd)
+    cudnn_flags="-lcudnn"
+  fi
+else
+  cxx=${CXX:-c++}
+  cudnn=''
+fi
+
+# Which checks and libraries to build.
+filter() { if [ -n "$only" ]; then grep -E "^[^	]*($only)" || true; else cat; fi; }
+filter < "$here/checks.tsv" > "$work/checks.tsv"
+filter < "$here/bench.tsv" > "$work/bench.tsv"
+if [ $simulate = 1 ] || [ -z "$cudnn" ]; then
+  awk -F'\t' '$2 != "cudnn"' "$work/checks.tsv" > "$work/c" && mv "$work/c" "$work/checks.tsv"
+  awk -F'\t' '$2 != "cudnn"' "$work/bench.tsv" > "$work/b" && mv "$work/b" "$work/bench.tsv"
+fi
+[ -s "$work/checks.tsv" ] || die "no checks match '${only}'"
+mkdir -p "$work/bin" "$work/bench"
+
+# Compile: one binary per (model, backend), in parallel.
+export here work simulate nvcc arch cudnn_flags cxx
+compile() { # NAME BACKEND
+  local cu=$here/checks/$1.$2.cu bin=$work/bin/$1.$2
+  if [ "$simulate" = 1 ]; then
+    "$cxx" -std=c++17 -O1 -w -DSEQC_CPU_SIMULATION -include "$here/src/seqc_cuda_sim.h" \
+      -x c++ "$cu" -x c++ "$here/src/check_model.cpp" -o "$bin" > "$bin.log" 2>&1
+  else
+    local flags=''
+    [ "$2" = cudnn ] && flags=$cudnn_flags
+    # shellcheck disable=SC2086
+    "$nvcc" -O3 -std=c++17 -w $arch "$cu" "$here/src/check_model.cpp" $flags -o "$bin" > "$bin.log" 2>&1
+  fi || echo "compile failed: $1 ($2): $(grep -m1 -i error "$bin.log")" >&2
+}
+compile_lib() { # MODEL BACKEND
+  local base=$1.$2 flags=''
+  python3 -c 'import sys, zlib; open(sys.argv[2], "wb").write(zlib.decompress(open(sys.argv[1], "rb").read()))' \
+    "$here/bench/$base.weights.z" "$work/bench/$base.weights"
+  cp "$here/bench/$base.cu" "$work/bench/"
+  [ "$2" = cudnn ] && flags=$cudnn_flags
+  # shellcheck disable=SC2086
+  (cd "$work/bench" && "$nvcc" -O3 -std=c++17 -w -shared -Xcompiler -fPIC $arch "$base.cu" \
+     $flags -o "lib$base.so" > "$base.log" 2>&1) ||
+    echo "compile failed: benchmark $base: $(grep -m1 -i error "$work/bench/$base.log")" >&2
+}
+export -f compile compile_lib
+echo "compiling $(cut -f1,2 "$work/checks.tsv" | sort -u | wc -l) models$([ $bench = 1 ] && echo " and $(wc -l < "$work/bench.tsv") benchmark libraries") with $jobs jobs..." >&2
+started=$(date +%s)
+cut -f1,2 "$work/checks.tsv" | sort -u | xargs -P "$jobs" -L 1 bash -c 'compile "$0" "$1"'
+[ $bench = 1 ] && xargs -P "$jobs" -L 1 bash -c 'compile_lib "$0" "$1"' < "$work/bench.tsv"
+compiled=$(date +%s)
+
+# Checks, one at a time (one GPU).
+passed=0 failed=0
+: > "$work/failures"
+while IFS=$'\t' read -r name backend kind input expected atol; do
+  bin=$work/bin/$name.$backend
+  if [ ! -x "$bin" ]; then
+    out="not compiled"
+  else
+    out=$("$bin" "$here/checks/$input" "$here/checks/$expected" "$atol" 2>&1) && { passed=$((passed + 1)); continue; }
+  fi
+  failed=$((failed + 1))
+  echo "| $name | $backend | vs $kind | ${out//$'\n'/ } |" >> "$work/failures"
+done < "$work/checks.tsv"
+checked=$(date +%s)
+
+{
+  echo "# seqc GPU check, $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo
+  echo "seqc $(cat "$here/REVISION")"
+  if [ $simulate = 1 ]; then
+    echo "CPU simulation (seqc_cuda_sim.h), $("$cxx" --version | head -1)"
+  else
+    echo "$("$smi" --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -1), nvcc $("$nvcc" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'), ${arch#-gencode }, cuDNN: ${cudnn:-none found}"
+  fi
+  echo
+  echo "checks: $passed passed, $failed failed (each fixture vs Keras and a batch of 64 vs the eager engine, atol 1e-4); compile $((compiled - started)) s, checks $((checked - compiled)) s"
+  if [ -s "$work/failures" ]; then
+    echo
+    echo "| model | backend | check | result |"
+    echo "|---|---|---|---|"
+    cat "$work/failures"
+  fi
+} > "$results"
+
+status=0
+[ $failed = 0 ] || status=1
+if [ $bench = 1 ] && [ -s "$work/bench.tsv" ]; then
+  c++ -std=c++17 -O2 "$here/src/bench_gpu.cpp" -ldl -o "$work/bench_gpu" || status=1
+  args=()
+  while IFS=$'\t' read -r model backend; do
+    [ -e "$work/bench/lib$model.$backend.so" ] && args+=("${model//_//}/$backend=$work/bench/lib$model.$backend.so")
+  done < "$work/bench.tsv"
+  {
+    echo
+    echo "## fused kernels vs cuDNN"
+    echo
+    echo "input (batch, 100, 64); latency per seqc_model_run call, host input in and host output out."
+    echo
+  } >> "$results"
+  LD_LIBRARY_PATH=${cudnn:+$cudnn/lib:}${LD_LIBRARY_PATH:-} "$work/bench_gpu" "$results" "${args[@]}" > /dev/null || status=1
+fi
+cat "$results"
+exit $status
