@@ -7,8 +7,12 @@ and a summary line:
       (the CPU stand-in for CUDA) with check_model.cpp, run against Keras'
       output within 1e-4. Needs no GPU.
   cuda_fixtures.py nvcc WORK FIXTURES SEQ_COMPILE ARCH
-      --target=cuda --cuda-arch=ARCH -o lib.so: nvcc compiles and links the
-      emitted code and the library exports the seqc C API. Needs nvcc.
+      --emit=cuda for every fixture, grouped by kernel configuration (the
+      set of kernel template instances its code launches); for one fixture
+      of each configuration, --target=cuda --cuda-arch=ARCH -o lib.so: nvcc
+      compiles and links it and the library exports the seqc C API. The
+      host code around the kernels is compiled for every fixture by the sim
+      mode. Needs nvcc.
   cuda_fixtures.py gpu  WORK FIXTURES SEQ_COMPILE SEQ_ALLCLOSE ENGINE
       seq-compile --run --engine=ENGINE (cuda or cudnn) against Keras' output
       (atol 1e-4). Needs a GPU. For cudnn, models cuDNN cannot express are
@@ -18,6 +22,7 @@ Standard library only."""
 import concurrent.futures
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -57,6 +62,21 @@ def check_sim(fixture, work, fixtures, seq_compile, cxx, kernels, checker):
     rc, text = run([binary, os.path.join(fixtures, fixture["input"]),
                     os.path.join(fixtures, fixture["expected"]), "1e-4"])
     return None if rc == 0 else "FAIL %s: %s" % (name, text)
+
+
+def kernel_configuration(fixture, work, fixtures, seq_compile):
+    """The kernel template instances the fixture's emitted code uses, or a
+    failure line."""
+    name = fixture["name"]
+    cu = os.path.join(work, name + ".cu")
+    rc, text = run([seq_compile] + model_args(fixtures, fixture) +
+                   ["--target=cuda", "--emit=cuda", "-o", cu])
+    if rc != 0:
+        return "FAIL %s: emission failed: %s" % (name, text)
+    with open(cu) as f:
+        source = f.read()
+    model = source[source.index("// ===== the model"):]
+    return tuple(sorted(set(re.findall(r"seqc::[a-z_0-9]+<[^<>()]*>", model))))
 
 
 def check_nvcc(fixture, work, fixtures, seq_compile, arch):
@@ -108,8 +128,24 @@ def main():
         what = "match Keras within 1e-4 in the CPU simulation"
     elif mode == "nvcc":
         seq_compile, arch = rest
-        job = lambda fx: check_nvcc(fx, work, fixtures, seq_compile, arch)
-        what = "build with nvcc for " + arch
+        with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+            configs = list(pool.map(
+                lambda fx: kernel_configuration(fx, work, fixtures, seq_compile), good))
+        failures = [c for c in configs if isinstance(c, str)]
+        first = {}
+        for fx, config in zip(good, configs):
+            if not isinstance(config, str):
+                first.setdefault(config, fx)
+        with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+            built = list(pool.map(lambda fx: check_nvcc(fx, work, fixtures, seq_compile, arch),
+                                  first.values()))
+        failures += [r for r in built if r]
+        for r in failures:
+            print(r)
+        print("%d of %d fixtures emit CUDA; %d of %d kernel configurations build with nvcc "
+              "for %s" % (len(good) - sum(isinstance(c, str) for c in configs), len(good),
+                          len(first) - sum(bool(r) for r in built), len(first), arch))
+        return 1 if failures else 0
     elif mode == "gpu":
         seq_compile, allclose, engine = rest
         job = lambda fx: check_gpu(fx, work, fixtures, seq_compile, allclose, engine)
