@@ -392,16 +392,14 @@ bool isKeras1Model(StringRef kerasVersion, const json::Value &root) {
       "subsample_length", "pool_length",  "consume_less",  "dim_ordering",
       "W_regularizer",    "dropout_W",    "input_dtype"};
   bool found = false;
-  if (const json::Object *top = root.getAsObject())
-    if (const json::Value *config = top->get("config"))
-      forEachLayer(*config, [&](StringRef cls, const json::Object &c) {
-        if (classes.contains(cls) || (cls == "Dropout" && c.get("p")) ||
-            (cls != "Embedding" && c.get("output_dim")))
-          found = true;
-        for (const auto &kv : c)
-          if (keys.contains(kv.first.str()))
-            found = true;
-      });
+  forEachLayer(root, [&](StringRef cls, const json::Object &c) {
+    if (classes.contains(cls) || (cls == "Dropout" && c.get("p")) ||
+        (cls != "Embedding" && c.get("output_dim")))
+      found = true;
+    for (const auto &kv : c)
+      if (keys.contains(kv.first.str()))
+        found = true;
+  });
   return found;
 }
 
