@@ -1,7 +1,6 @@
 #include "Keras1.h"
 
 #include "llvm/ADT/StringSet.h"
-#include "llvm/ADT/StringSwitch.h"
 
 using namespace llvm;
 
