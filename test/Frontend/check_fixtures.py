@@ -30,6 +30,8 @@ OP_OF_CLASS = {
     "Flatten": "flatten", "Reshape": "reshape", "RepeatVector": "repeat_vector",
     "Activation": "activation", "LeakyReLU": "activation", "ELU": "activation",
     "ReLU": "activation", "Softmax": "activation",
+    # Keras 1 classes the importer translates.
+    "Convolution1D": "conv1d", "TimeDistributedDense": "time_distributed",
 }
 
 # "%0 = seq.dense ... -> tensor<?x32xf32> loc(#loc3)", or "... : tensor<..>

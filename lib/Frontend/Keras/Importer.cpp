@@ -1,5 +1,6 @@
 #include "seq/Frontend/Keras/Importer.h"
 
+#include "Keras1.h"
 #include "KerasConfig.h"
 #include "LayerEmitter.h"
 #include "ModelSource.h"
@@ -179,9 +180,10 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   if (!source)
     return source.takeError();
   StringRef where = source->path;
-  if (StringRef(source->kerasVersion).starts_with("1."))
-    return fileError(where, "Keras 1 file (keras_version " + source->kerasVersion +
-                                "): unsupported; load it in Keras 2 and re-save");
+  bool keras1 = isKeras1Model(source->kerasVersion, source->config);
+  if (keras1)
+    if (Error e = translateKeras1Config(source->config, where))
+      return std::move(e);
   Expected<ModelConfig> config = parseModelConfig(source->config, where);
   if (!config)
     return config.takeError();
@@ -194,6 +196,9 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
     Expected<std::vector<WeightArray>> w = store->read(layer);
     if (!w)
       return w.takeError();
+    if (keras1)
+      if (Error e = translateKeras1Weights(layer, *w, source->backend))
+        return std::move(e);
     weights.push_back(std::move(*w));
   }
 
@@ -226,7 +231,7 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
     if (!out)
       return out.takeError();
     value = *out;
-    LayerSummary row{layer.getName(), layer.getClassName(),
+    LayerSummary row{layer.getName(), layer.getSourceClassName(),
                      std::vector<int64_t>(
                          cast<RankedTensorType>(value.getType()).getShape()),
                      0, LayerEmitter::nonTrainableParams(layer, weights[i])};

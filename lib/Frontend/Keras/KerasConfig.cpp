@@ -13,8 +13,8 @@ Error fileError(StringRef where, const Twine &message) {
 }
 
 Error LayerConfig::error(const Twine &message) const {
-  return fileError(where,
-                   "layer '" + name + "' (" + className + "): " + message);
+  return fileError(where, "layer '" + name + "' (" + getSourceClassName() +
+                              "): " + message);
 }
 
 /// Bounds on a model's JSON: llvm::json::parse recurses once per nesting
@@ -200,7 +200,10 @@ layerFromEntry(const json::Value &entry, StringRef where, StringRef context) {
   std::string name = config->getString("name").value_or("").str();
   if (name.empty())
     name = object->getString("name").value_or(*className).str();
-  return LayerConfig(className->str(), name, config, where.str());
+  // Set by the Keras 1 translation (Keras1.cpp).
+  std::string sourceClass = object->getString("keras1_class_name").value_or("").str();
+  return LayerConfig(className->str(), name, config, where.str(),
+                     std::move(sourceClass));
 }
 
 Expected<LayerConfig> LayerConfig::getInnerLayer(StringRef key) const {

@@ -21,13 +21,22 @@ using KerasShape = std::vector<std::optional<int64_t>>;
 /// One layer's config; accessors fail with a message naming the layer.
 class LayerConfig {
 public:
+  /// `sourceClass` is the class the file names when the importer
+  /// translated it (a Keras 1 Convolution1D read as a Conv1D); messages name
+  /// it.
   LayerConfig(std::string className, std::string name,
-              const llvm::json::Object *config, std::string where)
+              const llvm::json::Object *config, std::string where,
+              std::string sourceClass = "")
       : className(std::move(className)), name(std::move(name)),
-        config(config), where(std::move(where)) {}
+        config(config), where(std::move(where)),
+        sourceClass(std::move(sourceClass)) {}
 
   const std::string &getClassName() const { return className; }
   const std::string &getName() const { return name; }
+  /// The class as the file names it (Keras 1's Convolution1D for a Conv1D).
+  const std::string &getSourceClassName() const {
+    return sourceClass.empty() ? className : sourceClass;
+  }
   const llvm::json::Object &getObject() const { return *config; }
 
   bool has(llvm::StringRef key) const;
@@ -61,6 +70,7 @@ private:
   std::string name;
   const llvm::json::Object *config;
   std::string where;
+  std::string sourceClass;
 };
 
 struct ModelConfig {

@@ -110,6 +110,18 @@ Error openHdf5(StringRef path, StringRef configPath, ModelSource &source) {
   bool fullModel = hasConfig && file->isGroup("model_weights");
   if (Error e = locateWeights(*file, fullModel ? "model_weights" : "/", source))
     return e;
+  // Keras 1 wrote the backend (Theano kernels are flipped) only beside the
+  // weights.
+  if (fullModel)
+    for (StringRef name : {"keras_version", "backend"}) {
+      std::string &value = name == "backend" ? source.backend : source.kerasVersion;
+      if (value.empty() && file->hasAttribute("model_weights", name)) {
+        Expected<std::string> text = file->readStringAttribute("model_weights", name);
+        if (!text)
+          return text.takeError();
+        value = *text;
+      }
+    }
   source.weightsFile.emplace(std::move(*file));
   return Error::success();
 }
