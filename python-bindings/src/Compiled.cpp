@@ -32,7 +32,8 @@ std::shared_ptr<Compiled> Compiled::create(std::shared_ptr<Model> model,
     return seq::rt::createEngine(name, model->module());
   }();
   if (!created)
-    throw Error("engine '" + name + "': " + llvm::toString(created.takeError()));
+    throw Error("engine '" + name + "': " +
+                seq::rt::oneLine(llvm::toString(created.takeError())));
 
   std::shared_ptr<Compiled> compiled(new Compiled());
   compiled->source = std::move(model);

@@ -42,3 +42,13 @@ def test_reader_failure_leaves_the_interpreter_alive(fault):
     assert out.returncode == 0, out.stderr
     assert "the HDF5 library" in out.stdout and "(the file is corrupt or hostile)" in out.stdout
     assert out.stdout.rstrip().endswith("alive")
+
+
+def test_names_from_the_file_stay_one_inert_line():
+    # A layer named "evil\n\x1b[31mred": the message is one line, escaped as
+    # seq-compile prints it.
+    with pytest.raises(seqc.Error) as raised:
+        seqc.load(str(HOSTILE / "control_name.h5"))
+    message = str(raised.value)
+    assert "\n" not in message and "\x1b" not in message, repr(message)
+    assert r"layer 'evil\n\x1b[31mred' (Dropout)" in message

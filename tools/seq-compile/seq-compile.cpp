@@ -7,6 +7,7 @@
 
 #include "seq/Dialect/Seq/IR/Metadata.h"
 #include "seq/Frontend/Keras/Summary.h"
+#include "seq/Runtime/OneLine.h"
 #include "seq/Runtime/OutputFile.h"
 
 #include "mlir/IR/OperationSupport.h"
@@ -36,21 +37,7 @@ cl::opt<std::string> targetKind("target",
                                 cl::value_desc("name"), cl::cat(seqCompileCategory));
 
 int fail(const Twine &message, int code) {
-  // Names and values quoted from a file may hold newlines or terminal
-  // escape sequences: the message stays one line and inert.
-  std::string text = message.str();
-  std::string line;
-  for (unsigned char c : text) {
-    if (c == '\n')
-      line += "\\n";
-    else if (c < 0x20 || c == 0x7f) {
-      char escaped[8];
-      snprintf(escaped, sizeof escaped, "\\x%02x", c);
-      line += escaped;
-    } else
-      line += static_cast<char>(c);
-  }
-  errs() << "seq-compile: error: " << line << "\n";
+  errs() << "seq-compile: error: " << seq::rt::oneLine(message.str()) << "\n";
   return code;
 }
 
