@@ -20,9 +20,9 @@ BAD_MESSAGES = {
                         "and .keras files"),
     "bad_lambda": L("layer 'lam' (Lambda): Lambda layers hold Python code, which seqc "
                     "never runs; replace the Lambda with built-in layers and re-save"),
-    "bad_custom": L("layer 'my_scale' (ScaleLayer): unknown layer class 'ScaleLayer' (a "
-                    "custom layer? seqc never runs model code; see docs/Usage.md for the "
-                    "supported layers)"),
+    "bad_custom": L("layer 'my_scale' (ScaleLayer): 'ScaleLayer' is not a Keras layer but a "
+                    "custom class, whose code is not in the file and which seqc never "
+                    "runs; rebuild the model from built-in layers and re-save"),
     "bad_branches": "layer '[^']+' feeds several layers: " +
                     L("Functional models with branches are not supported, only plain "
                       "chains"),

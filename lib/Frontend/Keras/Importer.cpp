@@ -2,6 +2,7 @@
 
 #include "Keras1.h"
 #include "KerasConfig.h"
+#include "LayerClasses.h"
 #include "LayerEmitter.h"
 #include "ModelSource.h"
 
@@ -190,6 +191,9 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   if (config->layers.empty())
     return fileError(where, "the model has no layers");
 
+  // A custom class is reported as such before its weights are read.
+  if (Error e = checkLayerClasses(config->layers))
+    return std::move(e);
   std::unique_ptr<WeightStore> store = source->openWeights(config->layers);
   std::vector<std::vector<WeightArray>> weights;
   for (const LayerConfig &layer : config->layers) {
@@ -201,6 +205,13 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
         return std::move(e);
     weights.push_back(std::move(*w));
   }
+
+  // A model file (config and weights saved together) in which no layer has
+  // any weight: if one needs some, the model was never built. (With
+  // --config, empty layers more likely mean weights of another model.)
+  bool savedUnbuilt =
+      options.configPath.empty() &&
+      llvm::all_of(weights, [](const std::vector<WeightArray> &w) { return w.empty(); });
 
   Expected<std::vector<int64_t>> inputShape =
       resolveInputShape(options, *config, weights, where);
@@ -228,8 +239,14 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   for (size_t i = 0; i < config->layers.size(); ++i) {
     const LayerConfig &layer = config->layers[i];
     Expected<Value> out = emitter.emit(layer, value, weights[i]);
-    if (!out)
-      return out.takeError();
+    if (!out) {
+      std::string message = toString(out.takeError());
+      if (savedUnbuilt && StringRef(message).contains(": the file has 0 weight arrays"))
+        return fileError(where, "the file holds no weights: the model was saved before "
+                                "it was built (build it, e.g. by calling it on a batch, "
+                                "then save it again)");
+      return llvm::createStringError(message);
+    }
     value = *out;
     LayerSummary row{layer.getName(), layer.getSourceClassName(),
                      std::vector<int64_t>(

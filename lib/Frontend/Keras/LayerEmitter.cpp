@@ -1,5 +1,7 @@
 #include "LayerEmitter.h"
 
+#include "LayerClasses.h"
+
 #include "seq/Dialect/Seq/IR/SeqOps.h"
 #include "seq/Dialect/Seq/IR/SeqShapes.h"
 
@@ -755,9 +757,7 @@ Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
   if (cls == "Masking")
     return layer.error("Masking is not supported yet (masking is not "
                        "implemented)");
-  return layer.error("unknown layer class '" + cls +
-                     "' (a custom layer? seqc never runs model code; see "
-                     "docs/Usage.md for the supported layers)");
+  return unsupportedLayerError(layer);
 }
 
 } // namespace seq::keras

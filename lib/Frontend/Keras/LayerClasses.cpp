@@ -1,0 +1,99 @@
+#include "LayerClasses.h"
+
+#include "llvm/ADT/StringSet.h"
+
+using namespace llvm;
+
+namespace seq::keras {
+
+bool isBuiltinLayerClass(StringRef className) {
+  static const StringSet<> builtins = {
+      // Core.
+      "InputLayer", "Dense", "EinsumDense", "Activation", "Embedding", "Masking",
+      "Lambda", "Identity", "Sequential", "Functional", "Model",
+      // Convolution (and the Keras 2 aliases).
+      "Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose",
+      "Conv3DTranspose", "SeparableConv1D", "SeparableConv2D", "DepthwiseConv1D",
+      "DepthwiseConv2D", "Convolution1D", "Convolution2D", "Convolution3D",
+      "Convolution2DTranspose", "Convolution3DTranspose",
+      "SeparableConvolution1D", "SeparableConvolution2D", "ConvLSTM1D",
+      "ConvLSTM2D", "ConvLSTM3D", "LocallyConnected1D", "LocallyConnected2D",
+      // Pooling.
+      "MaxPooling1D", "MaxPooling2D", "MaxPooling3D", "AveragePooling1D",
+      "AveragePooling2D", "AveragePooling3D", "MaxPool1D", "MaxPool2D",
+      "MaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D", "GlobalMaxPooling1D",
+      "GlobalMaxPooling2D", "GlobalMaxPooling3D", "GlobalAveragePooling1D",
+      "GlobalAveragePooling2D", "GlobalAveragePooling3D", "GlobalMaxPool1D",
+      "GlobalMaxPool2D", "GlobalMaxPool3D", "GlobalAvgPool1D", "GlobalAvgPool2D",
+      "GlobalAvgPool3D", "AdaptiveAveragePooling1D", "AdaptiveAveragePooling2D",
+      "AdaptiveMaxPooling1D", "AdaptiveMaxPooling2D",
+      // Recurrent.
+      "RNN", "SimpleRNN", "GRU", "LSTM", "SimpleRNNCell", "GRUCell", "LSTMCell",
+      "StackedRNNCells", "Bidirectional", "TimeDistributed", "CuDNNLSTM",
+      "CuDNNGRU", "PeepholeLSTMCell",
+      // Normalization and regularization.
+      "BatchNormalization", "LayerNormalization", "GroupNormalization",
+      "UnitNormalization", "SpectralNormalization", "RMSNormalization",
+      "SyncBatchNormalization", "Dropout", "SpatialDropout1D",
+      "SpatialDropout2D", "SpatialDropout3D", "GaussianDropout", "GaussianNoise",
+      "AlphaDropout", "ActivityRegularization",
+      // Attention.
+      "Attention", "AdditiveAttention", "MultiHeadAttention",
+      "GroupedQueryAttention", "GroupQueryAttention",
+      // Shape.
+      "Reshape", "Flatten", "RepeatVector", "Permute", "Cropping1D",
+      "Cropping2D", "Cropping3D", "UpSampling1D", "UpSampling2D", "UpSampling3D",
+      "ZeroPadding1D", "ZeroPadding2D", "ZeroPadding3D",
+      // Merging.
+      "Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum",
+      "Concatenate", "Dot",
+      // Activation layers.
+      "ReLU", "Softmax", "LeakyReLU", "PReLU", "ELU", "ThresholdedReLU",
+      // Preprocessing.
+      "TextVectorization", "Normalization", "Discretization",
+      "CategoryEncoding", "Hashing", "HashedCrossing", "StringLookup",
+      "IntegerLookup", "Resizing", "Rescaling", "CenterCrop", "RandomCrop",
+      "RandomFlip", "RandomTranslation", "RandomRotation", "RandomZoom",
+      "RandomHeight", "RandomWidth", "RandomContrast", "RandomBrightness",
+      "AutoContrast", "Solarization", "RandomColorJitter", "RandomGrayscale",
+      "RandomHue", "RandomSaturation", "RandomSharpness", "RandomShear",
+      "RandomPosterization", "RandomInvert", "RandomColorDegeneration",
+      "RandomErasing", "RandomGaussianBlur", "RandomElasticTransform",
+      "RandomPerspective", "Equalization", "MelSpectrogram", "STFTSpectrogram",
+      "Pipeline", "MixUp", "CutMix", "AugMix", "RandAugment",
+      // Keras 1 classes that have no Keras 2 name.
+      "Merge", "Highway", "MaxoutDense", "AtrousConvolution1D",
+      "AtrousConvolution2D", "TimeDistributedDense", "Deconvolution2D",
+      "SReLU", "ParametricSoftplus", "ThresholdedLinear", "Cropping"};
+  return builtins.contains(className);
+}
+
+Error unsupportedLayerError(const LayerConfig &layer) {
+  if (isBuiltinLayerClass(layer.getClassName()))
+    return layer.error("this Keras layer is not supported by seqc yet "
+                       "(docs/Usage.md lists the supported layers)");
+  return layer.error("'" + layer.getSourceClassName() +
+                     "' is not a Keras layer but a custom class, whose code is "
+                     "not in the file and which seqc never runs; rebuild the "
+                     "model from built-in layers and re-save");
+}
+
+Error checkLayerClasses(ArrayRef<LayerConfig> layers) {
+  for (const LayerConfig &layer : layers) {
+    if (!isBuiltinLayerClass(layer.getClassName()))
+      return unsupportedLayerError(layer);
+    StringRef cls = layer.getClassName();
+    if (cls != "Bidirectional" && cls != "TimeDistributed")
+      continue;
+    Expected<LayerConfig> inner = layer.getInnerLayer("layer");
+    if (!inner) { // a malformed wrapper is the emitter's to report
+      consumeError(inner.takeError());
+      continue;
+    }
+    if (!isBuiltinLayerClass(inner->getClassName()))
+      return unsupportedLayerError(*inner);
+  }
+  return Error::success();
+}
+
+} // namespace seq::keras

@@ -1,0 +1,34 @@
+//===- LayerClasses.h - Which class names are Keras' own layers -*- C++ -*-===//
+//
+// A class name in a model config is either one of Keras' built-in layers
+// (Keras 2/tf_keras and Keras 3, aliases included), which seqc supports or
+// says it does not support yet, or a custom class whose code is not in the
+// file and which seqc can never run. The importer checks this before it
+// reads any weights, so a custom layer with unusual weights (an int8
+// quantizer) is reported as the custom layer it is.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQ_LIB_FRONTEND_KERAS_LAYERCLASSES_H
+#define SEQ_LIB_FRONTEND_KERAS_LAYERCLASSES_H
+
+#include "KerasConfig.h"
+
+#include "llvm/Support/Error.h"
+
+namespace seq::keras {
+
+/// Whether `className` is a layer class Keras itself defines.
+bool isBuiltinLayerClass(llvm::StringRef className);
+
+/// The error for `layer`, whose class seqc does not import: "not supported
+/// by seqc yet" for a Keras layer, "a custom layer" otherwise.
+llvm::Error unsupportedLayerError(const LayerConfig &layer);
+
+/// The custom-layer error for the first layer (wrapped layers included) whose
+/// class is not Keras' own, else success.
+llvm::Error checkLayerClasses(llvm::ArrayRef<LayerConfig> layers);
+
+} // namespace seq::keras
+
+#endif

@@ -1,0 +1,57 @@
+"""Writes the layer-class error inputs of test/Frontend/layer-classes.test from
+test/fixtures/seed_build.h5 (LSTM -> Dense -> Dense, legacy HDF5) with h5py:
+
+  builtin_unsupported.h5  dense_1 renamed to class Conv3DTranspose: a Keras
+                          layer seqc does not support yet
+  custom_int8.h5          dense renamed to a custom class QuantDense whose
+                          kernel is int8: reported as custom, not as int8
+  unbuilt.h5              no weights at all: saved before it was built
+
+  python make_classes.py     (needs h5py)"""
+import json
+import os
+import shutil
+
+import h5py
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SEED = os.path.join(HERE, "..", "..", "..", "fixtures", "seed_build.h5")
+
+
+def with_config(name, edit):
+    path = os.path.join(HERE, name)
+    shutil.copy(SEED, path)
+    with h5py.File(path, "r+") as f:
+        config = json.loads(f.attrs["model_config"])
+        edit(config, f)
+        f.attrs["model_config"] = json.dumps(config)
+    return path
+
+
+def rename(layer_name, cls):
+    def edit(config, f):
+        for layer in config["config"]["layers"]:
+            if layer["config"].get("name") == layer_name:
+                layer["class_name"] = cls
+    return edit
+
+
+def quantized(config, f):
+    rename("dense", "QuantDense")(config, f)
+    group = f["model_weights"]["dense"]["dense"]
+    kernel = group["kernel:0"][()]
+    del group["kernel:0"]
+    group["kernel:0"] = np.clip(np.round(kernel * 100), -128, 127).astype(np.int8)
+
+
+def unbuilt(config, f):
+    weights = f["model_weights"]
+    for name in list(weights.keys()):
+        del weights[name]
+    weights.attrs["layer_names"] = np.array([], dtype="S1")
+
+
+with_config("builtin_unsupported.h5", rename("dense_1", "Conv3DTranspose"))
+with_config("custom_int8.h5", quantized)
+with_config("unbuilt.h5", unbuilt)
