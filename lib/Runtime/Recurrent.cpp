@@ -124,10 +124,10 @@ Tensor seq::rt::lstmRecurrence(const Tensor &projection,
                 accumulate(z, state.data(), recurrentKernel);
                 Activation rec = options.recurrentActivation,
                            act = options.activation;
-                std::vector<float> i = gate(z, 0, u, rec, options.alpha);
-                std::vector<float> f = gate(z, 1, u, rec, options.alpha);
+                std::vector<float> i = gate(z, 0, u, rec, options.recurrentAlpha);
+                std::vector<float> f = gate(z, 1, u, rec, options.recurrentAlpha);
                 std::vector<float> g = gate(z, 2, u, act, options.alpha);
-                std::vector<float> o = gate(z, 3, u, rec, options.alpha);
+                std::vector<float> o = gate(z, 3, u, rec, options.recurrentAlpha);
                 std::vector<float> c(u);
                 for (int64_t k = 0; k < u; ++k)
                   c[k] = static_cast<float>(double(f[k]) * state[u + k] +
@@ -162,9 +162,11 @@ Tensor seq::rt::gruRecurrence(const Tensor &projection,
         for (int64_t k = 0; k < 2 * u; ++k)
           zr[k] = double(pt[k]) + hu[k];
         std::vector<float> z =
-            gate(zr, 0, u, options.recurrentActivation, options.alpha);
+            gate(zr, 0, u, options.recurrentActivation,
+                 options.recurrentAlpha);
         std::vector<float> r =
-            gate(zr, 1, u, options.recurrentActivation, options.alpha);
+            gate(zr, 1, u, options.recurrentActivation,
+                 options.recurrentAlpha);
 
         std::vector<float> candidate(u);
         if (resetAfter) {

@@ -3,6 +3,8 @@
 // The convolution maps (used by @conv_causal below).
 // CHECK-DAG: #[[$CX:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 + d3 * 2, d4)>
 // CHECK-DAG: #[[$CK:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d3, d4, d2)>
+// PReLU's alpha shared over time (used by @prelu_shared_time below).
+// CHECK-DAG: #[[$SHARED:.*]] = affine_map<(d0, d1, d2) -> (0, d2)>
 
 // Leading axes are GEMM rows: collapse, bias broadcast into the
 // accumulator, one matmul, the activation in place, expand back.
@@ -101,3 +103,40 @@ func.func @global_max(%x: tensor<?x5x3xf32>) -> tensor<?x3xf32> {
   return %0 : tensor<?x3xf32>
 }
 
+
+// Softmax over a middle axis (Keras Softmax(axis=1) on a sequence) reduces
+// that axis, not the last.
+// CHECK-LABEL: func.func @softmax_time_axis(
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK:           arith.maximumf
+// CHECK:         math.exp
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK:           arith.addf
+// CHECK:         arith.divf
+func.func @softmax_time_axis(%x: tensor<?x4x6xf32>) -> tensor<?x4x6xf32> {
+  %0 = seq.activation softmax %x {axis = 1 : i64} : tensor<?x4x6xf32>
+  return %0 : tensor<?x4x6xf32>
+}
+
+// PReLU's alpha is read through a map that pins its shared axes to 0.
+// CHECK-LABEL: func.func @prelu_shared_time(
+// CHECK:         linalg.generic {indexing_maps = [#{{.*}}, #[[$SHARED]], #{{.*}}]
+// CHECK:           arith.cmpf olt
+// CHECK:           arith.select
+func.func @prelu_shared_time(%x: tensor<?x4x6xf32>, %a: tensor<1x6xf32>) -> tensor<?x4x6xf32> {
+  %0 = seq.prelu %x, %a : tensor<?x4x6xf32>, tensor<1x6xf32>
+  return %0 : tensor<?x4x6xf32>
+}
+
+// Keras' ReLU layer: the threshold select, the clip, the slope below.
+// CHECK-LABEL: func.func @relu_layer(
+// CHECK:         linalg.generic
+// CHECK:           arith.cmpf ogt
+// CHECK:           arith.select
+// CHECK:           arith.minimumf
+// CHECK:           arith.mulf
+// CHECK:           arith.subf
+func.func @relu_layer(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %0 = seq.relu %x {max_value = 1.5 : f32, negative_slope = 0.1 : f32, threshold = 0.2 : f32} : tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}

@@ -89,3 +89,34 @@ func.func @lstm_layer(%x: tensor<?x6x3xf32>, %k: tensor<3x16xf32>, %wr: tensor<4
   %0 = seq.lstm %x, %k, %wr, %b activation(tanh, sigmoid) : (tensor<?x6x3xf32>, tensor<3x16xf32>, tensor<4x16xf32>, tensor<16xf32>) -> tensor<?x4xf32>
   return %0 : tensor<?x4xf32>
 }
+
+// A softmax cell activation needs each (B, u) block as a whole: the step
+// normalises the candidate row with two reductions over the units (max,
+// sum) before mixing it into h.
+// CHECK-LABEL: func.func @simple_rnn_softmax_cell(
+// CHECK:         scf.for
+// CHECK:           linalg.matmul
+// CHECK:           linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK:             arith.maximumf
+// CHECK:           math.exp
+// CHECK:           linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK:             arith.addf
+// CHECK:           arith.divf
+// CHECK:           scf.yield
+func.func @simple_rnn_softmax_cell(%xp: tensor<?x5x4xf32>, %wr: tensor<4x4xf32>) -> tensor<?x4xf32> {
+  %0 = seq.simple_rnn_recurrence %xp, %wr activation(softmax) : (tensor<?x5x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// Recurrent cells take the alphas of the activation names: leaky_relu's 0.2
+// and elu's 1.0 (a multiplication by one, folded away).
+// CHECK-LABEL: func.func @lstm_elu_leaky_cell(
+// CHECK:         %[[SLOPE:.*]] = arith.constant 2.000000e-01 : f32
+// CHECK:         scf.for
+// CHECK:           linalg.generic
+// CHECK:             arith.mulf %{{.*}}, %[[SLOPE]]
+// CHECK:             math.expm1
+func.func @lstm_elu_leaky_cell(%xp: tensor<?x5x16xf32>, %wr: tensor<4x16xf32>) -> tensor<?x4xf32> {
+  %0 = seq.lstm_recurrence %xp, %wr activation(elu, leaky_relu) : (tensor<?x5x16xf32>, tensor<4x16xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}

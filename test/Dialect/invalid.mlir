@@ -58,7 +58,7 @@ func.func @dense_alpha_missing(%x: tensor<?x12xf32>, %k: tensor<12x32xf32>) {
 // -----
 
 func.func @dense_alpha_extra(%x: tensor<?x12xf32>, %k: tensor<12x32xf32>) {
-  // expected-error @+1 {{'seq.dense' op 'alpha' is only meaningful for leaky_relu and elu, not 'relu'}}
+  // expected-error @+1 {{'seq.dense' op 'alpha' is only meaningful for leaky_relu, elu, celu and thresholded_relu, not 'relu'}}
   %0 = seq.dense %x, %k activation(relu) {alpha = 0.1 : f32} : (tensor<?x12xf32>, tensor<12x32xf32>) -> tensor<?x32xf32>
   return
 }
@@ -74,8 +74,8 @@ func.func @dense_unranked(%x: tensor<*xf32>, %k: tensor<12x32xf32>) {
 // -----
 
 func.func @bad_activation_name(%x: tensor<?x4xf32>) {
-  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'activation' [linear, relu, tanh, sigmoid, hard_sigmoid_keras2, hard_sigmoid_keras3, softmax, elu, selu, gelu, gelu_tanh, swish, softplus, softsign, leaky_relu, exponential]}}
-  %0 = seq.activation mish %x : tensor<?x4xf32>
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'activation' [linear, relu, tanh, sigmoid, hard_sigmoid_keras2, hard_sigmoid_keras3, softmax, elu, selu, gelu, gelu_tanh, swish, softplus, softsign, leaky_relu, exponential, relu6, hard_silu, mish, log_softmax, celu, hard_tanh, log_sigmoid, sparse_plus, squareplus, tanh_shrink, soft_shrink, hard_shrink, sparse_sigmoid, thresholded_relu]}}
+  %0 = seq.activation glu %x : tensor<?x4xf32>
   return
 }
 
@@ -632,5 +632,61 @@ module attributes {seq.meta = {}} {}
 
 // expected-error @+1 {{'seq.metadata' must be attached to a builtin.module}}
 func.func @metadata_on_func() attributes {seq.metadata = {}} {
+  return
+}
+
+// -----
+
+func.func @activation_axis_not_softmax(%x: tensor<?x4x6xf32>) {
+  // expected-error @+1 {{'seq.activation' op 'axis' is only meaningful for softmax and log_softmax, not 'relu'}}
+  %0 = seq.activation relu %x {axis = 1 : i64} : tensor<?x4x6xf32>
+  return
+}
+
+// -----
+
+func.func @activation_axis_batch(%x: tensor<?x4x6xf32>) {
+  // expected-error @+1 {{'seq.activation' op axis 0 is not a non-batch axis of a rank-3 input}}
+  %0 = seq.activation softmax %x {axis = 0 : i64} : tensor<?x4x6xf32>
+  return
+}
+
+// -----
+
+func.func @activation_axis_past_rank(%x: tensor<?x4x6xf32>) {
+  // expected-error @+1 {{'seq.activation' op axis 3 is not a non-batch axis of a rank-3 input}}
+  %0 = seq.activation log_softmax %x {axis = 3 : i64} : tensor<?x4x6xf32>
+  return
+}
+
+// -----
+
+func.func @celu_alpha(%x: tensor<?x4xf32>) {
+  // expected-error @+1 {{'seq.activation' op activation 'celu' needs an 'alpha' attribute}}
+  %0 = seq.activation celu %x : tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @relu_negative_max(%x: tensor<?x4xf32>) {
+  // expected-error @+1 {{'seq.relu' op max_value must be >= 0, got -1}}
+  %0 = seq.relu %x {max_value = -1.0 : f32, negative_slope = 0.0 : f32, threshold = 0.0 : f32} : tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @prelu_rank(%x: tensor<?x4x6xf32>, %a: tensor<6xf32>) {
+  // expected-error @+1 {{'seq.prelu' op alpha must have rank 2, got 'tensor<6xf32>'}}
+  %0 = seq.prelu %x, %a : tensor<?x4x6xf32>, tensor<6xf32>
+  return
+}
+
+// -----
+
+func.func @prelu_shape(%x: tensor<?x?x6xf32>, %a: tensor<4x6xf32>) {
+  // expected-error @+1 {{'seq.prelu' op alpha axis 0 has size 4 but input axis 1 has size ? (alpha's axes are the input's or 1 where shared)}}
+  %0 = seq.prelu %x, %a : tensor<?x?x6xf32>, tensor<4x6xf32>
   return
 }

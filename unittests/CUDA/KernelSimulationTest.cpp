@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 
 #include <cstdlib>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -107,6 +108,20 @@ TEST(CudaKernelSimulation, LinearEpilogueActivations) {
   checkLinear<seqc::Act::HardSigmoidKeras3>(5, 7, 9, Activation::HardSigmoidKeras3, 0, true);
   checkLinear<seqc::Act::Exponential>(5, 7, 9, Activation::Exponential, 0, true);
   checkLinear<seqc::Act::Softmax>(5, 70, 9, Activation::Softmax, 0, true);
+  checkLinear<seqc::Act::LogSoftmax>(5, 70, 9, Activation::LogSoftmax, 0, true);
+  checkLinear<seqc::Act::Relu6>(5, 7, 9, Activation::Relu6, 0, true);
+  checkLinear<seqc::Act::HardSilu>(5, 7, 9, Activation::HardSilu, 0, true);
+  checkLinear<seqc::Act::Mish>(5, 7, 9, Activation::Mish, 0, true);
+  checkLinear<seqc::Act::Celu>(5, 7, 9, Activation::Celu, 0.7f, true);
+  checkLinear<seqc::Act::HardTanh>(5, 7, 9, Activation::HardTanh, 0, true);
+  checkLinear<seqc::Act::LogSigmoid>(5, 7, 9, Activation::LogSigmoid, 0, true);
+  checkLinear<seqc::Act::SparsePlus>(5, 7, 9, Activation::SparsePlus, 0, true);
+  checkLinear<seqc::Act::Squareplus>(5, 7, 9, Activation::Squareplus, 0, true);
+  checkLinear<seqc::Act::TanhShrink>(5, 7, 9, Activation::TanhShrink, 0, true);
+  checkLinear<seqc::Act::SoftShrink>(5, 7, 9, Activation::SoftShrink, 0, true);
+  checkLinear<seqc::Act::HardShrink>(5, 7, 9, Activation::HardShrink, 0, true);
+  checkLinear<seqc::Act::SparseSigmoid>(5, 7, 9, Activation::SparseSigmoid, 0, true);
+  checkLinear<seqc::Act::ThresholdedRelu>(5, 7, 9, Activation::ThresholdedRelu, 0.3f, true);
 }
 
 //===----------------------------------------------------------------------===//
@@ -127,7 +142,8 @@ std::string describe(const char *cell, const RecurrenceCase &c) {
 /// Runs a recurrence with `plan` as it is and returns its output.
 std::vector<float> runPlannedRecurrence(const RecurrenceCase &c, const Tensor &xproj,
                                         const Tensor &u, const Tensor *rbias,
-                                        const seqc::RecurrencePlan &plan) {
+                                        const seqc::RecurrencePlan &plan, float alpha = 0,
+                                        float recurrentAlpha = 0) {
   const int64_t B = c.batch, T = c.steps, U = c.units;
   std::vector<float> out((c.returnSequences ? B * T : B) * U, -7.0f), h(2 * B * U, -7.0f),
       cell(B * U, -7.0f), z(B * U), rh(B * U);
@@ -145,6 +161,8 @@ std::vector<float> runPlannedRecurrence(const RecurrenceCase &c, const Tensor &x
   args.units = static_cast<int>(U);
   args.go_backwards = c.goBackwards;
   args.return_sequences = c.returnSequences;
+  args.alpha = alpha;
+  args.recurrent_alpha = recurrentAlpha;
   EXPECT_EQ(seqc::run_recurrence(nullptr, plan, args), cudaSuccess);
   return out;
 }
@@ -152,13 +170,17 @@ std::vector<float> runPlannedRecurrence(const RecurrenceCase &c, const Tensor &x
 /// Plans and runs the recurrence kernel for cell C; returns output and plan.
 template <seqc::Cell C, seqc::Act A, seqc::Act R>
 std::vector<float> runRecurrence(const RecurrenceCase &c, const Tensor &xproj, const Tensor &u,
-                                 const Tensor *rbias, seqc::RecurrencePlan &plan) {
+                                 const Tensor *rbias, seqc::RecurrencePlan &plan,
+                                 float alpha = 0, float recurrentAlpha = 0) {
   EXPECT_EQ((seqc::plan_recurrence<C, A, R>(static_cast<int>(c.units), &plan)), cudaSuccess);
-  return runPlannedRecurrence(c, xproj, u, rbias, plan);
+  return runPlannedRecurrence(c, xproj, u, rbias, plan, alpha, recurrentAlpha);
 }
 
-seq::rt::RnnOptions optionsFor(const RecurrenceCase &c, Activation act, Activation rec) {
+seq::rt::RnnOptions optionsFor(const RecurrenceCase &c, Activation act, Activation rec,
+                               float alpha = 0, float recurrentAlpha = 0) {
   seq::rt::RnnOptions o;
+  o.alpha = alpha;
+  o.recurrentAlpha = recurrentAlpha;
   o.returnSequences = c.returnSequences;
   o.goBackwards = c.goBackwards;
   o.activation = act;
@@ -317,9 +339,106 @@ TEST(CudaKernelSimulation, SimpleRnnRecurrence) {
   }
 }
 
+/// A cell with activations A/R (alphas as the recurrent ops pass them)
+/// against the reference recurrence.
+template <seqc::Cell C, seqc::Act A, seqc::Act R>
+void checkCell(const RecurrenceCase &c, Activation act, Activation rec, float alpha = 0,
+               float recurrentAlpha = 0) {
+  constexpr int G = seqc::gates_of<C>();
+  Tensor xproj = random({c.batch, c.steps, G * c.units}, 61 + c.units);
+  Tensor u = random({c.units, G * c.units}, 62 + c.units, 1.5f / std::sqrt(float(c.units)));
+  Tensor rbias = random({G * c.units}, 63);
+  const Tensor *rb = C == seqc::Cell::GruResetAfter ? &rbias : nullptr;
+  seq::rt::RnnOptions o = optionsFor(c, act, rec, alpha, recurrentAlpha);
+  Tensor want = C == seqc::Cell::Lstm ? seq::rt::lstmRecurrence(xproj, u, o)
+                : C == seqc::Cell::SimpleRnn
+                    ? seq::rt::simpleRnnRecurrence(xproj, u, o)
+                    : seq::rt::gruRecurrence(xproj, u, rb,
+                                             C == seqc::Cell::GruResetAfter, o);
+  seqc::RecurrencePlan plan;
+  std::vector<float> got =
+      runRecurrence<C, A, R>(c, xproj, u, rb, plan, alpha, recurrentAlpha);
+  if (seqc::row_cell<C, A, R>())
+    EXPECT_EQ(plan.blocks, 1) << "a softmax row needs one block for all units";
+  expectClose(got, want, 2e-5, describe("cell", c));
+}
+
+TEST(CudaKernelSimulation, ElementwiseCellActivationsWithAlpha) {
+  using seqc::Act;
+  using seqc::Cell;
+  checkCell<Cell::Lstm, Act::Elu, Act::LeakyRelu>({9, 3, 4, false, true}, Activation::Elu,
+                                                  Activation::LeakyRelu, 1.0f, 0.2f);
+  checkCell<Cell::GruResetAfter, Act::Celu, Act::HardSilu>(
+      {9, 3, 4, true, false}, Activation::Celu, Activation::HardSilu, 1.0f, 0.0f);
+  checkCell<Cell::GruResetBefore, Act::Mish, Act::SparseSigmoid>(
+      {6, 2, 4, false, true}, Activation::Mish, Activation::SparseSigmoid);
+  checkCell<Cell::SimpleRnn, Act::LeakyRelu, Act::Sigmoid>(
+      {5, 2, 3, false, true}, Activation::LeakyRelu, Activation::Sigmoid, 0.2f);
+}
+
+TEST(CudaKernelSimulation, SoftmaxCellsRunInOneBlock) {
+  using seqc::Act;
+  using seqc::Cell;
+  // 40 units: a row is longer than a warp; 18 rows: two batch chunks.
+  checkCell<Cell::Lstm, Act::Softmax, Act::Sigmoid>({40, 18, 3, false, true},
+                                                    Activation::Softmax, Activation::Sigmoid);
+  checkCell<Cell::Lstm, Act::Tanh, Act::LogSoftmax>({7, 3, 4, true, false}, Activation::Tanh,
+                                                    Activation::LogSoftmax);
+  checkCell<Cell::GruResetAfter, Act::Softmax, Act::Softmax>(
+      {40, 18, 3, false, true}, Activation::Softmax, Activation::Softmax);
+  checkCell<Cell::GruResetBefore, Act::LogSoftmax, Act::Sigmoid>(
+      {5, 3, 4, true, true}, Activation::LogSoftmax, Activation::Sigmoid);
+  checkCell<Cell::GruResetBefore, Act::Tanh, Act::Softmax>(
+      {5, 3, 4, false, false}, Activation::Tanh, Activation::Softmax);
+  checkCell<Cell::SimpleRnn, Act::Softmax, Act::Sigmoid>({6, 2, 5, false, true},
+                                                         Activation::Softmax,
+                                                         Activation::Sigmoid);
+}
+
 //===----------------------------------------------------------------------===//
 // The other ops
 //===----------------------------------------------------------------------===//
+
+TEST(CudaKernelSimulation, SoftmaxOverAMiddleAxis) {
+  Tensor x = random({3, 5, 4}, 71, 4.0f);
+  for (bool log : {false, true}) {
+    Tensor want = x;
+    seq::rt::applyRowActivation(log ? Activation::LogSoftmax : Activation::Softmax, 1, want);
+    std::vector<float> got(x.data.size(), -7.0f);
+    cudaError_t err = log ? seqc::softmax_axis<seqc::Act::LogSoftmax>(
+                                nullptr, x.data.data(), got.data(), 3, 5, 4)
+                          : seqc::softmax_axis<seqc::Act::Softmax>(
+                                nullptr, x.data.data(), got.data(), 3, 5, 4);
+    ASSERT_EQ(err, cudaSuccess);
+    expectClose(got, want, 1e-6, log ? "log_softmax axis 1" : "softmax axis 1");
+  }
+}
+
+TEST(CudaKernelSimulation, ReluLayerAndPRelu) {
+  Tensor x = random({2, 3, 4}, 81, 3.0f);
+  struct Case {
+    float slope, threshold;
+    std::optional<float> max;
+  };
+  for (Case c : {Case{0.1f, 0.2f, 1.5f}, Case{0.0f, 0.0f, 6.0f}, Case{0.3f, -0.5f, {}}}) {
+    Tensor want = x;
+    seq::rt::reluLayer(c.slope, c.threshold, c.max, want);
+    std::vector<float> got(x.data.size(), -7.0f);
+    ASSERT_EQ(seqc::relu_layer(nullptr, x.data.data(), got.data(), (int64_t)x.data.size(),
+                               c.slope, c.threshold, c.max ? 1 : 0, c.max.value_or(0.0f)),
+              cudaSuccess);
+    expectClose(got, want, 1e-7, "relu layer");
+  }
+  // alpha (1, 4): shared over time.
+  Tensor alpha = random({1, 4}, 82);
+  Tensor want = seq::rt::prelu(x, alpha);
+  std::vector<float> got(x.data.size(), -7.0f);
+  seqc::PreluShape shape{2, {3, 4}, {0, 1}};
+  ASSERT_EQ(seqc::prelu(nullptr, x.data.data(), alpha.data.data(), got.data(),
+                        (int64_t)x.data.size(), 12, shape),
+            cudaSuccess);
+  expectClose(got, want, 1e-7, "prelu");
+}
 
 TEST(CudaKernelSimulation, Conv1dPaddingsStridesDilations) {
   struct Case {

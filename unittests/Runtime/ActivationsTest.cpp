@@ -79,3 +79,70 @@ TEST(ActivationsTest, SoftmaxOverLastAxis) {
     EXPECT_NEAR(t.data[3 * row] + t.data[3 * row + 1] + t.data[3 * row + 2],
                 1.0, 1e-6);
 }
+
+TEST(ActivationsTest, Keras3Activations) {
+  // Values from Keras 3's formulas (keras/src/backend/tensorflow/nn.py).
+  expectValues(Activation::Relu6, {-1, 3, 7}, {0, 3, 6});
+  expectValues(Activation::HardSilu, {-4, -1, 0, 2, 4},
+               {0, -1.0 / 3, 0, 2 * 5.0 / 6, 4});
+  expectValues(Activation::Mish, {-3, -1, 0, 1},
+               {-0.14564745, -0.30340144, 0, 0.86509836});
+  expectValues(Activation::Celu, {-1, 0, 2}, {-0.6321205588285577, 0, 2}, 1.0f);
+  expectValues(Activation::Celu, {-1}, {0.5 * std::expm1(-2.0)}, 0.5f);
+  expectValues(Activation::HardTanh, {-3, -0.5, 2}, {-1, -0.5, 1});
+  expectValues(Activation::LogSigmoid, {-1, 0, 2},
+               {-1.3132616875182228, -0.6931471805599453, -0.12692801104297263});
+  expectValues(Activation::SparsePlus, {-2, -1, 0, 0.5, 1, 3},
+               {0, 0, 0.25, 0.5625, 1, 3});
+  expectValues(Activation::Squareplus, {-2, 0, 3},
+               {(-2 + std::sqrt(8.0)) / 2, 1, (3 + std::sqrt(13.0)) / 2});
+  expectValues(Activation::TanhShrink, {-1, 0, 2},
+               {-1 + 0.7615941559557649, 0, 2 - 0.9640275800758169});
+  expectValues(Activation::SoftShrink, {-2, -0.3, 0.5, 1}, {-1.5, 0, 0, 0.5});
+  expectValues(Activation::HardShrink, {-2, -0.3, 0.5, 1}, {-2, 0, 0, 1});
+  expectValues(Activation::SparseSigmoid, {-2, -1, 0, 0.5, 1, 3},
+               {0, 0, 0.5, 0.75, 1, 1});
+  expectValues(Activation::ThresholdedRelu, {-1, 0.3, 0.5, 2}, {0, 0, 0.5, 2},
+               0.3f);
+}
+
+TEST(ActivationsTest, LogSigmoidAndMishAreStable) {
+  std::vector<float> ls = apply(Activation::LogSigmoid, {-100, 100});
+  EXPECT_EQ(ls[0], -100.0f);
+  EXPECT_NEAR(ls[1], -std::exp(-100.0), 1e-45);
+  std::vector<float> mish = apply(Activation::Mish, {100, -100});
+  EXPECT_EQ(mish[0], 100.0f);
+  EXPECT_NEAR(mish[1], -100 * std::exp(-100.0), 1e-40);
+}
+
+TEST(ActivationsTest, LogSoftmaxIsExactForLargeLogits) {
+  // exp(x - max) / sum underflows to 0 for the small entries; x - max -
+  // log(sum) does not.
+  Tensor t{{1, 3}, {0, 200, 1000}};
+  applyActivation(Activation::LogSoftmax, 0, t);
+  expectTensor(t, {1, 3}, {-1000, -800, 0});
+}
+
+TEST(ActivationsTest, SoftmaxOverAMiddleAxis) {
+  // (1, 2, 2): softmax over axis 1 normalises each column.
+  Tensor t{{1, 2, 2}, {0, 1, std::log(3.0f), 1}};
+  applyRowActivation(Activation::Softmax, 1, t);
+  expectTensor(t, {1, 2, 2}, {0.25, 0.5, 0.75, 0.5});
+}
+
+TEST(ActivationsTest, ReluLayerOptions) {
+  // Keras' ReLU layer: threshold, then clip to max_value, minus the slope
+  // below the threshold.
+  Tensor t{{1, 5}, {-1, 0.1, 0.3, 1, 3}};
+  reluLayer(0.1f, 0.2f, 1.5f, t);
+  expectTensor(t, {1, 5}, {-0.12f, -0.01f, 0.3f, 1, 1.5f});
+  Tensor u{{1, 3}, {-1, 2, 9}};
+  reluLayer(0, 0, 6.0f, u);
+  expectTensor(u, {1, 3}, {0, 2, 6});
+}
+
+TEST(ActivationsTest, PReluBroadcastsSharedAxes) {
+  Tensor x{{1, 2, 2}, {-1, -2, 3, -4}};
+  Tensor alpha{{1, 2}, {0.5, 0.25}}; // shared over axis 1
+  expectTensor(prelu(x, alpha), {1, 2, 2}, {-0.5, -0.5, 3, -1});
+}

@@ -18,6 +18,8 @@
 
 #include "llvm/Support/Error.h"
 
+#include <optional>
+
 namespace seq::rt {
 
 //===----------------------------------------------------------------------===//
@@ -41,11 +43,39 @@ enum class Activation {
   Softsign,
   LeakyRelu, // alpha * x for x < 0
   Exponential,
+  Relu6,
+  HardSilu,   // x * relu6(x + 3) / 6, alias hard_swish (Keras 3)
+  Mish,       // x * tanh(softplus(x))
+  LogSoftmax, // over the last axis
+  Celu,       // max(x, 0) + alpha * expm1(min(x, 0) / alpha)
+  HardTanh,   // clip(x, -1, 1)
+  LogSigmoid, // -softplus(-x)
+  SparsePlus, // 0 | (x + 1)^2 / 4 | x, split at -1 and 1
+  Squareplus, // (x + sqrt(x^2 + 4)) / 2
+  TanhShrink, // x - tanh(x)
+  SoftShrink, // x - 0.5 | 0 | x + 0.5
+  HardShrink, // x where |x| > 0.5, else 0
+  SparseSigmoid,   // 0 | (x + 1) / 2 | 1, split at -1 and 1
+  ThresholdedRelu, // x if x > alpha else 0
 };
 
-/// Applies `act` in place. `alpha` is the Elu alpha or the LeakyRelu negative
-/// slope and is ignored by the other activations.
+/// Applies `act` in place. `alpha` is the Elu/Celu alpha, the LeakyRelu
+/// negative slope or the ThresholdedRelu theta, and is ignored by the other
+/// activations.
 void applyActivation(Activation act, float alpha, Tensor &t);
+
+/// Softmax or log_softmax of `t` over `axis` (0 <= axis < rank), in place.
+void applyRowActivation(Activation act, int64_t axis, Tensor &t);
+
+/// The Keras ReLU layer, in place: p = x > threshold ? x : 0 (max(x, 0) when
+/// threshold is 0), clipped to [0, maxValue] when given, minus
+/// negativeSlope * max(threshold - x, 0).
+void reluLayer(float negativeSlope, float threshold,
+               std::optional<float> maxValue, Tensor &t);
+
+/// Keras PReLU: x >= 0 ? x : alpha * x, alpha (x's shape without the batch
+/// axis, 1 on shared axes) broadcast where it has size 1.
+Tensor prelu(const Tensor &x, const Tensor &alpha);
 
 //===----------------------------------------------------------------------===//
 // Dense
@@ -66,7 +96,10 @@ struct RnnOptions {
   bool goBackwards = false;
   Activation activation = Activation::Tanh;
   Activation recurrentActivation = Activation::Sigmoid;
+  /// The alphas of the two activations (elu, celu, leaky_relu); a Keras cell
+  /// names its activations, so these are the defaults of those names.
   float alpha = 0;
+  float recurrentAlpha = 0;
 };
 
 /// Returns (B, T, u) if returnSequences, else (B, u) = last processed step.

@@ -1,5 +1,7 @@
 #include "LinalgBuilder.h"
 
+#include "seq/Dialect/Seq/IR/SeqShapes.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -86,14 +88,8 @@ Value LinalgBuilder::map(ValueRange inputs, Value init, ScalarFn fn) {
 }
 
 Value LinalgBuilder::reduceLastAxis(Value t, double initial, ScalarFn fn) {
-  unsigned rank = cast<RankedTensorType>(t.getType()).getRank();
-  SmallVector<OpFoldResult> sizes = dims(t);
-  sizes.pop_back();
-  Value init = full(sizes, initial);
-  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-  iters.back() = utils::IteratorType::reduction;
-  AffineMap reduced = identity(rank).dropResult(rank - 1);
-  return generic(ValueRange{t}, init, {identity(rank), reduced}, iters, fn);
+  return reduceAxis(t, cast<RankedTensorType>(t.getType()).getRank() - 1,
+                    initial, fn);
 }
 
 Value LinalgBuilder::broadcastLastAxisInto(Value vec, Value init) {
@@ -107,30 +103,63 @@ Value LinalgBuilder::broadcastLastAxisInto(Value vec, Value init) {
 Value LinalgBuilder::activate(Value t, Activation act, FloatAttr alphaAttr) {
   if (act == Activation::Linear)
     return t;
-  if (act != Activation::Softmax) {
-    float alpha = alphaAttr ? alphaAttr.getValueAsDouble() : 0.0f;
+  float alpha = alphaAttr ? alphaAttr.getValueAsDouble() : 0.0f;
+  return activate(t, act, alpha);
+}
+
+Value LinalgBuilder::activate(Value t, Activation act, float alpha) {
+  if (act == Activation::Linear)
+    return t;
+  if (!shapes::isRowActivation(act)) {
     return map(ValueRange{}, t, [&](OpBuilder &nb, Location l, ValueRange args) {
       return scalarActivation(nb, l, act, alpha, args[0]);
     });
   }
-  // Softmax over the last axis; subtracting the row maximum keeps exp() in
-  // range without changing the result.
+  return rowActivation(t, act,
+                       cast<RankedTensorType>(t.getType()).getRank() - 1);
+}
+
+Value LinalgBuilder::reduceAxis(Value t, unsigned axis, double initial,
+                                ScalarFn fn) {
   unsigned rank = cast<RankedTensorType>(t.getType()).getRank();
-  AffineMap id = identity(rank), reduced = id.dropResult(rank - 1);
+  SmallVector<OpFoldResult> sizes = dims(t);
+  sizes.erase(sizes.begin() + axis);
+  Value init = full(sizes, initial);
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  iters[axis] = utils::IteratorType::reduction;
+  AffineMap reduced = identity(rank).dropResult(axis);
+  return generic(ValueRange{t}, init, {identity(rank), reduced}, iters, fn);
+}
+
+Value LinalgBuilder::rowActivation(Value t, Activation act, unsigned axis) {
+  // Softmax / log_softmax over `axis`; subtracting the maximum keeps exp()
+  // in range without changing the result.
+  unsigned rank = cast<RankedTensorType>(t.getType()).getRank();
+  AffineMap id = identity(rank), reduced = id.dropResult(axis);
   SmallVector<utils::IteratorType> par(rank, utils::IteratorType::parallel);
-  Value max = reduceLastAxis(t, -INFINITY, [](OpBuilder &nb, Location l,
-                                              ValueRange args) -> Value {
-    return arith::MaximumFOp::create(nb, l, args[0], args[1]);
-  });
+  Value max = reduceAxis(t, axis, -INFINITY,
+                         [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                           return arith::MaximumFOp::create(nb, l, args[0], args[1]);
+                         });
   Value exps = generic(ValueRange{t, max}, empty(dims(t)), {id, reduced, id},
                        par, [](OpBuilder &nb, Location l, ValueRange args) -> Value {
                          Value d = arith::SubFOp::create(nb, l, args[0], args[1]);
                          return math::ExpOp::create(nb, l, d);
                        });
-  Value sum = reduceLastAxis(exps, 0.0, [](OpBuilder &nb, Location l,
-                                          ValueRange args) -> Value {
-    return arith::AddFOp::create(nb, l, args[0], args[1]);
-  });
+  Value sum = reduceAxis(exps, axis, 0.0,
+                         [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                           return arith::AddFOp::create(nb, l, args[0], args[1]);
+                         });
+  if (act == Activation::LogSoftmax) {
+    // x - max - log(sum): exact where exp(x - max) / sum would underflow.
+    return generic(ValueRange{max, sum}, t, {reduced, reduced, id}, par,
+                   [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                     Value shifted =
+                         arith::SubFOp::create(nb, l, args[2], args[0]);
+                     Value logSum = math::LogOp::create(nb, l, args[1]);
+                     return arith::SubFOp::create(nb, l, shifted, logSum);
+                   });
+  }
   return generic(ValueRange{sum}, exps, {reduced, id}, par,
                  [](OpBuilder &nb, Location l, ValueRange args) -> Value {
                    return arith::DivFOp::create(nb, l, args[1], args[0]);
@@ -240,6 +269,11 @@ struct Scalar {
   Value sigmoid(Value x) {
     return add(c(0.5), mul(c(0.5), tanh(mul(c(0.5), x))));
   }
+  /// log(1 + exp(-|x|)) + max(x, 0): never overflows.
+  Value softplus(Value x) {
+    Value tail = math::Log1pOp::create(b, loc, exp(sub(c(0), abs(x))));
+    return add(tail, max(x, c(0)));
+  }
 };
 } // namespace
 
@@ -280,17 +314,55 @@ Value seq::lowering::scalarActivation(OpBuilder &b, Location loc,
   }
   case Activation::Swish:
     return s.mul(x, s.sigmoid(x));
-  case Activation::Softplus: {
-    Value tail = math::Log1pOp::create(b, loc, s.exp(s.sub(s.c(0), s.abs(x))));
-    return s.add(tail, s.max(x, s.c(0)));
-  }
+  case Activation::Softplus:
+    return s.softplus(x);
   case Activation::Softsign:
     return s.div(x, s.add(s.c(1), s.abs(x)));
   case Activation::LeakyRelu:
     return s.select(s.cmp(P::OGE, x, s.c(0)), x, s.mul(s.c(alpha), x));
   case Activation::Exponential:
     return s.exp(x);
+  case Activation::Relu6:
+    return s.clamp(x, 0, 6);
+  case Activation::HardSilu:
+    return s.mul(x, s.div(s.clamp(s.add(x, s.c(3)), 0, 6), s.c(6)));
+  case Activation::Mish:
+    return s.mul(x, s.tanh(s.softplus(x)));
+  case Activation::Celu: {
+    Value neg = s.min(x, s.c(0));
+    return s.add(s.max(x, s.c(0)),
+                 s.mul(s.c(alpha), s.expm1(s.div(neg, s.c(alpha)))));
+  }
+  case Activation::HardTanh:
+    return s.clamp(x, -1, 1);
+  case Activation::LogSigmoid:
+    return s.sub(s.c(0), s.softplus(s.sub(s.c(0), x)));
+  case Activation::SparsePlus: {
+    Value xp1 = s.add(x, s.c(1));
+    Value quad = s.mul(s.c(0.25), s.mul(xp1, xp1));
+    return s.select(s.cmp(P::OLE, x, s.c(-1)), s.c(0),
+                    s.select(s.cmp(P::OLT, x, s.c(1)), quad, x));
+  }
+  case Activation::Squareplus: {
+    Value root = math::SqrtOp::create(b, loc, s.add(s.mul(x, x), s.c(4)));
+    return s.div(s.add(x, root), s.c(2));
+  }
+  case Activation::TanhShrink:
+    return s.sub(x, s.tanh(x));
+  case Activation::SoftShrink:
+    return s.select(s.cmp(P::OGT, x, s.c(0.5)), s.sub(x, s.c(0.5)),
+                    s.select(s.cmp(P::OLT, x, s.c(-0.5)), s.add(x, s.c(0.5)),
+                             s.c(0)));
+  case Activation::HardShrink:
+    return s.select(s.cmp(P::OGT, s.abs(x), s.c(0.5)), x, s.c(0));
+  case Activation::SparseSigmoid:
+    return s.select(s.cmp(P::OLE, x, s.c(-1)), s.c(0),
+                    s.select(s.cmp(P::OGE, x, s.c(1)), s.c(1),
+                             s.mul(s.c(0.5), s.add(x, s.c(1)))));
+  case Activation::ThresholdedRelu:
+    return s.select(s.cmp(P::OGT, x, s.c(alpha)), x, s.c(0));
   case Activation::Softmax:
+  case Activation::LogSoftmax:
     break;
   }
   llvm_unreachable("softmax is not elementwise");

@@ -62,8 +62,15 @@ public:
   }
   Value broadcastLastAxisInto(Value vec, Value init);
 
-  /// Applies `act` to every element; softmax normalises the last axis.
+  /// Applies `act` to every element; softmax and log_softmax normalise the
+  /// last axis. The result is a new tensor except for elementwise
+  /// activations, which write `t` in place.
   Value activate(Value t, Activation act, mlir::FloatAttr alpha);
+  Value activate(Value t, Activation act, float alpha);
+  /// Softmax or log_softmax of `t` over `axis`, as a new tensor.
+  Value rowActivation(Value t, Activation act, unsigned axis);
+  /// Reduces `axis` of `t` like reduceLastAxis.
+  Value reduceAxis(Value t, unsigned axis, double initial, ScalarFn fn);
 
   /// x (..., k) @ weight (k, n) + bias (n) then `act`; result (..., n).
   Value linear(Value x, Value weight, Value bias, Activation act,
@@ -84,7 +91,7 @@ public:
   }
 };
 
-/// One scalar activation (not softmax) of an f32 value.
+/// One scalar activation (not softmax or log_softmax) of an f32 value.
 Value scalarActivation(mlir::OpBuilder &b, mlir::Location loc, Activation act,
                        float alpha, Value x);
 

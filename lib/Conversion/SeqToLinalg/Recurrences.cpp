@@ -4,6 +4,8 @@
 // keeps every buffer in place and the loop allocates nothing.
 #include "LinalgBuilder.h"
 
+#include "seq/Dialect/Seq/IR/SeqShapes.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -79,12 +81,116 @@ Value buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
     SmallVector<Value> yields;
     auto activation = [&](Activation a) {
       return [a](OpBuilder &bb, Location ll, Value x) {
-        return scalarActivation(bb, ll, a, 0.0f, x);
+        return scalarActivation(bb, ll, a, shapes::cellAlpha(a), x);
       };
     };
     auto ra = activation(rec), aa = activation(act);
+    // A whole (B, u) block through an activation: softmax and log_softmax
+    // need their row, so a cell with one of them is built from block-wide
+    // steps instead of one fused elementwise body.
+    bool rowCell = shapes::isRowActivation(act) ||
+                   (r.cell != Cell::SimpleRNN && shapes::isRowActivation(rec));
+    auto blockAct = [&](Value block, Activation a) {
+      return sb.activate(block, a, shapes::cellAlpha(a));
+    };
+    auto mix = [](OpBuilder &bb, Location ll, Value z, Value cand, Value hOld) {
+      // z * h + (1 - z) * candidate
+      Value one = arith::ConstantOp::create(bb, ll, bb.getF32FloatAttr(1));
+      Value keep = arith::MulFOp::create(bb, ll, z, hOld);
+      Value take = arith::MulFOp::create(
+          bb, ll, arith::SubFOp::create(bb, ll, one, z), cand);
+      return arith::AddFOp::create(bb, ll, keep, take).getResult();
+    };
 
-    switch (r.cell) {
+    if (rowCell) {
+      switch (r.cell) {
+      case Cell::LSTM: {
+        Value c = iters[1], scratch = iters[2];
+        Value gates =
+            copyInto(sb, sb.timeStep(r.projection, step, 0, width), scratch);
+        gates = matmulInto(sb, h, r.recurrentKernel, gates);
+        Value i = blockAct(sb.columns(gates, 0, u), rec);
+        Value f = blockAct(sb.columns(gates, u, u), rec);
+        Value g = blockAct(sb.columns(gates, 2 * u, u), act);
+        Value o = blockAct(sb.columns(gates, 3 * u, u), rec);
+        Value cNew = sb.map(ValueRange{i, f, g}, c,
+                            [](OpBuilder &bb, Location ll, ValueRange a) -> Value {
+                              Value fc = arith::MulFOp::create(bb, ll, a[1], a[3]);
+                              Value ig = arith::MulFOp::create(bb, ll, a[0], a[2]);
+                              return arith::AddFOp::create(bb, ll, fc, ig);
+                            });
+        Value actC = blockAct(cNew, act);
+        Value hNew = sb.map(ValueRange{o, actC}, h,
+                            [](OpBuilder &bb, Location ll, ValueRange a) -> Value {
+                              return arith::MulFOp::create(bb, ll, a[0], a[1]);
+                            });
+        yields = {hNew, cNew, gates};
+        break;
+      }
+      case Cell::SimpleRNN: {
+        Value scratch = iters[1];
+        Value pre = copyInto(sb, sb.timeStep(r.projection, step, 0, u), scratch);
+        pre = matmulInto(sb, h, r.recurrentKernel, pre);
+        yields = {copyInto(sb, blockAct(pre, act), h), pre};
+        break;
+      }
+      case Cell::GRU: {
+        auto add = [](OpBuilder &bb, Location ll, ValueRange a) -> Value {
+          return arith::AddFOp::create(bb, ll, a[0], a[1]);
+        };
+        Value z, rg, cand;
+        SmallVector<Value> scratchYields;
+        if (r.resetAfter) {
+          Value scratch = iters[1];
+          Value hu = r.recurrentBias
+                         ? sb.broadcastLastAxisInto(r.recurrentBias, scratch)
+                         : sb.fill(scratch, 0.0);
+          hu = matmulInto(sb, h, r.recurrentKernel, hu);
+          z = blockAct(sb.map(ValueRange{sb.timeStep(r.projection, step, 0, u)},
+                              sb.columns(hu, 0, u), add),
+                       rec);
+          rg = blockAct(sb.map(ValueRange{sb.timeStep(r.projection, step, u, u)},
+                               sb.columns(hu, u, u), add),
+                        rec);
+          // x_h + r * (h U_h + b_h)
+          Value pre = sb.map(
+              ValueRange{sb.timeStep(r.projection, step, 2 * u, u), rg},
+              sb.columns(hu, 2 * u, u),
+              [](OpBuilder &bb, Location ll, ValueRange a) -> Value {
+                Value gated = arith::MulFOp::create(bb, ll, a[1], a[2]);
+                return arith::AddFOp::create(bb, ll, a[0], gated);
+              });
+          cand = blockAct(pre, act);
+          scratchYields = {hu};
+        } else {
+          Value zrBuf = iters[1], rhBuf = iters[2], candBuf = iters[3];
+          Value zr =
+              copyInto(sb, sb.timeStep(r.projection, step, 0, 2 * u), zrBuf);
+          zr = matmulInto(sb, h, weightColumns(sb, r.recurrentKernel, 0, 2 * u),
+                          zr);
+          z = blockAct(sb.columns(zr, 0, u), rec);
+          rg = blockAct(sb.columns(zr, u, u), rec);
+          Value rh = sb.map(ValueRange{rg, h}, rhBuf,
+                            [](OpBuilder &bb, Location ll, ValueRange a) -> Value {
+                              return arith::MulFOp::create(bb, ll, a[0], a[1]);
+                            });
+          Value pre =
+              copyInto(sb, sb.timeStep(r.projection, step, 2 * u, u), candBuf);
+          pre = matmulInto(sb, rh,
+                           weightColumns(sb, r.recurrentKernel, 2 * u, u), pre);
+          cand = blockAct(pre, act);
+          scratchYields = {zr, rh, pre};
+        }
+        Value hNew = sb.map(ValueRange{z, cand}, h,
+                            [&](OpBuilder &bb, Location ll, ValueRange a) {
+                              return mix(bb, ll, a[0], a[1], a[2]);
+                            });
+        yields = {hNew};
+        yields.append(scratchYields);
+        break;
+      }
+      }
+    } else switch (r.cell) {
     case Cell::LSTM: {
       Value c = iters[1], scratch = iters[2];
       Value gates = copyInto(sb, sb.timeStep(r.projection, step, 0, width), scratch);
@@ -194,8 +300,6 @@ Value buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
   return r.returnSequences ? loop.getResult(sequenceArg) : loop.getResult(0);
 }
 
-bool elementwise(Activation a) { return a != Activation::Softmax; }
-
 } // namespace
 
 Value seq::lowering::lowerRecurrent(LinalgBuilder &lb, Operation *op) {
@@ -245,11 +349,6 @@ Value seq::lowering::lowerRecurrent(LinalgBuilder &lb, Operation *op) {
          o.getRecurrentActivation(), o.getReturnSequences(), o.getGoBackwards(),
          o.getResetAfter()};
   } else {
-    return nullptr;
-  }
-  if (!elementwise(r.activation) || !elementwise(r.recurrentActivation)) {
-    op->emitError("softmax as a recurrent cell activation is not supported by "
-                  "the CPU backend");
     return nullptr;
   }
   return buildRecurrence(lb, r);

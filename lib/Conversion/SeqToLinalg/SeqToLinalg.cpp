@@ -443,6 +443,65 @@ Value lowerReshape(LinalgBuilder &lb, Value x, RankedTensorType resultType) {
                                        sizes);
 }
 
+/// The Keras ReLU layer's formula, as reluLayer (ReferenceKernels.h) has it.
+Value lowerRelu(LinalgBuilder &lb, ReluOp op) {
+  float slope = op.getNegativeSlope().convertToFloat();
+  float threshold = op.getThreshold().convertToFloat();
+  std::optional<float> max;
+  if (std::optional<APFloat> m = op.getMaxValue())
+    max = m->convertToFloat();
+  Value input = op.getInput();
+  return lb.map(ValueRange{input}, lb.empty(lb.dims(input)),
+                [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                  auto c = [&](float v) -> Value {
+                    return arith::ConstantOp::create(b, l, b.getF32FloatAttr(v));
+                  };
+                  Value x = a[0], zero = c(0);
+                  Value p;
+                  if (threshold != 0) {
+                    Value above = arith::CmpFOp::create(
+                        b, l, arith::CmpFPredicate::OGT, x, c(threshold));
+                    p = arith::SelectOp::create(b, l, above, x, zero);
+                  } else {
+                    p = arith::MaximumFOp::create(b, l, x, zero);
+                  }
+                  if (max)
+                    p = arith::MinimumFOp::create(
+                        b, l, arith::MaximumFOp::create(b, l, p, zero), c(*max));
+                  if (slope == 0)
+                    return p;
+                  Value below = arith::MaximumFOp::create(
+                      b, l, arith::SubFOp::create(b, l, c(threshold), x), zero);
+                  return arith::SubFOp::create(
+                      b, l, p, arith::MulFOp::create(b, l, c(slope), below));
+                });
+}
+
+/// x >= 0 ? x : alpha * x with alpha (x's shape without the batch axis)
+/// broadcast along its size-1 axes.
+Value lowerPRelu(LinalgBuilder &lb, PReluOp op) {
+  Value input = op.getInput(), alpha = op.getAlpha();
+  auto alphaType = cast<RankedTensorType>(alpha.getType());
+  unsigned rank = cast<RankedTensorType>(input.getType()).getRank();
+  SmallVector<AffineExpr> alphaExprs;
+  for (unsigned i = 1; i < rank; ++i)
+    alphaExprs.push_back(alphaType.getDimSize(i - 1) == 1
+                             ? lb.b.getAffineConstantExpr(0)
+                             : lb.b.getAffineDimExpr(i));
+  AffineMap alphaMap = AffineMap::get(rank, 0, alphaExprs, lb.b.getContext());
+  SmallVector<utils::IteratorType> par(rank, utils::IteratorType::parallel);
+  return lb.generic(
+      ValueRange{input, alpha}, lb.empty(lb.dims(input)),
+      {lb.identity(rank), alphaMap, lb.identity(rank)}, par,
+      [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        Value zero = arith::ConstantOp::create(b, l, b.getF32FloatAttr(0));
+        Value negative =
+            arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, a[0], zero);
+        Value scaled = arith::MulFOp::create(b, l, a[1], a[0]);
+        return arith::SelectOp::create(b, l, negative, scaled, a[0]);
+      });
+}
+
 Value lowerRepeatVector(LinalgBuilder &lb, RepeatVectorOp op) {
   Value x = op.getInput();
   SmallVector<OpFoldResult> sizes{lb.dimOfr(x, 0), lb.b.getIndexAttr(op.getN()),
@@ -605,8 +664,16 @@ Value lower(LinalgBuilder &lb, Operation *op) {
     return lowerReshape(lb, o.getInput(), resultType);
   if (auto o = dyn_cast<RepeatVectorOp>(op))
     return lowerRepeatVector(lb, o);
-  if (auto o = dyn_cast<ActivationOp>(op))
+  if (auto o = dyn_cast<ActivationOp>(op)) {
+    if (o.getAxis())
+      return lb.rowActivation(o.getInput(), o.getActivation(),
+                              o.getNormalizedAxis());
     return lb.activate(o.getInput(), o.getActivation(), o.getAlphaAttr());
+  }
+  if (auto o = dyn_cast<ReluOp>(op))
+    return lowerRelu(lb, o);
+  if (auto o = dyn_cast<PReluOp>(op))
+    return lowerPRelu(lb, o);
   op->emitError("the CPU backend cannot lower '")
       << op->getName() << "'";
   return nullptr;

@@ -172,34 +172,64 @@ Expected<ActivationSpec> parseActivation(OpBuilder &b, const LayerConfig &layer,
       name = inner->str();
     }
   }
-  std::optional<Activation> kind =
-      llvm::StringSwitch<std::optional<Activation>>(name)
-          .Case("linear", Activation::Linear)
-          .Case("relu", Activation::Relu)
-          .Case("tanh", Activation::Tanh)
-          .Case("sigmoid", Activation::Sigmoid)
-          .Case("hard_sigmoid", kerasMajor >= 3 ? Activation::HardSigmoidKeras3
-                                                : Activation::HardSigmoidKeras2)
-          .Case("softmax", Activation::Softmax)
-          .Case("elu", Activation::Elu)
-          .Case("selu", Activation::Selu)
-          .Case("gelu", Activation::Gelu)
-          .Cases({"swish", "silu"}, Activation::Swish)
-          .Case("softplus", Activation::Softplus)
-          .Case("softsign", Activation::Softsign)
-          .Case("leaky_relu", Activation::LeakyRelu)
-          .Case("exponential", Activation::Exponential)
-          .Default(std::nullopt);
-  if (!kind)
+  // Every built-in activation of Keras 2 (tf.keras) and Keras 3 that maps
+  // each element (or, softmax and log_softmax, each row) by its name alone.
+  static const std::pair<const char *, Activation> kByName[] = {
+      {"linear", Activation::Linear},
+      {"relu", Activation::Relu},
+      {"relu6", Activation::Relu6},
+      {"tanh", Activation::Tanh},
+      {"sigmoid", Activation::Sigmoid},
+      {"hard_sigmoid", Activation::HardSigmoidKeras3}, // by version, below
+      {"softmax", Activation::Softmax},
+      {"log_softmax", Activation::LogSoftmax},
+      {"elu", Activation::Elu},
+      {"celu", Activation::Celu},
+      {"selu", Activation::Selu},
+      {"gelu", Activation::Gelu},
+      {"swish", Activation::Swish},
+      {"silu", Activation::Swish},
+      {"hard_silu", Activation::HardSilu},
+      {"hard_swish", Activation::HardSilu},
+      {"mish", Activation::Mish},
+      {"softplus", Activation::Softplus},
+      {"softsign", Activation::Softsign},
+      {"squareplus", Activation::Squareplus},
+      {"sparse_plus", Activation::SparsePlus},
+      {"sparse_sigmoid", Activation::SparseSigmoid},
+      {"log_sigmoid", Activation::LogSigmoid},
+      {"hard_tanh", Activation::HardTanh},
+      {"tanh_shrink", Activation::TanhShrink},
+      {"soft_shrink", Activation::SoftShrink},
+      {"hard_shrink", Activation::HardShrink},
+      {"leaky_relu", Activation::LeakyRelu},
+      {"exponential", Activation::Exponential},
+  };
+  std::optional<Activation> kind;
+  for (const auto &[known, k] : kByName)
+    if (name == known)
+      kind = k;
+  if (kind == Activation::HardSigmoidKeras3 && kerasMajor < 3)
+    kind = Activation::HardSigmoidKeras2;
+  if (!kind) {
+    if (name == "glu")
+      return layer.error("activation 'glu' in '" + key +
+                         "' halves the last axis, which seqc does not support; "
+                         "split the layer's output and multiply by its sigmoid "
+                         "with built-in layers, or use another activation");
+    if (name == "sparsemax")
+      return layer.error("activation 'sparsemax' in '" + key +
+                         "' is not supported; use 'softmax' or another "
+                         "supported activation");
+    std::string all;
+    for (const auto &[known, k] : kByName)
+      all += (all.empty() ? "" : ", ") + std::string(known);
     return layer.error("unsupported activation '" + name + "' in '" + key +
-                       "' (supported: linear, relu, tanh, sigmoid, hard_sigmoid, "
-                       "softmax, elu, selu, gelu, swish/silu, softplus, "
-                       "softsign, leaky_relu, exponential)");
+                       "' (supported: " + all + ")");
+  }
   FloatAttr alpha;
-  if (*kind == Activation::Elu)
-    alpha = b.getF32FloatAttr(1.0f);
-  if (*kind == Activation::LeakyRelu)
-    alpha = b.getF32FloatAttr(0.2f); // keras.activations.leaky_relu default
+  if (shapes::takesAlpha(*kind))
+    alpha = b.getF32FloatAttr(shapes::cellAlpha(*kind));
   return ActivationSpec{*kind, alpha};
 }
 
@@ -254,7 +284,9 @@ bool LayerEmitter::isShapePreserving(StringRef className) {
   return llvm::StringSwitch<bool>(className)
       .Cases({"Dropout", "SpatialDropout1D", "GaussianDropout", "GaussianNoise",
              "AlphaDropout"}, true)
-      .Cases({"Activation", "LeakyReLU", "ELU", "ReLU", "Softmax"}, true)
+      .Cases({"Activation", "LeakyReLU", "ELU", "ReLU", "ThresholdedReLU",
+              "PReLU", "Softmax"},
+             true)
       .Default(false);
 }
 
@@ -304,9 +336,6 @@ Expected<Value> LayerEmitter::emitRecurrent(const LayerConfig &layer,
                        "keeps no state between calls");
   if (*timeMajor)
     return layer.error("time_major=True is not supported");
-  if (activation->alpha || (gates > 1 && recurrent->alpha))
-    return layer.error("elu/leaky_relu activations are not supported in "
-                       "recurrent layers");
   bool reverse = goBackwards.value_or(*backwards);
   int64_t in = shapeOf(input)[2];
 
@@ -707,8 +736,40 @@ Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
         .getResult();
   }
 
+  if (cls == "PReLU") {
+    if (Error e = weights.expect({"alpha"}))
+      return std::move(e);
+    // alpha has the input's shape without the batch axis, 1 on shared_axes
+    // (counted with the batch axis as 0, as Keras does).
+    std::vector<int64_t> alphaShape(x.begin() + 1, x.end());
+    if (layer.has("shared_axes") &&
+        layer.getObject().get("shared_axes")->kind() != llvm::json::Value::Null) {
+      Expected<std::vector<int64_t>> shared = layer.getIntList("shared_axes");
+      if (!shared)
+        return shared.takeError();
+      for (int64_t axis : *shared) {
+        if (axis < 1 || axis >= static_cast<int64_t>(x.size()))
+          return layer.error("config 'shared_axes' holds " + Twine(axis) +
+                             ", not a non-batch axis of the rank-" +
+                             Twine(x.size()) + " input (batch axis = 0)");
+        alphaShape[axis - 1] = 1;
+      }
+    }
+    for (size_t i = 0; i < alphaShape.size(); ++i)
+      if (alphaShape[i] == kDynamic)
+        return layer.error("input axis " + Twine(i + 1) +
+                           " has no fixed size, so alpha cannot be learned "
+                           "per position along it: add it to shared_axes or "
+                           "give the model a fixed input shape");
+    Expected<Value> alpha = weights.next("alpha", alphaShape);
+    if (!alpha)
+      return alpha.takeError();
+    return PReluOp::create(builder, loc, input.getType(), input, *alpha)
+        .getResult();
+  }
+
   if (cls == "Activation" || cls == "LeakyReLU" || cls == "ELU" ||
-      cls == "ReLU" || cls == "Softmax") {
+      cls == "ReLU" || cls == "ThresholdedReLU" || cls == "Softmax") {
     if (Error e = weights.expect({}))
       return std::move(e);
     ActivationSpec spec{Activation::Linear, nullptr};
@@ -735,19 +796,60 @@ Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
       Expected<double> threshold = layer.getDoubleOr("threshold", 0.0);
       if (Error e = firstError(slope, threshold))
           return std::move(e);
-      if (layer.has("max_value") || *threshold != 0.0)
-        return layer.error("ReLU with max_value or threshold is not supported");
+      std::optional<double> maxValue;
+      if (const llvm::json::Value *m = layer.getObject().get("max_value");
+          m && m->kind() != llvm::json::Value::Null) {
+        maxValue = m->getAsNumber();
+        if (!maxValue)
+          return layer.error("config 'max_value' must be a number or null");
+        if (*maxValue < 0)
+          return layer.error("config 'max_value' must be >= 0 or null (Keras "
+                             "refuses it too): fix it in the config");
+      }
+      if (maxValue || *threshold != 0.0) {
+        FloatAttr max = maxValue ? builder.getF32FloatAttr(*maxValue) : FloatAttr();
+        return ReluOp::create(builder, loc, input.getType(), input,
+                              builder.getF32FloatAttr(*slope),
+                              builder.getF32FloatAttr(*threshold), max)
+            .getResult();
+      }
       spec = *slope == 0.0
                  ? ActivationSpec{Activation::Relu, nullptr}
                  : ActivationSpec{Activation::LeakyRelu,
                                   builder.getF32FloatAttr(*slope)};
+    } else if (cls == "ThresholdedReLU") {
+      Expected<double> theta = layer.getDoubleOr("theta", 1.0);
+      if (!theta)
+        return theta.takeError();
+      spec = {Activation::ThresholdedRelu, builder.getF32FloatAttr(*theta)};
     } else {
-      if (Error e = requireLastAxis(layer, x.size()))
-        return std::move(e);
-      spec = {Activation::Softmax, nullptr};
+      // Softmax(axis): an int or a one-element list; negative counts from
+      // the end; the batch axis is 0.
+      int64_t rank = static_cast<int64_t>(x.size());
+      std::optional<int64_t> axis = -1;
+      if (const llvm::json::Value *a = layer.getObject().get("axis")) {
+        axis = a->getAsInteger();
+        if (const llvm::json::Array *list = a->getAsArray())
+          axis = list->size() == 1 ? (*list)[0].getAsInteger() : std::nullopt;
+        if (!axis)
+          return layer.error("config 'axis' must be one integer: a softmax "
+                             "over several axes at once is not supported; "
+                             "reshape so that they are one axis");
+      }
+      int64_t normalized = *axis < 0 ? *axis + rank : *axis;
+      if (normalized <= 0 || normalized >= rank)
+        return layer.error("config 'axis' " + Twine(*axis) +
+                           " is not a non-batch axis of the rank-" +
+                           Twine(rank) + " input (batch axis included)");
+      IntegerAttr axisAttr;
+      if (normalized != rank - 1)
+        axisAttr = builder.getI64IntegerAttr(normalized);
+      return ActivationOp::create(builder, loc, input.getType(), input,
+                                  Activation::Softmax, FloatAttr(), axisAttr)
+          .getResult();
     }
     return ActivationOp::create(builder, loc, input.getType(), input, spec.kind,
-                                spec.alpha)
+                                spec.alpha, IntegerAttr())
         .getResult();
   }
 

@@ -63,6 +63,34 @@ rt::Activation kernelActivation(::seq::Activation a) {
     return rt::Activation::LeakyRelu;
   case ::seq::Activation::Exponential:
     return rt::Activation::Exponential;
+  case ::seq::Activation::Relu6:
+    return rt::Activation::Relu6;
+  case ::seq::Activation::HardSilu:
+    return rt::Activation::HardSilu;
+  case ::seq::Activation::Mish:
+    return rt::Activation::Mish;
+  case ::seq::Activation::LogSoftmax:
+    return rt::Activation::LogSoftmax;
+  case ::seq::Activation::Celu:
+    return rt::Activation::Celu;
+  case ::seq::Activation::HardTanh:
+    return rt::Activation::HardTanh;
+  case ::seq::Activation::LogSigmoid:
+    return rt::Activation::LogSigmoid;
+  case ::seq::Activation::SparsePlus:
+    return rt::Activation::SparsePlus;
+  case ::seq::Activation::Squareplus:
+    return rt::Activation::Squareplus;
+  case ::seq::Activation::TanhShrink:
+    return rt::Activation::TanhShrink;
+  case ::seq::Activation::SoftShrink:
+    return rt::Activation::SoftShrink;
+  case ::seq::Activation::HardShrink:
+    return rt::Activation::HardShrink;
+  case ::seq::Activation::SparseSigmoid:
+    return rt::Activation::SparseSigmoid;
+  case ::seq::Activation::ThresholdedRelu:
+    return rt::Activation::ThresholdedRelu;
   }
   llvm_unreachable("unknown activation");
 }
@@ -175,6 +203,8 @@ RnnOptions rnnOptions(RecurrentOp op, ::seq::Activation activation,
   options.goBackwards = op.getGoBackwards();
   options.activation = kernelActivation(activation);
   options.recurrentActivation = kernelActivation(recurrentActivation);
+  options.alpha = shapes::cellAlpha(activation);
+  options.recurrentAlpha = shapes::cellAlpha(recurrentActivation);
   return options;
 }
 
@@ -296,9 +326,36 @@ Expected<Tensor> withLocation(Operation *op, Expected<Tensor> result) {
 
 Expected<Tensor> evaluate(ActivationOp op, const Operands &in) {
   Tensor y = in(op.getInput());
+  if (op.getAxis()) {
+    applyRowActivation(kernelActivation(op.getActivation()),
+                       op.getNormalizedAxis(), y);
+    return y;
+  }
   applyActivation(kernelActivation(op.getActivation()),
                   alphaValue(op.getAlpha()), y);
   return y;
+}
+
+Expected<Tensor> evaluate(ReluOp op, const Operands &in) {
+  Tensor y = in(op.getInput());
+  std::optional<float> max;
+  if (std::optional<llvm::APFloat> m = op.getMaxValue())
+    max = m->convertToFloat();
+  reluLayer(op.getNegativeSlope().convertToFloat(),
+            op.getThreshold().convertToFloat(), max, y);
+  return y;
+}
+
+Expected<Tensor> evaluate(PReluOp op, const Operands &in) {
+  const Tensor &x = in(op.getInput()), &alpha = in(op.getAlpha());
+  if (Error e = requireRank(op, x, alpha.rank() + 1, "input"))
+    return std::move(e);
+  for (int64_t i = 0; i < alpha.rank(); ++i)
+    if (alpha.shape[i] != 1 && alpha.shape[i] != x.shape[i + 1])
+      return opError(op, "input has shape " + x.shapeString() +
+                             " but alpha " + alpha.shapeString() +
+                             " does not broadcast to it");
+  return prelu(x, alpha);
 }
 
 //===----------------------------------------------------------------------===//
@@ -359,7 +416,8 @@ Expected<Tensor> evaluateOp(Operation *op, ValueLookup lookup) {
                              in.optional(op.getBias()));
       })
       .Case<LSTMOp, GRUOp, SimpleRNNOp, BidirectionalOp, Conv1DOp, BatchNormOp,
-            LayerNormOp, ActivationOp, LSTMRecurrenceOp, GRURecurrenceOp,
+            LayerNormOp, ActivationOp, ReluOp, PReluOp, LSTMRecurrenceOp,
+            GRURecurrenceOp,
             SimpleRNNRecurrenceOp>([&](auto op) { return evaluate(op, in); })
       .Case<MaxPool1DOp>([&](MaxPool1DOp op) {
         return evaluatePool(op, in(op.getInput()), maxPool1d);

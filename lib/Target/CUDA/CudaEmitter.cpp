@@ -16,6 +16,7 @@
 #include "ModelEmitter.h"
 
 #include "seq/Dialect/Seq/IR/Metadata.h"
+#include "seq/Dialect/Seq/IR/SeqShapes.h"
 #include "seq/Dialect/Seq/Transforms/Pipelines.h"
 #include "seq/Dialect/Seq/Transforms/WeightConstants.h"
 
@@ -164,10 +165,6 @@ Error Emitter::emitLinear(Operation *op, Value input, Value kernel, Value bias,
 
 Expected<unsigned> Emitter::emitFusedRecurrence(Operation *op, unsigned xp,
                                                 const RecurrenceSpec &spec) {
-  for (Activation a : {spec.activation, spec.recurrentActivation})
-    if (a == Activation::Softmax)
-      return fail(op, "softmax as a recurrent activation is not supported by the CUDA "
-                      "backend");
   if (rank(xp) != 3)
     return fail(op, "expects a (batch, time, gates*units) input projection");
   const int64_t u = spec.units;
@@ -206,6 +203,9 @@ Expected<unsigned> Emitter::emitFusedRecurrence(Operation *op, unsigned xp,
      << "    a.units = " << u << ";\n"
      << "    a.go_backwards = " << (spec.goBackwards ? 1 : 0) << ";\n"
      << "    a.return_sequences = " << (spec.returnSequences ? 1 : 0) << ";\n"
+     << "    a.alpha = " << floatLiteral(shapes::cellAlpha(spec.activation)) << ";\n"
+     << "    a.recurrent_alpha = "
+     << floatLiteral(shapes::cellAlpha(spec.recurrentActivation)) << ";\n"
      << "  " << tryLaunch(op, "seqc::run_recurrence(m->stream, m->" + plan + ", a)")
      << "  }\n";
   return y;
@@ -421,9 +421,9 @@ Error Emitter::emitTimeDistributed(TimeDistributedOp op) {
       bufferOf[op.getResult()] = *y;
       return Error::success();
     }
-    if (!isa<arith::ConstantOp, DenseOp, LinearOp, ActivationOp, DropoutOp, BatchNormOp,
-             LayerNormOp>(inner))
-      return fail(op, "the CUDA backend runs TimeDistributed over Dense, Activation, "
+    if (!isa<arith::ConstantOp, DenseOp, LinearOp, ActivationOp, ReluOp, DropoutOp,
+             BatchNormOp, LayerNormOp>(inner))
+      return fail(op, "the CUDA backend runs TimeDistributed over Dense, Activation, ReLU, "
                       "Dropout and normalization layers, not " +
                           inner.getName().getStringRef());
     if (Error e = emitOp(&inner))
@@ -704,10 +704,70 @@ Error Emitter::emitOp(Operation *op) {
         unsigned y = newBuffer(in, tag(op) + " output");
         comment(op, std::string(stringifyActivation(o.getActivation())) + " -> " +
                         buffers[y].name);
+        if (o.getAxis()) {
+          size_t axis = o.getNormalizedAxis();
+          ArrayRef<std::string> all(in);
+          forwardCode += tryLaunch(
+              op, "seqc::softmax_axis<" + actName(o.getActivation()) + ">(m->stream, " +
+                      ptr(*x) + ", " + ptr(y) + ", " + product(all.take_front(axis)) +
+                      ", (int)" + in[axis] + ", " + product(all.drop_front(axis + 1)) + ")");
+          result(y);
+          return Error::success();
+        }
         forwardCode += tryLaunch(op, "seqc::activation<" + actName(o.getActivation()) +
                                          ">(m->stream, " + ptr(*x) + ", " + ptr(y) + ", " +
                                          product(in) + ", (int)" + in.back() + ", " +
                                          floatLiteral(o.getAlpha()) + ")");
+        result(y);
+        return Error::success();
+      })
+      .Case<ReluOp>([&](ReluOp o) -> Error {
+        Expected<unsigned> x = operand(op, o.getInput());
+        if (!x)
+          return x.takeError();
+        Dims in = dimsOf(*x);
+        unsigned y = newBuffer(in, tag(op) + " output");
+        comment(op, "ReLU -> " + buffers[y].name);
+        std::optional<APFloat> max = o.getMaxValue();
+        forwardCode += tryLaunch(
+            op, "seqc::relu_layer(m->stream, " + ptr(*x) + ", " + ptr(y) + ", " + product(in) +
+                    ", " + floatLiteral(o.getNegativeSlope().convertToFloat()) + ", " +
+                    floatLiteral(o.getThreshold().convertToFloat()) + ", " +
+                    (max ? "1" : "0") + ", " + floatLiteral(max) + ")");
+        result(y);
+        return Error::success();
+      })
+      .Case<PReluOp>([&](PReluOp o) -> Error {
+        Expected<unsigned> x = operand(op, o.getInput());
+        if (!x)
+          return x.takeError();
+        Expected<std::string> alpha = weight(op, o.getAlpha(), "alpha");
+        if (!alpha)
+          return alpha.takeError();
+        Dims in = dimsOf(*x);
+        ArrayRef<int64_t> alphaShape = cast<ShapedType>(o.getAlpha().getType()).getShape();
+        if (alphaShape.size() > 6)
+          return fail(op, "the CUDA backend runs PReLU on inputs of rank <= 7");
+        unsigned y = newBuffer(in, tag(op) + " output");
+        comment(op, "PReLU -> " + buffers[y].name);
+        // alpha's row-major strides, 0 along its shared (size-1) axes.
+        SmallVector<int64_t> strides(alphaShape.size(), 0);
+        int64_t stride = 1;
+        for (size_t i = alphaShape.size(); i-- > 0;) {
+          strides[i] = alphaShape[i] == 1 ? 0 : stride;
+          stride *= alphaShape[i];
+        }
+        ArrayRef<std::string> sample = ArrayRef<std::string>(in).drop_front();
+        std::string shape = "seqc::PreluShape{" + std::to_string(sample.size()) + ", {";
+        for (size_t i = 0; i < sample.size(); ++i)
+          shape += (i ? ", " : "") + std::string("(int64_t)") + sample[i];
+        shape += "}, {";
+        for (size_t i = 0; i < strides.size(); ++i)
+          shape += (i ? ", " : "") + std::to_string(strides[i]);
+        shape += "}}";
+        forwardCode += tryLaunch(op, "seqc::prelu(m->stream, " + ptr(*x) + ", " + *alpha + ", " +
+                                         ptr(y) + ", " + product(in) + ", " + product(sample) +
+                                         ", " + shape + ")");
         result(y);
         return Error::success();
       })

@@ -46,6 +46,34 @@ std::string actName(Activation a) {
     return "seqc::Act::LeakyRelu";
   case Activation::Exponential:
     return "seqc::Act::Exponential";
+  case Activation::Relu6:
+    return "seqc::Act::Relu6";
+  case Activation::HardSilu:
+    return "seqc::Act::HardSilu";
+  case Activation::Mish:
+    return "seqc::Act::Mish";
+  case Activation::LogSoftmax:
+    return "seqc::Act::LogSoftmax";
+  case Activation::Celu:
+    return "seqc::Act::Celu";
+  case Activation::HardTanh:
+    return "seqc::Act::HardTanh";
+  case Activation::LogSigmoid:
+    return "seqc::Act::LogSigmoid";
+  case Activation::SparsePlus:
+    return "seqc::Act::SparsePlus";
+  case Activation::Squareplus:
+    return "seqc::Act::Squareplus";
+  case Activation::TanhShrink:
+    return "seqc::Act::TanhShrink";
+  case Activation::SoftShrink:
+    return "seqc::Act::SoftShrink";
+  case Activation::HardShrink:
+    return "seqc::Act::HardShrink";
+  case Activation::SparseSigmoid:
+    return "seqc::Act::SparseSigmoid";
+  case Activation::ThresholdedRelu:
+    return "seqc::Act::ThresholdedRelu";
   }
   return "seqc::Act::Linear";
 }

@@ -75,8 +75,8 @@ public:
       return op->emitOpError() << "activation '" << stringifyActivation(activation)
                                << "' needs an 'alpha' attribute";
     if (!needs && alpha)
-      return op->emitOpError() << "'alpha' is only meaningful for leaky_relu "
-                                  "and elu, not '"
+      return op->emitOpError() << "'alpha' is only meaningful for leaky_relu, "
+                                  "elu, celu and thresholded_relu, not '"
                                << stringifyActivation(activation) << "'";
     return success();
   }
@@ -431,5 +431,54 @@ LogicalResult RepeatVectorOp::verify() {
 }
 
 LogicalResult ActivationOp::verify() {
-  return Check(*this).alpha(getActivation(), getAlpha());
+  if (failed(Check(*this).alpha(getActivation(), getAlpha())))
+    return failure();
+  std::optional<uint64_t> axis = getAxis();
+  if (!axis)
+    return success();
+  if (!shapes::isRowActivation(getActivation()))
+    return emitOpError() << "'axis' is only meaningful for softmax and "
+                            "log_softmax, not '"
+                         << stringifyActivation(getActivation()) << "'";
+  int64_t rank = Check::shape(getInput()).size();
+  if (static_cast<int64_t>(*axis) < 1 || static_cast<int64_t>(*axis) >= rank)
+    return emitOpError() << "axis " << static_cast<int64_t>(*axis)
+                         << " is not a non-batch axis of a rank-" << rank
+                         << " input";
+  return success();
+}
+
+int64_t ActivationOp::getNormalizedAxis() {
+  if (std::optional<uint64_t> axis = getAxis())
+    return static_cast<int64_t>(*axis);
+  return static_cast<int64_t>(Check::shape(getInput()).size()) - 1;
+}
+
+LogicalResult ReluOp::verify() {
+  if (std::optional<APFloat> max = getMaxValue())
+    if (max->isNegative() || max->isNaN())
+      return emitOpError() << "max_value must be >= 0, got "
+                           << max->convertToDouble();
+  return success();
+}
+
+LogicalResult PReluOp::verify() {
+  Check check(*this);
+  ArrayRef<int64_t> in = Check::shape(getInput());
+  if (failed(check.rank(getAlpha(), "alpha", in.size() - 1)))
+    return failure();
+  ArrayRef<int64_t> alpha = Check::shape(getAlpha());
+  for (size_t i = 0; i < alpha.size(); ++i) {
+    if (alpha[i] == 1)
+      continue;
+    if (alpha[i] != in[i + 1])
+      return emitOpError() << "alpha axis " << i << " has size " << alpha[i]
+                           << " but input axis " << i + 1 << " has size "
+                           << (ShapedType::isDynamic(in[i + 1])
+                                   ? std::string("?")
+                                   : std::to_string(in[i + 1]))
+                           << " (alpha's axes are the input's or 1 where "
+                              "shared)";
+  }
+  return success();
 }

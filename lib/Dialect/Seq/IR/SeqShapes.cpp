@@ -95,7 +95,26 @@ reshape(llvm::ArrayRef<int64_t> input, llvm::ArrayRef<int64_t> target,
 }
 
 bool takesAlpha(Activation activation) {
-  return activation == Activation::LeakyRelu || activation == Activation::Elu;
+  return activation == Activation::LeakyRelu || activation == Activation::Elu ||
+         activation == Activation::Celu ||
+         activation == Activation::ThresholdedRelu;
+}
+
+float cellAlpha(Activation activation) {
+  switch (activation) {
+  case Activation::Elu:
+  case Activation::Celu:
+    return 1.0f;
+  case Activation::LeakyRelu:
+    return 0.2f; // keras.activations.leaky_relu's negative_slope
+  default:
+    return 0.0f;
+  }
+}
+
+bool isRowActivation(Activation activation) {
+  return activation == Activation::Softmax ||
+         activation == Activation::LogSoftmax;
 }
 
 } // namespace seq::shapes

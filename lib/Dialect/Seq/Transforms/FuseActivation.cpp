@@ -25,8 +25,9 @@ struct FuseIntoEpilogue : OpRewritePattern<ActivationOp> {
     Operation *producer = activation.getInput().getDefiningOp();
     std::optional<AffineView> affine =
         producer ? AffineView::match(producer) : std::nullopt;
+    // A softmax over another axis than the last is no GEMM epilogue.
     if (!affine || affine->activation != Activation::Linear ||
-        !producer->hasOneUse())
+        !producer->hasOneUse() || activation.getAxis())
       return rewriter.notifyMatchFailure(activation,
                                          "no linear single-use producer");
     Location loc = fuseLocations(producer->getLoc(), activation.getLoc());

@@ -87,7 +87,8 @@ FailureOr<std::optional<Shape>> ruleShape(Operation *op) {
           [](auto pool) -> Result { return {poolShape(pool)}; })
       .Case<GlobalMaxPool1DOp, GlobalAvgPool1DOp>(
           [](auto pool) -> Result { return {globalPoolShape(pool)}; })
-      .Case<BatchNormOp, LayerNormOp, DropoutOp, ActivationOp>(
+      .Case<BatchNormOp, LayerNormOp, DropoutOp, ActivationOp, ReluOp,
+            PReluOp>(
           [](auto same) -> Result { return {Shape(shapeOf(same.getInput()))}; })
       .Case([](EmbeddingOp embedding) -> Result {
         Shape shape(shapeOf(embedding.getIds()));

@@ -47,7 +47,31 @@ enum class Act : int {
   Softsign,
   LeakyRelu,
   Exponential,
+  Relu6,
+  HardSilu, // x * relu6(x + 3) / 6
+  Mish,
+  LogSoftmax, // over the last axis: the row kernel, like Softmax
+  Celu,
+  HardTanh,
+  LogSigmoid,
+  SparsePlus,
+  Squareplus, // b = 4
+  TanhShrink,
+  SoftShrink, // threshold 0.5
+  HardShrink, // threshold 0.5
+  SparseSigmoid,
+  ThresholdedRelu, // theta = alpha
 };
+
+/// Softmax and LogSoftmax normalise rows; the others map each element.
+__host__ __device__ constexpr bool is_row_act(Act a) {
+  return a == Act::Softmax || a == Act::LogSoftmax;
+}
+
+/// log(1 + exp(x)) without overflow.
+__device__ __forceinline__ float softplus(float x) {
+  return log1pf(expf(-fabsf(x))) + fmaxf(x, 0.0f);
+}
 
 __device__ __forceinline__ float sigmoid(float x) {
   // Either branch exponentiates a non-positive number: nothing overflows.
@@ -57,10 +81,11 @@ __device__ __forceinline__ float sigmoid(float x) {
   return e / (1.0f + e);
 }
 
-/// The elementwise activations; `alpha` is the ELU alpha or the LeakyReLU
-/// slope. Softmax is handled by softmax_rows and never reaches here.
+/// The elementwise activations; `alpha` is the ELU/CELU alpha, the LeakyReLU
+/// slope or the ThresholdedReLU theta. Softmax and LogSoftmax are handled by
+/// softmax_rows and never reach here.
 template <Act A> __device__ __forceinline__ float activate(float x, float alpha) {
-  if constexpr (A == Act::Linear || A == Act::Softmax) {
+  if constexpr (A == Act::Linear || is_row_act(A)) {
     return x;
   } else if constexpr (A == Act::Relu) {
     return fmaxf(x, 0.0f);
@@ -83,14 +108,40 @@ template <Act A> __device__ __forceinline__ float activate(float x, float alpha)
   } else if constexpr (A == Act::Swish) {
     return x * sigmoid(x);
   } else if constexpr (A == Act::Softplus) {
-    return log1pf(expf(-fabsf(x))) + fmaxf(x, 0.0f);
+    return softplus(x);
   } else if constexpr (A == Act::Softsign) {
     return x / (1.0f + fabsf(x));
   } else if constexpr (A == Act::LeakyRelu) {
     return x >= 0.0f ? x : alpha * x;
-  } else {
-    static_assert(A == Act::Exponential, "unhandled activation");
+  } else if constexpr (A == Act::Exponential) {
     return expf(x);
+  } else if constexpr (A == Act::Relu6) {
+    return fminf(fmaxf(x, 0.0f), 6.0f);
+  } else if constexpr (A == Act::HardSilu) {
+    return x * (fminf(fmaxf(x + 3.0f, 0.0f), 6.0f) / 6.0f);
+  } else if constexpr (A == Act::Mish) {
+    return x * tanhf(softplus(x));
+  } else if constexpr (A == Act::Celu) {
+    return fmaxf(x, 0.0f) + alpha * expm1f(fminf(x, 0.0f) / alpha);
+  } else if constexpr (A == Act::HardTanh) {
+    return fminf(fmaxf(x, -1.0f), 1.0f);
+  } else if constexpr (A == Act::LogSigmoid) {
+    return -softplus(-x);
+  } else if constexpr (A == Act::SparsePlus) {
+    return x <= -1.0f ? 0.0f : x < 1.0f ? 0.25f * (x + 1.0f) * (x + 1.0f) : x;
+  } else if constexpr (A == Act::Squareplus) {
+    return (x + sqrtf(x * x + 4.0f)) / 2.0f;
+  } else if constexpr (A == Act::TanhShrink) {
+    return x - tanhf(x);
+  } else if constexpr (A == Act::SoftShrink) {
+    return x > 0.5f ? x - 0.5f : x < -0.5f ? x + 0.5f : 0.0f;
+  } else if constexpr (A == Act::HardShrink) {
+    return fabsf(x) > 0.5f ? x : 0.0f;
+  } else if constexpr (A == Act::SparseSigmoid) {
+    return x <= -1.0f ? 0.0f : x >= 1.0f ? 1.0f : 0.5f * (x + 1.0f);
+  } else {
+    static_assert(A == Act::ThresholdedRelu, "unhandled activation");
+    return x > alpha ? x : 0.0f;
   }
 }
 
@@ -172,7 +223,8 @@ SEQC_UNROLL
   }
 }
 
-/// Softmax over rows of length n, in place; one warp per row.
+/// Softmax (or its log) over rows of length n, in place; one warp per row.
+template <bool kLog>
 __global__ void softmax_rows_kernel(float *x, int64_t rows, int n) {
   int64_t row = (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
   int lane = threadIdx.x % 32;
@@ -189,14 +241,25 @@ __global__ void softmax_rows_kernel(float *x, int64_t rows, int n) {
     sum += expf(r[i] - m);
   for (int off = 16; off > 0; off /= 2)
     sum += __shfl_xor_sync(0xffffffffu, sum, off);
-  for (int i = lane; i < n; i += 32)
-    r[i] = expf(r[i] - m) / sum;
+  if constexpr (kLog) {
+    // x - max - log(sum): exact where exp(x - max) / sum would underflow.
+    float log_sum = logf(sum);
+    for (int i = lane; i < n; i += 32)
+      r[i] = r[i] - m - log_sum;
+  } else {
+    for (int i = lane; i < n; i += 32)
+      r[i] = expf(r[i] - m) / sum;
+  }
 }
 
+/// Normalises rows when A is a row activation (softmax, log_softmax); the
+/// elementwise activations were applied already, so this does nothing.
+template <Act A>
 inline cudaError_t softmax_rows(cudaStream_t stream, float *x, int64_t rows, int n) {
-  if (rows == 0)
+  if (!is_row_act(A) || rows == 0)
     return cudaSuccess;
-  SEQC_LAUNCH(softmax_rows_kernel, blocks_for(rows, 8), 256, 0, stream)(x, rows, n);
+  SEQC_LAUNCH(softmax_rows_kernel<A == Act::LogSoftmax>, blocks_for(rows, 8), 256, 0,
+              stream)(x, rows, n);
   return cudaGetLastError();
 }
 
@@ -219,9 +282,7 @@ cudaError_t linear(cudaStream_t stream, const float *a, const float *w,
     if (cudaError_t err = cudaGetLastError())
       return err;
   }
-  if (A == Act::Softmax)
-    return softmax_rows(stream, c, M, N);
-  return cudaSuccess;
+  return softmax_rows<A>(stream, c, M, N);
 }
 
 // ---------------------------------------------------------------------------
@@ -255,7 +316,8 @@ struct RecurrenceArgs {
   float *rh;          // (batch, units) GRU reset_before: r * h of every unit
   int batch, steps, units, slice;
   int go_backwards, return_sequences;
-  float alpha;
+  float alpha;           // of the activation (elu, celu, leaky_relu)
+  float recurrent_alpha; // of the recurrent activation
 };
 
 /// Stride between shared-memory weight columns; odd so that both "one
@@ -324,6 +386,128 @@ __device__ void slice_matvec(const RecurrenceArgs &p, const float *src, const fl
   __syncthreads();
 }
 
+/// Whether a cell with these activations normalises rows of units (softmax,
+/// log_softmax): then one block owns every unit and the cell runs in phases.
+template <Cell C, Act A, Act R> __host__ __device__ constexpr bool row_cell() {
+  return is_row_act(A) || (C != Cell::SimpleRnn && is_row_act(R));
+}
+
+/// Activates nb rows of n values, `stride` apart, in place with the whole
+/// block: elementwise, or softmax / log_softmax per row with one warp per
+/// row. Ends with a barrier, so the block sees the result.
+template <Act X>
+__device__ void block_activate(float *base, int nb, int n, int stride, float alpha) {
+  if constexpr (is_row_act(X)) {
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
+    for (int r = warp; r < nb; r += warps) {
+      float *row = base + (size_t)r * stride;
+      float m = -INFINITY;
+      for (int i = lane; i < n; i += 32)
+        m = fmaxf(m, row[i]);
+      for (int off = 16; off > 0; off /= 2)
+        m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, off));
+      float sum = 0.0f;
+      for (int i = lane; i < n; i += 32)
+        sum += expf(row[i] - m);
+      for (int off = 16; off > 0; off /= 2)
+        sum += __shfl_xor_sync(0xffffffffu, sum, off);
+      float log_sum = logf(sum);
+      // Each lane rewrites only the values it read.
+      for (int i = lane; i < n; i += 32)
+        row[i] = X == Act::LogSoftmax ? row[i] - m - log_sum : expf(row[i] - m) / sum;
+    }
+  } else {
+    for (int i = threadIdx.x; i < nb * n; i += blockDim.x) {
+      float *v = base + (size_t)(i / n) * stride + i % n;
+      *v = activate<X>(*v, alpha);
+    }
+  }
+  __syncthreads();
+}
+
+/// One step of a cell with a row activation for batch rows [b0, b0 + nb),
+/// by the one block that owns all units: acc holds h U (gate blocks of u
+/// columns, ncols per row) and becomes the gates in place. For GRU with
+/// reset_after=False this is the first phase (z and r * h).
+template <Cell C, Act A, Act R>
+__device__ void row_cell_step(const RecurrenceArgs &p, float *acc, int ncols, const float *hprev,
+                              float *hnext, int b0, int nb, int t, int s, bool last) {
+  constexpr int G = gates_of<C>();
+  const int u = p.units, T = p.steps;
+  const int gates_here = C == Cell::GruResetBefore ? 2 : C == Cell::GruResetAfter ? 3 : G;
+  // Pre-activations: x W + h U (+ recurrent bias); GRU reset_after keeps
+  // the candidate's h U + b apart until r is known.
+  for (int i = threadIdx.x; i < nb * u; i += blockDim.x) {
+    const int bb = i / u, j = i % u, b = b0 + bb;
+    const float *xp = p.xproj + ((size_t)b * T + t) * G * u;
+    float *a = acc + (size_t)bb * ncols;
+    for (int g = 0; g < gates_here; ++g) {
+      float bias = C == Cell::GruResetAfter && p.rbias ? p.rbias[g * u + j] : 0.0f;
+      a[g * u + j] += bias + (C == Cell::GruResetAfter && g == 2 ? 0.0f : xp[g * u + j]);
+    }
+  }
+  __syncthreads();
+  if constexpr (C == Cell::Lstm) {
+    block_activate<R>(acc, nb, u, ncols, p.recurrent_alpha);
+    block_activate<R>(acc + u, nb, u, ncols, p.recurrent_alpha);
+    block_activate<A>(acc + 2 * u, nb, u, ncols, p.alpha);
+    block_activate<R>(acc + 3 * u, nb, u, ncols, p.recurrent_alpha);
+    for (int i = threadIdx.x; i < nb * u; i += blockDim.x) {
+      const int bb = i / u, j = i % u;
+      float *a = acc + (size_t)bb * ncols;
+      const size_t at = (size_t)(b0 + bb) * u + j;
+      float cn = a[u + j] * p.c[at] + a[j] * a[2 * u + j];
+      p.c[at] = cn;
+      a[2 * u + j] = cn;
+    }
+    __syncthreads();
+    block_activate<A>(acc + 2 * u, nb, u, ncols, p.alpha);
+  } else if constexpr (C == Cell::GruResetAfter) {
+    block_activate<R>(acc, nb, u, ncols, p.recurrent_alpha);
+    block_activate<R>(acc + u, nb, u, ncols, p.recurrent_alpha);
+    for (int i = threadIdx.x; i < nb * u; i += blockDim.x) {
+      const int bb = i / u, j = i % u, b = b0 + bb;
+      const float *xp = p.xproj + ((size_t)b * T + t) * G * u;
+      float *a = acc + (size_t)bb * ncols;
+      a[2 * u + j] = xp[2 * u + j] + a[u + j] * a[2 * u + j];
+    }
+    __syncthreads();
+    block_activate<A>(acc + 2 * u, nb, u, ncols, p.alpha);
+  } else if constexpr (C == Cell::GruResetBefore) {
+    block_activate<R>(acc, nb, u, ncols, p.recurrent_alpha);
+    block_activate<R>(acc + u, nb, u, ncols, p.recurrent_alpha);
+    for (int i = threadIdx.x; i < nb * u; i += blockDim.x) {
+      const int bb = i / u, j = i % u;
+      const float *a = acc + (size_t)bb * ncols;
+      const size_t at = (size_t)(b0 + bb) * u + j;
+      p.z[at] = a[j];
+      p.rh[at] = a[u + j] * __ldcg(hprev + at);
+    }
+    __syncthreads();
+    return; // h is finished in the second phase
+  } else {
+    block_activate<A>(acc, nb, u, ncols, p.alpha);
+  }
+  for (int i = threadIdx.x; i < nb * u; i += blockDim.x) {
+    const int bb = i / u, j = i % u, b = b0 + bb;
+    const float *a = acc + (size_t)bb * ncols;
+    const size_t at = (size_t)b * u + j;
+    float hn;
+    if constexpr (C == Cell::Lstm)
+      hn = a[3 * u + j] * a[2 * u + j];
+    else if constexpr (C == Cell::GruResetAfter)
+      hn = a[j] * __ldcg(hprev + at) + (1.0f - a[j]) * a[2 * u + j];
+    else
+      hn = a[j];
+    hnext[at] = hn;
+    if (p.return_sequences)
+      p.out[((size_t)b * T + s) * u + j] = hn;
+    else if (last)
+      p.out[at] = hn;
+  }
+  __syncthreads();
+}
+
 template <Cell C, Act A, Act R, bool kSharedW>
 __global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs p) {
   constexpr int G = gates_of<C>();
@@ -362,6 +546,10 @@ __global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs 
       const int g_end = C == Cell::GruResetBefore ? 2 : G;
       slice_matvec<kSharedW>(p, hprev, ws, hs, acc, j0, ns, b0, nb, 0, g_end, G);
       const int ncols = g_end * ns;
+      if constexpr (row_cell<C, A, R>()) {
+        row_cell_step<C, A, R>(p, acc, ncols, hprev, hnext, b0, nb, t, s, last);
+        continue;
+      }
       for (int i = threadIdx.x; i < nb * ns; i += blockDim.x) {
         const int bb = i / ns, jj = i % ns, b = b0 + bb, j = j0 + jj;
         const float *xp = p.xproj + ((size_t)b * T + t) * G * u;
@@ -369,10 +557,10 @@ __global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs 
         const size_t at = (size_t)b * u + j;
         float hn = 0.0f;
         if constexpr (C == Cell::Lstm) {
-          float ig = activate<R>(xp[j] + hu[jj], p.alpha);
-          float fg = activate<R>(xp[u + j] + hu[ns + jj], p.alpha);
+          float ig = activate<R>(xp[j] + hu[jj], p.recurrent_alpha);
+          float fg = activate<R>(xp[u + j] + hu[ns + jj], p.recurrent_alpha);
           float gg = activate<A>(xp[2 * u + j] + hu[2 * ns + jj], p.alpha);
-          float og = activate<R>(xp[3 * u + j] + hu[3 * ns + jj], p.alpha);
+          float og = activate<R>(xp[3 * u + j] + hu[3 * ns + jj], p.recurrent_alpha);
           float cn = fg * p.c[at] + ig * gg;
           p.c[at] = cn;
           hn = og * activate<A>(cn, p.alpha);
@@ -381,13 +569,13 @@ __global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs 
           float hz = hu[jj] + (rb ? rb[j] : 0.0f);
           float hr = hu[ns + jj] + (rb ? rb[u + j] : 0.0f);
           float hh = hu[2 * ns + jj] + (rb ? rb[2 * u + j] : 0.0f);
-          float z = activate<R>(xp[j] + hz, p.alpha);
-          float r = activate<R>(xp[u + j] + hr, p.alpha);
+          float z = activate<R>(xp[j] + hz, p.recurrent_alpha);
+          float r = activate<R>(xp[u + j] + hr, p.recurrent_alpha);
           float cand = activate<A>(xp[2 * u + j] + r * hh, p.alpha);
           hn = z * __ldcg(hprev + at) + (1.0f - z) * cand;
         } else if constexpr (C == Cell::GruResetBefore) {
-          float z = activate<R>(xp[j] + hu[jj], p.alpha);
-          float r = activate<R>(xp[u + j] + hu[ns + jj], p.alpha);
+          float z = activate<R>(xp[j] + hu[jj], p.recurrent_alpha);
+          float r = activate<R>(xp[u + j] + hu[ns + jj], p.recurrent_alpha);
           p.z[at] = z;
           p.rh[at] = r * __ldcg(hprev + at);
           continue; // h is finished in the second phase below
@@ -407,11 +595,21 @@ __global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs 
       for (int b0 = 0; b0 < B; b0 += kRecBatchChunk) {
         const int nb = min(kRecBatchChunk, B - b0);
         slice_matvec<kSharedW>(p, p.rh, ws, hs, acc, j0, ns, b0, nb, 2, 3, G);
+        if constexpr (is_row_act(A)) {
+          // One block owns every unit (row_cell): the candidate's row first.
+          for (int i = threadIdx.x; i < nb * ns; i += blockDim.x) {
+            const int bb = i / ns, jj = i % ns, b = b0 + bb, j = j0 + jj;
+            acc[bb * ns + jj] += p.xproj[((size_t)b * T + t) * G * u + 2 * u + j];
+          }
+          __syncthreads();
+          block_activate<A>(acc, nb, ns, ns, p.alpha);
+        }
         for (int i = threadIdx.x; i < nb * ns; i += blockDim.x) {
           const int bb = i / ns, jj = i % ns, b = b0 + bb, j = j0 + jj;
           const float *xp = p.xproj + ((size_t)b * T + t) * G * u;
           const size_t at = (size_t)b * u + j;
-          float cand = activate<A>(xp[2 * u + j] + acc[bb * ns + jj], p.alpha);
+          float cand = is_row_act(A) ? acc[bb * ns + jj]
+                                     : activate<A>(xp[2 * u + j] + acc[bb * ns + jj], p.alpha);
           float z = p.z[at];
           float hn = z * __ldcg(hprev + at) + (1.0f - z) * cand;
           hnext[at] = hn;
@@ -495,7 +693,8 @@ cudaError_t plan_recurrence(int units, RecurrencePlan *plan) {
     *plan = RecurrencePlan{kernel, blocks, slice, bytes, shared_weights};
     return cudaSuccess;
   };
-  int slice = (units + sms - 1) / sms;
+  // A row activation (softmax) needs all units of a row in one block.
+  int slice = row_cell<C, A, R>() ? units : (units + sms - 1) / sms;
   if (try_variant(&recurrence_kernel<C, A, R, true>, true, slice) == cudaSuccess)
     return cudaSuccess;
   cudaGetLastError(); // the failed attempt must not leak into later checks
@@ -512,7 +711,8 @@ cudaError_t plan_recurrence(int units, RecurrencePlan *plan) {
   if (per_sm < 1)
     return cudaErrorCooperativeLaunchTooLarge;
   int capacity = per_sm * sms;
-  return try_variant(global_kernel, false, (units + capacity - 1) / capacity);
+  return try_variant(global_kernel, false,
+                     row_cell<C, A, R>() ? units : (units + capacity - 1) / capacity);
 }
 
 inline cudaError_t run_recurrence(cudaStream_t stream, const RecurrencePlan &plan,
@@ -594,8 +794,8 @@ cudaError_t conv1d(cudaStream_t stream, const float *x, const float *kernel, con
       x, kernel, bias, y, (int)batch, (int)steps, channels, width, filters, (int)w.length,
       stride, dilation, (int)w.pad_left, alpha);
   cudaError_t err = cudaGetLastError();
-  if (err == cudaSuccess && A == Act::Softmax)
-    err = softmax_rows(stream, y, batch * w.length, filters);
+  if (err == cudaSuccess)
+    err = softmax_rows<A>(stream, y, batch * w.length, filters);
   return err;
 }
 
@@ -783,9 +983,102 @@ cudaError_t activation(cudaStream_t stream, const float *x, float *y, int64_t n,
     return cudaSuccess;
   SEQC_LAUNCH(activation_kernel<A>, blocks_for(n, 256), 256, 0, stream)(x, y, n, alpha);
   cudaError_t err = cudaGetLastError();
-  if (err == cudaSuccess && A == Act::Softmax)
-    err = softmax_rows(stream, y, n / row, row);
+  if (err == cudaSuccess)
+    err = softmax_rows<A>(stream, y, n / row, row);
   return err;
+}
+
+/// Softmax / log_softmax over a middle axis of `n` elements, `inner`
+/// elements apart (the Softmax layer with an axis other than the last);
+/// one thread per line.
+template <bool kLog>
+__global__ void softmax_axis_kernel(const float *__restrict__ x, float *__restrict__ y,
+                                    int64_t outer, int n, int64_t inner) {
+  int64_t line = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (line >= outer * inner)
+    return;
+  int64_t base = (line / inner) * n * inner + line % inner;
+  float m = -INFINITY;
+  for (int i = 0; i < n; ++i)
+    m = fmaxf(m, x[base + i * inner]);
+  float sum = 0.0f;
+  for (int i = 0; i < n; ++i)
+    sum += expf(x[base + i * inner] - m);
+  float log_sum = logf(sum);
+  for (int i = 0; i < n; ++i) {
+    float v = x[base + i * inner];
+    y[base + i * inner] = kLog ? v - m - log_sum : expf(v - m) / sum;
+  }
+}
+
+template <Act A>
+cudaError_t softmax_axis(cudaStream_t stream, const float *x, float *y, int64_t outer, int n,
+                         int64_t inner) {
+  static_assert(is_row_act(A), "softmax_axis takes Softmax or LogSoftmax");
+  if (outer * inner == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(softmax_axis_kernel<A == Act::LogSoftmax>, blocks_for(outer * inner, 256), 256, 0,
+              stream)(x, y, outer, n, inner);
+  return cudaGetLastError();
+}
+
+/// The Keras ReLU layer: p = x > threshold ? x : 0 (max(x, 0) when the
+/// threshold is 0), clipped to [0, max_value] when has_max, minus
+/// slope * max(threshold - x, 0).
+__global__ void relu_layer_kernel(const float *__restrict__ x, float *__restrict__ y, int64_t n,
+                                  float slope, float threshold, int has_max, float max_value) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float v = x[i];
+  float p = threshold != 0.0f ? (v > threshold ? v : 0.0f) : fmaxf(v, 0.0f);
+  if (has_max)
+    p = fminf(fmaxf(p, 0.0f), max_value);
+  y[i] = p - slope * fmaxf(threshold - v, 0.0f);
+}
+
+inline cudaError_t relu_layer(cudaStream_t stream, const float *x, float *y, int64_t n,
+                              float slope, float threshold, int has_max, float max_value) {
+  if (n == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(relu_layer_kernel, blocks_for(n, 256), 256, 0, stream)(x, y, n, slope, threshold,
+                                                                     has_max, max_value);
+  return cudaGetLastError();
+}
+
+/// PReLU's alpha, per sample: the sample's axes (at most 6) and alpha's
+/// strides along them, 0 where alpha is shared (size 1).
+struct PreluShape {
+  int rank;
+  int64_t dims[6];
+  int64_t alpha_strides[6];
+};
+
+__global__ void prelu_kernel(const float *__restrict__ x, const float *__restrict__ alpha,
+                             float *__restrict__ y, int64_t n, int64_t per_sample,
+                             PreluShape s) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float v = x[i];
+  if (v >= 0.0f) {
+    y[i] = v;
+    return;
+  }
+  int64_t rest = i % per_sample, a = 0;
+  for (int d = s.rank - 1; d >= 0; --d) {
+    a += (rest % s.dims[d]) * s.alpha_strides[d];
+    rest /= s.dims[d];
+  }
+  y[i] = alpha[a] * v;
+}
+
+inline cudaError_t prelu(cudaStream_t stream, const float *x, const float *alpha, float *y,
+                         int64_t n, int64_t per_sample, PreluShape s) {
+  if (n == 0 || per_sample == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(prelu_kernel, blocks_for(n, 256), 256, 0, stream)(x, alpha, y, n, per_sample, s);
+  return cudaGetLastError();
 }
 
 enum class Merge : int { Concat, Sum, Mul, Ave };

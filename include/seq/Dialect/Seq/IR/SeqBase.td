@@ -48,7 +48,27 @@ def Seq_ActivationAttr : I32EnumAttr<"Activation", "Keras activation function", 
   I32EnumAttrCase<"Softplus", 12, "softplus">,
   I32EnumAttrCase<"Softsign", 13, "softsign">,
   I32EnumAttrCase<"LeakyRelu", 14, "leaky_relu">,
-  I32EnumAttrCase<"Exponential", 15, "exponential">
+  I32EnumAttrCase<"Exponential", 15, "exponential">,
+  I32EnumAttrCase<"Relu6", 16, "relu6">,
+  // x * relu6(x + 3) / 6 (Keras 3 hard_silu, alias hard_swish).
+  I32EnumAttrCase<"HardSilu", 17, "hard_silu">,
+  I32EnumAttrCase<"Mish", 18, "mish">,
+  // Over the last axis, like softmax.
+  I32EnumAttrCase<"LogSoftmax", 19, "log_softmax">,
+  // max(x, 0) + alpha * expm1(min(x, 0) / alpha).
+  I32EnumAttrCase<"Celu", 20, "celu">,
+  I32EnumAttrCase<"HardTanh", 21, "hard_tanh">,
+  I32EnumAttrCase<"LogSigmoid", 22, "log_sigmoid">,
+  I32EnumAttrCase<"SparsePlus", 23, "sparse_plus">,
+  // (x + sqrt(x^2 + 4)) / 2: Keras' default b = 4.
+  I32EnumAttrCase<"Squareplus", 24, "squareplus">,
+  I32EnumAttrCase<"TanhShrink", 25, "tanh_shrink">,
+  // Keras' default threshold 0.5.
+  I32EnumAttrCase<"SoftShrink", 26, "soft_shrink">,
+  I32EnumAttrCase<"HardShrink", 27, "hard_shrink">,
+  I32EnumAttrCase<"SparseSigmoid", 28, "sparse_sigmoid">,
+  // x if x > alpha (theta) else 0: the ThresholdedReLU layer.
+  I32EnumAttrCase<"ThresholdedRelu", 29, "thresholded_relu">
 ]> {
   let cppNamespace = "::seq";
 }

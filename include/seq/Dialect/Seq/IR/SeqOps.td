@@ -262,15 +262,61 @@ def Seq_RepeatVectorOp : Seq_TensorOp<"repeat_vector"> {
 }
 
 def Seq_ActivationOp : Seq_TensorOp<"activation", [AllTypesMatch<["input", "output"]>]> {
-  let summary = "Keras Activation (and LeakyReLU, ELU, Softmax layers), elementwise";
+  let summary = "Keras Activation (and LeakyReLU, ELU, ThresholdedReLU, Softmax layers)";
   let description = [{
-    `softmax` normalises over the last axis. `alpha` is present exactly for
-    `leaky_relu` (negative slope) and `elu`.
+    Elementwise, except `softmax` and `log_softmax`, which normalise over
+    `axis` (a non-negative axis other than the batch axis; the last axis when
+    absent, and only these two take one). `alpha` is present exactly for
+    `leaky_relu` (negative slope), `elu`, `celu` and `thresholded_relu`
+    (theta).
+
+    ```mlir
+    %y = seq.activation softmax %x {axis = 1 : i64} : tensor<?x4x6xf32>
+    ```
   }];
   let arguments = (ins Seq_F32Tensor:$input, Seq_ActivationAttr:$activation,
-                   OptionalAttr<F32Attr>:$alpha);
+                   OptionalAttr<F32Attr>:$alpha, OptionalAttr<I64Attr>:$axis);
   let results = (outs Seq_F32Tensor:$output);
   let assemblyFormat = "$activation $input attr-dict `:` type($input)";
+  let extraClassDeclaration = [{
+    /// The normalised axis of softmax / log_softmax: `axis`, or the last.
+    int64_t getNormalizedAxis();
+  }];
+}
+
+def Seq_ReluOp : Seq_TensorOp<"relu", [AllTypesMatch<["input", "output"]>]> {
+  let summary = "Keras ReLU layer with max_value, negative_slope and threshold";
+  let description = [{
+    As Keras computes it: `p = x > threshold ? x : 0` (`max(x, 0)` when the
+    threshold is 0), clipped to `[0, max_value]` when `max_value` is present,
+    minus `negative_slope * max(threshold - x, 0)`. The importer writes a
+    plain `relu` / `leaky_relu` activation when no other option is set.
+
+    ```mlir
+    %y = seq.relu %x {max_value = 6.0 : f32, negative_slope = 0.1 : f32,
+                      threshold = 0.5 : f32} : tensor<?x8xf32>
+    ```
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, F32Attr:$negative_slope,
+                   F32Attr:$threshold, OptionalAttr<F32Attr>:$max_value);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Seq_PReluOp : Seq_TensorOp<"prelu", [AllTypesMatch<["input", "output"]>]> {
+  let summary = "Keras PReLU: x for x >= 0, alpha * x below, alpha learned";
+  let description = [{
+    `alpha` has the input's shape without the batch axis, with size 1 on the
+    Keras layer's `shared_axes` (broadcast there); every other axis of it
+    matches a static input axis.
+
+    ```mlir
+    %y = seq.prelu %x, %alpha : tensor<?x4x6xf32>, tensor<1x6xf32>
+    ```
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, Seq_F32Tensor:$alpha);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = "$input `,` $alpha attr-dict `:` type($input) `,` type($alpha)";
 }
 
 //===----------------------------------------------------------------------===//

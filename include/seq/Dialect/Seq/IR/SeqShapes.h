@@ -38,8 +38,18 @@ std::optional<llvm::SmallVector<int64_t>>
 reshape(llvm::ArrayRef<int64_t> input, llvm::ArrayRef<int64_t> target,
         std::string &error);
 
-/// Whether `activation` takes an `alpha` (leaky_relu, elu).
+/// Whether `activation` takes an `alpha` (leaky_relu, elu, celu,
+/// thresholded_relu).
 bool takesAlpha(Activation activation);
+
+/// The alpha of an activation given by name, as Keras' function defaults
+/// have it (elu, celu 1.0; leaky_relu 0.2; 0 for the others). Recurrent cells
+/// take their activations by name only, so this is the alpha they use.
+float cellAlpha(Activation activation);
+
+/// Softmax and log_softmax: they normalise over the last axis instead of
+/// mapping each element on its own.
+bool isRowActivation(Activation activation);
 
 } // namespace seq::shapes
 
