@@ -43,6 +43,14 @@ Value weightColumns(LinalgBuilder &lb, Value w, int64_t col, int64_t width) {
   return lb.columns(w, col, width);
 }
 
+/// GRU reset_after: h U + b_rec for all three gates in one matmul, into
+/// `scratch`.
+Value gruRecurrentTerms(LinalgBuilder &lb, const Recurrence &r, Value h, Value scratch) {
+  Value hu = r.recurrentBias ? lb.broadcastLastAxisInto(r.recurrentBias, scratch)
+                             : lb.fill(scratch, 0.0);
+  return matmulInto(lb, h, r.recurrentKernel, hu);
+}
+
 Value buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
   OpBuilder &b = lb.b;
   Location loc = lb.loc;
@@ -141,11 +149,7 @@ Value buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
         Value z, rg, cand;
         SmallVector<Value> scratchYields;
         if (r.resetAfter) {
-          Value scratch = iters[1];
-          Value hu = r.recurrentBias
-                         ? sb.broadcastLastAxisInto(r.recurrentBias, scratch)
-                         : sb.fill(scratch, 0.0);
-          hu = matmulInto(sb, h, r.recurrentKernel, hu);
+          Value hu = gruRecurrentTerms(sb, r, h, iters[1]);
           z = blockAct(sb.map(ValueRange{sb.timeStep(r.projection, step, 0, u)},
                               sb.columns(hu, 0, u), add),
                        rec);
@@ -228,12 +232,7 @@ Value buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
     }
     case Cell::GRU: {
       if (r.resetAfter) {
-        // hu = h U + b_rec for all three gates in one matmul.
-        Value scratch = iters[1];
-        Value hu = r.recurrentBias
-                       ? sb.broadcastLastAxisInto(r.recurrentBias, scratch)
-                       : sb.fill(scratch, 0.0);
-        hu = matmulInto(sb, h, r.recurrentKernel, hu);
+        Value hu = gruRecurrentTerms(sb, r, h, iters[1]);
         SmallVector<Value> inputs;
         for (int64_t g = 0; g < 3; ++g)
           inputs.push_back(sb.timeStep(r.projection, step, g * u, u));

@@ -223,14 +223,9 @@ SEQC_UNROLL
   }
 }
 
-/// Softmax (or its log) over rows of length n, in place; one warp per row.
-template <bool kLog>
-__global__ void softmax_rows_kernel(float *x, int64_t rows, int n) {
-  int64_t row = (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
-  int lane = threadIdx.x % 32;
-  if (row >= rows)
-    return;
-  float *r = x + row * n;
+/// Softmax (or its log) of one row of n values, in place, by the 32 lanes of
+/// one warp; each lane rewrites only the values it read.
+template <bool kLog> __device__ void warp_softmax_row(float *r, int n, int lane) {
   float m = -INFINITY;
   for (int i = lane; i < n; i += 32)
     m = fmaxf(m, r[i]);
@@ -250,6 +245,14 @@ __global__ void softmax_rows_kernel(float *x, int64_t rows, int n) {
     for (int i = lane; i < n; i += 32)
       r[i] = expf(r[i] - m) / sum;
   }
+}
+
+/// Softmax (or its log) over rows of length n, in place; one warp per row.
+template <bool kLog>
+__global__ void softmax_rows_kernel(float *x, int64_t rows, int n) {
+  int64_t row = (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+  if (row < rows)
+    warp_softmax_row<kLog>(x + row * n, n, threadIdx.x % 32);
 }
 
 /// Normalises rows when A is a row activation (softmax, log_softmax); the
@@ -399,23 +402,8 @@ template <Act X>
 __device__ void block_activate(float *base, int nb, int n, int stride, float alpha) {
   if constexpr (is_row_act(X)) {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
-    for (int r = warp; r < nb; r += warps) {
-      float *row = base + (size_t)r * stride;
-      float m = -INFINITY;
-      for (int i = lane; i < n; i += 32)
-        m = fmaxf(m, row[i]);
-      for (int off = 16; off > 0; off /= 2)
-        m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, off));
-      float sum = 0.0f;
-      for (int i = lane; i < n; i += 32)
-        sum += expf(row[i] - m);
-      for (int off = 16; off > 0; off /= 2)
-        sum += __shfl_xor_sync(0xffffffffu, sum, off);
-      float log_sum = logf(sum);
-      // Each lane rewrites only the values it read.
-      for (int i = lane; i < n; i += 32)
-        row[i] = X == Act::LogSoftmax ? row[i] - m - log_sum : expf(row[i] - m) / sum;
-    }
+    for (int r = warp; r < nb; r += warps)
+      warp_softmax_row<X == Act::LogSoftmax>(base + (size_t)r * stride, n, lane);
   } else {
     for (int i = threadIdx.x; i < nb * n; i += blockDim.x) {
       float *v = base + (size_t)(i / n) * stride + i % n;

@@ -46,13 +46,20 @@ def model_args(fixtures, fixture):
     return args
 
 
-def check_sim(fixture, work, fixtures, seq_compile, cxx, kernels, checker):
+def emit_cuda(fixture, work, fixtures, seq_compile):
+    """(the fixture's emitted .cu, None), or (None, a failure line)."""
     name = fixture["name"]
     cu = os.path.join(work, name + ".cu")
     rc, text = run([seq_compile] + model_args(fixtures, fixture) +
                    ["--target=cuda", "--emit=cuda", "-o", cu])
-    if rc != 0:
-        return "FAIL %s: emission failed: %s" % (name, text)
+    return (cu, None) if rc == 0 else (None, "FAIL %s: emission failed: %s" % (name, text))
+
+
+def check_sim(fixture, work, fixtures, seq_compile, cxx, kernels, checker):
+    name = fixture["name"]
+    cu, failure = emit_cuda(fixture, work, fixtures, seq_compile)
+    if failure:
+        return failure
     binary = os.path.join(work, name + ".sim")
     rc, text = run([cxx, "-std=c++17", "-O0", "-w", "-DSEQC_CPU_SIMULATION",
                     "-include", os.path.join(kernels, "seqc_cuda_sim.h"),
@@ -67,12 +74,9 @@ def check_sim(fixture, work, fixtures, seq_compile, cxx, kernels, checker):
 def kernel_configuration(fixture, work, fixtures, seq_compile):
     """The kernel template instances the fixture's emitted code uses, or a
     failure line."""
-    name = fixture["name"]
-    cu = os.path.join(work, name + ".cu")
-    rc, text = run([seq_compile] + model_args(fixtures, fixture) +
-                   ["--target=cuda", "--emit=cuda", "-o", cu])
-    if rc != 0:
-        return "FAIL %s: emission failed: %s" % (name, text)
+    cu, failure = emit_cuda(fixture, work, fixtures, seq_compile)
+    if failure:
+        return failure
     with open(cu) as f:
         source = f.read()
     model = source[source.index("// ===== the model"):]
