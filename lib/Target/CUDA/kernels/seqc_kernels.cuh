@@ -323,6 +323,18 @@ struct RecurrenceArgs {
   float recurrent_alpha; // of the recurrent activation
 };
 
+/// Stores unit j of batch row b's new state at processing step s: into the
+/// next h buffer (at = b * units + j) and into the output (every step, or the
+/// last one).
+__device__ __forceinline__ void store_state(const RecurrenceArgs &p, float *hnext, int b, int s,
+                                            int j, size_t at, bool last, float hn) {
+  hnext[at] = hn;
+  if (p.return_sequences)
+    p.out[((size_t)b * p.steps + s) * p.units + j] = hn;
+  else if (last)
+    p.out[at] = hn;
+}
+
 /// Stride between shared-memory weight columns; odd so that both "one
 /// column per thread" and "one k per lane" access patterns are conflict-free.
 __host__ __device__ inline int weight_column_stride(int units) { return units | 1; }
@@ -487,11 +499,7 @@ __device__ void row_cell_step(const RecurrenceArgs &p, float *acc, int ncols, co
       hn = a[j] * __ldcg(hprev + at) + (1.0f - a[j]) * a[2 * u + j];
     else
       hn = a[j];
-    hnext[at] = hn;
-    if (p.return_sequences)
-      p.out[((size_t)b * T + s) * u + j] = hn;
-    else if (last)
-      p.out[at] = hn;
+    store_state(p, hnext, b, s, j, at, last, hn);
   }
   __syncthreads();
 }
@@ -570,11 +578,7 @@ __global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs 
         } else {
           hn = activate<A>(xp[j] + hu[jj], p.alpha);
         }
-        hnext[at] = hn;
-        if (p.return_sequences)
-          p.out[((size_t)b * T + s) * u + j] = hn;
-        else if (last)
-          p.out[at] = hn;
+        store_state(p, hnext, b, s, j, at, last, hn);
       }
       __syncthreads(); // acc is reused by the next batch chunk
     }
@@ -600,11 +604,7 @@ __global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs 
                                      : activate<A>(xp[2 * u + j] + acc[bb * ns + jj], p.alpha);
           float z = p.z[at];
           float hn = z * __ldcg(hprev + at) + (1.0f - z) * cand;
-          hnext[at] = hn;
-          if (p.return_sequences)
-            p.out[((size_t)b * T + s) * u + j] = hn;
-          else if (last)
-            p.out[at] = hn;
+          store_state(p, hnext, b, s, j, at, last, hn);
         }
         __syncthreads();
       }
