@@ -233,20 +233,14 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   Block *entry = func.addEntryBlock();
   builder.setInsertionPointToStart(entry);
 
-  LayerEmitter emitter(builder, majorVersion(*source));
+  LayerEmitter emitter(builder, majorVersion(*source), savedUnbuilt);
   Value value = entry->getArgument(0);
   std::vector<std::string> layerNames;
   for (size_t i = 0; i < config->layers.size(); ++i) {
     const LayerConfig &layer = config->layers[i];
     Expected<Value> out = emitter.emit(layer, value, weights[i]);
-    if (!out) {
-      std::string message = toString(out.takeError());
-      if (savedUnbuilt && StringRef(message).contains(": the file has 0 weight arrays"))
-        return fileError(where, "the file holds no weights: the model was saved before "
-                                "it was built (build it, e.g. by calling it on a batch, "
-                                "then save it again)");
-      return llvm::createStringError(message);
-    }
+    if (!out)
+      return out.takeError();
     value = *out;
     LayerSummary row{layer.getName(), layer.getSourceClassName(),
                      std::vector<int64_t>(

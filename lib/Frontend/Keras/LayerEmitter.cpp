@@ -71,14 +71,20 @@ struct ActivationSpec {
 /// and turns each into an arith.constant holding a dense_resource blob.
 class WeightList {
 public:
+  /// `unbuiltModel`: see LayerEmitter.
   WeightList(OpBuilder &b, const LayerConfig &layer,
-             ArrayRef<WeightArray> arrays, StringRef locName)
-      : b(b), layer(layer), arrays(arrays), locName(locName) {}
+             ArrayRef<WeightArray> arrays, StringRef locName, bool unbuiltModel)
+      : b(b), layer(layer), arrays(arrays), locName(locName),
+        unbuiltModel(unbuiltModel) {}
 
   /// `roles` names every array expected, e.g. {"kernel", "bias"}.
   Error expect(ArrayRef<StringRef> roles) {
     if (arrays.size() == roles.size())
       return Error::success();
+    if (unbuiltModel)
+      return layer.error("the file holds no weights: the model was saved before "
+                         "it was built (build it, e.g. by calling it on a batch, "
+                         "then save it again)");
     std::string names;
     for (StringRef r : roles)
       names += (names.empty() ? "" : ", ") + r.str();
@@ -146,6 +152,7 @@ private:
   const LayerConfig &layer;
   ArrayRef<WeightArray> arrays;
   std::string locName;
+  bool unbuiltModel;
   size_t used = 0;
 };
 
@@ -339,7 +346,7 @@ Expected<Value> LayerEmitter::emitRecurrent(const LayerConfig &layer,
   bool reverse = goBackwards.value_or(*backwards);
   int64_t in = shapeOf(input)[2];
 
-  WeightList weights(builder, layer, arrays, locName);
+  WeightList weights(builder, layer, arrays, locName, unbuiltModel);
   std::vector<StringRef> roles = {"kernel", "recurrent_kernel"};
   if (*useBias)
     roles.push_back("bias");
@@ -496,7 +503,7 @@ Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
   std::string name = layer.getName();
   Location loc = layerLoc(builder, name);
   ArrayRef<int64_t> x = shapeOf(input);
-  WeightList weights(builder, layer, arrays, name);
+  WeightList weights(builder, layer, arrays, name, unbuiltModel);
   auto type = [&](ArrayRef<int64_t> shape) { return tensorType(builder, shape); };
 
   if (cls == "LSTM" || cls == "GRU" || cls == "SimpleRNN")

@@ -13,8 +13,10 @@ namespace seq::keras {
 class LayerEmitter {
 public:
   /// `kerasMajor` picks version-dependent semantics (hard_sigmoid).
-  LayerEmitter(mlir::OpBuilder &builder, int kerasMajor)
-      : builder(builder), kerasMajor(kerasMajor) {}
+  /// `unbuiltModel`: the file is a whole model and holds no weight at all, so
+  /// a layer that needs weights was saved before the model was built.
+  LayerEmitter(mlir::OpBuilder &builder, int kerasMajor, bool unbuiltModel = false)
+      : builder(builder), kerasMajor(kerasMajor), unbuiltModel(unbuiltModel) {}
 
   /// Emits `layer` applied to `input` at the builder's insertion point.
   llvm::Expected<mlir::Value> emit(const LayerConfig &layer, mlir::Value input,
@@ -44,6 +46,7 @@ private:
 
   mlir::OpBuilder &builder;
   int kerasMajor;
+  bool unbuiltModel;
 };
 
 } // namespace seq::keras
