@@ -17,12 +17,12 @@ What goes in:
   bench.tsv  one line per benchmark library: MODEL BACKEND
 Standard library only."""
 import argparse
+import array
 import json
 import os
 import random
 import re
 import shutil
-import struct
 import subprocess
 import sys
 import zlib
@@ -31,7 +31,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 FIXTURES = os.path.join(ROOT, "test", "fixtures")
 sys.path.insert(0, os.path.join(ROOT, "test", "Target", "CUDA", "Inputs"))
+sys.path.insert(0, os.path.join(ROOT, "test", "Inputs"))
 import cuda_fixtures  # noqa: E402  (model_args: how each fixture is loaded)
+import npy_rows  # noqa: E402  (float32 .npy read and write)
 
 BENCH_MODELS = ["%s_%d" % (cell, units) for cell in ("lstm", "gru") for units in (64, 256, 1024)]
 BENCH_MODELS += ["stack10_lstm_256", "lstm_512_256"]  # the 10-layer stack; the launch-limit case
@@ -41,31 +43,6 @@ COMPARE_BATCH = 64
 def run(args, cwd=None):
     p = subprocess.run(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     return p.returncode, p.stdout.strip()
-
-
-def read_npy(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    assert data[:6] == b"\x93NUMPY", path
-    major = data[6]
-    header_len = struct.unpack("<H" if major == 1 else "<I", data[8:10] if major == 1 else data[8:12])[0]
-    start = 10 if major == 1 else 12
-    header = data[start:start + header_len].decode("latin1")
-    assert "'<f4'" in header and "'fortran_order': False" in header, path
-    shape = tuple(int(d) for d in re.search(r"\(([^)]*)\)", header).group(1).split(",") if d.strip())
-    count = 1
-    for d in shape:
-        count *= d
-    return shape, list(struct.unpack("<%df" % count, data[start + header_len:start + header_len + 4 * count]))
-
-
-def write_npy(path, shape, values):
-    dims = "(%s)" % (", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else ""))
-    header = "{'descr': '<f4', 'fortran_order': False, 'shape': %s, }" % dims
-    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode("latin1"))
-        f.write(struct.pack("<%df" % len(values), *values))
 
 
 def compare_input(name, shape, values):
@@ -88,9 +65,9 @@ def pack_fixture(fx, seq_compile, out, lines, notes):
     checks = os.path.join(out, "checks")
     shutil.copy(os.path.join(FIXTURES, fx["input"]), os.path.join(checks, name + ".input.npy"))
     shutil.copy(os.path.join(FIXTURES, fx["expected"]), os.path.join(checks, name + ".expected.npy"))
-    shape, values = read_npy(os.path.join(FIXTURES, fx["input"]))
+    shape, values = npy_rows.read(os.path.join(FIXTURES, fx["input"]))
     cshape, cvalues = compare_input(name, shape, values)
-    write_npy(os.path.join(checks, name + ".compare.npy"), cshape, cvalues)
+    npy_rows.write(os.path.join(checks, name + ".compare.npy"), cshape, array.array("f", cvalues))
     rc, text = run([seq_compile] + model + ["--run", "--engine=eager", "--input",
                                               os.path.join(checks, name + ".compare.npy"),
                                               "-o", os.path.join(checks, name + ".eager.npy")])

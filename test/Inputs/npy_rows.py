@@ -1,4 +1,5 @@
-"""Small .npy/CSV tools for tests, without numpy (float32 '<f4' arrays only).
+"""Small .npy/CSV tools for tests, without numpy (float32 '<f4' arrays only);
+read() and write() are imported by other scripts too (bench/gpu/pack.py).
 
     npy_rows.py slice IN.npy START END OUT.npy   rows [START, END) of IN
     npy_rows.py csv IN.npy OUT.csv [--tsv] [--header]
@@ -29,16 +30,21 @@ def write(path, shape, values):
         f.write(values.tobytes())
 
 
-command = sys.argv[1]
-shape, values = read(sys.argv[2])
-row = len(values) // shape[0] if shape[0] else 0
-if command == "slice":
-    start, end = int(sys.argv[3]), int(sys.argv[4])
-    write(sys.argv[5], (end - start,) + shape[1:], values[start * row:end * row])
-elif command == "csv":
-    sep = "\t" if "--tsv" in sys.argv else ","
-    with open(sys.argv[3], "w") as f:
-        if "--header" in sys.argv:
-            f.write(sep.join(f"c{i}" for i in range(row)) + "\n")
-        for r in range(shape[0]):
-            f.write(sep.join(repr(v) for v in values[r * row:(r + 1) * row]) + "\n")
+def main():
+    command = sys.argv[1]
+    shape, values = read(sys.argv[2])
+    row = len(values) // shape[0] if shape[0] else 0
+    if command == "slice":
+        start, end = int(sys.argv[3]), int(sys.argv[4])
+        write(sys.argv[5], (end - start,) + shape[1:], values[start * row:end * row])
+    elif command == "csv":
+        sep = "\t" if "--tsv" in sys.argv else ","
+        with open(sys.argv[3], "w") as f:
+            if "--header" in sys.argv:
+                f.write(sep.join(f"c{i}" for i in range(row)) + "\n")
+            for r in range(shape[0]):
+                f.write(sep.join(repr(v) for v in values[r * row:(r + 1) * row]) + "\n")
+
+
+if __name__ == "__main__":
+    main()

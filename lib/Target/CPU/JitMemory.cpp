@@ -21,11 +21,11 @@ size_t roundToPages(size_t bytes) {
 }
 } // namespace
 
-JitMemory::JitMemory() : requested(kCodeAllowance) {}
+JitMemory::JitMemory() : bytes(kCodeAllowance) {}
 
 JitMemory::~JitMemory() {
   if (reservation)
-    munmap(reservation, reserved);
+    munmap(reservation, bytes);
 }
 
 void JitMemory::sizeFor(const Module &module) {
@@ -35,7 +35,7 @@ void JitMemory::sizeFor(const Module &module) {
     if (global.hasInitializer())
       data += layout.getTypeAllocSize(global.getValueType()) +
               global.getAlign().valueOrOne().value();
-  requested = roundToPages(data + kCodeAllowance);
+  bytes = roundToPages(data + kCodeAllowance);
 }
 
 sys::MemoryBlock
@@ -44,24 +44,23 @@ JitMemory::allocateMappedMemory(SectionMemoryManager::AllocationPurpose,
                                 unsigned flags, std::error_code &ec) {
   ec = std::error_code();
   if (!reservation) {
-    void *start = mmap(nullptr, requested, PROT_NONE,
+    void *start = mmap(nullptr, bytes, PROT_NONE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (start == MAP_FAILED) {
       ec = std::error_code(errno, std::generic_category());
       return {};
     }
     reservation = static_cast<char *>(start);
-    reserved = requested;
   }
-  size_t bytes = roundToPages(numBytes ? numBytes : 1);
-  if (bytes > reserved - used) {
+  size_t size = roundToPages(numBytes ? numBytes : 1);
+  if (size > bytes - used) {
     ec = std::make_error_code(std::errc::not_enough_memory);
     return {};
   }
-  sys::MemoryBlock block(reservation + used, bytes);
+  sys::MemoryBlock block(reservation + used, size);
   if ((ec = sys::Memory::protectMappedMemory(block, flags)))
     return {};
-  used += bytes;
+  used += size;
   return block;
 }
 

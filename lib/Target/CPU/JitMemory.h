@@ -51,12 +51,12 @@ public:
 
   /// The reservation ([base, base + size)); null before the first allocation.
   char *base() const { return reservation; }
-  size_t size() const { return reserved; }
+  size_t size() const { return reservation ? bytes : 0; }
 
 private:
-  size_t requested;
+  size_t bytes; // what is (or will be) reserved
   char *reservation = nullptr;
-  size_t reserved = 0, used = 0;
+  size_t used = 0;
 };
 
 } // namespace seq::cpu
