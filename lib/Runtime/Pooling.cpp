@@ -51,29 +51,35 @@ Tensor seq::rt::avgPool1d(const Tensor &x, int64_t poolSize, int64_t stride,
 }
 
 static Tensor globalPool1d(llvm::StringRef name, PoolKind kind,
-                           const Tensor &x) {
+                           const Tensor &x, const Tensor *mask) {
   detail::requireRank(x, 3, name + " input");
   int64_t batch = x.shape[0], steps = x.shape[1], channels = x.shape[2];
+  detail::require(!mask || mask->shape == std::vector<int64_t>{batch, steps},
+                  name + " mask " + (mask ? mask->shapeString() : "") +
+                      " does not fit input " + x.shapeString());
   Tensor y = Tensor::zeros({batch, channels});
   for (int64_t b = 0; b < batch; ++b) {
+    double count = 0;
+    for (int64_t t = 0; t < steps; ++t)
+      count += mask ? mask->data[b * steps + t] : 1.0;
     for (int64_t c = 0; c < channels; ++c) {
       double max = -INFINITY, sum = 0;
       for (int64_t t = 0; t < steps; ++t) {
         double v = x.data[(b * steps + t) * channels + c];
         max = std::max(max, v);
-        sum += v;
+        sum += mask ? v * mask->data[b * steps + t] : v;
       }
       y.data[b * channels + c] =
-          static_cast<float>(kind == PoolKind::Max ? max : sum / double(steps));
+          static_cast<float>(kind == PoolKind::Max ? max : sum / count);
     }
   }
   return y;
 }
 
 Tensor seq::rt::globalMaxPool1d(const Tensor &x) {
-  return globalPool1d("global_max_pool1d", PoolKind::Max, x);
+  return globalPool1d("global_max_pool1d", PoolKind::Max, x, nullptr);
 }
 
-Tensor seq::rt::globalAvgPool1d(const Tensor &x) {
-  return globalPool1d("global_avg_pool1d", PoolKind::Avg, x);
+Tensor seq::rt::globalAvgPool1d(const Tensor &x, const Tensor *mask) {
+  return globalPool1d("global_avg_pool1d", PoolKind::Avg, x, mask);
 }

@@ -88,19 +88,27 @@ scan(const Tensor &projection, const RecurrenceDims &d, int64_t stateSize,
      const RnnOptions &options,
      const std::function<void(const float *, std::vector<float> &)> &step) {
   int64_t width = projection.shape[2];
+  const Tensor *mask = options.mask;
+  require(!mask || mask->shape == std::vector<int64_t>{d.batch, d.steps},
+          "mask " + (mask ? mask->shapeString() : std::string()) +
+              " does not fit the (batch, steps) of input projection " +
+              projection.shapeString());
   Tensor y = options.returnSequences
                  ? Tensor::zeros({d.batch, d.steps, d.units})
                  : Tensor::zeros({d.batch, d.units});
   for (int64_t b = 0; b < d.batch; ++b) {
     std::vector<float> state(stateSize, 0.0f);
+    bool kept = true; // whether the last processed step was unmasked
     for (int64_t s = 0; s < d.steps; ++s) {
       int64_t t = options.goBackwards ? d.steps - 1 - s : s;
-      step(&projection.data[(b * d.steps + t) * width], state);
-      if (options.returnSequences)
+      kept = !mask || mask->data[b * d.steps + t] != 0.0f;
+      if (kept)
+        step(&projection.data[(b * d.steps + t) * width], state);
+      if (options.returnSequences && (kept || !options.zeroOutputForMask))
         std::copy_n(state.begin(), d.units,
                     &y.data[(b * d.steps + s) * d.units]);
     }
-    if (!options.returnSequences)
+    if (!options.returnSequences && (kept || !options.zeroOutputForMask))
       std::copy_n(state.begin(), d.units, &y.data[b * d.units]);
   }
   return y;

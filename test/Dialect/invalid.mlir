@@ -690,3 +690,75 @@ func.func @prelu_shape(%x: tensor<?x?x6xf32>, %a: tensor<4x6xf32>) {
   %0 = seq.prelu %x, %a : tensor<?x?x6xf32>, tensor<4x6xf32>
   return
 }
+
+// -----
+
+func.func @mask_rank(%x: tensor<?x5x12xf32>, %k: tensor<12x16xf32>, %r: tensor<4x16xf32>, %m: tensor<?x5x1xf32>) {
+  // expected-error @+1 {{'seq.lstm' op mask must have rank 2, got 'tensor<?x5x1xf32>'}}
+  %0 = seq.lstm %x, %k, %r mask(%m) activation(tanh, sigmoid) : (tensor<?x5x12xf32>, tensor<12x16xf32>, tensor<4x16xf32>, tensor<?x5x1xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @mask_batch(%x: tensor<2x5x12xf32>, %k: tensor<12x4xf32>, %r: tensor<4x4xf32>, %m: tensor<3x5xf32>) {
+  // expected-error @+1 {{'seq.simple_rnn' op mask batch (3) must equal input batch (2)}}
+  %0 = seq.simple_rnn %x, %k, %r mask(%m) activation(tanh) : (tensor<2x5x12xf32>, tensor<12x4xf32>, tensor<4x4xf32>, tensor<3x5xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @mask_steps(%p: tensor<?x5x12xf32>, %r: tensor<4x12xf32>, %m: tensor<?x6xf32>) {
+  // expected-error @+1 {{'seq.gru_recurrence' op mask steps (6) must equal input steps (5)}}
+  %0 = seq.gru_recurrence %p, %r mask(%m) activation(tanh, sigmoid) : (tensor<?x5x12xf32>, tensor<4x12xf32>, tensor<?x6xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @zero_output_without_mask(%p: tensor<?x5x16xf32>, %r: tensor<4x16xf32>) {
+  // expected-error @+1 {{'seq.lstm_recurrence' op has zero_output_for_mask but no mask}}
+  %0 = seq.lstm_recurrence %p, %r activation(tanh, sigmoid) {zero_output_for_mask} : (tensor<?x5x16xf32>, tensor<4x16xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @global_avg_pool_mask(%x: tensor<?x5x3xf32>, %m: tensor<?x4xf32>) {
+  // expected-error @+1 {{'seq.global_avg_pool1d' op mask steps (4) must equal input steps (5)}}
+  %0 = seq.global_avg_pool1d %x mask(%m : tensor<?x4xf32>) : tensor<?x5x3xf32> -> tensor<?x3xf32>
+  return
+}
+
+// -----
+
+func.func @sequence_mask_element(%x: tensor<?x5xindex>) {
+  // expected-error @+1 {{'seq.sequence_mask' op input must hold integers or floats, got 'tensor<?x5xindex>'}}
+  %0 = seq.sequence_mask %x {mask_value = 0.0 : f32} : tensor<?x5xindex> -> tensor<?x5xf32>
+  return
+}
+
+// -----
+
+func.func @sequence_mask_rank(%x: tensor<?x5x3x2xf32>) {
+  // expected-error @+1 {{'seq.sequence_mask' op input must be (batch, time) ids or (batch, time, features), got 'tensor<?x5x3x2xf32>'}}
+  %0 = seq.sequence_mask %x {mask_value = 0.0 : f32} : tensor<?x5x3x2xf32> -> tensor<?x5xf32>
+  return
+}
+
+// -----
+
+func.func @sequence_mask_result(%x: tensor<?x5x3xf32>) {
+  // expected-error @+1 {{'seq.sequence_mask' op result shape (?, 5, 3) does not match the expected (?, 5)}}
+  %0 = seq.sequence_mask %x {mask_value = 0.0 : f32} : tensor<?x5x3xf32> -> tensor<?x5x3xf32>
+  return
+}
+
+// -----
+
+func.func @apply_mask_rank(%x: tensor<?x5xf32>, %m: tensor<?x5xf32>) {
+  // expected-error @+1 {{'seq.apply_mask' op input must have rank >= 3, got 'tensor<?x5xf32>'}}
+  %0 = seq.apply_mask %x, %m : tensor<?x5xf32>, tensor<?x5xf32>
+  return
+}

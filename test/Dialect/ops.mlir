@@ -162,3 +162,24 @@ func.func @kernels(%x: tensor<?x10x12xf32>, %w: tensor<12x256xf32>, %b: tensor<2
   %4 = seq.simple_rnn_recurrence %p1, %r1 activation(relu) : (tensor<?x10x5xf32>, tensor<5x5xf32>) -> tensor<?x5xf32>
   return %0, %1, %2, %3, %4 : tensor<?x10x256xf32>, tensor<?x64xf32>, tensor<?x10x8xf32>, tensor<?x8xf32>, tensor<?x5xf32>
 }
+
+// CHECK-LABEL: func @masking
+func.func @masking(%x: tensor<?x10x12xf32>, %ids: tensor<?x10xf32>, %k: tensor<12x16xf32>, %r: tensor<4x16xf32>, %b: tensor<16xf32>,
+                   %k3: tensor<12x12xf32>, %r3: tensor<4x12xf32>, %b3: tensor<2x12xf32>, %p: tensor<?x10x12xf32>, %rb: tensor<12xf32>)
+    -> (tensor<?x10x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x12xf32>) {
+  // CHECK: seq.sequence_mask %{{.*}} {mask_value = -1.000000e+00 : f32} : tensor<?x10x12xf32> -> tensor<?x10xf32>
+  %m = seq.sequence_mask %x {mask_value = -1.0 : f32} : tensor<?x10x12xf32> -> tensor<?x10xf32>
+  // CHECK: seq.sequence_mask %{{.*}} {mask_value = 0.000000e+00 : f32} : tensor<?x10xf32> -> tensor<?x10xf32>
+  %mi = seq.sequence_mask %ids {mask_value = 0.0 : f32} : tensor<?x10xf32> -> tensor<?x10xf32>
+  // CHECK: seq.apply_mask %{{.*}}, %{{.*}} : tensor<?x10x12xf32>, tensor<?x10xf32>
+  %y = seq.apply_mask %x, %m : tensor<?x10x12xf32>, tensor<?x10xf32>
+  // CHECK: seq.lstm %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} mask(%{{.*}}) activation(tanh, sigmoid) {return_sequences, zero_output_for_mask}
+  %0 = seq.lstm %y, %k, %r, %b mask(%m) activation(tanh, sigmoid) {return_sequences, zero_output_for_mask} : (tensor<?x10x12xf32>, tensor<12x16xf32>, tensor<4x16xf32>, tensor<16xf32>, tensor<?x10xf32>) -> tensor<?x10x4xf32>
+  // CHECK: seq.gru %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} mask(%{{.*}}) activation(tanh, sigmoid) {reset_after}
+  %1 = seq.gru %y, %k3, %r3, %b3 mask(%mi) activation(tanh, sigmoid) {reset_after} : (tensor<?x10x12xf32>, tensor<12x12xf32>, tensor<4x12xf32>, tensor<2x12xf32>, tensor<?x10xf32>) -> tensor<?x4xf32>
+  // CHECK: seq.gru_recurrence %{{.*}}, %{{.*}}, %{{.*}} mask(%{{.*}}) activation(tanh, sigmoid) {go_backwards, reset_after}
+  %2 = seq.gru_recurrence %p, %r3, %rb mask(%m) activation(tanh, sigmoid) {go_backwards, reset_after} : (tensor<?x10x12xf32>, tensor<4x12xf32>, tensor<12xf32>, tensor<?x10xf32>) -> tensor<?x4xf32>
+  // CHECK: seq.global_avg_pool1d %{{.*}} mask(%{{.*}} : tensor<?x10xf32>) : tensor<?x10x12xf32> -> tensor<?x12xf32>
+  %3 = seq.global_avg_pool1d %y mask(%m : tensor<?x10xf32>) : tensor<?x10x12xf32> -> tensor<?x12xf32>
+  return %0, %1, %2, %3 : tensor<?x10x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x12xf32>
+}

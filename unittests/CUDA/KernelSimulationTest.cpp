@@ -479,10 +479,17 @@ TEST(CudaKernelSimulation, Pooling) {
       expectClose(got, avgWant, 1e-6, "avg_pool1d");
     }
   std::vector<float> got(6);
-  ASSERT_EQ(seqc::global_pool1d<true>(nullptr, x.data.data(), got.data(), 2, 5, 3), cudaSuccess);
+  ASSERT_EQ(seqc::global_pool1d<true>(nullptr, x.data.data(), nullptr, got.data(), 2, 5, 3),
+            cudaSuccess);
   expectClose(got, seq::rt::globalMaxPool1d(x), 0, "global_max_pool1d");
-  ASSERT_EQ(seqc::global_pool1d<false>(nullptr, x.data.data(), got.data(), 2, 5, 3), cudaSuccess);
+  ASSERT_EQ(seqc::global_pool1d<false>(nullptr, x.data.data(), nullptr, got.data(), 2, 5, 3),
+            cudaSuccess);
   expectClose(got, seq::rt::globalAvgPool1d(x), 1e-6, "global_avg_pool1d");
+  Tensor mask{{2, 5}, {1, 1, 0, 1, 0, 0, 1, 1, 1, 1}};
+  ASSERT_EQ(seqc::global_pool1d<false>(nullptr, x.data.data(), mask.data.data(), got.data(), 2,
+                                       5, 3),
+            cudaSuccess);
+  expectClose(got, seq::rt::globalAvgPool1d(x, &mask), 1e-6, "masked global_avg_pool1d");
 }
 
 TEST(CudaKernelSimulation, Normalization) {

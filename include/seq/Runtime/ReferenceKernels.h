@@ -100,6 +100,12 @@ struct RnnOptions {
   /// names its activations, so these are the defaults of those names.
   float alpha = 0;
   float recurrentAlpha = 0;
+  /// Keras' timestep mask (B, T) of 1 and 0, or null: a masked step leaves
+  /// the row's state as it was and emits it again, or zeros with
+  /// zeroOutputForMask (which also zeroes the final output when the last
+  /// processed step is masked).
+  const Tensor *mask = nullptr;
+  bool zeroOutputForMask = false;
 };
 
 /// Returns (B, T, u) if returnSequences, else (B, u) = last processed step.
@@ -173,7 +179,20 @@ Tensor avgPool1d(const Tensor &x, int64_t poolSize, int64_t stride,
                  Padding padding);
 /// (B, T, C) -> (B, C).
 Tensor globalMaxPool1d(const Tensor &x);
-Tensor globalAvgPool1d(const Tensor &x);
+/// With a mask (B, T) of 1 and 0, the mean of the unmasked steps (NaN when
+/// every step of a row is masked, as in Keras).
+Tensor globalAvgPool1d(const Tensor &x, const Tensor *mask = nullptr);
+
+//===----------------------------------------------------------------------===//
+// Keras' timestep mask: (B, T) of 1 where a step holds data, 0 where it is
+// padding. The recurrent kernels and globalAvgPool1d take it.
+//===----------------------------------------------------------------------===//
+
+/// ids (B, T): 1 where the id differs from `maskValue`; x (B, T, F): 1 where
+/// any feature does.
+Tensor sequenceMask(const Tensor &input, float maskValue);
+/// x (B, T, ...) times mask (B, T): Keras Masking's output.
+Tensor applyMask(const Tensor &x, const Tensor &mask);
 
 //===----------------------------------------------------------------------===//
 // Normalization over the last axis. gamma (scale) and beta (center) may be

@@ -2,12 +2,18 @@
 // buffer and the output sequence are iter_args of one scf.for, each step
 // writes them with destination-passing linalg ops, so one-shot bufferization
 // keeps every buffer in place and the loop allocates nothing.
+//
+// With a mask, every op that writes the state selects per batch row: a
+// masked row keeps its state (the op's init), so masked steps cost a select,
+// not a second code path, and the input projection stays one GEMM.
 #include "LinalgBuilder.h"
 
 #include "seq/Dialect/Seq/IR/SeqShapes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace seq;
@@ -25,7 +31,53 @@ struct Recurrence {
   Activation activation = Activation::Tanh;
   Activation recurrentActivation = Activation::Sigmoid;
   bool returnSequences = false, goBackwards = false, resetAfter = false;
+  Value mask; // (B, T) or null
+  bool zeroOutputForMask = false;
 };
+
+/// `mask`[:, step] as a (B) tensor.
+Value maskColumn(LinalgBuilder &lb, Value mask, Value step) {
+  auto type = cast<RankedTensorType>(mask.getType());
+  auto resultType = RankedTensorType::get({type.getDimSize(0)}, lb.f32());
+  SmallVector<OpFoldResult> offsets{lb.b.getIndexAttr(0), step};
+  SmallVector<OpFoldResult> sizes{lb.dimOfr(mask, 0), lb.b.getIndexAttr(1)};
+  SmallVector<OpFoldResult> strides(2, lb.b.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(lb.b, lb.loc, resultType, mask, offsets,
+                                        sizes, strides);
+}
+
+/// The map (d0, d1) -> (d0): one value per batch row of a (B, n) body.
+AffineMap rowMap(LinalgBuilder &lb) {
+  return AffineMap::get(2, 0, lb.b.getAffineDimExpr(0), lb.b.getContext());
+}
+
+/// `keep` where the row's mask entry is nonzero, else `otherwise`.
+Value selectByMask(OpBuilder &b, Location l, Value m, Value keep, Value otherwise) {
+  Value zero = arith::ConstantOp::create(b, l, b.getF32FloatAttr(0));
+  Value on = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNE, m, zero);
+  return arith::SelectOp::create(b, l, on, keep, otherwise);
+}
+
+/// lb.map over a (B, n) `init`, except that rows whose `rowMask` (B) entry
+/// is 0 keep init's values. A null `rowMask` is a plain map.
+Value maskedMap(LinalgBuilder &lb, ValueRange inputs, Value init, Value rowMask,
+                ScalarFn fn) {
+  if (!rowMask)
+    return lb.map(inputs, init, fn);
+  SmallVector<Value> all(inputs);
+  all.push_back(rowMask);
+  SmallVector<AffineMap> maps(inputs.size(), lb.identity(2));
+  maps.push_back(rowMap(lb));
+  maps.push_back(lb.identity(2));
+  SmallVector<utils::IteratorType> par(2, utils::IteratorType::parallel);
+  size_t n = inputs.size();
+  return lb.generic(all, init, maps, par,
+                    [&](OpBuilder &bb, Location ll, ValueRange a) -> Value {
+                      SmallVector<Value> args(a.take_front(n));
+                      args.push_back(a[n + 1]);
+                      return selectByMask(bb, ll, a[n], fn(bb, ll, args), a[n + 1]);
+                    });
+}
 
 Value matmulInto(LinalgBuilder &lb, Value lhs, Value rhs, Value acc) {
   return linalg::MatmulOp::create(lb.b, lb.loc, TypeRange{acc.getType()},
@@ -77,6 +129,11 @@ Value buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
   size_t sequenceArg = inits.size();
   if (r.returnSequences)
     inits.push_back(lb.fresh({batch, steps, b.getIndexAttr(u)}));
+  // The final output of zero_output_for_mask needs the last step's mask.
+  bool keepLastMask = r.mask && r.zeroOutputForMask && !r.returnSequences;
+  size_t lastMaskArg = inits.size();
+  if (keepLastMask)
+    inits.push_back(lb.fill(lb.fresh({batch}), 1.0));
 
   auto body = [&](OpBuilder &nb, Location l, Value t, ValueRange iters) {
     LinalgBuilder sb(nb, l);
@@ -86,6 +143,7 @@ Value buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
       step = arith::SubIOp::create(nb, l, last, t);
     }
     Value h = iters[0];
+    Value m = r.mask ? maskColumn(sb, r.mask, step) : Value();
     SmallVector<Value> yields;
     auto activation = [&](Activation a) {
       return [a](OpBuilder &bb, Location ll, Value x) {
@@ -121,14 +179,14 @@ Value buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
         Value f = blockAct(sb.columns(gates, u, u), rec);
         Value g = blockAct(sb.columns(gates, 2 * u, u), act);
         Value o = blockAct(sb.columns(gates, 3 * u, u), rec);
-        Value cNew = sb.map(ValueRange{i, f, g}, c,
+        Value cNew = maskedMap(sb, ValueRange{i, f, g}, c, m,
                             [](OpBuilder &bb, Location ll, ValueRange a) -> Value {
                               Value fc = arith::MulFOp::create(bb, ll, a[1], a[3]);
                               Value ig = arith::MulFOp::create(bb, ll, a[0], a[2]);
                               return arith::AddFOp::create(bb, ll, fc, ig);
                             });
         Value actC = blockAct(cNew, act);
-        Value hNew = sb.map(ValueRange{o, actC}, h,
+        Value hNew = maskedMap(sb, ValueRange{o, actC}, h, m,
                             [](OpBuilder &bb, Location ll, ValueRange a) -> Value {
                               return arith::MulFOp::create(bb, ll, a[0], a[1]);
                             });
@@ -139,7 +197,9 @@ Value buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
         Value scratch = iters[1];
         Value pre = copyInto(sb, sb.timeStep(r.projection, step, 0, u), scratch);
         pre = matmulInto(sb, h, r.recurrentKernel, pre);
-        yields = {copyInto(sb, blockAct(pre, act), h), pre};
+        Value hNew = maskedMap(sb, ValueRange{blockAct(pre, act)}, h, m,
+                               [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+        yields = {hNew, pre};
         break;
       }
       case Cell::GRU: {
@@ -185,7 +245,7 @@ Value buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
           cand = blockAct(pre, act);
           scratchYields = {zr, rh, pre};
         }
-        Value hNew = sb.map(ValueRange{z, cand}, h,
+        Value hNew = maskedMap(sb, ValueRange{z, cand}, h, m,
                             [&](OpBuilder &bb, Location ll, ValueRange a) {
                               return mix(bb, ll, a[0], a[1], a[2]);
                             });
@@ -203,17 +263,27 @@ Value buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
       for (int64_t g = 0; g < 4; ++g)
         blocks.push_back(sb.columns(gates, g * u, u));
       unsigned rank = 2;
-      SmallVector<AffineMap> maps(6, sb.identity(rank));
+      SmallVector<AffineMap> maps(4, sb.identity(rank));
+      if (m) {
+        blocks.push_back(m);
+        maps.push_back(rowMap(sb));
+      }
+      maps.append(2, sb.identity(rank));
       SmallVector<utils::IteratorType> par(rank, utils::IteratorType::parallel);
       auto cellOp = linalg::GenericOp::create(
           nb, l, TypeRange{h.getType(), c.getType()}, blocks, ValueRange{h, c},
           maps, par, [&](OpBuilder &bb, Location ll, ValueRange a) {
+            Value hOld = a[a.size() - 2], cOld = a[a.size() - 1];
             Value i = ra(bb, ll, a[0]), f = ra(bb, ll, a[1]);
             Value g = aa(bb, ll, a[2]), o = ra(bb, ll, a[3]);
-            Value fc = arith::MulFOp::create(bb, ll, f, a[5]);
+            Value fc = arith::MulFOp::create(bb, ll, f, cOld);
             Value ig = arith::MulFOp::create(bb, ll, i, g);
             Value cNew = arith::AddFOp::create(bb, ll, fc, ig);
             Value hNew = arith::MulFOp::create(bb, ll, o, aa(bb, ll, cNew));
+            if (m) {
+              hNew = selectByMask(bb, ll, a[4], hNew, hOld);
+              cNew = selectByMask(bb, ll, a[4], cNew, cOld);
+            }
             linalg::YieldOp::create(bb, ll, ValueRange{hNew, cNew});
           });
       yields = {cellOp.getResult(0), cellOp.getResult(1), gates};
@@ -223,7 +293,7 @@ Value buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
       Value scratch = iters[1];
       Value pre = copyInto(sb, sb.timeStep(r.projection, step, 0, u), scratch);
       pre = matmulInto(sb, h, r.recurrentKernel, pre);
-      Value hNew = sb.map(ValueRange{pre}, h,
+      Value hNew = maskedMap(sb, ValueRange{pre}, h, m,
                           [&](OpBuilder &bb, Location ll, ValueRange a) {
                             return aa(bb, ll, a[0]);
                           });
@@ -238,8 +308,8 @@ Value buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
           inputs.push_back(sb.timeStep(r.projection, step, g * u, u));
         for (int64_t g = 0; g < 3; ++g)
           inputs.push_back(sb.columns(hu, g * u, u));
-        Value hNew = sb.map(inputs, h, [&](OpBuilder &bb, Location ll,
-                                           ValueRange a) -> Value {
+        Value hNew = maskedMap(sb, inputs, h, m, [&](OpBuilder &bb, Location ll,
+                                                    ValueRange a) -> Value {
           Value z = ra(bb, ll, arith::AddFOp::create(bb, ll, a[0], a[3]));
           Value rg = ra(bb, ll, arith::AddFOp::create(bb, ll, a[1], a[4]));
           Value cand = aa(bb, ll,
@@ -266,7 +336,7 @@ Value buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
             copyInto(sb, sb.timeStep(r.projection, step, 2 * u, u), candBuf);
         cand = matmulInto(sb, rh, weightColumns(sb, r.recurrentKernel, 2 * u, u),
                           cand);
-        Value hNew = sb.map(ValueRange{sb.columns(zr, 0, u), cand}, h,
+        Value hNew = maskedMap(sb, ValueRange{sb.columns(zr, 0, u), cand}, h, m,
                             [&](OpBuilder &bb, Location ll, ValueRange a) -> Value {
                               Value z = ra(bb, ll, a[0]);
                               Value hh = aa(bb, ll, a[1]);
@@ -288,15 +358,34 @@ Value buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
       SmallVector<OpFoldResult> sizes{sb.dimOfr(sequence, 0), nb.getIndexAttr(1),
                                       nb.getIndexAttr(u)};
       SmallVector<OpFoldResult> strides(3, nb.getIndexAttr(1));
-      yields.push_back(tensor::InsertSliceOp::create(nb, l, yields[0], sequence,
+      Value output = yields[0];
+      if (r.mask && r.zeroOutputForMask) {
+        // Written into the sequence's own slice: masked rows emit zeros.
+        auto rowType = cast<RankedTensorType>(h.getType());
+        Value slice = tensor::ExtractSliceOp::create(nb, l, rowType, sequence,
+                                                     offsets, sizes, strides);
+        output = maskedMap(sb, ValueRange{output}, sb.fill(slice, 0.0), m,
+                           [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+      }
+      yields.push_back(tensor::InsertSliceOp::create(nb, l, output, sequence,
                                                      offsets, sizes, strides));
     }
+    if (keepLastMask)
+      yields.push_back(copyInto(sb, m, iters[lastMaskArg]));
     scf::YieldOp::create(nb, l, yields);
   };
 
   auto loop = scf::ForOp::create(b, loc, lb.index(0), stepsValue, lb.index(1),
                                  inits, body);
-  return r.returnSequences ? loop.getResult(sequenceArg) : loop.getResult(0);
+  if (r.returnSequences)
+    return loop.getResult(sequenceArg);
+  Value last = loop.getResult(0);
+  if (!keepLastMask)
+    return last;
+  // zero_output_for_mask: a row whose last processed step is masked gives 0.
+  Value zeros = lb.fill(lb.empty(lb.dims(last)), 0.0);
+  return maskedMap(lb, ValueRange{last}, zeros, loop.getResult(lastMaskArg),
+                   [](OpBuilder &, Location, ValueRange a) { return a[0]; });
 }
 
 } // namespace
@@ -350,5 +439,11 @@ Value seq::lowering::lowerRecurrent(LinalgBuilder &lb, Operation *op) {
   } else {
     return nullptr;
   }
+  llvm::TypeSwitch<Operation *>(op)
+      .Case<LSTMOp, GRUOp, SimpleRNNOp, LSTMRecurrenceOp, GRURecurrenceOp,
+            SimpleRNNRecurrenceOp>([&](auto o) {
+        r.mask = o.getMask();
+        r.zeroOutputForMask = o.getZeroOutputForMask();
+      });
   return buildRecurrence(lb, r);
 }

@@ -195,14 +195,40 @@ Value lowerPool1d(LinalgBuilder &lb, Value x, int64_t pool, int64_t stride,
   });
 }
 
+/// `mask` (B, T) may only be given for the average: the mean of the
+/// unmasked steps.
 Value lowerGlobalPool(LinalgBuilder &lb, Value x, bool isMax, bool keepdims,
-                      RankedTensorType resultType) {
+                      RankedTensorType resultType, Value mask = nullptr) {
   MLIRContext *ctx = lb.b.getContext();
   SmallVector<OpFoldResult> sizes{lb.dimOfr(x, 0), lb.dimOfr(x, 2)};
   Value init = lb.full(sizes, isMax ? -INFINITY : 0.0);
   // Loops (b, c, t).
   AffineMap xMap = AffineMap::get(3, 0, {d(lb, 0), d(lb, 2), d(lb, 1)}, ctx);
   AffineMap outMap = AffineMap::get(3, 0, {d(lb, 0), d(lb, 1)}, ctx);
+  if (mask) {
+    AffineMap maskMap = AffineMap::get(3, 0, {d(lb, 0), d(lb, 2)}, ctx);
+    Value sums = lb.generic(ValueRange{x, mask}, init, {xMap, maskMap, outMap},
+                            iterators(2, 1),
+                            [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                              return add(b, l, arith::MulFOp::create(b, l, a[0], a[1]),
+                                         a[2]);
+                            });
+    Value counts = lb.reduceLastAxis(mask, 0.0, [](OpBuilder &b, Location l,
+                                                   ValueRange a) -> Value {
+      return add(b, l, a[0], a[1]);
+    });
+    AffineMap rows = AffineMap::get(2, 0, {d(lb, 0)}, ctx);
+    Value means = lb.generic(ValueRange{counts}, sums, {rows, lb.identity(2)},
+                             iterators(2, 0),
+                             [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                               return arith::DivFOp::create(b, l, a[1], a[0]);
+                             });
+    if (!keepdims)
+      return means;
+    return tensor::ExpandShapeOp::create(
+        lb.b, lb.loc, resultType, means, ArrayRef<ReassociationIndices>{{0}, {1, 2}},
+        ArrayRef<OpFoldResult>{lb.dimOfr(x, 0), lb.b.getIndexAttr(1), lb.dimOfr(x, 2)});
+  }
   Value reduced = lb.generic(ValueRange{x}, init, {xMap, outMap}, iterators(2, 1),
                              [isMax](OpBuilder &b, Location l, ValueRange a) -> Value {
                                if (isMax)
@@ -619,6 +645,50 @@ Value lowerTimeDistributed(LinalgBuilder &lb, TimeDistributedOp op) {
 }
 
 //===----------------------------------------------------------------------===//
+// Masking
+//===----------------------------------------------------------------------===//
+
+/// 1 where the step's id, or any of its features, differs from mask_value.
+Value lowerSequenceMask(LinalgBuilder &lb, SequenceMaskOp op) {
+  Value x = op.getInput();
+  auto type = cast<RankedTensorType>(x.getType());
+  Type element = type.getElementType();
+  float value = op.getMaskValue().convertToFloat();
+  auto differs = [=](OpBuilder &b, Location l, Value v) -> Value {
+    if (auto f = dyn_cast<FloatType>(element)) {
+      Value c = arith::ConstantOp::create(b, l, b.getFloatAttr(f, value));
+      return arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNE, v, c);
+    }
+    Value c = arith::ConstantOp::create(
+        b, l, b.getIntegerAttr(element, static_cast<int64_t>(value)));
+    return arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, v, c);
+  };
+  SmallVector<OpFoldResult> sizes{lb.dimOfr(x, 0), lb.dimOfr(x, 1)};
+  AffineMap rows = AffineMap::get(type.getRank(), 0, {d(lb, 0), d(lb, 1)},
+                                  lb.b.getContext());
+  return lb.generic(ValueRange{x}, lb.full(sizes, 0.0),
+                    {lb.identity(type.getRank()), rows},
+                    iterators(2, type.getRank() - 2),
+                    [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                      Value one = arith::ConstantOp::create(b, l, b.getF32FloatAttr(1));
+                      return arith::SelectOp::create(b, l, differs(b, l, a[0]), one,
+                                                     a[1]);
+                    });
+}
+
+/// x (B, T, ...) * mask (B, T).
+Value lowerApplyMask(LinalgBuilder &lb, ApplyMaskOp op) {
+  Value x = op.getInput();
+  unsigned rank = cast<RankedTensorType>(x.getType()).getRank();
+  AffineMap rows = AffineMap::get(rank, 0, {d(lb, 0), d(lb, 1)}, lb.b.getContext());
+  return lb.generic(ValueRange{x, op.getMask()}, lb.empty(lb.dims(x)),
+                    {lb.identity(rank), rows, lb.identity(rank)}, iterators(rank, 0),
+                    [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                      return arith::MulFOp::create(b, l, a[0], a[1]);
+                    });
+}
+
+//===----------------------------------------------------------------------===//
 // Driver
 //===----------------------------------------------------------------------===//
 
@@ -649,7 +719,12 @@ Value lower(LinalgBuilder &lb, Operation *op) {
   if (auto o = dyn_cast<GlobalMaxPool1DOp>(op))
     return lowerGlobalPool(lb, o.getInput(), true, o.getKeepdims(), resultType);
   if (auto o = dyn_cast<GlobalAvgPool1DOp>(op))
-    return lowerGlobalPool(lb, o.getInput(), false, o.getKeepdims(), resultType);
+    return lowerGlobalPool(lb, o.getInput(), false, o.getKeepdims(), resultType,
+                           o.getMask());
+  if (auto o = dyn_cast<SequenceMaskOp>(op))
+    return lowerSequenceMask(lb, o);
+  if (auto o = dyn_cast<ApplyMaskOp>(op))
+    return lowerApplyMask(lb, o);
   if (auto o = dyn_cast<BatchNormOp>(op))
     return lowerBatchNorm(lb, o);
   if (auto o = dyn_cast<LayerNormOp>(op))

@@ -157,6 +157,24 @@ std::string jsonList(const std::vector<std::string> &items) {
   return text;
 }
 
+/// A Keras 3 Functional config names the mask each layer is called with;
+/// seqc carries the mask along the chain, so the two must agree.
+Error checkMaskArgument(const LayerConfig &layer, bool chainHasMask,
+                        bool masksNamed) {
+  const std::string &named = layer.getMaskArgument();
+  if (!named.empty() && !chainHasMask)
+    return layer.error("is called with the mask of '" + named +
+                       "', which Keras' own mask propagation would not bring "
+                       "here (a layer in between drops it): seqc does not "
+                       "support a mask passed around layers");
+  if (masksNamed && named.empty() && chainHasMask &&
+      usesTimestepMask(layer.getClassName()))
+    return layer.error("is called without the timestep mask that reaches it "
+                       "along the chain: seqc does not support dropping a "
+                       "mask by hand");
+  return Error::success();
+}
+
 } // namespace
 
 Expected<ImportedModel> importModel(MLIRContext &context,
@@ -238,6 +256,9 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   std::vector<std::string> layerNames;
   for (size_t i = 0; i < config->layers.size(); ++i) {
     const LayerConfig &layer = config->layers[i];
+    if (Error e = checkMaskArgument(layer, emitter.currentMask() != nullptr,
+                                    config->masksNamed))
+      return std::move(e);
     Expected<Value> out = emitter.emit(layer, value, weights[i]);
     if (!out)
       return out.takeError();

@@ -218,6 +218,7 @@ namespace {
 /// Functional models: each layer's single inbound layer name, from the
 /// Keras 2 ([[["name", 0, 0, {}]]]) or Keras 3 ({"args": [keras_tensor]})
 /// inbound_nodes forms. Returns every inbound layer name found.
+/// A layer's `mask` argument is not one of its inputs (see maskArgument).
 std::vector<std::string> inboundLayers(const json::Object &layer) {
   std::vector<std::string> names;
   std::function<void(const json::Value &)> visit = [&](const json::Value &v) {
@@ -228,7 +229,8 @@ std::vector<std::string> inboundLayers(const json::Object &layer) {
         return;
       }
       for (const auto &kv : *o)
-        visit(kv.second);
+        if (kv.first != "mask")
+          visit(kv.second);
       return;
     }
     if (const json::Array *a = v.getAsArray()) {
@@ -244,6 +246,99 @@ std::vector<std::string> inboundLayers(const json::Object &layer) {
   if (const json::Value *nodes = layer.get("inbound_nodes"))
     visit(*nodes);
   return names;
+}
+
+/// The node a Keras 3 layer's `mask` keyword argument comes from, or "".
+std::string maskArgument(const json::Object &layer) {
+  std::string found;
+  std::function<void(const json::Value &)> visit = [&](const json::Value &v) {
+    if (const json::Object *o = v.getAsObject()) {
+      for (const auto &kv : *o) {
+        if (kv.first == "mask") {
+          if (std::vector<std::string> names = inboundLayers(
+                  json::Object{{"inbound_nodes", kv.second}});
+              !names.empty())
+            found = names[0];
+        } else {
+          visit(kv.second);
+        }
+      }
+    } else if (const json::Array *a = v.getAsArray()) {
+      for (const json::Value &e : *a)
+        visit(e);
+    }
+  };
+  if (const json::Value *nodes = layer.get("inbound_nodes"))
+    visit(*nodes);
+  return found;
+}
+
+/// The first positional arguments of a Keras 3 node: the tensor's layer
+/// name, and the constant after it (NotEqual's value).
+std::pair<std::string, std::optional<double>> nodeArguments(const json::Object &layer) {
+  std::vector<std::string> inbound = inboundLayers(layer);
+  std::optional<double> constant;
+  if (const json::Array *nodes = layer.getArray("inbound_nodes"))
+    if (!nodes->empty())
+      if (const json::Object *node = (*nodes)[0].getAsObject())
+        if (const json::Array *args = node->getArray("args"); args && args->size() >= 2)
+          constant = (*args)[1].getAsNumber();
+  return {inbound.empty() ? "" : inbound[0], constant};
+}
+
+/// Keras 3 saves the mask a Masking or Embedding(mask_zero=True) layer
+/// computes as op nodes off that layer's input: NotEqual(x, mask_value) and,
+/// for Masking, Any(axis=-1); the layers that take the mask name the last
+/// node. seqc computes the mask from the chain itself, so these nodes are
+/// checked to be exactly that and set aside instead of read as branches.
+/// `name` is the node a layer's mask comes from; the nodes it reads are
+/// added to `checked`.
+Error checkMaskNode(StringRef name, const StringMap<const json::Value *> &byName,
+                    StringRef where, StringSet<> &checked) {
+  auto fail = [&](const Twine &why) {
+    return fileError(where, "node '" + name + "' " + why +
+                                ": only the masks of Masking and "
+                                "Embedding(mask_zero=True) layers are supported");
+  };
+  const json::Object *node = byName.lookup(name)->getAsObject();
+  StringRef cls = node->getString("class_name").value_or("");
+  std::string notEqual = name.str();
+  if (cls == "Any") {
+    const json::Object *config = node->getObject("config");
+    const json::Value *axis = config ? config->get("axis") : nullptr;
+    std::optional<int64_t> a = axis ? axis->getAsInteger() : std::nullopt;
+    if (axis && axis->getAsArray() && axis->getAsArray()->size() == 1)
+      a = (*axis->getAsArray())[0].getAsInteger();
+    if (a != -1 || config->getBoolean("keepdims").value_or(false))
+      return fail("(Any) is not a reduction over the last axis");
+    notEqual = nodeArguments(*node).first;
+    const json::Value *inner = byName.lookup(notEqual);
+    if (!inner || inner->getAsObject()->getString("class_name") != "NotEqual")
+      return fail("(Any) does not reduce a NotEqual node");
+  }
+  if (!byName.lookup(notEqual) ||
+      byName.lookup(notEqual)->getAsObject()->getString("class_name") != "NotEqual")
+    return fail("is not a NotEqual or Any node");
+  checked.insert(name);
+  checked.insert(notEqual);
+  auto [input, value] = nodeArguments(*byName.lookup(notEqual)->getAsObject());
+  if (!value)
+    return fail("does not compare with a constant");
+  for (const auto &entry : byName) {
+    const json::Object *o = entry.second->getAsObject();
+    StringRef layerClass = o->getString("class_name").value_or("");
+    std::vector<std::string> inbound = inboundLayers(*o);
+    if (inbound.size() != 1 || inbound[0] != input)
+      continue;
+    const json::Object *config = o->getObject("config");
+    if (layerClass == "Masking" && cls == "Any" && config &&
+        config->getNumber("mask_value").value_or(0.0) == *value)
+      return Error::success();
+    if (layerClass == "Embedding" && cls == "NotEqual" && config &&
+        config->getBoolean("mask_zero").value_or(false) && *value == 0)
+      return Error::success();
+  }
+  return fail("is not the mask of the layer that reads its input");
 }
 
 std::vector<const json::Value *> pointers(const json::Array &list) {
@@ -286,15 +381,51 @@ Error parseFunctional(const json::Object &config, StringRef where,
   StringMap<const json::Value *> byName;
   StringMap<std::string> next;
   std::string first;
-  for (const json::Value &entry : *layers) {
-    const json::Object *o = entry.getAsObject();
+  auto nameOf = [](const json::Object *o) {
     std::string name = o ? o->getString("name").value_or("").str() : "";
     if (name.empty() && o && o->getObject("config"))
       name = o->getObject("config")->getString("name").value_or("").str();
+    return name;
+  };
+  auto isMaskNode = [](const json::Object *o) {
+    StringRef cls = o ? o->getString("class_name").value_or("") : "";
+    return cls == "NotEqual" || cls == "Any";
+  };
+  for (const json::Value &entry : *layers) {
+    std::string name = nameOf(entry.getAsObject());
     if (name.empty())
       return fileError(where,
                        "Functional model config has a layer without a name");
     byName[name] = &entry;
+  }
+  // Every mask node must be part of the mask some layer is called with.
+  StringSet<> checked;
+  for (const json::Value &entry : *layers) {
+    const json::Object *o = entry.getAsObject();
+    std::string mask = isMaskNode(o) ? "" : maskArgument(*o);
+    if (!mask.empty() && byName.lookup(mask) && !checked.contains(mask))
+      if (Error e = checkMaskNode(mask, byName, where, checked))
+        return e;
+  }
+  size_t maskNodes = 0;
+  for (const json::Value &entry : *layers) {
+    const json::Object *o = entry.getAsObject();
+    if (!isMaskNode(o))
+      continue;
+    if (!checked.contains(nameOf(o)))
+      return fileError(where, "node '" + nameOf(o) + "' (" +
+                                  o->getString("class_name").value_or("") +
+                                  ") is not the mask a layer is called with: "
+                                  "only the masks of Masking and "
+                                  "Embedding(mask_zero=True) layers are "
+                                  "supported");
+    ++maskNodes;
+  }
+  for (const json::Value &entry : *layers) {
+    const json::Object *o = entry.getAsObject();
+    if (isMaskNode(o))
+      continue;
+    std::string name = nameOf(o);
     std::vector<std::string> inbound = inboundLayers(*o);
     if (inbound.size() > 1)
       return fileError(where, "layer '" + name + "' has " +
@@ -324,10 +455,28 @@ Error parseFunctional(const json::Object &config, StringRef where,
     auto it = next.find(name);
     name = it == next.end() ? "" : it->second;
   }
-  if (ordered.size() != layers->size())
+  if (ordered.size() + maskNodes != layers->size())
     return fileError(where,
                      "the Functional model's layers do not form one chain");
-  return parseLayerList(ordered, where, model);
+  if (Error e = parseLayerList(ordered, where, model))
+    return e;
+  // parseLayerList drops the InputLayer: match the rest by position.
+  size_t i = 0;
+  for (const json::Value *entry : ordered) {
+    const json::Object *o = entry->getAsObject();
+    if (o->getString("class_name") == "InputLayer")
+      continue;
+    std::string mask = maskArgument(*o);
+    if (!mask.empty()) {
+      if (!isMaskNode(byName.lookup(mask) ? byName.lookup(mask)->getAsObject() : nullptr))
+        return fileError(where, "layer '" + nameOf(o) + "' is called with a mask from '" +
+                                    mask + "', which is not the mask of a Masking or "
+                                    "Embedding(mask_zero=True) layer: not supported");
+      model.masksNamed = true;
+    }
+    model.layers[i++].setMaskArgument(std::move(mask));
+  }
+  return Error::success();
 }
 
 } // namespace

@@ -62,6 +62,11 @@ public:
   /// "'model.h5': layer 'lstm_1' (LSTM): <message>" as an llvm::Error.
   llvm::Error error(const llvm::Twine &message) const;
 
+  /// Keras 3 Functional configs name the mask a layer is called with (the
+  /// last node of a Masking or Embedding mask computation); empty if none.
+  const std::string &getMaskArgument() const { return maskArgument; }
+  void setMaskArgument(std::string node) { maskArgument = std::move(node); }
+
 private:
   llvm::Expected<int64_t> checkSize(llvm::StringRef key,
                                     llvm::Expected<int64_t> value) const;
@@ -71,6 +76,7 @@ private:
   const llvm::json::Object *config;
   std::string where;
   std::string sourceClass;
+  std::string maskArgument;
 };
 
 struct ModelConfig {
@@ -81,6 +87,9 @@ struct ModelConfig {
   std::optional<KerasShape> inputShape;
   /// The layer that recorded inputShape, for messages.
   std::string inputShapeSource;
+  /// Whether the config names the masks layers are called with (Keras 3
+  /// Functional): then a layer that uses a mask must be given one.
+  bool masksNamed = false;
 };
 
 /// Parses `root` (which must outlive the result). `where` names the file.

@@ -6,6 +6,27 @@ using namespace llvm;
 
 namespace seq::keras {
 
+bool isRecurrentLayerClass(StringRef className) {
+  return className == "LSTM" || className == "GRU" ||
+         className == "SimpleRNN" || className == "Bidirectional";
+}
+
+bool usesTimestepMask(StringRef className) {
+  return isRecurrentLayerClass(className) ||
+         className == "GlobalAveragePooling1D" || className == "GlobalAvgPool1D";
+}
+
+bool passesMaskThrough(StringRef className) {
+  static const StringSet<> through = {
+      "Dense", "Activation", "ReLU", "LeakyReLU", "PReLU", "ELU",
+      "ThresholdedReLU", "Dropout", "SpatialDropout1D", "GaussianDropout",
+      "GaussianNoise", "AlphaDropout", "ActivityRegularization",
+      "BatchNormalization", "LayerNormalization", "GroupNormalization",
+      "UnitNormalization", "Rescaling", "Normalization", "Identity",
+      "TimeDistributed"};
+  return through.contains(className);
+}
+
 bool isBuiltinLayerClass(StringRef className) {
   static const StringSet<> builtins = {
       // Core.

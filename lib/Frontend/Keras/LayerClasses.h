@@ -21,6 +21,20 @@ namespace seq::keras {
 /// Whether `className` is a layer class Keras itself defines.
 bool isBuiltinLayerClass(llvm::StringRef className);
 
+/// LSTM, GRU, SimpleRNN and Bidirectional: the layers that step through
+/// time, skip masked steps, and keep the mask when they return sequences.
+bool isRecurrentLayerClass(llvm::StringRef className);
+
+/// The layers that read the timestep mask: the recurrent ones and
+/// GlobalAveragePooling1D.
+bool usesTimestepMask(llvm::StringRef className);
+
+/// Whether Keras hands a layer's incoming timestep mask on to the next layer
+/// unchanged (Dense, activations, dropouts, normalizations, TimeDistributed):
+/// its `supports_masking`. Every other layer drops the mask (Keras 3) or
+/// cannot be built with one (Keras 2), except the recurrent layers above.
+bool passesMaskThrough(llvm::StringRef className);
+
 /// The error for `layer`, whose class seqc does not import: "not supported
 /// by seqc yet" for a Keras layer, "a custom layer" otherwise.
 llvm::Error unsupportedLayerError(const LayerConfig &layer);

@@ -317,7 +317,8 @@ int64_t LayerEmitter::nonTrainableParams(const LayerConfig &layer,
 Expected<Value> LayerEmitter::emitRecurrent(const LayerConfig &layer,
                                             Value input,
                                             ArrayRef<WeightArray> arrays,
-                                            std::optional<bool> goBackwards,
+                                            Value mask,
+                                            RecurrentOverrides overrides,
                                             StringRef locName) {
   if (Error e = requireRank(layer, input, 3))
     return std::move(e);
@@ -330,12 +331,14 @@ Expected<Value> LayerEmitter::emitRecurrent(const LayerConfig &layer,
   Expected<bool> returnState = layer.getBoolOr("return_state", false);
   Expected<bool> stateful = layer.getBoolOr("stateful", false);
   Expected<bool> timeMajor = layer.getBoolOr("time_major", false);
+  Expected<bool> zeroOutput = layer.getBoolOr("zero_output_for_mask", false);
   Expected<ActivationSpec> activation =
       parseActivation(builder, layer, "activation", "tanh", kerasMajor);
   Expected<ActivationSpec> recurrent = parseActivation(
       builder, layer, "recurrent_activation", "sigmoid", kerasMajor);
-  if (Error e = firstError(units, useBias, sequences, backwards, returnState, stateful, timeMajor, activation, recurrent))
-      return std::move(e);
+  if (Error e = firstError(units, useBias, sequences, backwards, returnState,
+                           stateful, timeMajor, zeroOutput, activation, recurrent))
+    return std::move(e);
   if (*returnState)
     return layer.error("return_state=True is not supported in a Sequential model");
   if (*stateful)
@@ -343,7 +346,9 @@ Expected<Value> LayerEmitter::emitRecurrent(const LayerConfig &layer,
                        "keeps no state between calls");
   if (*timeMajor)
     return layer.error("time_major=True is not supported");
-  bool reverse = goBackwards.value_or(*backwards);
+  bool reverse = overrides.goBackwards.value_or(*backwards);
+  // Without a mask there is nothing to zero.
+  bool zeroOutputForMask = mask && overrides.zeroOutputForMask.value_or(*zeroOutput);
   int64_t in = shapeOf(input)[2];
 
   WeightList weights(builder, layer, arrays, locName, unbuiltModel);
@@ -395,23 +400,24 @@ Expected<Value> LayerEmitter::emitRecurrent(const LayerConfig &layer,
   Location loc = layerLoc(builder, locName);
   if (cls == "LSTM")
     return LSTMOp::create(builder, loc, type, input, *kernel, *recurrentKernel,
-                          bias, activation->kind, recurrent->kind, *sequences,
-                          reverse)
+                          bias, mask, activation->kind, recurrent->kind,
+                          *sequences, reverse, zeroOutputForMask)
         .getResult();
   if (cls == "GRU")
     return GRUOp::create(builder, loc, type, input, *kernel, *recurrentKernel,
-                         bias, activation->kind, recurrent->kind, *sequences,
-                         reverse, resetAfter)
+                         bias, mask, activation->kind, recurrent->kind,
+                         *sequences, reverse, zeroOutputForMask, resetAfter)
         .getResult();
   return SimpleRNNOp::create(builder, loc, type, input, *kernel,
-                             *recurrentKernel, bias, activation->kind,
-                             *sequences, reverse)
+                             *recurrentKernel, bias, mask, activation->kind,
+                             *sequences, reverse, zeroOutputForMask)
       .getResult();
 }
 
 Expected<Value> LayerEmitter::emitBidirectional(const LayerConfig &layer,
                                                 Value input,
-                                                ArrayRef<WeightArray> weights) {
+                                                ArrayRef<WeightArray> weights,
+                                                Value mask) {
   Expected<LayerConfig> forward = layer.getInnerLayer("layer");
   if (!forward)
     return forward.takeError();
@@ -443,16 +449,20 @@ Expected<Value> LayerEmitter::emitBidirectional(const LayerConfig &layer,
                        " weight arrays, expected the same number per direction");
   size_t half = weights.size() / 2;
   Expected<bool> backwards = forward->getBoolOr("go_backwards", false);
-  if (!backwards)
-    return backwards.takeError();
+  Expected<bool> sequences = forward->getBoolOr("return_sequences", false);
+  if (Error e = firstError(backwards, sequences))
+    return std::move(e);
+  // Keras' Bidirectional sets zero_output_for_mask to return_sequences on
+  // both directions, whatever their configs say.
   std::string name = layer.getName();
-  Expected<Value> f = emitRecurrent(*forward, input, weights.take_front(half),
-                                    *backwards, name + "/forward");
+  Expected<Value> f =
+      emitRecurrent(*forward, input, weights.take_front(half), mask,
+                    {*backwards, *sequences}, name + "/forward");
   if (!f)
     return f.takeError();
   Expected<Value> b = emitRecurrent(backward ? *backward : *forward, input,
-                                    weights.drop_front(half), !*backwards,
-                                    name + "/backward");
+                                    weights.drop_front(half), mask,
+                                    {!*backwards, *sequences}, name + "/backward");
   if (!b)
     return b.takeError();
   SmallVector<int64_t> result(shapeOf(*f));
@@ -482,7 +492,7 @@ Expected<Value> LayerEmitter::emitTimeDistributed(const LayerConfig &layer,
   {
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToStart(body.get());
-    Expected<Value> y = emit(*inner, stepValue, weights);
+    Expected<Value> y = emitLayer(*inner, stepValue, weights, Value());
     if (!y)
       return y.takeError();
     stepResult = *y;
@@ -499,6 +509,37 @@ Expected<Value> LayerEmitter::emitTimeDistributed(const LayerConfig &layer,
 
 Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
                                    ArrayRef<WeightArray> arrays) {
+  Value incoming = std::exchange(mask, Value());
+  StringRef cls = layer.getClassName();
+  if (incoming) {
+    // Keras applies the mask inside these; seqc does not (yet).
+    std::string inner;
+    if (cls == "TimeDistributed")
+      if (Expected<LayerConfig> wrapped = layer.getInnerLayer("layer"))
+        inner = wrapped->getClassName();
+      else
+        return wrapped.takeError();
+    if (cls == "Softmax" || usesTimestepMask(inner))
+      return layer.error("receives the timestep mask of an earlier Masking or "
+                         "Embedding(mask_zero=True) layer, which seqc supports "
+                         "only in recurrent layers, GlobalAveragePooling1D and "
+                         "the layers Keras passes it through; remove the "
+                         "masking or this layer");
+  }
+  Expected<Value> out = emitLayer(layer, input, arrays, incoming);
+  if (!out || !incoming || mask)
+    return out;
+  // A recurrent layer keeps the mask when it returns sequences.
+  bool keeps = isRecurrentLayerClass(cls) ? shapeOf(*out).size() == 3
+                                          : passesMaskThrough(cls);
+  if (keeps)
+    mask = incoming;
+  return out;
+}
+
+Expected<Value> LayerEmitter::emitLayer(const LayerConfig &layer, Value input,
+                                        ArrayRef<WeightArray> arrays,
+                                        Value incomingMask) {
   StringRef cls = layer.getClassName();
   std::string name = layer.getName();
   Location loc = layerLoc(builder, name);
@@ -507,9 +548,9 @@ Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
   auto type = [&](ArrayRef<int64_t> shape) { return tensorType(builder, shape); };
 
   if (cls == "LSTM" || cls == "GRU" || cls == "SimpleRNN")
-    return emitRecurrent(layer, input, arrays, std::nullopt, name);
+    return emitRecurrent(layer, input, arrays, incomingMask, {}, name);
   if (cls == "Bidirectional")
-    return emitBidirectional(layer, input, arrays);
+    return emitBidirectional(layer, input, arrays, incomingMask);
   if (cls == "TimeDistributed")
     return emitTimeDistributed(layer, input, arrays);
 
@@ -614,10 +655,13 @@ Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
     if (!keepdims)
       return keepdims.takeError();
     Type result = *keepdims ? type({x[0], 1, x[2]}) : type({x[0], x[2]});
+    // Keras' GlobalMaxPooling1D ignores the mask; the average skips masked
+    // steps.
     if (cls.starts_with("GlobalMax"))
       return GlobalMaxPool1DOp::create(builder, loc, result, input, *keepdims)
           .getResult();
-    return GlobalAvgPool1DOp::create(builder, loc, result, input, *keepdims)
+    return GlobalAvgPool1DOp::create(builder, loc, result, input, incomingMask,
+                                     *keepdims)
         .getResult();
   }
 
@@ -691,10 +735,9 @@ Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
     Expected<bool> maskZero = layer.getBoolOr("mask_zero", false);
     if (Error e = firstError(vocabulary, dim, maskZero))
         return std::move(e);
-    if (*maskZero)
-      return layer.error("mask_zero=True is not supported yet (masking is not "
-                         "implemented); re-train without masking or pad "
-                         "differently");
+    if (*maskZero && x.size() != 2)
+      return layer.error("mask_zero=True needs (batch, time) ids, got shape " +
+                         shapeText(x));
     if (Error e = weights.expect({"embeddings"}))
       return std::move(e);
     Expected<Value> table = weights.next("embeddings", {*vocabulary, *dim});
@@ -702,6 +745,9 @@ Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
       return table.takeError();
     SmallVector<int64_t> result(x);
     result.push_back(*dim);
+    if (*maskZero)
+      mask = SequenceMaskOp::create(builder, layerLoc(builder, name + "/mask"),
+                                    type(x), input, builder.getF32FloatAttr(0.0f));
     return EmbeddingOp::create(builder, loc, type(result), input, *table)
         .getResult();
   }
@@ -863,9 +909,21 @@ Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
   if (cls == "Lambda")
     return layer.error("Lambda layers hold Python code, which seqc never runs; "
                        "replace the Lambda with built-in layers and re-save");
-  if (cls == "Masking")
-    return layer.error("Masking is not supported yet (masking is not "
-                       "implemented)");
+  if (cls == "Masking") {
+    if (Error e = weights.expect({}))
+      return std::move(e);
+    if (Error e = requireRank(layer, input, 3))
+      return std::move(e);
+    const llvm::json::Value *v = layer.getObject().get("mask_value");
+    std::optional<double> value = v ? v->getAsNumber() : 0.0;
+    if (!value)
+      return layer.error("config 'mask_value' must be a number");
+    mask = SequenceMaskOp::create(builder, layerLoc(builder, name + "/mask"),
+                                  type({x[0], x[1]}), input,
+                                  builder.getF32FloatAttr(*value));
+    return ApplyMaskOp::create(builder, loc, input.getType(), input, mask)
+        .getResult();
+  }
   return unsupportedLayerError(layer);
 }
 

@@ -19,8 +19,15 @@ public:
       : builder(builder), kerasMajor(kerasMajor), unbuiltModel(unbuiltModel) {}
 
   /// Emits `layer` applied to `input` at the builder's insertion point.
+  /// Keras' timestep mask travels along the chain beside the values: the
+  /// emitter keeps the current one (from Masking or Embedding with
+  /// mask_zero), gives it to the layers that use it, and keeps or drops it
+  /// after each layer as Keras does.
   llvm::Expected<mlir::Value> emit(const LayerConfig &layer, mlir::Value input,
                                    llvm::ArrayRef<WeightArray> weights);
+
+  /// The chain's current timestep mask, (batch, time), or null.
+  mlir::Value currentMask() const { return mask; }
 
   /// Whether a layer of this class keeps its input's shape and has no
   /// weights (the importer looks through such layers for the input size).
@@ -31,15 +38,25 @@ public:
                                     llvm::ArrayRef<WeightArray> weights);
 
 private:
-  struct Recurrent;
+  /// `incomingMask`: the mask the layer receives, or null.
+  llvm::Expected<mlir::Value> emitLayer(const LayerConfig &layer,
+                                        mlir::Value input,
+                                        llvm::ArrayRef<WeightArray> weights,
+                                        mlir::Value incomingMask);
+  /// What a wrapper decides for the recurrent layer it wraps.
+  struct RecurrentOverrides {
+    std::optional<bool> goBackwards, zeroOutputForMask;
+  };
   llvm::Expected<mlir::Value> emitRecurrent(const LayerConfig &layer,
                                             mlir::Value input,
                                             llvm::ArrayRef<WeightArray> weights,
-                                            std::optional<bool> goBackwards,
+                                            mlir::Value mask,
+                                            RecurrentOverrides overrides,
                                             llvm::StringRef locName);
   llvm::Expected<mlir::Value> emitBidirectional(const LayerConfig &layer,
                                                 mlir::Value input,
-                                                llvm::ArrayRef<WeightArray> weights);
+                                                llvm::ArrayRef<WeightArray> weights,
+                                                mlir::Value mask);
   llvm::Expected<mlir::Value> emitTimeDistributed(const LayerConfig &layer,
                                                   mlir::Value input,
                                                   llvm::ArrayRef<WeightArray> weights);
@@ -47,6 +64,7 @@ private:
   mlir::OpBuilder &builder;
   int kerasMajor;
   bool unbuiltModel;
+  mlir::Value mask;
 };
 
 } // namespace seq::keras

@@ -196,9 +196,12 @@ Expected<Tensor> evaluateDense(DenseLike op, const Tensor &x,
 }
 
 template <typename RecurrentOp>
-RnnOptions rnnOptions(RecurrentOp op, ::seq::Activation activation,
+RnnOptions rnnOptions(RecurrentOp op, const Operands &in,
+                      ::seq::Activation activation,
                       ::seq::Activation recurrentActivation) {
   RnnOptions options;
+  options.mask = in.optional(op.getMask());
+  options.zeroOutputForMask = op.getZeroOutputForMask();
   options.returnSequences = op.getReturnSequences();
   options.goBackwards = op.getGoBackwards();
   options.activation = kernelActivation(activation);
@@ -221,7 +224,7 @@ Expected<Tensor> evaluate(LSTMOp op, const Operands &in) {
   if (Error e = checkRecurrentInput(op, x, kernel))
     return std::move(e);
   return lstm(x, kernel, in(op.getRecurrentKernel()), in.optional(op.getBias()),
-              rnnOptions(op, op.getActivation(), op.getRecurrentActivation()));
+              rnnOptions(op, in, op.getActivation(), op.getRecurrentActivation()));
 }
 
 Expected<Tensor> evaluate(GRUOp op, const Operands &in) {
@@ -230,7 +233,7 @@ Expected<Tensor> evaluate(GRUOp op, const Operands &in) {
     return std::move(e);
   return gru(x, kernel, in(op.getRecurrentKernel()), in.optional(op.getBias()),
              op.getResetAfter(),
-             rnnOptions(op, op.getActivation(), op.getRecurrentActivation()));
+             rnnOptions(op, in, op.getActivation(), op.getRecurrentActivation()));
 }
 
 Expected<Tensor> evaluate(SimpleRNNOp op, const Operands &in) {
@@ -239,7 +242,7 @@ Expected<Tensor> evaluate(SimpleRNNOp op, const Operands &in) {
     return std::move(e);
   return simpleRnn(x, kernel, in(op.getRecurrentKernel()),
                    in.optional(op.getBias()),
-                   rnnOptions(op, op.getActivation(), op.getActivation()));
+                   rnnOptions(op, in, op.getActivation(), op.getActivation()));
 }
 
 Expected<Tensor> evaluate(BidirectionalOp op, const Operands &in) {
@@ -290,7 +293,7 @@ Expected<Tensor> evaluatePool(PoolOp op, const Tensor &x,
 
 template <typename GlobalPoolOp>
 Expected<Tensor> evaluateGlobalPool(GlobalPoolOp op, const Tensor &x,
-                                    Tensor (*kernel)(const Tensor &)) {
+                                    llvm::function_ref<Tensor(const Tensor &)> kernel) {
   if (Error e = requireRank(op, x, 3, "input"))
     return std::move(e);
   if (x.shape[1] == 0)
@@ -377,7 +380,7 @@ Expected<Tensor> evaluate(LSTMRecurrenceOp op, const Operands &in) {
   if (Error e = checkProjection(op, p, u))
     return std::move(e);
   return lstmRecurrence(
-      p, u, rnnOptions(op, op.getActivation(), op.getRecurrentActivation()));
+      p, u, rnnOptions(op, in, op.getActivation(), op.getRecurrentActivation()));
 }
 
 Expected<Tensor> evaluate(GRURecurrenceOp op, const Operands &in) {
@@ -390,7 +393,7 @@ Expected<Tensor> evaluate(GRURecurrenceOp op, const Operands &in) {
     return opError(op, "a recurrent_bias needs reset_after");
   return gruRecurrence(
       p, u, recurrentBias, op.getResetAfter(),
-      rnnOptions(op, op.getActivation(), op.getRecurrentActivation()));
+      rnnOptions(op, in, op.getActivation(), op.getRecurrentActivation()));
 }
 
 Expected<Tensor> evaluate(SimpleRNNRecurrenceOp op, const Operands &in) {
@@ -399,7 +402,7 @@ Expected<Tensor> evaluate(SimpleRNNRecurrenceOp op, const Operands &in) {
   if (Error e = checkProjection(op, p, u))
     return std::move(e);
   return simpleRnnRecurrence(
-      p, u, rnnOptions(op, op.getActivation(), op.getActivation()));
+      p, u, rnnOptions(op, in, op.getActivation(), op.getActivation()));
 }
 
 } // namespace
@@ -429,7 +432,26 @@ Expected<Tensor> evaluateOp(Operation *op, ValueLookup lookup) {
         return evaluateGlobalPool(op, in(op.getInput()), globalMaxPool1d);
       })
       .Case<GlobalAvgPool1DOp>([&](GlobalAvgPool1DOp op) {
-        return evaluateGlobalPool(op, in(op.getInput()), globalAvgPool1d);
+        const Tensor *mask = in.optional(op.getMask());
+        return evaluateGlobalPool(op, in(op.getInput()), [&](const Tensor &x) {
+          return globalAvgPool1d(x, mask);
+        });
+      })
+      .Case<SequenceMaskOp>([&](SequenceMaskOp op) -> Expected<Tensor> {
+        const Tensor &x = in(op.getInput());
+        if (x.rank() != 2 && x.rank() != 3)
+          return opError(op, "input has shape " + x.shapeString() +
+                                 ", expected (batch, time) or (batch, time, "
+                                 "features)");
+        return sequenceMask(x, op.getMaskValue().convertToFloat());
+      })
+      .Case<ApplyMaskOp>([&](ApplyMaskOp op) -> Expected<Tensor> {
+        const Tensor &x = in(op.getInput()), &mask = in(op.getMask());
+        if (x.rank() < 3 || mask.shape != std::vector<int64_t>{x.shape[0], x.shape[1]})
+          return opError(op, "mask " + mask.shapeString() +
+                                 " does not fit the (batch, time) of input " +
+                                 x.shapeString());
+        return applyMask(x, mask);
       })
       .Case<DropoutOp>([&](DropoutOp op) -> Expected<Tensor> {
         return in(op.getInput()); // the identity at inference

@@ -203,6 +203,8 @@ Expected<unsigned> Emitter::emitFusedRecurrence(Operation *op, unsigned xp,
      << "    a.units = " << u << ";\n"
      << "    a.go_backwards = " << (spec.goBackwards ? 1 : 0) << ";\n"
      << "    a.return_sequences = " << (spec.returnSequences ? 1 : 0) << ";\n"
+     << "    a.mask = " << spec.mask << ";\n"
+     << "    a.zero_output_for_mask = " << (spec.zeroOutputForMask ? 1 : 0) << ";\n"
      << "    a.alpha = " << floatLiteral(shapes::cellAlpha(spec.activation)) << ";\n"
      << "    a.recurrent_alpha = "
      << floatLiteral(shapes::cellAlpha(spec.recurrentActivation)) << ";\n"
@@ -212,6 +214,9 @@ Expected<unsigned> Emitter::emitFusedRecurrence(Operation *op, unsigned xp,
 }
 
 Error Emitter::checkCudnnSupport(Operation *op, const RecurrenceSpec &spec) const {
+  if (spec.mask != "nullptr")
+    return fail(op, "--rnn-backend=cudnn cannot skip the masked steps of a Masking or "
+                    "Embedding(mask_zero=True) input; use --rnn-backend=fused for this model");
   if (spec.cell == Cell::GruResetBefore)
     return fail(op, "--rnn-backend=cudnn cannot run a GRU with reset_after=False: cuDNN's GRU "
                     "applies the reset gate after the recurrent product (Keras' "
@@ -269,29 +274,43 @@ RecurrenceSpec flagsOf(RecurrentOp op, Cell cell) {
   spec.activation = op.getActivation();
   spec.returnSequences = op.getReturnSequences();
   spec.goBackwards = op.getGoBackwards();
+  spec.zeroOutputForMask = op.getZeroOutputForMask();
   return spec;
+}
+
+/// The pointer expression of `mask`'s buffer into spec.mask, if there is one.
+Error Emitter::bindMask(Operation *op, Value mask, RecurrenceSpec &spec) {
+  if (!mask)
+    return Error::success();
+  Expected<unsigned> m = operand(op, mask);
+  if (!m)
+    return m.takeError();
+  spec.mask = ptr(*m);
+  return Error::success();
 }
 
 /// seq.lstm / seq.gru / seq.simple_rnn that the fusion left at layer level.
 Error Emitter::emitRecurrentLayer(Operation *op) {
-  Value input, kernel, recurrent, bias;
+  Value input, kernel, recurrent, bias, mask;
   RecurrenceSpec spec;
   if (auto lstm = dyn_cast<LSTMOp>(op)) {
     input = lstm.getInput(), kernel = lstm.getKernel(), recurrent = lstm.getRecurrentKernel(),
-    bias = lstm.getBias();
+    bias = lstm.getBias(), mask = lstm.getMask();
     spec = flagsOf(lstm, Cell::Lstm);
     spec.recurrentActivation = lstm.getRecurrentActivation();
   } else if (auto gru = dyn_cast<GRUOp>(op)) {
     input = gru.getInput(), kernel = gru.getKernel(), recurrent = gru.getRecurrentKernel(),
-    bias = gru.getBias();
+    bias = gru.getBias(), mask = gru.getMask();
     spec = flagsOf(gru, gru.getResetAfter() ? Cell::GruResetAfter : Cell::GruResetBefore);
     spec.recurrentActivation = gru.getRecurrentActivation();
   } else {
     auto rnn = cast<SimpleRNNOp>(op);
     input = rnn.getInput(), kernel = rnn.getKernel(), recurrent = rnn.getRecurrentKernel(),
-    bias = rnn.getBias();
+    bias = rnn.getBias(), mask = rnn.getMask();
     spec = flagsOf(rnn, Cell::SimpleRnn);
   }
+  if (Error e = bindMask(op, mask, spec))
+    return e;
   const int gates = gatesOf(spec.cell);
   auto rType = cast<ShapedType>(recurrent.getType());
   auto kType = cast<ShapedType>(kernel.getType());
@@ -340,23 +359,27 @@ Error Emitter::emitRecurrentLayer(Operation *op) {
 /// seq.lstm_recurrence / seq.gru_recurrence / seq.simple_rnn_recurrence.
 Error Emitter::emitRecurrenceOp(Operation *op) {
   RecurrenceSpec spec;
-  Value projection, recurrent, recurrentBias;
+  Value projection, recurrent, recurrentBias, mask;
   if (auto lstm = dyn_cast<LSTMRecurrenceOp>(op)) {
     projection = lstm.getInputProjection(), recurrent = lstm.getRecurrentKernel();
+    mask = lstm.getMask();
     spec = flagsOf(lstm, Cell::Lstm);
     spec.recurrentActivation = lstm.getRecurrentActivation();
   } else if (auto gru = dyn_cast<GRURecurrenceOp>(op)) {
     projection = gru.getInputProjection(), recurrent = gru.getRecurrentKernel();
-    recurrentBias = gru.getRecurrentBias();
+    recurrentBias = gru.getRecurrentBias(), mask = gru.getMask();
     spec = flagsOf(gru, gru.getResetAfter() ? Cell::GruResetAfter : Cell::GruResetBefore);
     spec.recurrentActivation = gru.getRecurrentActivation();
   } else {
     auto rnn = cast<SimpleRNNRecurrenceOp>(op);
     projection = rnn.getInputProjection(), recurrent = rnn.getRecurrentKernel();
+    mask = rnn.getMask();
     spec = flagsOf(rnn, Cell::SimpleRnn);
   }
   if (recurrentBias && spec.cell == Cell::GruResetBefore)
     return fail(op, "a recurrent bias needs reset_after");
+  if (Error e = bindMask(op, mask, spec))
+    return e;
   spec.units = cast<ShapedType>(recurrent.getType()).getDimSize(0);
   Expected<std::string> r = weight(op, recurrent, "recurrent_kernel");
   if (!r)
@@ -556,12 +579,22 @@ Error Emitter::emitOp(Operation *op) {
           return x.takeError();
         if (rank(*x) != 3)
           return fail(op, "expects a (batch, time, channels) input");
+        std::string mask = "nullptr";
+        if (auto avg = dyn_cast<GlobalAvgPool1DOp>(op); avg && avg.getMask()) {
+          Expected<unsigned> m = operand(op, avg.getMask());
+          if (!m)
+            return m.takeError();
+          mask = ptr(*m);
+        }
         Dims out = keepdims ? Dims{dim(*x, 0), "1", dim(*x, 2)} : Dims{dim(*x, 0), dim(*x, 2)};
         unsigned y = newBuffer(out, tag(op) + " output");
-        comment(op, std::string(isMax ? "max" : "mean") + " over time -> " + buffers[y].name);
+        comment(op, std::string(isMax ? "max" : "mean") +
+                        (mask == "nullptr" ? "" : " of the unmasked steps") + " over time -> " +
+                        buffers[y].name);
         forwardCode += tryLaunch(op, "seqc::global_pool1d<" +
                                          std::string(isMax ? "true" : "false") +
-                                         ">(m->stream, " + ptr(*x) + ", " + ptr(y) + ", " +
+                                         ">(m->stream, " + ptr(*x) + ", " + mask + ", " +
+                                         ptr(y) + ", " +
                                          dim(*x, 0) + ", " + dim(*x, 1) + ", (int)" +
                                          dim(*x, 2) + ")");
         result(y);
@@ -677,6 +710,36 @@ Error Emitter::emitOp(Operation *op) {
         checkInDims(perRow + (inferred ? " % " + std::to_string(known) + " != 0"
                                        : " != " + std::to_string(known)),
                     msg);
+        result(y);
+        return Error::success();
+      })
+      .Case<SequenceMaskOp>([&](SequenceMaskOp o) -> Error {
+        Expected<unsigned> x = operand(op, o.getInput());
+        if (!x)
+          return x.takeError();
+        if (rank(*x) != 2 && rank(*x) != 3)
+          return fail(op, "expects (batch, time) ids or a (batch, time, features) input");
+        unsigned y = newBuffer({dim(*x, 0), dim(*x, 1)}, tag(op) + " timestep mask");
+        comment(op, "timestep mask -> " + buffers[y].name);
+        forwardCode += tryLaunch(
+            op, "seqc::sequence_mask(m->stream, " + ptr(*x) + ", " + ptr(y) + ", " + dim(*x, 0) +
+                    " * " + dim(*x, 1) + ", " + (rank(*x) == 3 ? "(int)" + dim(*x, 2) : "1") +
+                    ", " + floatLiteral(o.getMaskValue().convertToFloat()) + ")");
+        result(y);
+        return Error::success();
+      })
+      .Case<ApplyMaskOp>([&](ApplyMaskOp o) -> Error {
+        Expected<unsigned> x = operand(op, o.getInput());
+        Expected<unsigned> m = x ? operand(op, o.getMask()) : x.takeError();
+        if (!m)
+          return m.takeError();
+        Dims in = dimsOf(*x);
+        unsigned y = newBuffer(in, tag(op) + " output");
+        comment(op, "masked steps to zero -> " + buffers[y].name);
+        ArrayRef<std::string> all(in);
+        forwardCode += tryLaunch(op, "seqc::apply_mask(m->stream, " + ptr(*x) + ", " + ptr(*m) +
+                                         ", " + ptr(y) + ", " + product(all.take_front(2)) +
+                                         ", " + product(all.drop_front(2)) + ")");
         result(y);
         return Error::success();
       })

@@ -93,6 +93,8 @@ struct RecurrenceSpec {
   Activation activation = Activation::Tanh;
   Activation recurrentActivation = Activation::Sigmoid;
   bool returnSequences = false, goBackwards = false;
+  std::string mask = "nullptr"; // (batch, steps) buffer expression
+  bool zeroOutputForMask = false;
 };
 
 class Emitter {
@@ -151,6 +153,7 @@ private:
   Error emitCudnnRecurrence(Operation *op, unsigned input, int64_t features,
                             const RecurrenceSpec &spec, StringRef kernel,
                             StringRef inputBias);
+  Error bindMask(Operation *op, Value mask, RecurrenceSpec &spec);
   Error checkCudnnSupport(Operation *op, const RecurrenceSpec &spec) const;
   Error emitTimeDistributed(TimeDistributedOp op);
   void markCudnnProjections(func::FuncOp func);

@@ -136,6 +136,28 @@ LogicalResult verifyRecurrentCore(Operation *op, Value sequence,
   return check.result(expected);
 }
 
+/// A recurrence's optional mask (batch, time) against its input sequence,
+/// and zero_output_for_mask only with a mask.
+LogicalResult verifyMask(Operation *op, Value mask, Value sequence,
+                         bool zeroOutputForMask) {
+  if (!mask) {
+    if (zeroOutputForMask)
+      return op->emitOpError("has zero_output_for_mask but no mask");
+    return success();
+  }
+  Check check(op);
+  if (failed(check.rank(mask, "mask", 2)))
+    return failure();
+  ArrayRef<int64_t> m = Check::shape(mask), in = Check::shape(sequence);
+  return failure(failed(check.dim("mask batch", m[0], "input batch", in[0])) ||
+                 failed(check.dim("mask steps", m[1], "input steps", in[1])));
+}
+
+template <typename RecurrentOp> LogicalResult verifyMaskOf(RecurrentOp op) {
+  return verifyMask(op, op.getMask(), op->getOperand(0),
+                    op.getZeroOutputForMask());
+}
+
 /// Layer-level LSTM / GRU / SimpleRNN.
 LogicalResult verifyRecurrentLayer(Operation *op, Value input, Value kernel,
                                    Value recurrentKernel, int64_t gates,
@@ -194,7 +216,8 @@ LogicalResult LSTMOp::verify() {
   int64_t units;
   if (failed(verifyRecurrentLayer(*this, getInput(), getKernel(),
                                   getRecurrentKernel(), 4,
-                                  getReturnSequences(), units)))
+                                  getReturnSequences(), units)) ||
+      failed(verifyMaskOf(*this)))
     return failure();
   if (getBias())
     return Check(*this).vector(getBias(), "bias", "4 x units", mul(4, units));
@@ -205,7 +228,8 @@ LogicalResult GRUOp::verify() {
   int64_t units;
   if (failed(verifyRecurrentLayer(*this, getInput(), getKernel(),
                                   getRecurrentKernel(), 3,
-                                  getReturnSequences(), units)))
+                                  getReturnSequences(), units)) ||
+      failed(verifyMaskOf(*this)))
     return failure();
   Value bias = getBias();
   if (!bias)
@@ -225,7 +249,8 @@ LogicalResult SimpleRNNOp::verify() {
   int64_t units;
   if (failed(verifyRecurrentLayer(*this, getInput(), getKernel(),
                                   getRecurrentKernel(), 1,
-                                  getReturnSequences(), units)))
+                                  getReturnSequences(), units)) ||
+      failed(verifyMaskOf(*this)))
     return failure();
   if (getBias())
     return Check(*this).vector(getBias(), "bias", "units", units);
@@ -236,7 +261,8 @@ LogicalResult LSTMRecurrenceOp::verify() {
   int64_t units;
   if (failed(verifyRecurrentCore(*this, getInputProjection(),
                                  getRecurrentKernel(), 4, getReturnSequences(),
-                                 units)))
+                                 units)) ||
+      failed(verifyMaskOf(*this)))
     return failure();
   return Check(*this).dim("input_projection features",
                           Check::shape(getInputProjection())[2], "4 x units",
@@ -247,7 +273,8 @@ LogicalResult GRURecurrenceOp::verify() {
   int64_t units;
   if (failed(verifyRecurrentCore(*this, getInputProjection(),
                                  getRecurrentKernel(), 3, getReturnSequences(),
-                                 units)))
+                                 units)) ||
+      failed(verifyMaskOf(*this)))
     return failure();
   Check check(*this);
   if (failed(check.dim("input_projection features",
@@ -268,7 +295,8 @@ LogicalResult SimpleRNNRecurrenceOp::verify() {
   int64_t units;
   if (failed(verifyRecurrentCore(*this, getInputProjection(),
                                  getRecurrentKernel(), 1, getReturnSequences(),
-                                 units)))
+                                 units)) ||
+      failed(verifyMaskOf(*this)))
     return failure();
   return Check(*this).dim("input_projection features",
                           Check::shape(getInputProjection())[2], "units",
@@ -355,7 +383,27 @@ LogicalResult GlobalMaxPool1DOp::verify() {
 }
 
 LogicalResult GlobalAvgPool1DOp::verify() {
-  return verifyGlobalPool(*this, getInput(), getKeepdims());
+  return failure(failed(verifyGlobalPool(*this, getInput(), getKeepdims())) ||
+                 failed(verifyMask(*this, getMask(), getInput(), false)));
+}
+
+LogicalResult SequenceMaskOp::verify() {
+  Check check(*this);
+  auto type = cast<RankedTensorType>(getInput().getType());
+  if (!isa<IntegerType, FloatType>(type.getElementType()))
+    return emitOpError() << "input must hold integers or floats, got " << type;
+  if (type.getRank() != 2 && type.getRank() != 3)
+    return emitOpError() << "input must be (batch, time) ids or (batch, time, "
+                            "features), got "
+                         << type;
+  return check.result(type.getShape().take_front(2));
+}
+
+LogicalResult ApplyMaskOp::verify() {
+  Check check(*this);
+  if (failed(check.minRank(getInput(), "input", 3)))
+    return failure();
+  return verifyMask(*this, getMask(), getInput(), false);
 }
 
 LogicalResult BatchNormOp::verify() {

@@ -59,9 +59,10 @@ struct FuseGRUGatesPass : seq::impl::FuseGRUGatesBase<FuseGRUGatesPass> {
           rewriter, gru.getLoc(), gru.getInput(), gru.getKernel(), bias->input);
       rewriter.replaceOpWithNewOp<GRURecurrenceOp>(
           gru, gru.getType(), projection, gru.getRecurrentKernel(),
-          bias->recurrent, gru.getActivationAttr(),
+          bias->recurrent, gru.getMask(), gru.getActivationAttr(),
           gru.getRecurrentActivationAttr(), gru.getReturnSequencesAttr(),
-          gru.getGoBackwardsAttr(), gru.getResetAfterAttr());
+          gru.getGoBackwardsAttr(), gru.getZeroOutputForMaskAttr(),
+          gru.getResetAfterAttr());
     });
   }
 };

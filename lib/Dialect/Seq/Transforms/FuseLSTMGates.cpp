@@ -22,8 +22,9 @@ struct FuseLSTMGatesPass : seq::impl::FuseLSTMGatesBase<FuseLSTMGatesPass> {
                                      lstm.getKernel(), lstm.getBias());
       rewriter.replaceOpWithNewOp<seq::LSTMRecurrenceOp>(
           lstm, lstm.getType(), projection, lstm.getRecurrentKernel(),
-          lstm.getActivationAttr(), lstm.getRecurrentActivationAttr(),
-          lstm.getReturnSequencesAttr(), lstm.getGoBackwardsAttr());
+          lstm.getMask(), lstm.getActivationAttr(),
+          lstm.getRecurrentActivationAttr(), lstm.getReturnSequencesAttr(),
+          lstm.getGoBackwardsAttr(), lstm.getZeroOutputForMaskAttr());
     });
   }
 };

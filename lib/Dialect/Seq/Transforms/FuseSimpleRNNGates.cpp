@@ -23,8 +23,8 @@ struct FuseSimpleRNNGatesPass
                                      rnn.getKernel(), rnn.getBias());
       rewriter.replaceOpWithNewOp<seq::SimpleRNNRecurrenceOp>(
           rnn, rnn.getType(), projection, rnn.getRecurrentKernel(),
-          rnn.getActivationAttr(), rnn.getReturnSequencesAttr(),
-          rnn.getGoBackwardsAttr());
+          rnn.getMask(), rnn.getActivationAttr(), rnn.getReturnSequencesAttr(),
+          rnn.getGoBackwardsAttr(), rnn.getZeroOutputForMaskAttr());
     });
   }
 };

@@ -87,8 +87,11 @@ FailureOr<std::optional<Shape>> ruleShape(Operation *op) {
           [](auto pool) -> Result { return {poolShape(pool)}; })
       .Case<GlobalMaxPool1DOp, GlobalAvgPool1DOp>(
           [](auto pool) -> Result { return {globalPoolShape(pool)}; })
+      .Case([](SequenceMaskOp mask) -> Result {
+        return {Shape(shapeOf(mask.getInput()).take_front(2))};
+      })
       .Case<BatchNormOp, LayerNormOp, DropoutOp, ActivationOp, ReluOp,
-            PReluOp>(
+            PReluOp, ApplyMaskOp>(
           [](auto same) -> Result { return {Shape(shapeOf(same.getInput()))}; })
       .Case([](EmbeddingOp embedding) -> Result {
         Shape shape(shapeOf(embedding.getIds()));

@@ -317,22 +317,34 @@ struct RecurrenceArgs {
   float *c;           // (batch, units) LSTM cell state
   float *z;           // (batch, units) GRU reset_before: update gate
   float *rh;          // (batch, units) GRU reset_before: r * h of every unit
+  const float *mask;   // (batch, steps) Keras timestep mask of 1 and 0, or null
   int batch, steps, units, slice;
-  int go_backwards, return_sequences;
+  int go_backwards, return_sequences, zero_output_for_mask;
   float alpha;           // of the activation (elu, celu, leaky_relu)
   float recurrent_alpha; // of the recurrent activation
 };
 
-/// Stores unit j of batch row b's new state at processing step s: into the
-/// next h buffer (at = b * units + j) and into the output (every step, or the
-/// last one).
-__device__ __forceinline__ void store_state(const RecurrenceArgs &p, float *hnext, int b, int s,
-                                            int j, size_t at, bool last, float hn) {
+/// Whether batch row b takes input step t; a masked step keeps the state.
+__device__ __forceinline__ bool step_kept(const RecurrenceArgs &p, int b, int t) {
+  return !p.mask || p.mask[(size_t)b * p.steps + t] != 0.0f;
+}
+
+/// Stores unit j of batch row b's new state at processing step s (input
+/// step t): into the next h buffer (at = b * units + j) and into the output
+/// (every step, or the last one). A masked step keeps the previous state and
+/// emits it again, or zero with zero_output_for_mask.
+__device__ __forceinline__ void store_state(const RecurrenceArgs &p, const float *hprev,
+                                            float *hnext, int b, int t, int s, int j, size_t at,
+                                            bool last, float hn) {
+  const bool kept = step_kept(p, b, t);
+  if (!kept)
+    hn = __ldcg(hprev + at);
   hnext[at] = hn;
+  const float out = kept || !p.zero_output_for_mask ? hn : 0.0f;
   if (p.return_sequences)
-    p.out[((size_t)b * p.steps + s) * p.units + j] = hn;
+    p.out[((size_t)b * p.steps + s) * p.units + j] = out;
   else if (last)
-    p.out[at] = hn;
+    p.out[at] = out;
 }
 
 /// Stride between shared-memory weight columns; odd so that both "one
@@ -457,7 +469,8 @@ __device__ void row_cell_step(const RecurrenceArgs &p, float *acc, int ncols, co
       float *a = acc + (size_t)bb * ncols;
       const size_t at = (size_t)(b0 + bb) * u + j;
       float cn = a[u + j] * p.c[at] + a[j] * a[2 * u + j];
-      p.c[at] = cn;
+      if (step_kept(p, b0 + bb, t))
+        p.c[at] = cn;
       a[2 * u + j] = cn;
     }
     __syncthreads();
@@ -499,7 +512,7 @@ __device__ void row_cell_step(const RecurrenceArgs &p, float *acc, int ncols, co
       hn = a[j] * __ldcg(hprev + at) + (1.0f - a[j]) * a[2 * u + j];
     else
       hn = a[j];
-    store_state(p, hnext, b, s, j, at, last, hn);
+    store_state(p, hprev, hnext, b, t, s, j, at, last, hn);
   }
   __syncthreads();
 }
@@ -558,7 +571,8 @@ __global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs 
           float gg = activate<A>(xp[2 * u + j] + hu[2 * ns + jj], p.alpha);
           float og = activate<R>(xp[3 * u + j] + hu[3 * ns + jj], p.recurrent_alpha);
           float cn = fg * p.c[at] + ig * gg;
-          p.c[at] = cn;
+          if (step_kept(p, b, t))
+            p.c[at] = cn;
           hn = og * activate<A>(cn, p.alpha);
         } else if constexpr (C == Cell::GruResetAfter) {
           const float *rb = p.rbias;
@@ -578,7 +592,7 @@ __global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs 
         } else {
           hn = activate<A>(xp[j] + hu[jj], p.alpha);
         }
-        store_state(p, hnext, b, s, j, at, last, hn);
+        store_state(p, hprev, hnext, b, t, s, j, at, last, hn);
       }
       __syncthreads(); // acc is reused by the next batch chunk
     }
@@ -604,7 +618,7 @@ __global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs 
                                      : activate<A>(xp[2 * u + j] + acc[bb * ns + jj], p.alpha);
           float z = p.z[at];
           float hn = z * __ldcg(hprev + at) + (1.0f - z) * cand;
-          store_state(p, hnext, b, s, j, at, last, hn);
+          store_state(p, hprev, hnext, b, t, s, j, at, last, hn);
         }
         __syncthreads();
       }
@@ -822,30 +836,73 @@ cudaError_t pool1d(cudaStream_t stream, const float *x, float *y, int64_t batch,
   return cudaGetLastError();
 }
 
+/// The average of a masked input is over the steps whose mask is nonzero.
 template <bool kMax>
-__global__ void global_pool1d_kernel(const float *__restrict__ x, float *__restrict__ y,
-                                     int batch, int steps, int channels) {
+__global__ void global_pool1d_kernel(const float *__restrict__ x, const float *__restrict__ mask,
+                                     float *__restrict__ y, int batch, int steps, int channels) {
   int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= (int64_t)batch * channels)
     return;
   int c = i % channels, b = i / channels;
-  float m = -INFINITY, sum = 0.0f;
+  float m = -INFINITY, sum = 0.0f, count = 0.0f;
   for (int t = 0; t < steps; ++t) {
     float v = x[((size_t)b * steps + t) * channels + c];
+    float w = mask ? mask[(size_t)b * steps + t] : 1.0f;
     m = fmaxf(m, v);
-    sum += v;
+    sum += v * w;
+    count += w;
   }
-  y[i] = kMax ? m : sum / (float)steps;
+  y[i] = kMax ? m : sum / count;
 }
 
 template <bool kMax>
-cudaError_t global_pool1d(cudaStream_t stream, const float *x, float *y, int64_t batch,
-                          int64_t steps, int channels) {
+cudaError_t global_pool1d(cudaStream_t stream, const float *x, const float *mask, float *y,
+                          int64_t batch, int64_t steps, int channels) {
   int64_t n = batch * channels;
   if (n == 0)
     return cudaSuccess;
-  SEQC_LAUNCH(global_pool1d_kernel<kMax>, blocks_for(n, 256), 256, 0, stream)(x, y, (int)batch,
-                                                                     (int)steps, channels);
+  SEQC_LAUNCH(global_pool1d_kernel<kMax>, blocks_for(n, 256), 256, 0, stream)(
+      x, mask, y, (int)batch, (int)steps, channels);
+  return cudaGetLastError();
+}
+
+/// Keras' timestep mask (batch, steps): 1 where any of the step's `features`
+/// values (1 for ids) differs from mask_value.
+__global__ void sequence_mask_kernel(const float *__restrict__ x, float *__restrict__ mask,
+                                     int64_t rows, int features, float mask_value) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= rows)
+    return;
+  float kept = 0.0f;
+  for (int f = 0; f < features; ++f)
+    if (x[i * features + f] != mask_value)
+      kept = 1.0f;
+  mask[i] = kept;
+}
+
+inline cudaError_t sequence_mask(cudaStream_t stream, const float *x, float *mask, int64_t rows,
+                                 int features, float mask_value) {
+  if (rows == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(sequence_mask_kernel, blocks_for(rows, 256), 256, 0, stream)(x, mask, rows,
+                                                                         features, mask_value);
+  return cudaGetLastError();
+}
+
+/// Keras Masking's output: x (rows, inner) times mask (rows).
+__global__ void apply_mask_kernel(const float *__restrict__ x, const float *__restrict__ mask,
+                                  float *__restrict__ y, int64_t n, int64_t inner) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = x[i] * mask[i / inner];
+}
+
+inline cudaError_t apply_mask(cudaStream_t stream, const float *x, const float *mask, float *y,
+                              int64_t rows, int64_t inner) {
+  int64_t n = rows * inner;
+  if (n == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(apply_mask_kernel, blocks_for(n, 256), 256, 0, stream)(x, mask, y, n, inner);
   return cudaGetLastError();
 }
 

@@ -43,19 +43,27 @@ def Seq_DenseOp : Seq_TensorOp<"dense"> {
   }];
 }
 
+// Masking, the same for every recurrent op: the optional `mask` is
+// `(batch, time)`, 1 where a step holds data and 0 where it is padding (see
+// seq.sequence_mask). A masked step leaves that row's state as it was; it
+// emits the previous output (which is the state), or zeros with
+// `zero_output_for_mask`, which then also zeroes the final output when the
+// last processed step is masked, as Keras does.
+
 class Seq_RecurrentLayerOp<string mnemonic, string keras, string weights> :
-    Seq_TensorOp<mnemonic> {
+    Seq_TensorOp<mnemonic, [AttrSizedOperandSegments]> {
   let summary = "Keras " # keras;
   let description = [{
     `input` is `(batch, time, features)`. Weights: }] # weights # [{.
     The result is `(batch, time, units)` with `return_sequences`, else
     `(batch, units)` (the last processed step). With `go_backwards` the steps
     run from last to first and the returned sequence is in processing order,
-    as in Keras. The initial state is zero.
+    as in Keras. The initial state is zero. `mask` and
+    `zero_output_for_mask`: see the masking note above.
   }];
   let results = (outs Seq_F32Tensor:$output);
   let assemblyFormat = [{
-    $input `,` $kernel `,` $recurrent_kernel (`,` $bias^)?
+    $input `,` $kernel `,` $recurrent_kernel (`,` $bias^)? (`mask` `(` $mask^ `)`)?
     `activation` `(` $activation `,` $recurrent_activation `)` attr-dict
     `:` functional-type(operands, results)
   }];
@@ -65,9 +73,11 @@ def Seq_LSTMOp : Seq_RecurrentLayerOp<"lstm", "LSTM",
     "kernel `(features, 4u)`, recurrent_kernel `(u, 4u)`, bias `(4u)`, gate blocks i, f, c, o"> {
   let arguments = (ins Seq_F32Tensor:$input, Seq_F32Tensor:$kernel,
                    Seq_F32Tensor:$recurrent_kernel, Optional<Seq_F32Tensor>:$bias,
+                   Optional<Seq_F32Tensor>:$mask,
                    Seq_ActivationAttr:$activation,
                    Seq_ActivationAttr:$recurrent_activation,
-                   UnitAttr:$return_sequences, UnitAttr:$go_backwards);
+                   UnitAttr:$return_sequences, UnitAttr:$go_backwards,
+                   UnitAttr:$zero_output_for_mask);
 }
 
 def Seq_GRUOp : Seq_RecurrentLayerOp<"gru", "GRU",
@@ -76,20 +86,23 @@ def Seq_GRUOp : Seq_RecurrentLayerOp<"gru", "GRU",
     "recurrent bias, the reset gate applied after the recurrent product)"> {
   let arguments = (ins Seq_F32Tensor:$input, Seq_F32Tensor:$kernel,
                    Seq_F32Tensor:$recurrent_kernel, Optional<Seq_F32Tensor>:$bias,
+                   Optional<Seq_F32Tensor>:$mask,
                    Seq_ActivationAttr:$activation,
                    Seq_ActivationAttr:$recurrent_activation,
                    UnitAttr:$return_sequences, UnitAttr:$go_backwards,
-                   UnitAttr:$reset_after);
+                   UnitAttr:$zero_output_for_mask, UnitAttr:$reset_after);
 }
 
 def Seq_SimpleRNNOp : Seq_RecurrentLayerOp<"simple_rnn", "SimpleRNN",
     "`(features, u)` kernel, `(u, u)` recurrent_kernel, `(u)` bias"> {
   let arguments = (ins Seq_F32Tensor:$input, Seq_F32Tensor:$kernel,
                    Seq_F32Tensor:$recurrent_kernel, Optional<Seq_F32Tensor>:$bias,
+                   Optional<Seq_F32Tensor>:$mask,
                    Seq_ActivationAttr:$activation,
-                   UnitAttr:$return_sequences, UnitAttr:$go_backwards);
+                   UnitAttr:$return_sequences, UnitAttr:$go_backwards,
+                   UnitAttr:$zero_output_for_mask);
   let assemblyFormat = [{
-    $input `,` $kernel `,` $recurrent_kernel (`,` $bias^)?
+    $input `,` $kernel `,` $recurrent_kernel (`,` $bias^)? (`mask` `(` $mask^ `)`)?
     `activation` `(` $activation `)` attr-dict `:` functional-type(operands, results)
   }];
 }
@@ -181,13 +194,50 @@ class Seq_GlobalPool1DOp<string mnemonic, string keras> : Seq_TensorOp<mnemonic>
     `(batch, time, channels)` to `(batch, channels)`, or `(batch, 1, channels)`
     with `keepdims`.
   }];
-  let arguments = (ins Seq_F32Tensor:$input, UnitAttr:$keepdims);
   let results = (outs Seq_F32Tensor:$output);
+}
+
+def Seq_GlobalMaxPool1DOp : Seq_GlobalPool1DOp<"global_max_pool1d", "GlobalMaxPooling1D"> {
+  let arguments = (ins Seq_F32Tensor:$input, UnitAttr:$keepdims);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
 
-def Seq_GlobalMaxPool1DOp : Seq_GlobalPool1DOp<"global_max_pool1d", "GlobalMaxPooling1D">;
-def Seq_GlobalAvgPool1DOp : Seq_GlobalPool1DOp<"global_avg_pool1d", "GlobalAveragePooling1D">;
+def Seq_GlobalAvgPool1DOp : Seq_GlobalPool1DOp<"global_avg_pool1d", "GlobalAveragePooling1D"> {
+  let description = [{
+    As `seq.global_max_pool1d`. With a `mask` `(batch, time)` (see
+    seq.sequence_mask) the mean is over the unmasked steps only.
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, Optional<Seq_F32Tensor>:$mask,
+                   UnitAttr:$keepdims);
+  let assemblyFormat = [{
+    $input (`mask` `(` $mask^ `:` type($mask) `)`)? attr-dict `:` type($input) `->` type($output)
+  }];
+}
+
+def Seq_SequenceMaskOp : Seq_TensorOp<"sequence_mask"> {
+  let summary = "Keras' timestep mask: 1 where a step holds data, 0 where it is padding";
+  let description = [{
+    `input` is `(batch, time)` ids (Embedding with `mask_zero`, where
+    `mask_value` is 0) or `(batch, time, features)` (Masking: a step holds
+    data when any feature differs from `mask_value`). The result is
+    `(batch, time)` of 1.0 and 0.0, what the recurrent ops and
+    seq.global_avg_pool1d take as their `mask`.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, F32Attr:$mask_value);
+  let results = (outs Seq_F32Tensor:$mask);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($mask)";
+}
+
+def Seq_ApplyMaskOp : Seq_TensorOp<"apply_mask", [AllTypesMatch<["input", "output"]>]> {
+  let summary = "Keras Masking's output: zeroes the masked steps";
+  let description = [{
+    `input` `(batch, time, ...)` times `mask` `(batch, time)` (see
+    seq.sequence_mask) broadcast over the remaining axes.
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, Seq_F32Tensor:$mask);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = "$input `,` $mask attr-dict `:` type($input) `,` type($mask)";
+}
 
 def Seq_BatchNormOp : Seq_TensorOp<"batch_norm", [AllTypesMatch<["input", "output"]>]> {
   let summary = "Keras BatchNormalization at inference, on the last axis";
@@ -339,32 +389,37 @@ def Seq_LinearOp : Seq_TensorOp<"linear"> {
   }];
 }
 
-class Seq_RecurrenceOp<string mnemonic, string cell, int gates> :
-    Seq_TensorOp<mnemonic> {
+class Seq_RecurrenceOp<string mnemonic, string cell, int gates,
+                       list<Trait> traits = []> :
+    Seq_TensorOp<mnemonic, traits> {
   let summary = cell # " time loop over a precomputed input projection";
   let description = [{
     `input_projection` is `(batch, time, }] # gates # [{u)`: the input GEMM of
     every timestep with the input bias folded in, computed before the loop.
     Each step is one recurrent GEMM `h @ recurrent_kernel` `(u, }] # gates #
-    [{u)` for all gates plus one fused pointwise cell. `return_sequences` and
-    `go_backwards` mean what they mean on the layer-level op.
+    [{u)` for all gates plus one fused pointwise cell. `return_sequences`,
+    `go_backwards`, `mask` and `zero_output_for_mask` mean what they mean on
+    the layer-level op.
   }];
   let results = (outs Seq_F32Tensor:$output);
 }
 
 def Seq_LSTMRecurrenceOp : Seq_RecurrenceOp<"lstm_recurrence", "LSTM", 4> {
   let arguments = (ins Seq_F32Tensor:$input_projection, Seq_F32Tensor:$recurrent_kernel,
+                   Optional<Seq_F32Tensor>:$mask,
                    Seq_ActivationAttr:$activation,
                    Seq_ActivationAttr:$recurrent_activation,
-                   UnitAttr:$return_sequences, UnitAttr:$go_backwards);
+                   UnitAttr:$return_sequences, UnitAttr:$go_backwards,
+                   UnitAttr:$zero_output_for_mask);
   let assemblyFormat = [{
-    $input_projection `,` $recurrent_kernel
+    $input_projection `,` $recurrent_kernel (`mask` `(` $mask^ `)`)?
     `activation` `(` $activation `,` $recurrent_activation `)` attr-dict
     `:` functional-type(operands, results)
   }];
 }
 
-def Seq_GRURecurrenceOp : Seq_RecurrenceOp<"gru_recurrence", "GRU", 3> {
+def Seq_GRURecurrenceOp : Seq_RecurrenceOp<"gru_recurrence", "GRU", 3,
+                                            [AttrSizedOperandSegments]> {
   let description = [{
     As `seq.lstm_recurrence`, gates z, r, h. With `reset_after`,
     `recurrent_bias` `(3u)` is added to the recurrent product before the
@@ -373,12 +428,13 @@ def Seq_GRURecurrenceOp : Seq_RecurrenceOp<"gru_recurrence", "GRU", 3> {
   }];
   let arguments = (ins Seq_F32Tensor:$input_projection, Seq_F32Tensor:$recurrent_kernel,
                    Optional<Seq_F32Tensor>:$recurrent_bias,
+                   Optional<Seq_F32Tensor>:$mask,
                    Seq_ActivationAttr:$activation,
                    Seq_ActivationAttr:$recurrent_activation,
                    UnitAttr:$return_sequences, UnitAttr:$go_backwards,
-                   UnitAttr:$reset_after);
+                   UnitAttr:$zero_output_for_mask, UnitAttr:$reset_after);
   let assemblyFormat = [{
-    $input_projection `,` $recurrent_kernel (`,` $recurrent_bias^)?
+    $input_projection `,` $recurrent_kernel (`,` $recurrent_bias^)? (`mask` `(` $mask^ `)`)?
     `activation` `(` $activation `,` $recurrent_activation `)` attr-dict
     `:` functional-type(operands, results)
   }];
@@ -386,10 +442,13 @@ def Seq_GRURecurrenceOp : Seq_RecurrenceOp<"gru_recurrence", "GRU", 3> {
 
 def Seq_SimpleRNNRecurrenceOp : Seq_RecurrenceOp<"simple_rnn_recurrence", "SimpleRNN", 1> {
   let arguments = (ins Seq_F32Tensor:$input_projection, Seq_F32Tensor:$recurrent_kernel,
+                   Optional<Seq_F32Tensor>:$mask,
                    Seq_ActivationAttr:$activation,
-                   UnitAttr:$return_sequences, UnitAttr:$go_backwards);
+                   UnitAttr:$return_sequences, UnitAttr:$go_backwards,
+                   UnitAttr:$zero_output_for_mask);
   let assemblyFormat = [{
-    $input_projection `,` $recurrent_kernel `activation` `(` $activation `)`
+    $input_projection `,` $recurrent_kernel (`mask` `(` $mask^ `)`)?
+    `activation` `(` $activation `)`
     attr-dict `:` functional-type(operands, results)
   }];
 }
