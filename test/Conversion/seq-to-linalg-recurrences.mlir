@@ -120,3 +120,30 @@ func.func @lstm_elu_leaky_cell(%xp: tensor<?x5x16xf32>, %wr: tensor<4x16xf32>) -
   %0 = seq.lstm_recurrence %xp, %wr activation(elu, leaky_relu) : (tensor<?x5x16xf32>, tensor<4x16xf32>) -> tensor<?x4xf32>
   return %0 : tensor<?x4xf32>
 }
+
+// With a mask, a step that every row masks is skipped (scf.if, the else
+// branch yields the state unchanged); otherwise the fused cell selects per
+// row, so a masked row keeps h and c. zero_output_for_mask writes zeros into
+// the sequence's slice for the masked rows.
+// CHECK-LABEL: func.func @lstm_masked(
+// CHECK-SAME:      %[[XP:.*]]: tensor<?x?x32xf32>, %[[WR:.*]]: tensor<8x32xf32>, %[[M:.*]]: tensor<?x?xf32>)
+// CHECK:         scf.for %[[STEP:.*]] = {{.*}} iter_args(%[[H:.*]] = %{{.*}}, %[[C:.*]] = %{{.*}}, %[[G:.*]] = %{{.*}}, %[[S:.*]] = %{{.*}})
+// CHECK:           %[[COL:.*]] = tensor.extract_slice %[[M]][0, %[[STEP]]] [{{.*}}, 1] [1, 1] : tensor<?x?xf32> to tensor<?xf32>
+// CHECK:           arith.maximumf
+// CHECK:           %[[ANY:.*]] = arith.cmpf une
+// CHECK:           %[[STATE:.*]]:3 = scf.if %[[ANY]]
+// CHECK:             linalg.matmul
+// CHECK:             linalg.generic {{.*}} ins({{.*}}, %[[COL]] : {{.*}}) outs(%[[H]], %[[C]] : tensor<?x8xf32>, tensor<?x8xf32>)
+// CHECK:               %[[KEEP:.*]] = arith.cmpf une
+// CHECK:               arith.select %[[KEEP]]
+// CHECK:               arith.select %[[KEEP]]
+// CHECK:           } else {
+// CHECK-NEXT:        scf.yield %[[H]], %[[C]], %[[G]]
+// CHECK:           %[[SLICE:.*]] = tensor.extract_slice %[[S]][0, %[[STEP]], 0]
+// CHECK:           %[[ZEROS:.*]] = linalg.fill {{.*}} outs(%[[SLICE]]
+// CHECK:           %[[OUT:.*]] = linalg.generic {{.*}} ins(%[[STATE]]#0, %[[COL]] : {{.*}}) outs(%[[ZEROS]]
+// CHECK:           tensor.insert_slice %[[OUT]] into %[[S]][0, %[[STEP]], 0]
+func.func @lstm_masked(%xp: tensor<?x?x32xf32>, %wr: tensor<8x32xf32>, %m: tensor<?x?xf32>) -> tensor<?x?x8xf32> {
+  %0 = seq.lstm_recurrence %xp, %wr mask(%m) activation(tanh, sigmoid) {return_sequences, zero_output_for_mask} : (tensor<?x?x32xf32>, tensor<8x32xf32>, tensor<?x?xf32>) -> tensor<?x?x8xf32>
+  return %0 : tensor<?x?x8xf32>
+}

@@ -58,6 +58,21 @@ Value selectByMask(OpBuilder &b, Location l, Value m, Value keep, Value otherwis
   return arith::SelectOp::create(b, l, on, keep, otherwise);
 }
 
+/// Whether any row of the (B) mask column takes this step.
+Value anyRowActive(LinalgBuilder &lb, Value column) {
+  MLIRContext *ctx = lb.b.getContext();
+  Value init = lb.fill(lb.empty({}), 0.0);
+  Value max = lb.generic(ValueRange{column}, init,
+                         {lb.identity(1), AffineMap::get(1, 0, {}, ctx)},
+                         {utils::IteratorType::reduction},
+                         [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                           return arith::MaximumFOp::create(b, l, a[0], a[1]);
+                         });
+  Value value = tensor::ExtractOp::create(lb.b, lb.loc, max, ValueRange{});
+  return arith::CmpFOp::create(lb.b, lb.loc, arith::CmpFPredicate::UNE, value,
+                               lb.f32Const(0.0));
+}
+
 /// lb.map over a (B, n) `init`, except that rows whose `rowMask` (B) entry
 /// is 0 keep init's values. A null `rowMask` is a plain map.
 Value maskedMap(LinalgBuilder &lb, ValueRange inputs, Value init, Value rowMask,
@@ -144,6 +159,16 @@ Value buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
     }
     Value h = iters[0];
     Value m = r.mask ? maskColumn(sb, r.mask, step) : Value();
+    // A step every row masks (the padded tail of a batch) is skipped: the
+    // cell runs inside an scf.if whose else branch keeps the state.
+    scf::IfOp skip;
+    if (m) {
+      skip = scf::IfOp::create(nb, l, iters.take_front(sequenceArg).getTypes(),
+                               anyRowActive(sb, m), /*withElseRegion=*/true);
+      nb.setInsertionPointToStart(&skip.getElseRegion().front());
+      scf::YieldOp::create(nb, l, iters.take_front(sequenceArg));
+      nb.setInsertionPointToStart(&skip.getThenRegion().front());
+    }
     SmallVector<Value> yields;
     auto activation = [&](Activation a) {
       return [a](OpBuilder &bb, Location ll, Value x) {
@@ -351,6 +376,11 @@ Value buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
       }
       break;
     }
+    }
+    if (skip) {
+      scf::YieldOp::create(nb, l, yields);
+      nb.setInsertionPointAfter(skip);
+      yields.assign(skip.getResults().begin(), skip.getResults().end());
     }
     if (r.returnSequences) {
       Value sequence = iters[sequenceArg];

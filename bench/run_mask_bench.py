@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""Masked recurrent inference: seqc against ONNX Runtime and OpenVINO on one
+core, on the same padded batch of sequences of different true lengths.
+
+  python bench/run_mask_bench.py [--build build] [--rounds 15] [--out mask-bench.json]
+
+The model is Keras' Masking(0.0) -> LSTM(256) -> Dense(1) on (100, 128)
+inputs, random weights, written with tf_keras. The batch is zero-padded at
+the end to true lengths drawn uniformly from [25, 100] (batch 32), or one
+sequence of length 60 (batch 1).
+
+  seqc         the AOT library of `seq-compile model.h5 -o lib.so`, called
+               through its C API (ctypes); it computes the mask from the data.
+  ONNX Runtime the same weights as an ONNX LSTM with its sequence_lens input
+  OpenVINO     that ONNX model compiled for the CPU plugin
+The peers get the true lengths as an input (ONNX's native variable-length
+path), which is the fastest form either offers; seqc reads the padded
+batch as Keras does. All three outputs are checked against Keras' own
+prediction first.
+
+Engines run interleaved: every round times a burst of calls of each engine
+in turn, so load changes on a shared machine hit all of them alike; the
+table reports the median over rounds of each engine's median call time and
+of the per-round ratios. Everything runs in one process pinned to one core
+with one thread per engine.
+
+Needs tensorflow + tf_keras (to write the model and the reference output),
+numpy, onnx, onnxruntime and openvino, e.g. in a separate virtual
+environment: pip install tensorflow-cpu tf-keras onnx onnxruntime openvino.
+"""
+import argparse
+import ctypes
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+T, F, U = 100, 128, 256
+
+
+def make_model(path):
+    import numpy as np
+    import tf_keras as k
+    m = k.Sequential([k.layers.InputLayer(input_shape=(T, F)), k.layers.Masking(0.0),
+                      k.layers.LSTM(U), k.layers.Dense(1)])
+    rng = np.random.default_rng(0)
+    m.set_weights([rng.uniform(-0.1, 0.1, w.shape).astype("float32") for w in m.get_weights()])
+    m.save(path)
+    return m
+
+
+def padded_batch(batch, rng):
+    import numpy as np
+    lengths = [60] if batch == 1 else list(rng.integers(25, T + 1, size=batch))
+    x = rng.uniform(-1, 1, (batch, T, F)).astype("float32")
+    for b, n in enumerate(lengths):
+        x[b, n:, :] = 0.0
+    return x, np.array(lengths, dtype="int32")
+
+
+def onnx_model(keras_model, last_from_sequence=False):
+    """ONNX LSTM (gates i, o, f, c) with sequence_lens, then the Dense. The
+    last valid state is the LSTM's Y_h output, or with last_from_sequence
+    gathered from its Y output at step length - 1 (OpenVINO's Y_h is the
+    state after all T steps whatever the lengths)."""
+    import numpy as np
+    import onnx
+    from onnx import helper, TensorProto, numpy_helper
+    kernel, recurrent, bias, dense_w, dense_b = keras_model.get_weights()
+
+    def iofc(w):  # Keras' gate blocks i, f, c, o along the last axis
+        i, f, c, o = np.split(w, 4, axis=-1)
+        return np.concatenate([i, o, f, c], axis=-1)
+
+    W = iofc(kernel).T[None]       # (1, 4U, F)
+    R = iofc(recurrent).T[None]    # (1, 4U, U)
+    B = np.concatenate([iofc(bias), np.zeros(4 * U, "float32")])[None]
+    inits = [numpy_helper.from_array(a.astype("float32"), n) for a, n in
+             [(W, "W"), (R, "R"), (B, "B"), (dense_w, "Wd"), (dense_b, "Bd")]]
+    inits.append(numpy_helper.from_array(np.array([-1, U], "int64"), "shape"))
+    nodes = [helper.make_node("Transpose", ["x"], ["xt"], perm=[1, 0, 2])]
+    if not last_from_sequence:
+        nodes.append(helper.make_node("LSTM", ["xt", "W", "R", "B", "lengths"], ["", "h"],
+                                      hidden_size=U))
+    else:
+        inits.append(numpy_helper.from_array(np.array([1], "int64"), "one"))
+        inits.append(numpy_helper.from_array(np.array([1, 2], "int64"), "axes12"))
+        nodes += [
+            helper.make_node("LSTM", ["xt", "W", "R", "B", "lengths"], ["y_all"], hidden_size=U),
+            helper.make_node("Squeeze", ["y_all", "one"], ["y_tbu"]),
+            helper.make_node("Transpose", ["y_tbu"], ["y_btu"], perm=[1, 0, 2]),
+            helper.make_node("Cast", ["lengths"], ["len64"], to=TensorProto.INT64),
+            helper.make_node("Sub", ["len64", "one"], ["last"]),
+            helper.make_node("Unsqueeze", ["last", "axes12"], ["last3"]),
+            helper.make_node("Shape", ["y_btu"], ["full"]),
+            helper.make_node("Slice", ["full", "zero", "one"], ["batch"]),
+            helper.make_node("Concat", ["batch", "one", "units"], ["index_shape"], axis=0),
+            helper.make_node("Expand", ["last3", "index_shape"], ["index"]),
+            helper.make_node("GatherElements", ["y_btu", "index"], ["h"], axis=1),
+        ]
+        inits.append(numpy_helper.from_array(np.array([0], "int64"), "zero"))
+        inits.append(numpy_helper.from_array(np.array([U], "int64"), "units"))
+    nodes += [
+        helper.make_node("Reshape", ["h", "shape"], ["h2"]),
+        helper.make_node("MatMul", ["h2", "Wd"], ["d"]),
+        helper.make_node("Add", ["d", "Bd"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "masked_lstm",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", T, F]),
+         helper.make_tensor_value_info("lengths", TensorProto.INT32, ["N"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 1])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(model)
+    return model
+
+
+class SeqcAot:
+    def __init__(self, lib_path, batch):
+        self.lib = ctypes.CDLL(lib_path)
+        self.lib.seqc_model_create_sized.restype = ctypes.c_void_p
+        self.lib.seqc_model_create_sized.argtypes = [ctypes.c_longlong, ctypes.c_longlong]
+        self.lib.seqc_model_run.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_longlong,
+                                            ctypes.c_longlong, ctypes.c_void_p]
+        self.model = self.lib.seqc_model_create_sized(batch, T)
+        if not self.model:
+            raise RuntimeError("seqc_model_create_sized failed")
+
+    def __call__(self, x, y):
+        if self.lib.seqc_model_run(self.model, x.ctypes.data, x.shape[0], T, y.ctypes.data):
+            raise RuntimeError("seqc_model_run failed")
+        return y
+
+
+def interleaved(engines, rounds, burst_seconds):
+    per_round = {name: [] for name in engines}
+    for _ in range(rounds):
+        for name, call in engines.items():
+            samples = []
+            start = time.perf_counter()
+            while time.perf_counter() - start < burst_seconds or len(samples) < 3:
+                t0 = time.perf_counter()
+                call()
+                samples.append((time.perf_counter() - t0) * 1e6)
+            per_round[name].append(statistics.median(samples))
+    return per_round
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--build", default=os.path.join(ROOT, "build"))
+    p.add_argument("--rounds", type=int, default=15)
+    p.add_argument("--burst", type=float, default=0.2, help="seconds per engine per round")
+    p.add_argument("--out", default="mask-bench.json")
+    args = p.parse_args()
+    os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    os.environ["OMP_NUM_THREADS"] = "1"
+    core = sorted(os.sched_getaffinity(0))[-1]
+    os.sched_setaffinity(0, {core})
+    import numpy as np
+    import onnxruntime as ort
+    import openvino as ov
+
+    work = tempfile.mkdtemp(prefix="seqc-mask-bench-")
+    path = os.path.join(work, "masked_lstm.h5")
+    keras_model = make_model(path)
+    lib = os.path.join(work, "libmasked.so")
+    subprocess.run([os.path.join(args.build, "bin", "seq-compile"), path, "-o", lib], check=True)
+    proto = onnx_model(keras_model).SerializeToString()
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    session = ort.InferenceSession(proto, options, providers=["CPUExecutionProvider"])
+    ov_proto = onnx_model(keras_model, last_from_sequence=True).SerializeToString()
+    compiled = ov.Core().compile_model(ov.Core().read_model(model=ov_proto, weights=b""), "CPU",
+                                       {"INFERENCE_NUM_THREADS": 1, "NUM_STREAMS": 1,
+                                        "INFERENCE_PRECISION_HINT": "f32"})
+    request = compiled.create_infer_request()
+
+    rng = np.random.default_rng(7)
+    rows = []
+    for batch in (1, 32):
+        x, lengths = padded_batch(batch, rng)
+        want = keras_model.predict(x, verbose=0)
+        seqc = SeqcAot(lib, batch)
+        y = np.empty((batch, 1), "float32")
+        engines = {
+            "seqc AOT": lambda: seqc(x, y),
+            "ONNX Runtime": lambda: session.run(None, {"x": x, "lengths": lengths}),
+            "OpenVINO": lambda: request.infer({"x": x, "lengths": lengths}),
+        }
+        outputs = {"seqc AOT": seqc(x, y).copy(),
+                   "ONNX Runtime": session.run(None, {"x": x, "lengths": lengths})[0],
+                   "OpenVINO": next(iter(request.infer({"x": x, "lengths": lengths}).values()))}
+        for name, got in outputs.items():
+            err = float(np.max(np.abs(np.asarray(got).reshape(want.shape) - want)))
+            if err > 1e-4:
+                sys.exit("%s differs from Keras by %g at batch %d" % (name, err, batch))
+        times = interleaved(engines, args.rounds, args.burst)
+        row = {"batch": batch, "true_lengths": [int(n) for n in lengths]}
+        for name, ts in times.items():
+            row[name] = statistics.median(ts)
+            if name != "seqc AOT":
+                row[name + " / seqc"] = statistics.median(
+                    t / s for t, s in zip(ts, times["seqc AOT"]))
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+
+    print("\n| batch | seqc AOT | ONNX Runtime | OpenVINO |")
+    print("|---|---|---|---|")
+    for r in rows:
+        print("| %d | %.0f us | %.0f us (%.2fx) | %.0f us (%.2fx) |" % (
+            r["batch"], r["seqc AOT"], r["ONNX Runtime"], r["ONNX Runtime / seqc"],
+            r["OpenVINO"], r["OpenVINO / seqc"]))
+    with open(args.out, "w") as f:
+        json.dump({"versions": {"onnxruntime": ort.__version__, "openvino": ov.__version__},
+                   "core": core, "rows": rows}, f, indent=1)
+    print("\nratios are peer time / seqc time per round (above 1: seqc is faster)")
+
+
+if __name__ == "__main__":
+    main()
