@@ -30,7 +30,7 @@ OP_OF_CLASS = {
     "Flatten": "flatten", "Reshape": "reshape", "RepeatVector": "repeat_vector",
     "Activation": "activation", "LeakyReLU": "activation", "ELU": "activation",
     "ThresholdedReLU": "activation", "Softmax": "activation", "PReLU": "prelu",
-    "Masking": "apply_mask",
+    "Masking": "apply_mask", "RNN": ("lstm", "gru", "simple_rnn"),
     # A ReLU with max_value or threshold is seq.relu, else an activation.
     "ReLU": ("activation", "relu"),
     # Keras 1 classes the importer translates.

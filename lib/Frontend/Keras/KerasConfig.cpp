@@ -206,6 +206,21 @@ layerFromEntry(const json::Value &entry, StringRef where, StringRef context) {
                      std::move(sourceClass));
 }
 
+Expected<std::vector<LayerConfig>>
+LayerConfig::getInnerLayerList(StringRef key) const {
+  const json::Array *list = config->getArray(key);
+  if (!list)
+    return error("config '" + key + "' must be a list of layers");
+  std::vector<LayerConfig> layers;
+  for (const json::Value &entry : *list) {
+    Expected<LayerConfig> layer = layerFromEntry(entry, where, "layer '" + name + "'");
+    if (!layer)
+      return layer.takeError();
+    layers.push_back(std::move(*layer));
+  }
+  return layers;
+}
+
 Expected<LayerConfig> LayerConfig::getInnerLayer(StringRef key) const {
   const json::Value *v = config->get(key);
   if (!v)

@@ -58,6 +58,17 @@ public:
   llvm::Expected<std::optional<KerasShape>> getShape(llvm::StringRef key) const;
   /// The nested layer of a wrapper (Bidirectional, TimeDistributed).
   llvm::Expected<LayerConfig> getInnerLayer(llvm::StringRef key) const;
+  /// A list of nested layers (StackedRNNCells' cells).
+  llvm::Expected<std::vector<LayerConfig>>
+  getInnerLayerList(llvm::StringRef key) const;
+
+  /// This layer read as `className` with `config` (which must outlive the
+  /// result): an RNN over an LSTMCell is an LSTM. Messages keep naming the
+  /// layer by its own class.
+  LayerConfig readAs(std::string className, const llvm::json::Object *config) const {
+    return LayerConfig(std::move(className), name, config, where,
+                       getSourceClassName());
+  }
 
   /// "'model.h5': layer 'lstm_1' (LSTM): <message>" as an llvm::Error.
   llvm::Error error(const llvm::Twine &message) const;

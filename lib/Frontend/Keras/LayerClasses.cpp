@@ -8,7 +8,8 @@ namespace seq::keras {
 
 bool isRecurrentLayerClass(StringRef className) {
   return className == "LSTM" || className == "GRU" ||
-         className == "SimpleRNN" || className == "Bidirectional";
+         className == "SimpleRNN" || className == "Bidirectional" ||
+         className == "RNN";
 }
 
 bool usesTimestepMask(StringRef className) {

@@ -21,7 +21,7 @@ namespace seq::keras {
 /// Whether `className` is a layer class Keras itself defines.
 bool isBuiltinLayerClass(llvm::StringRef className);
 
-/// LSTM, GRU, SimpleRNN and Bidirectional: the layers that step through
+/// LSTM, GRU, SimpleRNN, RNN and Bidirectional: the layers that step through
 /// time, skip masked steps, and keep the mask when they return sequences.
 bool isRecurrentLayerClass(llvm::StringRef className);
 

@@ -18,6 +18,7 @@ using llvm::Error;
 using llvm::Expected;
 using llvm::StringRef;
 using llvm::Twine;
+namespace json = llvm::json;
 
 namespace seq::keras {
 
@@ -414,6 +415,81 @@ Expected<Value> LayerEmitter::emitRecurrent(const LayerConfig &layer,
       .getResult();
 }
 
+/// Keras' RNN layer over an LSTMCell, GRUCell or SimpleRNNCell is that
+/// layer; over StackedRNNCells it is those layers stacked, every one but
+/// the last returning sequences (each cell reads the one before it at the
+/// same step), and only the first going backwards (the rest read its
+/// output, which is in processing order).
+Expected<Value> LayerEmitter::emitGenericRNN(const LayerConfig &layer, Value input,
+                                             ArrayRef<WeightArray> weights,
+                                             Value mask) {
+  Expected<LayerConfig> cell = layer.getInnerLayer("cell");
+  if (!cell)
+    return cell.takeError();
+  std::vector<LayerConfig> cells{*cell};
+  if (cell->getClassName() == "StackedRNNCells") {
+    Expected<std::vector<LayerConfig>> list = cell->getInnerLayerList("cells");
+    if (!list)
+      return list.takeError();
+    if (list->empty())
+      return layer.error("its StackedRNNCells has no cells");
+    cells = std::move(*list);
+  }
+  Expected<bool> sequences = layer.getBoolOr("return_sequences", false);
+  Expected<bool> backwards = layer.getBoolOr("go_backwards", false);
+  Expected<bool> zeroOutput = layer.getBoolOr("zero_output_for_mask", false);
+  if (Error e = firstError(sequences, backwards, zeroOutput))
+    return std::move(e);
+  if (mask && *backwards && cells.size() > 1)
+    return layer.error("a masked StackedRNNCells with go_backwards=True is not "
+                       "supported; stack the recurrent layers instead");
+  // Each cell's config with the layer's options (the cell does not have
+  // them), read as the layer the cell makes.
+  std::vector<json::Object> merged;
+  std::vector<std::string> classes;
+  for (const LayerConfig &c : cells) {
+    StringRef cls = c.getClassName();
+    if (cls != "LSTMCell" && cls != "GRUCell" && cls != "SimpleRNNCell")
+      return layer.error("runs a '" + cls + "' cell: only LSTMCell, GRUCell, "
+                         "SimpleRNNCell and StackedRNNCells of them are "
+                         "supported");
+    merged.push_back(c.getObject());
+    classes.push_back(cls.drop_back(4).str());
+    for (StringRef key : {"stateful", "return_state", "time_major"})
+      if (const json::Value *v = layer.getObject().get(key))
+        merged.back()[key] = *v;
+  }
+  size_t used = 0;
+  Value value = input;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    bool last = i + 1 == cells.size();
+    merged[i]["return_sequences"] = !last || *sequences;
+    LayerConfig asLayer = layer.readAs(classes[i], &merged[i]);
+    Expected<bool> useBias = asLayer.getBoolOr("use_bias", true);
+    if (!useBias)
+      return useBias.takeError();
+    size_t count = *useBias ? 3 : 2;
+    if (used + count > weights.size())
+      return layer.error("the file has " + Twine(weights.size()) +
+                         " weight arrays, too few for its " +
+                         Twine(cells.size()) + " cell(s)");
+    std::string loc = last ? layer.getName()
+                           : layer.getName() + "/cell_" + std::to_string(i);
+    Expected<Value> out = emitRecurrent(
+        asLayer, value, weights.slice(used, count), mask,
+        {i == 0 && *backwards, last && *zeroOutput}, loc);
+    if (!out)
+      return out.takeError();
+    used += count;
+    value = *out;
+  }
+  if (used != weights.size())
+    return layer.error("the file has " + Twine(weights.size()) +
+                       " weight arrays, expected " + Twine(used) + " for its " +
+                       Twine(cells.size()) + " cell(s)");
+  return value;
+}
+
 Expected<Value> LayerEmitter::emitBidirectional(const LayerConfig &layer,
                                                 Value input,
                                                 ArrayRef<WeightArray> weights,
@@ -549,6 +625,8 @@ Expected<Value> LayerEmitter::emitLayer(const LayerConfig &layer, Value input,
 
   if (cls == "LSTM" || cls == "GRU" || cls == "SimpleRNN")
     return emitRecurrent(layer, input, arrays, incomingMask, {}, name);
+  if (cls == "RNN")
+    return emitGenericRNN(layer, input, arrays, incomingMask);
   if (cls == "Bidirectional")
     return emitBidirectional(layer, input, arrays, incomingMask);
   if (cls == "TimeDistributed")

@@ -53,6 +53,10 @@ private:
                                             mlir::Value mask,
                                             RecurrentOverrides overrides,
                                             llvm::StringRef locName);
+  llvm::Expected<mlir::Value> emitGenericRNN(const LayerConfig &layer,
+                                             mlir::Value input,
+                                             llvm::ArrayRef<WeightArray> weights,
+                                             mlir::Value mask);
   llvm::Expected<mlir::Value> emitBidirectional(const LayerConfig &layer,
                                                 mlir::Value input,
                                                 llvm::ArrayRef<WeightArray> weights,

@@ -98,7 +98,31 @@ private:
         if (Error e = collect(layer, path, arrays))
           return e;
     }
+    // StackedRNNCells: one group per cell, named by the cell; the config
+    // gives their order.
+    std::string cells = group + "/cells";
+    if (file.isGroup(cells))
+      for (const std::string &name : stackedCellNames(layer))
+        if (Error e = collect(layer, cells + "/" + name, arrays))
+          return e;
     return Error::success();
+  }
+
+  static std::vector<std::string> stackedCellNames(const LayerConfig &layer) {
+    std::vector<std::string> names;
+    Expected<LayerConfig> cell = layer.getInnerLayer("cell");
+    if (!cell) {
+      llvm::consumeError(cell.takeError());
+      return names;
+    }
+    Expected<std::vector<LayerConfig>> cells = cell->getInnerLayerList("cells");
+    if (!cells) {
+      llvm::consumeError(cells.takeError());
+      return names;
+    }
+    for (const LayerConfig &c : *cells)
+      names.push_back(c.getName());
+    return names;
   }
 
   StringMap<std::string> groups;

@@ -1,0 +1,33 @@
+"""Writes the Keras 3 files of masking.test (run with TensorFlow + keras 3;
+the files are committed, the test never needs TensorFlow):
+
+    python make_masking.py
+"""
+import os
+
+os.environ["KERAS_BACKEND"] = "tensorflow"
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import keras  # noqa: E402
+
+L = keras.layers
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def save(model, name):
+    model.save(os.path.join(HERE, name + ".keras"))
+
+
+# The mask reaches Softmax, which Keras applies it in (a (3, 3) step keeps
+# Keras' own shape check quiet).
+save(keras.Sequential([keras.Input((3, 3)), L.Masking(), L.Softmax()]), "mask_softmax")
+
+# StackedRNNCells going backwards with a mask.
+save(keras.Sequential([keras.Input((4, 3)), L.Masking(),
+                       L.RNN(L.StackedRNNCells([L.LSTMCell(2), L.GRUCell(2)]),
+                             go_backwards=True)]), "mask_stacked_backwards")
+
+# A mask made by hand (NotEqual(x, 5.0) then Any) for a Masking(0.0) chain.
+inp = keras.Input((4, 3), name="x")
+hand = keras.ops.any(keras.ops.not_equal(inp, 5.0), axis=-1)
+out = L.LSTM(2, name="lstm")(L.Masking(0.0, name="masking")(inp), mask=hand)
+save(keras.Model(inp, out), "mask_by_hand")
