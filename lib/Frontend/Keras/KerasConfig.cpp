@@ -233,14 +233,28 @@ namespace {
 /// Functional models: each layer's single inbound layer name, from the
 /// Keras 2 ([[["name", 0, 0, {}]]]) or Keras 3 ({"args": [keras_tensor]})
 /// inbound_nodes forms. Returns every inbound layer name found.
-/// A layer's `mask` argument is not one of its inputs (see maskArgument).
-std::vector<std::string> inboundLayers(const json::Object &layer) {
-  std::vector<std::string> names;
+/// A tensor a layer reads: the layer that makes it and which of that
+/// layer's outputs it is.
+struct TensorRef {
+  std::string layer;
+  int64_t index = 0;
+};
+
+/// Every tensor referenced in `v`: Keras 2's ["name", node_index,
+/// tensor_index, kwargs] and Keras 3's {"keras_history": [name, node,
+/// tensor]}. A layer's `mask` argument is not one of its inputs (see
+/// maskArgument).
+std::vector<TensorRef> tensorRefs(const json::Value &v) {
+  std::vector<TensorRef> refs;
+  auto take = [&](const json::Array &a) {
+    refs.push_back({(a)[0].getAsString()->str(),
+                    a.size() >= 3 ? a[2].getAsInteger().value_or(0) : 0});
+  };
   std::function<void(const json::Value &)> visit = [&](const json::Value &v) {
     if (const json::Object *o = v.getAsObject()) {
       if (const json::Array *history = o->getArray("keras_history")) {
         if (!history->empty() && (*history)[0].getAsString())
-          names.push_back((*history)[0].getAsString()->str());
+          take(*history);
         return;
       }
       for (const auto &kv : *o)
@@ -249,17 +263,23 @@ std::vector<std::string> inboundLayers(const json::Object &layer) {
       return;
     }
     if (const json::Array *a = v.getAsArray()) {
-      // Keras 2: ["name", node_index, tensor_index, kwargs].
       if (a->size() >= 3 && (*a)[0].getAsString() && (*a)[1].getAsInteger()) {
-        names.push_back((*a)[0].getAsString()->str());
+        take(*a);
         return;
       }
       for (const json::Value &e : *a)
         visit(e);
     }
   };
+  visit(v);
+  return refs;
+}
+
+std::vector<std::string> inboundLayers(const json::Object &layer) {
+  std::vector<std::string> names;
   if (const json::Value *nodes = layer.get("inbound_nodes"))
-    visit(*nodes);
+    for (TensorRef &ref : tensorRefs(*nodes))
+      names.push_back(std::move(ref.layer));
   return names;
 }
 
@@ -475,6 +495,19 @@ Error parseFunctional(const json::Object &config, StringRef where,
                      "the Functional model's layers do not form one chain");
   if (Error e = parseLayerList(ordered, where, model))
     return e;
+  // Which layers' outputs after the first (return_state's states) some
+  // layer or the model's outputs read.
+  StringSet<> statesRead;
+  auto noteStates = [&](const json::Value &v) {
+    for (const TensorRef &ref : tensorRefs(v))
+      if (ref.index > 0)
+        statesRead.insert(ref.layer);
+  };
+  for (const json::Value &entry : *layers)
+    if (const json::Value *nodes = entry.getAsObject()->get("inbound_nodes"))
+      noteStates(*nodes);
+  if (const json::Value *outputs = config.get("output_layers"))
+    noteStates(*outputs);
   // parseLayerList drops the InputLayer: match the rest by position.
   size_t i = 0;
   for (const json::Value *entry : ordered) {
@@ -489,6 +522,8 @@ Error parseFunctional(const json::Object &config, StringRef where,
                                     "Embedding(mask_zero=True) layer: not supported");
       model.masksNamed = true;
     }
+    model.layers[i].setInFunctional();
+    model.layers[i].setStatesRead(statesRead.contains(nameOf(o)));
     model.layers[i++].setMaskArgument(std::move(mask));
   }
   return Error::success();

@@ -66,8 +66,11 @@ public:
   /// result): an RNN over an LSTMCell is an LSTM. Messages keep naming the
   /// layer by its own class.
   LayerConfig readAs(std::string className, const llvm::json::Object *config) const {
-    return LayerConfig(std::move(className), name, config, where,
-                       getSourceClassName());
+    LayerConfig as = *this;
+    as.sourceClass = getSourceClassName();
+    as.className = std::move(className);
+    as.config = config;
+    return as;
   }
 
   /// "'model.h5': layer 'lstm_1' (LSTM): <message>" as an llvm::Error.
@@ -77,6 +80,15 @@ public:
   /// last node of a Masking or Embedding mask computation); empty if none.
   const std::string &getMaskArgument() const { return maskArgument; }
   void setMaskArgument(std::string node) { maskArgument = std::move(node); }
+
+  /// Whether another layer or the model's outputs read this layer's outputs
+  /// after the first (the states of a return_state=True recurrent layer).
+  /// Only Functional configs can; a Sequential chain reads the first only.
+  bool areStatesRead() const { return statesRead; }
+  void setStatesRead(bool read) { statesRead = read; }
+  /// Whether the layer comes from a Functional config.
+  bool inFunctional() const { return functional; }
+  void setInFunctional() { functional = true; }
 
 private:
   llvm::Expected<int64_t> checkSize(llvm::StringRef key,
@@ -88,6 +100,8 @@ private:
   std::string where;
   std::string sourceClass;
   std::string maskArgument;
+  bool statesRead = false;
+  bool functional = false;
 };
 
 struct ModelConfig {

@@ -340,8 +340,14 @@ Expected<Value> LayerEmitter::emitRecurrent(const LayerConfig &layer,
   if (Error e = firstError(units, useBias, sequences, backwards, returnState,
                            stateful, timeMajor, zeroOutput, activation, recurrent))
     return std::move(e);
-  if (*returnState)
+  // A Functional chain may leave the states of return_state=True unread:
+  // then the layer is its first output. Reading them needs a graph.
+  if (*returnState && !layer.inFunctional())
     return layer.error("return_state=True is not supported in a Sequential model");
+  if (*returnState && layer.areStatesRead())
+    return layer.error("return_state=True and the states are read by another "
+                       "layer or are model outputs: only Functional chains "
+                       "that use the first output alone are supported");
   if (*stateful)
     return layer.error("stateful=True is not supported: the compiled model "
                        "keeps no state between calls");
