@@ -28,7 +28,6 @@ BAD_MESSAGES = {
                       "chains"),
     "bad_weights_only": L("a weights-only HDF5 file (no 'model_config'): pass the "
                           "architecture with --config model.json (from model.to_json())"),
-    "bad_mask_zero": L("layer 'embedding' (Embedding): mask_zero=True is not supported yet"),
     "bad_keras1_gate_order": L("layer 'lstm_1' (LSTM): Keras 1 weight 3 is "
                                "'model_weights/lstm_1/lstm_1_W_f:0', expected one named *_W_c"),
 }

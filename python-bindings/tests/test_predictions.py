@@ -50,3 +50,19 @@ def test_dynamic_timesteps(engine):
 def test_empty_batch(engine):
     predict = load_fixture(by_name("seed_build")).compile(engine)
     assert predict(np.zeros((0, 10, 12), np.float32)).shape == (0, 1)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_masked_rows_alone(engine):
+    """Masks are data: in a zero-padded batch every sequence gives what it
+    gives alone at its true length (mask_dynamic_keras3: Masking -> LSTM)."""
+    fixture = by_name("mask_dynamic_keras3")
+    predict = load_fixture(fixture).compile(engine)
+    batch = fixture_input(fixture)
+    together = predict(batch)
+    np.testing.assert_allclose(together, fixture_expected(fixture), atol=1e-5, rtol=1e-5)
+    for i, sequence in enumerate(batch):
+        length = int(np.nonzero(np.any(sequence != 0, axis=-1))[0].max()) + 1
+        assert length < batch.shape[1] or i == 0
+        alone = predict(sequence[None, :length])
+        np.testing.assert_allclose(alone, together[i:i + 1], atol=1e-6, rtol=1e-6)

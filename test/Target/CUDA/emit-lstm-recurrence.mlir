@@ -48,6 +48,8 @@ module attributes {seq.metadata = {source = "lstm.mlir"}} {
 // CHECK-NEXT: a.units = 8;
 // CHECK-NEXT: a.go_backwards = 1;
 // CHECK-NEXT: a.return_sequences = 1;
+// CHECK-NEXT: a.mask = nullptr;
+// CHECK-NEXT: a.zero_output_for_mask = 0;
 // CHECK-NEXT: a.alpha = 0.0f;
 // CHECK-NEXT: a.recurrent_alpha = 0.0f;
 // CHECK-NEXT: SEQC_TRY({{seqc_str_[0-9]+}}, (seqc::run_recurrence(m->stream, m->plan_v2, a)));

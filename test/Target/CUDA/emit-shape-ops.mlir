@@ -36,7 +36,7 @@ module {
 // CHECK-LABEL: static int seqc_forward(
 // CHECK: SEQC_TRY({{seqc_str_[0-9]+}}, (seqc::embedding(m->stream, m->v0, m->w + weights::emb_embeddings, m->v1, D.v0[0] * D.v0[1], 10, 6, m->bad_ids + 0)));
 // CHECK: SEQC_TRY({{seqc_str_[0-9]+}}, (seqc::activation<seqc::Act::Softmax>(m->stream, m->v1, m->v4, D.v3[0] * D.v3[1] * D.v3[2], (int)D.v3[2], 0.0f)));
-// CHECK: SEQC_TRY({{seqc_str_[0-9]+}}, (seqc::global_pool1d<false>(m->stream, m->v4, m->v5
+// CHECK: SEQC_TRY({{seqc_str_[0-9]+}}, (seqc::global_pool1d<false>(m->stream, m->v4, nullptr, m->v5
 // CHECK: SEQC_TRY({{seqc_str_[0-9]+}}, (seqc::repeat_vector(m->stream, m->v5, m->v6, D.v5[0], 3, (int)D.v5[1])));
 
 // CHECK-LABEL: SEQC_API int seqc_model_run(
