@@ -148,13 +148,13 @@ def connect(address):
     import ray
 
     # Ray's own warnings (token authentication, ...) would mix with the
-    # progress bar; errors reach the user as one line each.
+    # progress bar; errors reach the user as one line each. Ray also prints
+    # notes from the cluster ("(raylet) A worker died ...") on stdout, which
+    # --run does not use otherwise: they stay in Ray's logs
+    # (/tmp/ray/session_latest/logs).
+    sys.stdout = open(os.devnull, "w")
     options = dict(logging_level=logging.ERROR, log_to_driver=False)
     if address == "local":
-        # A cluster of this machine alone: on the loopback interface, and
-        # without Ray's usage reporting.
-        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
         options["include_dashboard"] = False
         address = None
     elif address != "auto" and "://" not in address:
@@ -211,6 +211,11 @@ def make_worker_class(ray, seqc_ray):
 
 
 def run(args):
+    if args.ray == "local":
+        # A cluster of this machine alone: on the loopback interface, and
+        # without Ray's usage reporting (Ray reads both when it is imported).
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
     try:
         import ray
     except ImportError as e:
