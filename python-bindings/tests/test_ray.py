@@ -7,6 +7,7 @@ stopped here, on the loopback interface only, without Ray's usage reporting.
   batching changes a bit).
 * A worker killed in the middle of a batch: Ray restarts it and runs the
   batch again; no row is lost or doubled.
+* A worker runs a batch on as many threads as the CPUs Ray gave it.
 * seq-compile --run --ray ADDRESS on the .npy shards: one output per shard,
   equal to the single-process run, nothing left behind; the same with a
   worker killed while it runs; a bad shard fails with one line naming it.
@@ -158,6 +159,21 @@ def test_worker_killed_mid_batch_loses_and_doubles_nothing(cluster, data, expect
     step = PARQUET_ROWS // SHARDS
     np.testing.assert_array_equal(np.sort(ids), np.arange(step, 2 * step))
     np.testing.assert_array_equal(y, expected[ids])
+
+
+def test_threads_follow_the_cpus_ray_gives_a_worker(cluster):
+    class Threads(seqc.ray.Predictor):
+        def __call__(self, batch):
+            out = super().__call__(batch)
+            out["threads"] = np.full(len(out["y"]), self.threads)
+            return out
+
+    rows = ray.data.from_numpy(np.zeros((600, 1, 12), np.float32)).materialize()
+    for cpus in (1, 2):
+        out = rows.map_batches(Threads, fn_constructor_kwargs={"model": seqc.load(MODEL)},
+                               batch_format="numpy", num_cpus=cpus,
+                               compute=ray.data.ActorPoolStrategy(size=1)).take_all()
+        assert {int(row["threads"]) for row in out} == {cpus}
 
 
 def seq_compile(*args, env=None):
