@@ -26,6 +26,7 @@ import collections
 import logging
 import os
 import signal
+import socket
 import sys
 import tempfile
 import time
@@ -170,8 +171,6 @@ def connect(address):
 def reachable(address):
     """Fails at once where Ray would retry for minutes: nothing listens at
     HOST:PORT."""
-    import socket
-
     host, _, port = address.rpartition(":")
     try:
         port = int(port)
@@ -257,14 +256,18 @@ def run(args):
 
     connect(args.ray)
     try:
-        cpus = ray.cluster_resources().get("CPU", 1)
-        workers = args.workers or max(1, int(cpus))
+        cpus = int(ray.cluster_resources().get("CPU", 0))
+        if cpus < 1:
+            raise Failure(f"--ray: the Ray cluster at '{args.ray}' has no CPUs for workers")
+        workers = args.workers or cpus
         Worker = make_worker_class(ray, seqc_ray)
         model_ref = ray.put(model)
         # Named, so that a test (or an operator) can find the workers of a
-        # run: seqc-run-<driver pid>-<k> in the namespace "seqc".
+        # run: seqc-run-<driver's host>-<driver's pid>-<k> in the namespace
+        # "seqc".
+        prefix = f"seqc-run-{socket.gethostname()}-{os.getpid()}"
         actors = [Worker.options(num_cpus=1, max_restarts=-1, max_task_retries=RETRIES,
-                                 name=f"seqc-run-{os.getpid()}-{k}", namespace="seqc")
+                                 name=f"{prefix}-{k}", namespace="seqc")
                   .remote(args.engine) for k in range(workers)]
         busy = {a: 0 for a in range(workers)}
         inflight = {}  # ObjectRef -> (key, actor index)

@@ -20,6 +20,7 @@ import logging
 import os
 import pathlib
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -215,8 +216,8 @@ def test_seq_compile_ray_survives_a_killed_worker(cluster, data, expected, tmp_p
     # Small batches: 50 of them, so that the run lasts while a worker dies.
     proc = seq_compile("--input", root / "npy", "-o", f"{tmp_path}/out/", "--ray", cluster,
                        "--batch", 20000, "--progress=never")
-    # seq-compile execs Python: its pid names the run's workers.
-    name = f"seqc-run-{proc.pid}-0"
+    # seq-compile execs Python: its host and pid name the run's workers.
+    name = f"seqc-run-{socket.gethostname()}-{proc.pid}-0"
     deadline = time.monotonic() + 120
     actor = None
     while actor is None and proc.poll() is None and time.monotonic() < deadline:
