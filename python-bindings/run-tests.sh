@@ -18,6 +18,10 @@ venv=${SEQC_VENV:-$root/build/venv}
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 python="$venv/bin/python"
 "$python" -m pip install -q -r "$here/requirements.txt"
+# Ray is optional (seqc.ray, seq-compile --ray): without it (no access to
+# PyPI, a platform without Ray wheels) its tests are skipped, saying why.
+"$python" -m pip install -q --retries 1 -r "$here/requirements-ray.txt" ||
+  echo "run-tests.sh: Ray could not be installed (requirements-ray.txt); its tests will be skipped" >&2
 # --no-build-isolation: build with the packages above, no download per run.
 "$python" -m pip install -q --no-build-isolation \
   -C build-dir="$build" -C cmake.define.SEQ_BUILD_TESTS=ON "$here"

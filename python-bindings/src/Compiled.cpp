@@ -92,9 +92,14 @@ nb::ndarray<nb::numpy, float> toNumpy(Tensor tensor) {
 
 void bindCompiled(nb::module_ &m) {
   nb::class_<Compiled>(m, "Compiled",
-                       "A model made runnable by one engine (see Model.compile).")
+                       "A model made runnable by one engine (see Model.compile).",
+                       nb::is_weak_referenceable())
       .def_prop_ro("engine", &Compiled::engineName, "The engine's name.")
       .def_prop_ro("model", &Compiled::model, "The seqc.Model it runs.")
+      .def_prop_ro(
+          "reentrant", [](const Compiled &self) { return isReentrant(self.engineName()); },
+          "True when calls from several threads run in parallel ('eager', "
+          "'jit'); other engines take one call at a time.")
       .def(
           "__call__",
           [](Compiled &self, nb::handle arrayLike) {
@@ -111,6 +116,16 @@ void bindCompiled(nb::module_ &m) {
           "Runs one batch: x is batch-major float32 (other dtypes, layouts "
           "and nested lists are converted), any batch size; returns a new "
           "float32 array. The GIL is released while it runs. Raises seqc.Error.")
+      .def(
+          "__reduce__",
+          [](const Compiled &self) {
+            // The model (by value) and the engine's name: the other side
+            // compiles again, or takes what it compiled for them before.
+            return nb::make_tuple(
+                nb::module_::import_("seqc._pickle").attr("restore_compiled"),
+                nb::make_tuple(self.model(), self.engineName()));
+          },
+          "Pickles as its Model (by value) and engine name.")
       .def("__repr__", [](const Compiled &self) {
         return "<seqc.Compiled '" + self.model()->summaryRows().modelName +
                "' engine='" + self.engineName() + "'>";

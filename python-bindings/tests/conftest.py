@@ -10,6 +10,12 @@ import pytest
 
 import seqc
 
+# Ray, wherever a test (or a doc block it runs) starts a local cluster, stays
+# on the loopback interface (Ray picks this machine's address otherwise) and
+# sends no usage statistics. Ray reads both when it is imported.
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+
 FIXTURES = pathlib.Path(
     os.environ.get("SEQC_FIXTURES",
                    pathlib.Path(__file__).resolve().parents[2] / "test" / "fixtures"))

@@ -47,9 +47,28 @@ openInput(llvm::StringRef spec, const std::vector<int64_t> &csvRowShape);
 /// Registers every engine linked into seq-compile with the engine registry.
 void registerEngines();
 
+// --run's settings, shared with --run --ray (RunAction.cpp, RayAction.cpp).
+/// An --input of --run, checked: what names it, and its shape.
+struct RunShard {
+  std::string spec;
+  std::vector<int64_t> shape;
+};
+/// The --input values expanded (directories, globs), each opened and checked
+/// against `module` (rows, shape) before anything runs: the error names the
+/// bad shard.
+llvm::Expected<std::vector<RunShard>> checkRunShards(mlir::ModuleOp module);
+/// --batch (0 when not given) and --progress (auto, always, never).
+unsigned runBatchSize();
+llvm::StringRef runProgressMode();
+/// -o names a directory (an existing one, or a path ending in '/'): one
+/// output per input shard, DIR/<shard name>.npy.
+bool outputIsDirectory();
+
 struct Session {
   mlir::MLIRContext &context;
   seq::keras::ImportedModel &model;
+  /// How the model was imported (path, --config, --input-shape, --metadata).
+  const seq::keras::ImportOptions &options;
 };
 
 /// Prints "seq-compile: error: <message>" and returns `code`.

@@ -66,6 +66,62 @@ cl::opt<ProgressMode> progressMode(
                clEnumValN(ProgressMode::Never, "never", "never")),
     cl::init(ProgressMode::Auto), cl::cat(seqc::seqCompileCategory));
 
+/// The model's input shape without the batch axis (-1 where dynamic).
+std::vector<int64_t> modelRowShape(mlir::ModuleOp module);
+
+} // namespace
+
+namespace seqc {
+
+unsigned runBatchSize() { return batchSize; }
+
+StringRef runProgressMode() {
+  switch (progressMode) {
+  case ProgressMode::Always:
+    return "always";
+  case ProgressMode::Never:
+    return "never";
+  case ProgressMode::Auto:
+    break;
+  }
+  return "auto";
+}
+
+bool outputIsDirectory() {
+  StringRef out = outputPath;
+  return out.ends_with("/") || sys::fs::is_directory(out);
+}
+
+Expected<std::vector<RunShard>> checkRunShards(mlir::ModuleOp module) {
+  auto error = [](const Twine &message) {
+    return createStringError(inconvertibleErrorCode(), message);
+  };
+  std::vector<int64_t> rowShape = modelRowShape(module);
+  // Every shard is checked (shape, readability) before anything runs, so a
+  // bad one fails fast, naming it; each is opened again when its turn comes.
+  Expected<std::vector<std::string>> specs = expandInputs(inputSpecs);
+  if (!specs)
+    return specs.takeError();
+  std::vector<RunShard> shards;
+  for (const std::string &spec : *specs) {
+    Expected<std::unique_ptr<seq::rt::RowSource>> source = openInput(spec, rowShape);
+    if (!source)
+      return source.takeError();
+    const std::vector<int64_t> &shape = (*source)->shape();
+    if (shape.empty() || shape[0] == 0)
+      return error("'" + spec + "' has no rows: --run needs at least one "
+                   "row along axis 0");
+    if (Error e = seq::rt::checkInputShape(module, shape))
+      return error("'" + spec + "': " + toString(std::move(e)));
+    shards.push_back({spec, shape});
+  }
+  return shards;
+}
+
+} // namespace seqc
+
+namespace {
+
 /// "1:05" or "2:03:07".
 std::string clockText(double seconds) {
   auto total = static_cast<int64_t>(seconds + 0.5);
@@ -173,7 +229,6 @@ std::optional<int> checkRunFlags() {
   return std::nullopt;
 }
 
-/// The model's input shape without the batch axis (kDynamic where dynamic).
 std::vector<int64_t> modelRowShape(mlir::ModuleOp module) {
   auto predict = module.lookupSymbol<mlir::func::FuncOp>("predict");
   auto type = cast<mlir::ShapedType>(predict.getArgumentTypes()[0]);
@@ -182,13 +237,6 @@ std::vector<int64_t> modelRowShape(mlir::ModuleOp module) {
     if (mlir::ShapedType::isDynamic(d))
       d = -1;
   return shape;
-}
-
-/// -o DIR/ (an existing directory, or a path ending in '/'): one output per
-/// input shard, named after it.
-bool outputIsDirectory() {
-  StringRef out = seqc::outputPath;
-  return out.ends_with("/") || sys::fs::is_directory(out);
 }
 
 std::string shardOutput(StringRef input) {
@@ -200,10 +248,8 @@ std::string shardOutput(StringRef input) {
   return path.str().str();
 }
 
-struct Shard {
-  std::string spec;
-  std::vector<int64_t> shape;
-};
+using seqc::outputIsDirectory;
+using Shard = seqc::RunShard;
 
 std::optional<int> runAction(seqc::Session &session) {
   if (seqc::plan().mode != seqc::Mode::Run)
@@ -221,27 +267,13 @@ std::optional<int> runAction(seqc::Session &session) {
   mlir::ModuleOp module = *session.model.module;
   std::vector<int64_t> rowShape = modelRowShape(module);
 
-  // Every shard is checked (shape, readability) before anything runs, so a
-  // bad one fails fast, naming it; each is opened again when its turn comes.
-  Expected<std::vector<std::string>> specs = seqc::expandInputs(seqc::inputSpecs);
-  if (!specs)
-    return seqc::fail(toString(specs.takeError()));
-  std::vector<Shard> shards;
+  Expected<std::vector<Shard>> checked = seqc::checkRunShards(module);
+  if (!checked)
+    return seqc::fail(toString(checked.takeError()));
+  std::vector<Shard> &shards = *checked;
   int64_t total = 0;
-  for (const std::string &spec : *specs) {
-    Expected<std::unique_ptr<seq::rt::RowSource>> source =
-        seqc::openInput(spec, rowShape);
-    if (!source)
-      return seqc::fail(toString(source.takeError()));
-    const std::vector<int64_t> &shape = (*source)->shape();
-    if (shape.empty() || shape[0] == 0)
-      return seqc::fail("'" + spec + "' has no rows: --run needs at least one "
-                        "row along axis 0");
-    if (Error e = seq::rt::checkInputShape(module, shape))
-      return seqc::fail("'" + spec + "': " + toString(std::move(e)));
-    shards.push_back({spec, shape});
-    total += shape[0];
-  }
+  for (const Shard &shard : shards)
+    total += shard.shape[0];
   bool perShard = outputIsDirectory();
   if (perShard)
     if (std::error_code ec = sys::fs::create_directories(seqc::outputPath))

@@ -155,7 +155,7 @@ int main(int argc, char **argv) {
   if (plan().mode == Mode::PrintMetadata)
     return writeOutput(seq::metadataToJson(*model->module) + "\n");
 
-  Session session{context, *model};
+  Session session{context, *model, options};
   for (auto &[order, action] : modelActions())
     if (std::optional<int> code = action(session))
       return *code;
