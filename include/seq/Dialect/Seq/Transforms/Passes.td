@@ -6,8 +6,10 @@ include "mlir/Pass/PassBase.td"
 def StripDropout : Pass<"seq-strip-dropout"> {
   let summary = "Removes seq.dropout ops (the identity at inference)";
   let description = [{
-    Keras' Dropout and SpatialDropout1D do nothing at inference; this pass
-    replaces every `seq.dropout` with its input.
+    Keras' Dropout, SpatialDropout1D/2D/3D, GaussianDropout, GaussianNoise,
+    AlphaDropout and ActivityRegularization do nothing at inference (the
+    importer writes each as a `seq.dropout`); this pass replaces every
+    `seq.dropout` with its input.
   }];
   let dependentDialects = ["::seq::SeqDialect"];
 }
@@ -132,6 +134,10 @@ def Canonicalize : Pass<"seq-canonicalize"> {
       `seq.linear` on the step (weights from outside, or constants in the
       body, which are hoisted) is that op applied to the 3-D input
       directly: both act on the last axis of any rank.
+    - `seq.permute` of a `seq.permute` is one permute of the inner input
+      (the op's folder), and a permute that keeps every axis in place is
+      its input: a channels_first layer followed by another one leaves no
+      transposes between them.
 
     Unused constants are erased.
   }];
