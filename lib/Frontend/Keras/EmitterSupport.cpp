@@ -126,7 +126,9 @@ Expected<Padding> parsePadding(const LayerConfig &layer, bool allowCausal) {
     return Padding::Same;
   if (*text == "causal" && allowCausal)
     return Padding::Causal;
-  return layer.error("unsupported padding '" + *text + "'");
+  return layer.error("unsupported padding '" + *text + "' (" +
+                     (allowCausal ? "valid, same and causal are" : "valid and same are") +
+                     " supported)");
 }
 
 

@@ -30,6 +30,8 @@ using mlir::DenseElementsAttr;
 using mlir::DenseResourceElementsAttr;
 using mlir::FloatAttr;
 using mlir::HeapAsmResourceBlob;
+using mlir::SmallVector;
+using mlir::Type;
 using mlir::Value;
 namespace arith = mlir::arith;
 

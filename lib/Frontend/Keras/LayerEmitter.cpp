@@ -2,6 +2,7 @@
 
 #include "EmitterSupport.h"
 #include "LayerClasses.h"
+#include "LayerFamilies.h"
 
 #include "seq/Dialect/Seq/IR/SeqOps.h"
 #include "seq/Dialect/Seq/IR/SeqShapes.h"
@@ -55,8 +56,10 @@ Error requireLastAxis(const LayerConfig &layer, size_t rank) {
 
 bool LayerEmitter::isShapePreserving(StringRef className) {
   return llvm::StringSwitch<bool>(className)
-      .Cases({"Dropout", "SpatialDropout1D", "GaussianDropout", "GaussianNoise",
-             "AlphaDropout"}, true)
+      .Cases({"Dropout", "SpatialDropout1D", "SpatialDropout2D",
+              "SpatialDropout3D", "GaussianDropout", "GaussianNoise",
+              "AlphaDropout", "ActivityRegularization"},
+             true)
       .Cases({"Activation", "LeakyReLU", "ELU", "ReLU", "ThresholdedReLU",
               "PReLU", "Softmax"},
              true)
@@ -279,6 +282,11 @@ Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
   if (cls == "TimeDistributed")
     return emitTimeDistributed(layer, input, arrays);
 
+  if (FamilyEmitter family = findLayerFamily(cls)) {
+    EmitContext context{builder, layer, input, weights, kerasMajor, loc};
+    return family(context);
+  }
+
   if (cls == "Dense") {
     Expected<int64_t> units = layer.getSize("units");
     Expected<bool> useBias = layer.getBoolOr("use_bias", true);
@@ -436,21 +444,6 @@ Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
         .getResult();
   }
 
-  if (cls == "Dropout" || cls == "SpatialDropout1D" || cls == "GaussianDropout" ||
-      cls == "AlphaDropout" || cls == "GaussianNoise") {
-    if (Error e = weights.expect({}))
-      return std::move(e);
-    Expected<double> rate = layer.getDoubleOr("rate", 0.0);
-    if (!rate)
-      return rate.takeError();
-    if (!(*rate >= 0 && *rate < 1))
-      return layer.error("config 'rate' must be in [0, 1), got " +
-                         formatNumber(*rate));
-    return DropoutOp::create(builder, loc, input.getType(), input,
-                             builder.getF32FloatAttr(static_cast<float>(*rate)))
-        .getResult();
-  }
-
   if (cls == "Embedding") {
     Expected<int64_t> vocabulary = layer.getSize("input_dim");
     Expected<int64_t> dim = layer.getSize("output_dim");
@@ -469,15 +462,6 @@ Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
     SmallVector<int64_t> result(x);
     result.push_back(*dim);
     return EmbeddingOp::create(builder, loc, type(result), input, *table)
-        .getResult();
-  }
-
-  if (cls == "Flatten") {
-    if (Error e = weights.expect({}))
-      return std::move(e);
-    if (x.size() < 2)
-      return layer.error("expects an input of rank >= 2");
-    return FlattenOp::create(builder, loc, type(shapes::flatten(x)), input)
         .getResult();
   }
 
