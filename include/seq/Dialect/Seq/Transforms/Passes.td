@@ -35,7 +35,7 @@ def FoldBatchNorm : Pass<"seq-fold-batchnorm"> {
     Inference batch norm is `x * s + t` per channel with
     `s = gamma / sqrt(moving_variance + epsilon)` and
     `t = beta - moving_mean * s`. When its input is produced by a
-    `seq.dense`, `seq.linear` or `seq.conv1d` with a `linear` activation
+    `seq.dense`, `seq.linear` or `seq.conv1d/2d/3d` with a `linear` activation
     and no other user, `s` scales the producer's output columns and
     `b * s + t` becomes its bias (created if there was none). Otherwise,
     when the batch norm's only user is a `seq.dense` / `seq.linear` reading
@@ -48,9 +48,9 @@ def FoldBatchNorm : Pass<"seq-fold-batchnorm"> {
 }
 
 def FuseActivation : Pass<"seq-fuse-activation"> {
-  let summary = "Makes a following seq.activation the epilogue of dense/linear/conv1d";
+  let summary = "Makes a following seq.activation the epilogue of dense/linear/conv";
   let description = [{
-    `seq.activation K(seq.dense|seq.linear|seq.conv1d(x) activation(linear))`
+    `seq.activation K(seq.dense|seq.linear|seq.conv1d|2d|3d(x) activation(linear))`
     becomes the producer with `activation(K)` (and the activation's
     `alpha`), when the producer has no other user. Every activation kind
     is accepted, softmax included: an epilogue applies over the last axis,
