@@ -29,6 +29,13 @@ struct Window1d {
 Window1d window1d(int64_t length, int64_t window, int64_t stride,
                   Padding padding);
 
+/// The row-major multi-index of element `flat` of an array of `sizes`.
+void unflatten(int64_t flat, llvm::ArrayRef<int64_t> sizes,
+               llvm::MutableArrayRef<int64_t> index);
+
+/// Product of `sizes` (1 when empty).
+int64_t product(llvm::ArrayRef<int64_t> sizes);
+
 /// Applies `act` to one last-axis row (Softmax normalizes over the row).
 void activateRow(Activation act, float alpha, llvm::MutableArrayRef<float> row);
 

@@ -1,4 +1,4 @@
-//===- Pooling.cpp - Keras 1-D pooling ------------------------------------===//
+//===- Pooling.cpp - Keras pooling in 1 to 3 dimensions -------------------===//
 
 #include "Detail.h"
 
@@ -82,4 +82,74 @@ Tensor seq::rt::globalMaxPool1d(const Tensor &x) {
 
 Tensor seq::rt::globalAvgPool1d(const Tensor &x, const Tensor *mask) {
   return globalPool1d("global_avg_pool1d", PoolKind::Avg, x, mask);
+}
+
+Tensor seq::rt::pooling(const Tensor &x, llvm::ArrayRef<int64_t> window,
+                        llvm::ArrayRef<int64_t> strides, Padding padding,
+                        bool isMax) {
+  const int64_t n = static_cast<int64_t>(window.size());
+  require(n >= 1 && x.rank() == n + 2 &&
+              static_cast<int64_t>(strides.size()) == n,
+          "pooling input " + x.shapeString() + " does not match a " +
+              llvm::Twine(n) + "-D window");
+  require(padding != Padding::Causal, "pooling has no causal padding");
+  const int64_t batch = x.shape[0], channels = x.shape.back();
+  std::vector<int64_t> outShape{batch}, outSizes;
+  std::vector<detail::Window1d> windows;
+  for (int64_t i = 0; i < n; ++i) {
+    windows.push_back(
+        detail::window1d(x.shape[i + 1], window[i], strides[i], padding));
+    outSizes.push_back(windows.back().outLength);
+  }
+  outShape.insert(outShape.end(), outSizes.begin(), outSizes.end());
+  outShape.push_back(channels);
+  Tensor y = Tensor::zeros(outShape);
+  std::vector<int64_t> xStrides = x.strides();
+  const int64_t positions = detail::product(outSizes);
+  std::vector<int64_t> o(n), first(n), extent(n), at(n);
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t p = 0; p < positions; ++p) {
+      detail::unflatten(p, outSizes, o);
+      // Padded positions are skipped: they never win the max and, as in TF,
+      // do not count towards the average's divisor.
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t start = o[i] * strides[i] - windows[i].padLeft;
+        first[i] = std::max(start, int64_t(0));
+        extent[i] = std::min(start + window[i], x.shape[i + 1]) - first[i];
+      }
+      const int64_t count = detail::product(extent);
+      for (int64_t c = 0; c < channels; ++c) {
+        double max = -INFINITY, sum = 0;
+        for (int64_t e = 0; e < count; ++e) {
+          detail::unflatten(e, extent, at);
+          int64_t offset = b * xStrides[0] + c;
+          for (int64_t i = 0; i < n; ++i)
+            offset += (first[i] + at[i]) * xStrides[i + 1];
+          double v = x.data[offset];
+          max = std::max(max, v);
+          sum += v;
+        }
+        y.data[(b * positions + p) * channels + c] =
+            static_cast<float>(isMax ? max : sum / double(count));
+      }
+    }
+  }
+  return y;
+}
+
+Tensor seq::rt::globalPooling(const Tensor &x, bool isMax, bool keepdims) {
+  require(x.rank() >= 3, "global pooling input " + x.shapeString() +
+                             " has no axis between batch and channels");
+  int64_t batch = x.shape[0], channels = x.shape.back();
+  int64_t positions =
+      detail::product(llvm::ArrayRef<int64_t>(x.shape).slice(1, x.rank() - 2));
+  Tensor rows{{batch, positions, channels}, x.data};
+  Tensor y = globalPool1d(isMax ? "global_max_pool" : "global_avg_pool",
+                          isMax ? PoolKind::Max : PoolKind::Avg, rows, nullptr);
+  if (keepdims) {
+    y.shape.assign(x.rank(), 1);
+    y.shape.front() = batch;
+    y.shape.back() = channels;
+  }
+  return y;
 }

@@ -3,6 +3,7 @@
 #include "Detail.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 using namespace seq::rt;
@@ -95,4 +96,125 @@ void seq::rt::setTime(Tensor &y, int64_t t, const Tensor &slice) {
   int64_t batch = y.shape[0], steps = y.shape[1], n = productFrom(y, 2);
   for (int64_t b = 0; b < batch; ++b)
     std::copy_n(&slice.data[b * n], n, &y.data[(b * steps + t) * n]);
+}
+
+/// y (shape `outShape`, same rank as x) with y[i] = x[i + offset] where that
+/// is inside x, else 0; the batch axis is not shifted.
+static Tensor shifted(const Tensor &x, std::vector<int64_t> outShape,
+                      llvm::ArrayRef<int64_t> offset) {
+  Tensor y = Tensor::zeros(outShape);
+  std::vector<int64_t> xStrides = x.strides(), index(x.rank());
+  for (int64_t e = 0, n = y.numElements(); e < n; ++e) {
+    detail::unflatten(e, outShape, index);
+    int64_t source = index[0] * xStrides[0];
+    bool inside = true;
+    for (int64_t i = 1; i < x.rank() && inside; ++i) {
+      int64_t at = index[i] + offset[i - 1];
+      inside = at >= 0 && at < x.shape[i];
+      source += at * xStrides[i];
+    }
+    if (inside)
+      y.data[e] = x.data[source];
+  }
+  return y;
+}
+
+static void requireAxes(const Tensor &x, llvm::ArrayRef<int64_t> a,
+                        llvm::ArrayRef<int64_t> b, llvm::StringRef what) {
+  require(x.rank() >= 2 && static_cast<int64_t>(a.size()) == x.rank() - 1 &&
+              static_cast<int64_t>(b.size()) == x.rank() - 1,
+          what + " needs one size per axis after the batch axis of " +
+              x.shapeString());
+}
+
+Tensor seq::rt::zeroPadding(const Tensor &x, llvm::ArrayRef<int64_t> low,
+                            llvm::ArrayRef<int64_t> high) {
+  requireAxes(x, low, high, "zero_padding");
+  std::vector<int64_t> shape = x.shape, offset;
+  for (int64_t i = 1; i < x.rank(); ++i) {
+    shape[i] += low[i - 1] + high[i - 1];
+    offset.push_back(-low[i - 1]);
+  }
+  return shifted(x, shape, offset);
+}
+
+Tensor seq::rt::cropping(const Tensor &x, llvm::ArrayRef<int64_t> low,
+                         llvm::ArrayRef<int64_t> high) {
+  requireAxes(x, low, high, "cropping");
+  std::vector<int64_t> shape = x.shape;
+  for (int64_t i = 1; i < x.rank(); ++i) {
+    shape[i] -= low[i - 1] + high[i - 1];
+    require(shape[i] >= 1, "cropping leaves nothing of " + x.shapeString());
+  }
+  return shifted(x, shape, low);
+}
+
+/// x grown `factor` times along `axis` by linear interpolation with
+/// half-pixel centres (tf.image.resize's bilinear, one axis at a time).
+static Tensor interpolateAxis(const Tensor &x, int64_t axis, int64_t factor) {
+  std::vector<int64_t> shape = x.shape;
+  int64_t length = x.shape[axis];
+  shape[axis] *= factor;
+  Tensor y = Tensor::zeros(shape);
+  int64_t inner = detail::product(llvm::ArrayRef<int64_t>(x.shape).drop_front(axis + 1));
+  int64_t outer = detail::product(llvm::ArrayRef<int64_t>(x.shape).take_front(axis));
+  float scale = 1.0f / static_cast<float>(factor);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t t = 0; t < shape[axis]; ++t) {
+      float in = (static_cast<float>(t) + 0.5f) * scale - 0.5f;
+      float below = std::floor(in);
+      int64_t lo = std::max<int64_t>(static_cast<int64_t>(below), 0);
+      int64_t hi = std::min<int64_t>(static_cast<int64_t>(std::ceil(in)), length - 1);
+      double lerp = in - below;
+      const float *a = &x.data[(o * length + lo) * inner];
+      const float *b = &x.data[(o * length + hi) * inner];
+      float *out = &y.data[(o * shape[axis] + t) * inner];
+      for (int64_t i = 0; i < inner; ++i)
+        out[i] = static_cast<float>(a[i] + (double(b[i]) - a[i]) * lerp);
+    }
+  return y;
+}
+
+Tensor seq::rt::upsampling(const Tensor &x, llvm::ArrayRef<int64_t> size,
+                           bool bilinear) {
+  requireAxes(x, size, size, "upsampling");
+  if (bilinear) {
+    Tensor y = x;
+    for (int64_t i = 1; i < x.rank(); ++i)
+      if (size[i - 1] > 1)
+        y = interpolateAxis(y, i, size[i - 1]);
+    return y;
+  }
+  std::vector<int64_t> shape = x.shape;
+  for (int64_t i = 1; i < x.rank(); ++i)
+    shape[i] *= size[i - 1];
+  Tensor y = Tensor::zeros(shape);
+  std::vector<int64_t> xStrides = x.strides(), index(x.rank());
+  for (int64_t e = 0, n = y.numElements(); e < n; ++e) {
+    detail::unflatten(e, shape, index);
+    int64_t source = index[0] * xStrides[0];
+    for (int64_t i = 1; i < x.rank(); ++i)
+      source += index[i] / size[i - 1] * xStrides[i];
+    y.data[e] = x.data[source];
+  }
+  return y;
+}
+
+Tensor seq::rt::permute(const Tensor &x, llvm::ArrayRef<int64_t> dims) {
+  require(static_cast<int64_t>(dims.size()) == x.rank() - 1,
+          "permute needs one axis per axis after the batch axis of " +
+              x.shapeString());
+  std::vector<int64_t> shape{x.shape[0]};
+  for (int64_t d : dims)
+    shape.push_back(x.shape[d]);
+  Tensor y = Tensor::zeros(shape);
+  std::vector<int64_t> xStrides = x.strides(), index(x.rank());
+  for (int64_t e = 0, n = y.numElements(); e < n; ++e) {
+    detail::unflatten(e, shape, index);
+    int64_t source = index[0] * xStrides[0];
+    for (size_t i = 0; i < dims.size(); ++i)
+      source += index[i + 1] * xStrides[dims[i]];
+    y.data[e] = x.data[source];
+  }
+  return y;
 }

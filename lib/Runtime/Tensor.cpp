@@ -75,3 +75,18 @@ int64_t detail::numRows(const Tensor &t) {
     n *= t.shape[i];
   return n;
 }
+
+void detail::unflatten(int64_t flat, llvm::ArrayRef<int64_t> sizes,
+                       llvm::MutableArrayRef<int64_t> index) {
+  for (size_t i = sizes.size(); i-- > 0;) {
+    index[i] = flat % sizes[i];
+    flat /= sizes[i];
+  }
+}
+
+int64_t detail::product(llvm::ArrayRef<int64_t> sizes) {
+  int64_t n = 1;
+  for (int64_t d : sizes)
+    n *= d;
+  return n;
+}

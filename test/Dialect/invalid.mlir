@@ -693,6 +693,230 @@ func.func @prelu_shape(%x: tensor<?x?x6xf32>, %a: tensor<4x6xf32>) {
 
 // -----
 
+func.func @conv2d_rank(%x: tensor<?x8x4xf32>, %k: tensor<3x3x4x6xf32>) {
+  // expected-error @+1 {{'seq.conv2d' op input must have rank 4, got 'tensor<?x8x4xf32>'}}
+  %0 = seq.conv2d %x, %k padding(valid) activation(linear) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x8x4xf32>, tensor<3x3x4x6xf32>) -> tensor<?x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv3d_kernel_rank(%x: tensor<?x4x4x4x2xf32>, %k: tensor<2x2x2x3xf32>) {
+  // expected-error @+1 {{'seq.conv3d' op kernel must have rank 5, got 'tensor<2x2x2x3xf32>'}}
+  %0 = seq.conv3d %x, %k padding(valid) activation(linear) {dilation_rate = array<i64: 1, 1, 1>, strides = array<i64: 1, 1, 1>} : (tensor<?x4x4x4x2xf32>, tensor<2x2x2x3xf32>) -> tensor<?x3x3x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_strides_count(%x: tensor<?x8x8x4xf32>, %k: tensor<3x3x4x6xf32>) {
+  // expected-error @+1 {{'seq.conv2d' op strides must hold 2 sizes (one per spatial axis), got 1}}
+  %0 = seq.conv2d %x, %k padding(valid) activation(linear) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 1>} : (tensor<?x8x8x4xf32>, tensor<3x3x4x6xf32>) -> tensor<?x6x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_dilation_positive(%x: tensor<?x8x8x4xf32>, %k: tensor<3x3x4x6xf32>) {
+  // expected-error @+1 {{'seq.conv2d' op dilation_rate must be positive, got 0}}
+  %0 = seq.conv2d %x, %k padding(valid) activation(linear) {dilation_rate = array<i64: 1, 0>, strides = array<i64: 1, 1>} : (tensor<?x8x8x4xf32>, tensor<3x3x4x6xf32>) -> tensor<?x6x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_causal(%x: tensor<?x8x8x4xf32>, %k: tensor<3x3x4x6xf32>) {
+  // expected-error @+1 {{'seq.conv2d' op padding 'causal' is only valid for conv1d}}
+  %0 = seq.conv2d %x, %k padding(causal) activation(linear) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x8x8x4xf32>, tensor<3x3x4x6xf32>) -> tensor<?x8x8x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_groups_channels(%x: tensor<?x8x8x4xf32>, %k: tensor<3x3x4x6xf32>) {
+  // expected-error @+1 {{'seq.conv2d' op kernel input channels x groups (8) must equal input channels (4)}}
+  %0 = seq.conv2d %x, %k padding(valid) activation(linear) {dilation_rate = array<i64: 1, 1>, groups = 2 : i64, strides = array<i64: 1, 1>} : (tensor<?x8x8x4xf32>, tensor<3x3x4x6xf32>) -> tensor<?x6x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_groups_filters(%x: tensor<?x8x8x4xf32>, %k: tensor<3x3x2x5xf32>) {
+  // expected-error @+1 {{'seq.conv2d' op kernel filters (5) must be a multiple of groups (2)}}
+  %0 = seq.conv2d %x, %k padding(valid) activation(linear) {dilation_rate = array<i64: 1, 1>, groups = 2 : i64, strides = array<i64: 1, 1>} : (tensor<?x8x8x4xf32>, tensor<3x3x2x5xf32>) -> tensor<?x6x6x5xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_groups_positive(%x: tensor<?x8x8x4xf32>, %k: tensor<3x3x4x6xf32>) {
+  // expected-error @+1 {{'seq.conv2d' op attribute 'groups' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  %0 = seq.conv2d %x, %k padding(valid) activation(linear) {dilation_rate = array<i64: 1, 1>, groups = 0 : i64, strides = array<i64: 1, 1>} : (tensor<?x8x8x4xf32>, tensor<3x3x4x6xf32>) -> tensor<?x6x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_bias(%x: tensor<?x8x8x4xf32>, %k: tensor<3x3x4x6xf32>, %b: tensor<5xf32>) {
+  // expected-error @+1 {{'seq.conv2d' op bias size (5) must equal kernel filters (6)}}
+  %0 = seq.conv2d %x, %k, %b padding(valid) activation(linear) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x8x8x4xf32>, tensor<3x3x4x6xf32>, tensor<5xf32>) -> tensor<?x6x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_alpha(%x: tensor<?x8x8x4xf32>, %k: tensor<3x3x4x6xf32>) {
+  // expected-error @+1 {{'seq.conv2d' op activation 'leaky_relu' needs an 'alpha' attribute}}
+  %0 = seq.conv2d %x, %k padding(valid) activation(leaky_relu) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x8x8x4xf32>, tensor<3x3x4x6xf32>) -> tensor<?x6x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_span(%x: tensor<?x8x2x4xf32>, %k: tensor<3x3x4x6xf32>) {
+  // expected-error @+1 {{'seq.conv2d' op kernel span along spatial axis 1 is longer than the input's 2}}
+  %0 = seq.conv2d %x, %k padding(valid) activation(linear) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x8x2x4xf32>, tensor<3x3x4x6xf32>) -> tensor<?x6x1x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_result(%x: tensor<?x8x8x4xf32>, %k: tensor<3x3x4x6xf32>) {
+  // expected-error @+1 {{'seq.conv2d' op result shape (?, 8, 8, 6) does not match the expected (?, 4, 4, 6)}}
+  %0 = seq.conv2d %x, %k padding(same) activation(linear) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<?x8x8x4xf32>, tensor<3x3x4x6xf32>) -> tensor<?x8x8x6xf32>
+  return
+}
+
+// -----
+
+func.func @pool2d_rank(%x: tensor<?x8x4xf32>) {
+  // expected-error @+1 {{'seq.max_pool2d' op input must have rank 4, got 'tensor<?x8x4xf32>'}}
+  %0 = seq.max_pool2d %x padding(valid) {pool_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<?x8x4xf32> -> tensor<?x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool3d_size_count(%x: tensor<?x4x4x4x2xf32>) {
+  // expected-error @+1 {{'seq.avg_pool3d' op pool_size must hold 3 sizes (one per spatial axis), got 2}}
+  %0 = seq.avg_pool3d %x padding(valid) {pool_size = array<i64: 2, 2>, strides = array<i64: 2, 2, 2>} : tensor<?x4x4x4x2xf32> -> tensor<?x2x2x2x2xf32>
+  return
+}
+
+// -----
+
+func.func @pool2d_causal(%x: tensor<?x8x8x4xf32>) {
+  // expected-error @+1 {{'seq.avg_pool2d' op padding 'causal' is only valid for conv1d}}
+  %0 = seq.avg_pool2d %x padding(causal) {pool_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<?x8x8x4xf32> -> tensor<?x4x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool2d_window(%x: tensor<?x8x1x4xf32>) {
+  // expected-error @+1 {{'seq.max_pool2d' op pool_size along spatial axis 1 is longer than the input's 1}}
+  %0 = seq.max_pool2d %x padding(valid) {pool_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<?x8x1x4xf32> -> tensor<?x4x1x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool3d_result(%x: tensor<?x4x4x4x2xf32>) {
+  // expected-error @+1 {{'seq.max_pool3d' op result shape (?, 2, 2, 3, 2) does not match the expected (?, 2, 2, 2, 2)}}
+  %0 = seq.max_pool3d %x padding(valid) {pool_size = array<i64: 2, 2, 2>, strides = array<i64: 2, 2, 2>} : tensor<?x4x4x4x2xf32> -> tensor<?x2x2x3x2xf32>
+  return
+}
+
+// -----
+
+func.func @global_pool2d_rank(%x: tensor<?x8x4xf32>) {
+  // expected-error @+1 {{'seq.global_max_pool2d' op input must have rank 4, got 'tensor<?x8x4xf32>'}}
+  %0 = seq.global_max_pool2d %x : tensor<?x8x4xf32> -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @global_pool3d_keepdims(%x: tensor<?x4x4x4x2xf32>) {
+  // expected-error @+1 {{'seq.global_avg_pool3d' op result shape (?, 1, 2) does not match the expected (?, 1, 1, 1, 2)}}
+  %0 = seq.global_avg_pool3d %x {keepdims} : tensor<?x4x4x4x2xf32> -> tensor<?x1x2xf32>
+  return
+}
+
+// -----
+
+func.func @zero_padding_count(%x: tensor<?x4x4x3xf32>) {
+  // expected-error @+1 {{'seq.zero_padding' op low and high must hold one size per axis after the batch axis (3), got 2 and 3}}
+  %0 = seq.zero_padding %x low [1, 1] high [1, 1, 0] : tensor<?x4x4x3xf32> -> tensor<?x6x6x3xf32>
+  return
+}
+
+// -----
+
+func.func @zero_padding_negative(%x: tensor<?x4x3xf32>) {
+  // expected-error @+1 {{'seq.zero_padding' op low and high must be >= 0, got -1 and 0 on axis 1}}
+  %0 = seq.zero_padding %x low [-1, 0] high [0, 0] : tensor<?x4x3xf32> -> tensor<?x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @zero_padding_result(%x: tensor<?x4x3xf32>) {
+  // expected-error @+1 {{'seq.zero_padding' op result shape (?, 4, 3) does not match the expected (?, 7, 3)}}
+  %0 = seq.zero_padding %x low [1, 0] high [2, 0] : tensor<?x4x3xf32> -> tensor<?x4x3xf32>
+  return
+}
+
+// -----
+
+func.func @cropping_all(%x: tensor<?x4x3xf32>) {
+  // expected-error @+1 {{'seq.cropping' op cropping 2 + 2 leaves nothing of axis 1 (size 4)}}
+  %0 = seq.cropping %x low [2, 0] high [2, 0] : tensor<?x4x3xf32> -> tensor<?x0x3xf32>
+  return
+}
+
+// -----
+
+func.func @upsampling_count(%x: tensor<?x4x3xf32>) {
+  // expected-error @+1 {{'seq.upsampling' op size must hold one factor per axis after the batch axis (2), got 1}}
+  %0 = seq.upsampling nearest %x [2] : tensor<?x4x3xf32> -> tensor<?x8x3xf32>
+  return
+}
+
+// -----
+
+func.func @upsampling_positive(%x: tensor<?x4x3xf32>) {
+  // expected-error @+1 {{'seq.upsampling' op size factors must be positive, got 0}}
+  %0 = seq.upsampling nearest %x [0, 1] : tensor<?x4x3xf32> -> tensor<?x0x3xf32>
+  return
+}
+
+// -----
+
+func.func @upsampling_result(%x: tensor<?x4x3xf32>) {
+  // expected-error @+1 {{'seq.upsampling' op result shape (?, 4, 3) does not match the expected (?, 8, 3)}}
+  %0 = seq.upsampling bilinear %x [2, 1] : tensor<?x4x3xf32> -> tensor<?x4x3xf32>
+  return
+}
+
+// -----
+
+func.func @permute_dims(%x: tensor<?x4x5x3xf32>) {
+  // expected-error @+1 {{'seq.permute' op dims must be a permutation of 1..3 (the axes after the batch axis), got (2, 2, 3)}}
+  %0 = seq.permute %x [2, 2, 3] : tensor<?x4x5x3xf32> -> tensor<?x5x5x3xf32>
+  return
+}
+
+// -----
+
+func.func @permute_result(%x: tensor<?x4x5x3xf32>) {
+  // expected-error @+1 {{'seq.permute' op result shape (?, 4, 5, 3) does not match the expected (?, 3, 4, 5)}}
+  %0 = seq.permute %x [3, 1, 2] : tensor<?x4x5x3xf32> -> tensor<?x4x5x3xf32>
+  return
+}
+
+// -----
+
 func.func @mask_rank(%x: tensor<?x5x12xf32>, %k: tensor<12x16xf32>, %r: tensor<4x16xf32>, %m: tensor<?x5x1xf32>) {
   // expected-error @+1 {{'seq.lstm' op mask must have rank 2, got 'tensor<?x5x1xf32>'}}
   %0 = seq.lstm %x, %k, %r mask(%m) activation(tanh, sigmoid) : (tensor<?x5x12xf32>, tensor<12x16xf32>, tensor<4x16xf32>, tensor<?x5x1xf32>) -> tensor<?x4xf32>

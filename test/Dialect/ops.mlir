@@ -80,6 +80,55 @@ func.func @conv_pool(%x: tensor<?x9x4xf32>, %k: tensor<3x4x6xf32>, %b: tensor<6x
   return %0, %1, %2, %3, %4, %5, %6 : tensor<?x7x6xf32>, tensor<?x5x6xf32>, tensor<?x9x6xf32>, tensor<?x4x4xf32>, tensor<?x9x4xf32>, tensor<?x4xf32>, tensor<?x1x4xf32>
 }
 
+// CHECK-LABEL: func @conv_pool_nd
+func.func @conv_pool_nd(%x: tensor<?x8x7x4xf32>, %k: tensor<3x2x4x6xf32>, %kg: tensor<3x3x2x6xf32>, %b: tensor<6xf32>,
+                        %v: tensor<?x4x5x6x2xf32>, %k3: tensor<2x2x2x2x3xf32>)
+    -> (tensor<?x6x6x6xf32>, tensor<?x4x7x6xf32>, tensor<?x4x3x4xf32>, tensor<?x8x7x4xf32>, tensor<?x3x4x5x3xf32>,
+        tensor<?x2x2x3x2xf32>, tensor<?x4x5x6x2xf32>, tensor<?x4xf32>, tensor<?x1x1x4xf32>, tensor<?x2xf32>, tensor<?x1x1x1x2xf32>) {
+  // CHECK: seq.conv2d %{{.*}}, %{{.*}}, %{{.*}} padding(valid) activation(relu) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x8x7x4xf32>, tensor<3x2x4x6xf32>, tensor<6xf32>) -> tensor<?x6x6x6xf32>
+  %0 = seq.conv2d %x, %k, %b padding(valid) activation(relu) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x8x7x4xf32>, tensor<3x2x4x6xf32>, tensor<6xf32>) -> tensor<?x6x6x6xf32>
+  // CHECK: seq.conv2d %{{.*}}, %{{.*}} padding(same) activation(linear) {dilation_rate = array<i64: 2, 1>, groups = 2 : i64, strides = array<i64: 2, 1>}
+  %1 = seq.conv2d %x, %kg padding(same) activation(linear) {dilation_rate = array<i64: 2, 1>, groups = 2 : i64, strides = array<i64: 2, 1>} : (tensor<?x8x7x4xf32>, tensor<3x3x2x6xf32>) -> tensor<?x4x7x6xf32>
+  // CHECK: seq.max_pool2d %{{.*}} padding(valid) {pool_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<?x8x7x4xf32> -> tensor<?x4x3x4xf32>
+  %2 = seq.max_pool2d %x padding(valid) {pool_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<?x8x7x4xf32> -> tensor<?x4x3x4xf32>
+  // CHECK: seq.avg_pool2d %{{.*}} padding(same) {pool_size = array<i64: 3, 2>, strides = array<i64: 1, 1>} : tensor<?x8x7x4xf32> -> tensor<?x8x7x4xf32>
+  %3 = seq.avg_pool2d %x padding(same) {pool_size = array<i64: 3, 2>, strides = array<i64: 1, 1>} : tensor<?x8x7x4xf32> -> tensor<?x8x7x4xf32>
+  // CHECK: seq.conv3d %{{.*}}, %{{.*}} padding(valid) activation(tanh) {dilation_rate = array<i64: 1, 1, 1>, strides = array<i64: 1, 1, 1>} : (tensor<?x4x5x6x2xf32>, tensor<2x2x2x2x3xf32>) -> tensor<?x3x4x5x3xf32>
+  %4 = seq.conv3d %v, %k3 padding(valid) activation(tanh) {dilation_rate = array<i64: 1, 1, 1>, strides = array<i64: 1, 1, 1>} : (tensor<?x4x5x6x2xf32>, tensor<2x2x2x2x3xf32>) -> tensor<?x3x4x5x3xf32>
+  // CHECK: seq.max_pool3d %{{.*}} padding(valid) {pool_size = array<i64: 2, 2, 2>, strides = array<i64: 2, 2, 2>} : tensor<?x4x5x6x2xf32> -> tensor<?x2x2x3x2xf32>
+  %5 = seq.max_pool3d %v padding(valid) {pool_size = array<i64: 2, 2, 2>, strides = array<i64: 2, 2, 2>} : tensor<?x4x5x6x2xf32> -> tensor<?x2x2x3x2xf32>
+  // CHECK: seq.avg_pool3d %{{.*}} padding(same) {pool_size = array<i64: 2, 2, 2>, strides = array<i64: 1, 1, 1>} : tensor<?x4x5x6x2xf32> -> tensor<?x4x5x6x2xf32>
+  %6 = seq.avg_pool3d %v padding(same) {pool_size = array<i64: 2, 2, 2>, strides = array<i64: 1, 1, 1>} : tensor<?x4x5x6x2xf32> -> tensor<?x4x5x6x2xf32>
+  // CHECK: seq.global_max_pool2d %{{.*}} : tensor<?x8x7x4xf32> -> tensor<?x4xf32>
+  %7 = seq.global_max_pool2d %x : tensor<?x8x7x4xf32> -> tensor<?x4xf32>
+  // CHECK: seq.global_avg_pool2d %{{.*}} {keepdims} : tensor<?x8x7x4xf32> -> tensor<?x1x1x4xf32>
+  %8 = seq.global_avg_pool2d %x {keepdims} : tensor<?x8x7x4xf32> -> tensor<?x1x1x4xf32>
+  // CHECK: seq.global_avg_pool3d %{{.*}} : tensor<?x4x5x6x2xf32> -> tensor<?x2xf32>
+  %9 = seq.global_avg_pool3d %v : tensor<?x4x5x6x2xf32> -> tensor<?x2xf32>
+  // CHECK: seq.global_max_pool3d %{{.*}} {keepdims} : tensor<?x4x5x6x2xf32> -> tensor<?x1x1x1x2xf32>
+  %10 = seq.global_max_pool3d %v {keepdims} : tensor<?x4x5x6x2xf32> -> tensor<?x1x1x1x2xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10 : tensor<?x6x6x6xf32>, tensor<?x4x7x6xf32>, tensor<?x4x3x4xf32>, tensor<?x8x7x4xf32>, tensor<?x3x4x5x3xf32>,
+        tensor<?x2x2x3x2xf32>, tensor<?x4x5x6x2xf32>, tensor<?x4xf32>, tensor<?x1x1x4xf32>, tensor<?x2xf32>, tensor<?x1x1x1x2xf32>
+}
+
+// CHECK-LABEL: func @spatial_shapes
+func.func @spatial_shapes(%x: tensor<?x4x5x3xf32>, %s: tensor<?x?x3xf32>)
+    -> (tensor<?x6x5x3xf32>, tensor<?x?x3xf32>, tensor<?x3x3x3xf32>, tensor<?x8x5x3xf32>, tensor<?x8x10x3xf32>, tensor<?x5x4x3xf32>) {
+  // CHECK: seq.zero_padding %{{.*}} low [1, 0, 0] high [1, 0, 0] : tensor<?x4x5x3xf32> -> tensor<?x6x5x3xf32>
+  %0 = seq.zero_padding %x low [1, 0, 0] high [1, 0, 0] : tensor<?x4x5x3xf32> -> tensor<?x6x5x3xf32>
+  // CHECK: seq.zero_padding %{{.*}} low [2, 0] high [0, 0] : tensor<?x?x3xf32> -> tensor<?x?x3xf32>
+  %1 = seq.zero_padding %s low [2, 0] high [0, 0] : tensor<?x?x3xf32> -> tensor<?x?x3xf32>
+  // CHECK: seq.cropping %{{.*}} low [1, 2, 0] high [0, 0, 0] : tensor<?x4x5x3xf32> -> tensor<?x3x3x3xf32>
+  %2 = seq.cropping %x low [1, 2, 0] high [0, 0, 0] : tensor<?x4x5x3xf32> -> tensor<?x3x3x3xf32>
+  // CHECK: seq.upsampling nearest %{{.*}} [2, 1, 1] : tensor<?x4x5x3xf32> -> tensor<?x8x5x3xf32>
+  %3 = seq.upsampling nearest %x [2, 1, 1] : tensor<?x4x5x3xf32> -> tensor<?x8x5x3xf32>
+  // CHECK: seq.upsampling bilinear %{{.*}} [2, 2, 1] : tensor<?x4x5x3xf32> -> tensor<?x8x10x3xf32>
+  %4 = seq.upsampling bilinear %x [2, 2, 1] : tensor<?x4x5x3xf32> -> tensor<?x8x10x3xf32>
+  // CHECK: seq.permute %{{.*}} [2, 1, 3] : tensor<?x4x5x3xf32> -> tensor<?x5x4x3xf32>
+  %5 = seq.permute %x [2, 1, 3] : tensor<?x4x5x3xf32> -> tensor<?x5x4x3xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<?x6x5x3xf32>, tensor<?x?x3xf32>, tensor<?x3x3x3xf32>, tensor<?x8x5x3xf32>, tensor<?x8x10x3xf32>, tensor<?x5x4x3xf32>
+}
+
 // CHECK-LABEL: func @normalization
 func.func @normalization(%x: tensor<?x7x4xf32>, %p: tensor<4xf32>) -> (tensor<?x7x4xf32>, tensor<?x7x4xf32>, tensor<?x7x4xf32>) {
   // CHECK: seq.batch_norm %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {epsilon = 1.000000e-03 : f32} : (tensor<?x7x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<?x7x4xf32>

@@ -33,6 +33,20 @@ OP_OF_CLASS = {
     "Masking": "apply_mask", "RNN": ("lstm", "gru", "simple_rnn"),
     # A ReLU with max_value or threshold is seq.relu, else an activation.
     "ReLU": ("activation", "relu"),
+    "Conv2D": "conv2d", "Conv3D": "conv3d", "MaxPooling2D": "max_pool2d",
+    "AveragePooling2D": "avg_pool2d", "MaxPooling3D": "max_pool3d",
+    "AveragePooling3D": "avg_pool3d", "GlobalMaxPooling2D": "global_max_pool2d",
+    "GlobalAveragePooling2D": "global_avg_pool2d",
+    "GlobalMaxPooling3D": "global_max_pool3d",
+    "GlobalAveragePooling3D": "global_avg_pool3d",
+    "ZeroPadding1D": "zero_padding", "ZeroPadding2D": "zero_padding",
+    "ZeroPadding3D": "zero_padding", "Cropping1D": "cropping", "Cropping2D": "cropping",
+    "Cropping3D": "cropping", "UpSampling1D": "upsampling", "UpSampling2D": "upsampling",
+    "UpSampling3D": "upsampling", "Permute": "permute",
+    # The identities at inference.
+    "SpatialDropout2D": "dropout", "SpatialDropout3D": "dropout",
+    "GaussianNoise": "dropout", "GaussianDropout": "dropout", "AlphaDropout": "dropout",
+    "ActivityRegularization": "dropout",
     # Keras 1 classes the importer translates.
     "Convolution1D": "conv1d", "TimeDistributedDense": "time_distributed",
 }
@@ -101,10 +115,19 @@ def check(seq_compile, fixtures, fixture):
             problems.append(f"no op located at layer '{layer['name']}'")
             continue
         op, shape = found[0]
+        # A channels_first layer is its channels-last op between permutes; the
+        # permute back ("<name>/channels_first") has Keras' output shape.
+        if layer["name"] + "/channels_first" in ops:
+            shape = ops[layer["name"] + "/channels_first"][0][1]
         if op not in (expected_op if isinstance(expected_op, tuple) else (expected_op,)):
             problems.append(f"layer '{layer['name']}' ({layer['class']}) became seq.{op}, expected seq.{expected_op}")
-        if shape != layer["output_shape"]:
-            problems.append(f"layer '{layer['name']}' has shape {shape}, Keras says {layer['output_shape']}")
+        keras_shape = layer["output_shape"]
+        # return_state=True: Keras reports [output, states...] (tf_keras) or
+        # nothing (Keras 3); seqc's op is the output.
+        if keras_shape and isinstance(keras_shape[0], list):
+            keras_shape = keras_shape[0]
+        if keras_shape is not None and shape != keras_shape:
+            problems.append(f"layer '{layer['name']}' has shape {shape}, Keras says {keras_shape}")
         if layer["class"] == "Bidirectional":
             directions = [ops.get(layer["name"] + d, [(None,)])[0][0] for d in ("/forward", "/backward")]
             if directions[0] is None or directions[0] != directions[1]:

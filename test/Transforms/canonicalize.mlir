@@ -75,3 +75,28 @@ func.func @time_distributed_kept(%x: tensor<?x5x4xf32>) -> tensor<?x5x3xf32> {
   }
   return %0 : tensor<?x5x3xf32>
 }
+
+// -----
+
+// channels_first conv -> channels_first pool: the transposes in between cancel.
+// CHECK-LABEL: func @permute_pairs
+// CHECK-NEXT: %[[Q:.*]] = seq.permute %arg0 [3, 1, 2] : tensor<?x3x4x5xf32> -> tensor<?x5x3x4xf32>
+// CHECK-NEXT: return %arg0, %[[Q]]
+func.func @permute_pairs(%x: tensor<?x3x4x5xf32>) -> (tensor<?x3x4x5xf32>, tensor<?x5x3x4xf32>) {
+  %0 = seq.permute %x [2, 3, 1] : tensor<?x3x4x5xf32> -> tensor<?x4x5x3xf32>
+  %1 = seq.permute %0 [3, 1, 2] : tensor<?x4x5x3xf32> -> tensor<?x3x4x5xf32>
+  %2 = seq.permute %0 [2, 3, 1] : tensor<?x4x5x3xf32> -> tensor<?x5x3x4xf32>
+  return %1, %2 : tensor<?x3x4x5xf32>, tensor<?x5x3x4xf32>
+}
+
+// -----
+
+// Two permutes compose into one.
+// CHECK-LABEL: func @permute_compose
+// CHECK-NEXT: %[[P:.*]] = seq.permute %arg0 [3, 1, 2] : tensor<?x3x4x5xf32> -> tensor<?x5x3x4xf32>
+// CHECK-NEXT: return %[[P]]
+func.func @permute_compose(%x: tensor<?x3x4x5xf32>) -> tensor<?x5x3x4xf32> {
+  %0 = seq.permute %x [2, 3, 1] : tensor<?x3x4x5xf32> -> tensor<?x4x5x3xf32>
+  %1 = seq.permute %0 [2, 3, 1] : tensor<?x4x5x3xf32> -> tensor<?x5x3x4xf32>
+  return %1 : tensor<?x5x3x4xf32>
+}

@@ -137,3 +137,41 @@ func.func @runtime_parameters(%x: tensor<?x2xf32>, %gamma: tensor<2xf32>) -> ten
   %1 = seq.batch_norm %0, %gamma, %zero, %zero, %one {epsilon = 1.0e-3 : f32} : (tensor<?x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<?x2xf32>
   return %1 : tensor<?x2xf32>
 }
+
+// -----
+
+// Into a grouped conv2d: the kernel's last axis is the filters whatever the
+// groups; strides, dilations, groups and padding stay.
+// scale = [2, 1], shift = [-1.5, -1]; kernel (1, 1, 1, 2) = [1, 2].
+// CHECK-LABEL: func @into_conv2d_groups
+// CHECK-DAG: %[[K:.*]] = arith.constant dense_resource<conv_bn.kernel> : tensor<1x1x1x2xf32>
+// CHECK-DAG: %[[B:.*]] = arith.constant dense_resource<conv_bn.bias> : tensor<2xf32>
+// CHECK: seq.conv2d %arg0, %[[K]], %[[B]] padding(same) activation(linear) {dilation_rate = array<i64: 1, 1>, groups = 2 : i64, strides = array<i64: 2, 1>}
+// CHECK-NOT: seq.batch_norm
+func.func @into_conv2d_groups(%x: tensor<?x4x4x2xf32>) -> tensor<?x2x4x2xf32> {
+  %k = arith.constant dense<[[[[1.0, 2.0]]]]> : tensor<1x1x1x2xf32>
+  %gamma = arith.constant dense<[4.0, 0.5]> : tensor<2xf32>
+  %beta = arith.constant dense<[0.5, 1.0]> : tensor<2xf32>
+  %mean = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %var = arith.constant dense<[3.75, 0.0]> : tensor<2xf32>
+  %0 = seq.conv2d %x, %k padding(same) activation(linear) {dilation_rate = array<i64: 1, 1>, groups = 2 : i64, strides = array<i64: 2, 1>} : (tensor<?x4x4x2xf32>, tensor<1x1x1x2xf32>) -> tensor<?x2x4x2xf32> loc("conv")
+  %1 = seq.batch_norm %0, %gamma, %beta, %mean, %var {epsilon = 0.25 : f32} : (tensor<?x2x4x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<?x2x4x2xf32> loc("bn")
+  return %1 : tensor<?x2x4x2xf32>
+}
+// CHECK: conv_bn.kernel: "0x040000000000004000000040"
+// CHECK: conv_bn.bias: "0x040000000000C0BF000080BF"
+
+// -----
+
+// A batch norm in front of a convolution stays: its shift would have to be
+// added only where the kernel reads real, not padded, input.
+// CHECK-LABEL: func @before_conv3d
+// CHECK: seq.batch_norm
+// CHECK: seq.conv3d
+func.func @before_conv3d(%x: tensor<?x2x2x2x2xf32>) -> tensor<?x2x2x2x1xf32> {
+  %k = arith.constant dense<1.0> : tensor<1x1x1x2x1xf32>
+  %p = arith.constant dense<1.0> : tensor<2xf32>
+  %0 = seq.batch_norm %x, %p, %p, %p, %p {epsilon = 0.25 : f32} : (tensor<?x2x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<?x2x2x2x2xf32>
+  %1 = seq.conv3d %0, %k padding(valid) activation(linear) {dilation_rate = array<i64: 1, 1, 1>, strides = array<i64: 1, 1, 1>} : (tensor<?x2x2x2x2xf32>, tensor<1x1x1x2x1xf32>) -> tensor<?x2x2x2x1xf32>
+  return %1 : tensor<?x2x2x2x1xf32>
+}

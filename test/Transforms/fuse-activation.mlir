@@ -81,3 +81,16 @@ func.func @no_affine_producer(%x: tensor<?x3x2xf32>, %y: tensor<?x2xf32>) -> (te
   %2 = seq.activation elu %y {alpha = 1.0 : f32} : tensor<?x2xf32>
   return %1, %2 : tensor<?x1xf32>, tensor<?x2xf32>
 }
+
+// -----
+
+// A conv2d/conv3d takes the activation as its epilogue, keeping its attributes.
+// CHECK-LABEL: func @conv2d_relu
+// CHECK: seq.conv2d %arg0, %{{.*}} padding(valid) activation(relu) {dilation_rate = array<i64: 1, 1>, groups = 2 : i64, strides = array<i64: 1, 1>}
+// CHECK-NOT: seq.activation
+func.func @conv2d_relu(%x: tensor<?x3x3x2xf32>) -> tensor<?x2x2x2xf32> {
+  %k = arith.constant dense<1.0> : tensor<2x2x1x2xf32>
+  %0 = seq.conv2d %x, %k padding(valid) activation(linear) {dilation_rate = array<i64: 1, 1>, groups = 2 : i64, strides = array<i64: 1, 1>} : (tensor<?x3x3x2xf32>, tensor<2x2x1x2xf32>) -> tensor<?x2x2x2xf32>
+  %1 = seq.activation relu %0 : tensor<?x2x2x2xf32>
+  return %1 : tensor<?x2x2x2xf32>
+}

@@ -67,3 +67,28 @@ func.func @keeps_known_sizes(%x: tensor<?x?x3xf32>) -> tensor<?x7x2xf32> {
   %0 = seq.simple_rnn %x, %k, %r activation(tanh) {return_sequences} : (tensor<?x?x3xf32>, tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<?x7x2xf32>
   return %0 : tensor<?x7x2xf32>
 }
+
+// -----
+
+// Image layers: every spatial size follows a static input.
+// CHECK-LABEL: func @images(%arg0: tensor<2x3x8x8xf32>) -> tensor<2x3x2xf32>
+// CHECK: seq.permute {{.*}} -> tensor<2x8x8x3xf32>
+// CHECK: seq.conv2d {{.*}} -> tensor<2x4x4x6xf32>
+// CHECK: seq.zero_padding {{.*}} -> tensor<2x6x5x6xf32>
+// CHECK: seq.cropping {{.*}} -> tensor<2x5x5x6xf32>
+// CHECK: seq.upsampling {{.*}} -> tensor<2x10x5x6xf32>
+// CHECK: seq.max_pool2d {{.*}} -> tensor<2x5x2x6xf32>
+// CHECK: seq.global_avg_pool2d {{.*}} -> tensor<2x1x1x6xf32>
+// CHECK: seq.reshape {{.*}} -> tensor<2x3x2xf32>
+func.func @images(%x: tensor<2x3x8x8xf32>) -> tensor<?x3x2xf32> {
+  %k = arith.constant dense<1.0> : tensor<3x3x3x6xf32>
+  %0 = seq.permute %x [2, 3, 1] : tensor<2x3x8x8xf32> -> tensor<?x?x?x3xf32>
+  %1 = seq.conv2d %0, %k padding(same) activation(relu) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<?x?x?x3xf32>, tensor<3x3x3x6xf32>) -> tensor<?x?x?x6xf32>
+  %2 = seq.zero_padding %1 low [1, 1, 0] high [1, 0, 0] : tensor<?x?x?x6xf32> -> tensor<?x?x?x6xf32>
+  %3 = seq.cropping %2 low [1, 0, 0] high [0, 0, 0] : tensor<?x?x?x6xf32> -> tensor<?x?x?x6xf32>
+  %4 = seq.upsampling nearest %3 [2, 1, 1] : tensor<?x?x?x6xf32> -> tensor<?x?x?x6xf32>
+  %5 = seq.max_pool2d %4 padding(valid) {pool_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<?x?x?x6xf32> -> tensor<?x?x?x6xf32>
+  %6 = seq.global_avg_pool2d %5 {keepdims} : tensor<?x?x?x6xf32> -> tensor<?x1x1x6xf32>
+  %7 = seq.reshape %6 [3, 2] : tensor<?x1x1x6xf32> -> tensor<?x3x2xf32>
+  return %7 : tensor<?x3x2xf32>
+}

@@ -16,6 +16,7 @@
 
 #include "seq/Runtime/Tensor.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
 #include <optional>
@@ -195,6 +196,28 @@ Tensor sequenceMask(const Tensor &input, float maskValue);
 Tensor applyMask(const Tensor &x, const Tensor &mask);
 
 //===----------------------------------------------------------------------===//
+// Convolution and pooling in 1 to 3 spatial dimensions, channels last:
+// x (B, d1..dn, C).
+//===----------------------------------------------------------------------===//
+
+/// kernel (k1..kn, C / groups, F), bias (F) or null; strides and dilations
+/// hold n sizes; padding Valid or Same. Filter group g (F / groups filters)
+/// reads channel group g. Returns (B, o1..on, F).
+Tensor convolution(const Tensor &x, const Tensor &kernel, const Tensor *bias,
+                   llvm::ArrayRef<int64_t> strides,
+                   llvm::ArrayRef<int64_t> dilations, int64_t groups,
+                   Padding padding, Activation act, float alpha);
+
+/// Max or average pooling over windows of n sizes; an average divides by the
+/// window's count of real (non-padded) elements.
+Tensor pooling(const Tensor &x, llvm::ArrayRef<int64_t> window,
+               llvm::ArrayRef<int64_t> strides, Padding padding, bool isMax);
+
+/// Max or mean over every axis between batch and channels: (B, C), or with
+/// keepdims (B, 1..1, C).
+Tensor globalPooling(const Tensor &x, bool isMax, bool keepdims);
+
+//===----------------------------------------------------------------------===//
 // Normalization over the last axis. gamma (scale) and beta (center) may be
 // null, as with Keras' scale=False / center=False.
 //===----------------------------------------------------------------------===//
@@ -226,6 +249,26 @@ llvm::Expected<Tensor> reshape(const Tensor &x,
 
 /// (B, F) -> (B, n, F).
 Tensor repeatVector(const Tensor &x, int64_t n);
+
+/// ZeroPadding: every axis after the batch axis gets low[i] zeros before and
+/// high[i] after it.
+Tensor zeroPadding(const Tensor &x, llvm::ArrayRef<int64_t> low,
+                   llvm::ArrayRef<int64_t> high);
+
+/// Cropping: every axis after the batch axis loses low[i] elements at its
+/// start and high[i] at its end.
+Tensor cropping(const Tensor &x, llvm::ArrayRef<int64_t> low,
+                llvm::ArrayRef<int64_t> high);
+
+/// UpSampling: every axis after the batch axis grows size[i] times, by
+/// repeating elements, or with `bilinear` by linear interpolation along each
+/// axis as tf.image.resize computes it (half-pixel centres, borders clamped).
+Tensor upsampling(const Tensor &x, llvm::ArrayRef<int64_t> size,
+                  bool bilinear);
+
+/// Keras Permute: output axis i (1-based, after the batch axis) is input
+/// axis dims[i-1].
+Tensor permute(const Tensor &x, llvm::ArrayRef<int64_t> dims);
 
 /// TimeDistributed helpers: (B, T, ...) -> (B, ...) at step t, and its inverse
 /// that stores `slice` (B, ...) at step t of y (B, T, ...).

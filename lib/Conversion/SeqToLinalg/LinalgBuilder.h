@@ -6,6 +6,7 @@
 #include "seq/Dialect/Seq/IR/SeqOps.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <functional>
@@ -91,9 +92,79 @@ public:
   }
 };
 
+/// Index arithmetic that stays an attribute while both sides are constant.
+struct IndexMath {
+  LinalgBuilder &lb;
+  std::optional<int64_t> constant(OpFoldResult v) {
+    if (auto attr = llvm::dyn_cast<mlir::Attribute>(v))
+      return llvm::cast<mlir::IntegerAttr>(attr).getInt();
+    return std::nullopt;
+  }
+  template <typename Op>
+  OpFoldResult apply(OpFoldResult x, OpFoldResult y,
+                     int64_t (*fold)(int64_t, int64_t)) {
+    auto cx = constant(x), cy = constant(y);
+    if (cx && cy)
+      return lb.b.getIndexAttr(fold(*cx, *cy));
+    return Op::create(lb.b, lb.loc, lb.toValue(x), lb.toValue(y)).getResult();
+  }
+  OpFoldResult c(int64_t v) { return lb.b.getIndexAttr(v); }
+  OpFoldResult add(OpFoldResult x, OpFoldResult y) {
+    return apply<mlir::arith::AddIOp>(x, y, [](int64_t a, int64_t b) { return a + b; });
+  }
+  OpFoldResult sub(OpFoldResult x, OpFoldResult y) {
+    return apply<mlir::arith::SubIOp>(x, y, [](int64_t a, int64_t b) { return a - b; });
+  }
+  OpFoldResult mul(OpFoldResult x, OpFoldResult y) {
+    return apply<mlir::arith::MulIOp>(x, y, [](int64_t a, int64_t b) { return a * b; });
+  }
+  /// Both operands non-negative.
+  OpFoldResult div(OpFoldResult x, OpFoldResult y) {
+    return apply<mlir::arith::DivUIOp>(x, y, [](int64_t a, int64_t b) { return a / b; });
+  }
+  OpFoldResult max(OpFoldResult x, OpFoldResult y) {
+    return apply<mlir::arith::MaxSIOp>(x, y,
+                                 [](int64_t a, int64_t b) { return std::max(a, b); });
+  }
+};
+
+/// Left padding and padded length of a 1-D window along time, as the
+/// reference kernels compute them (lib/Runtime/Convolution.cpp window1d).
+struct Window {
+  OpFoldResult padLeft, paddedLength;
+};
+
+inline Window window1d(IndexMath &m, OpFoldResult length, int64_t window,
+                       int64_t stride, Padding padding) {
+  switch (padding) {
+  case Padding::Valid:
+    return {m.c(0), length};
+  case Padding::Same: {
+    OpFoldResult out = m.div(m.add(length, m.c(stride - 1)), m.c(stride));
+    OpFoldResult needed = m.add(m.mul(m.sub(out, m.c(1)), m.c(stride)), m.c(window));
+    OpFoldResult total = m.max(m.sub(needed, length), m.c(0));
+    return {m.div(total, m.c(2)), m.add(length, total)};
+  }
+  case Padding::Causal:
+    return {m.c(window - 1), m.add(length, m.c(window - 1))};
+  }
+  llvm_unreachable("unknown padding");
+}
+
 /// One scalar activation (not softmax or log_softmax) of an f32 value.
 Value scalarActivation(mlir::OpBuilder &b, mlir::Location loc, Activation act,
                        float alpha, Value x);
+
+/// Lowers Conv2D/3D, the 2-D/3-D and global poolings, zero padding,
+/// cropping, upsampling and permute (Spatial.cpp). Returns the result, or
+/// null after an error.
+Value lowerSpatial(LinalgBuilder &lb, mlir::Operation *op);
+
+/// The global max or average of x (B, T, C) over T: (B, C), or (B, 1, C)
+/// with keepdims (SeqToLinalg.cpp). A `mask` (B, T), only for the average,
+/// makes it the mean of the unmasked steps.
+Value lowerGlobalPool(LinalgBuilder &lb, Value x, bool isMax, bool keepdims,
+                      mlir::RankedTensorType resultType, Value mask = nullptr);
 
 /// Lowers the seq recurrences (kernel level, and the layer-level recurrent
 /// ops through their input projection). Returns the result, or null when

@@ -28,65 +28,6 @@ using namespace seq::lowering;
 
 namespace {
 
-/// Index arithmetic that stays an attribute while both sides are constant.
-struct IndexMath {
-  LinalgBuilder &lb;
-  std::optional<int64_t> constant(OpFoldResult v) {
-    if (auto attr = dyn_cast<Attribute>(v))
-      return cast<IntegerAttr>(attr).getInt();
-    return std::nullopt;
-  }
-  template <typename Op>
-  OpFoldResult apply(OpFoldResult x, OpFoldResult y,
-                     int64_t (*fold)(int64_t, int64_t)) {
-    auto cx = constant(x), cy = constant(y);
-    if (cx && cy)
-      return lb.b.getIndexAttr(fold(*cx, *cy));
-    return Op::create(lb.b, lb.loc, lb.toValue(x), lb.toValue(y)).getResult();
-  }
-  OpFoldResult c(int64_t v) { return lb.b.getIndexAttr(v); }
-  OpFoldResult add(OpFoldResult x, OpFoldResult y) {
-    return apply<arith::AddIOp>(x, y, [](int64_t a, int64_t b) { return a + b; });
-  }
-  OpFoldResult sub(OpFoldResult x, OpFoldResult y) {
-    return apply<arith::SubIOp>(x, y, [](int64_t a, int64_t b) { return a - b; });
-  }
-  OpFoldResult mul(OpFoldResult x, OpFoldResult y) {
-    return apply<arith::MulIOp>(x, y, [](int64_t a, int64_t b) { return a * b; });
-  }
-  /// Both operands non-negative.
-  OpFoldResult div(OpFoldResult x, OpFoldResult y) {
-    return apply<arith::DivUIOp>(x, y, [](int64_t a, int64_t b) { return a / b; });
-  }
-  OpFoldResult max(OpFoldResult x, OpFoldResult y) {
-    return apply<arith::MaxSIOp>(x, y,
-                                 [](int64_t a, int64_t b) { return std::max(a, b); });
-  }
-};
-
-/// Left padding and padded length of a 1-D window along time, as the
-/// reference kernels compute them (lib/Runtime/Convolution.cpp window1d).
-struct Window {
-  OpFoldResult padLeft, paddedLength;
-};
-
-Window window1d(IndexMath &m, OpFoldResult length, int64_t window,
-                int64_t stride, Padding padding) {
-  switch (padding) {
-  case Padding::Valid:
-    return {m.c(0), length};
-  case Padding::Same: {
-    OpFoldResult out = m.div(m.add(length, m.c(stride - 1)), m.c(stride));
-    OpFoldResult needed = m.add(m.mul(m.sub(out, m.c(1)), m.c(stride)), m.c(window));
-    OpFoldResult total = m.max(m.sub(needed, length), m.c(0));
-    return {m.div(total, m.c(2)), m.add(length, total)};
-  }
-  case Padding::Causal:
-    return {m.c(window - 1), m.add(length, m.c(window - 1))};
-  }
-  llvm_unreachable("unknown padding");
-}
-
 /// x (B, T, C) placed at time offset padLeft of a (B, paddedLength, C)
 /// tensor filled with `value`; x itself when nothing is padded.
 Value padTime(LinalgBuilder &lb, Value x, const Window &w, double value) {
@@ -195,10 +136,11 @@ Value lowerPool1d(LinalgBuilder &lb, Value x, int64_t pool, int64_t stride,
   });
 }
 
-/// `mask` (B, T) may only be given for the average: the mean of the
-/// unmasked steps.
-Value lowerGlobalPool(LinalgBuilder &lb, Value x, bool isMax, bool keepdims,
-                      RankedTensorType resultType, Value mask = nullptr) {
+} // namespace
+
+Value seq::lowering::lowerGlobalPool(LinalgBuilder &lb, Value x, bool isMax,
+                                     bool keepdims, RankedTensorType resultType,
+                                     Value mask) {
   MLIRContext *ctx = lb.b.getContext();
   SmallVector<OpFoldResult> sizes{lb.dimOfr(x, 0), lb.dimOfr(x, 2)};
   Value init = lb.full(sizes, isMax ? -INFINITY : 0.0);
@@ -251,6 +193,8 @@ Value lowerGlobalPool(LinalgBuilder &lb, Value x, bool isMax, bool keepdims,
       ArrayRef<ReassociationIndices>{{0}, {1, 2}},
       ArrayRef<OpFoldResult>{lb.dimOfr(x, 0), lb.b.getIndexAttr(1), lb.dimOfr(x, 2)});
 }
+
+namespace {
 
 //===----------------------------------------------------------------------===//
 // Normalisation
@@ -725,6 +669,10 @@ Value lower(LinalgBuilder &lb, Operation *op) {
     return lowerSequenceMask(lb, o);
   if (auto o = dyn_cast<ApplyMaskOp>(op))
     return lowerApplyMask(lb, o);
+  if (isa<Conv2DOp, Conv3DOp, MaxPool2DOp, AvgPool2DOp, MaxPool3DOp, AvgPool3DOp,
+          GlobalMaxPool2DOp, GlobalAvgPool2DOp, GlobalMaxPool3DOp,
+          GlobalAvgPool3DOp, ZeroPaddingOp, CroppingOp, UpSamplingOp, PermuteOp>(op))
+    return lowerSpatial(lb, op);
   if (auto o = dyn_cast<BatchNormOp>(op))
     return lowerBatchNorm(lb, o);
   if (auto o = dyn_cast<LayerNormOp>(op))

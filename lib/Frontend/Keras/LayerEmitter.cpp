@@ -1,6 +1,8 @@
 #include "LayerEmitter.h"
 
+#include "EmitterSupport.h"
 #include "LayerClasses.h"
+#include "LayerFamilies.h"
 
 #include "seq/Dialect/Seq/IR/SeqOps.h"
 #include "seq/Dialect/Seq/IR/SeqShapes.h"
@@ -22,244 +24,9 @@ namespace json = llvm::json;
 
 namespace seq::keras {
 
+using namespace emit;
+
 namespace {
-
-constexpr int64_t kDynamic = shapes::kDynamic;
-
-RankedTensorType tensorType(OpBuilder &b, ArrayRef<int64_t> shape) {
-  return RankedTensorType::get(shape, b.getF32Type());
-}
-
-ArrayRef<int64_t> shapeOf(Value v) {
-  return cast<RankedTensorType>(v.getType()).getShape();
-}
-
-Location layerLoc(OpBuilder &b, StringRef name) {
-  return NameLoc::get(b.getStringAttr(name));
-}
-
-std::string shapeText(ArrayRef<int64_t> shape) { return shapes::format(shape); }
-
-/// A config number as Python would print it: 300, 0.5, 1e-05.
-std::string formatNumber(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", value);
-  return text;
-}
-
-/// The first failure among several config reads (the rest are dropped).
-template <typename... Ts> Error firstError(Expected<Ts> &...values) {
-  Error result = Error::success();
-  auto take = [&](auto &value) {
-    if (value)
-      return;
-    Error e = value.takeError();
-    if (result)
-      llvm::consumeError(std::move(e));
-    else
-      result = std::move(e);
-  };
-  (take(values), ...);
-  return result;
-}
-
-struct ActivationSpec {
-  Activation kind;
-  FloatAttr alpha;
-};
-
-/// The weights a layer must have, in Keras' order; checks count and shapes
-/// and turns each into an arith.constant holding a dense_resource blob.
-class WeightList {
-public:
-  /// `unbuiltModel`: see LayerEmitter.
-  WeightList(OpBuilder &b, const LayerConfig &layer,
-             ArrayRef<WeightArray> arrays, StringRef locName, bool unbuiltModel)
-      : b(b), layer(layer), arrays(arrays), locName(locName),
-        unbuiltModel(unbuiltModel) {}
-
-  /// `roles` names every array expected, e.g. {"kernel", "bias"}.
-  Error expect(ArrayRef<StringRef> roles) {
-    if (arrays.size() == roles.size())
-      return Error::success();
-    if (unbuiltModel)
-      return layer.error("the file holds no weights: the model was saved before "
-                         "it was built (build it, e.g. by calling it on a batch, "
-                         "then save it again)");
-    std::string names;
-    for (StringRef r : roles)
-      names += (names.empty() ? "" : ", ") + r.str();
-    return layer.error("the file has " + Twine(arrays.size()) +
-                       " weight arrays for this layer, expected " +
-                       Twine(roles.size()) +
-                       (roles.empty() ? "" : " (" + names + ")") +
-                       ": the weights do not match the config");
-  }
-
-  /// The next array as a constant; `shape` may hold kDynamic wildcards.
-  Expected<Value> next(StringRef role, ArrayRef<int64_t> shape) {
-    const WeightArray &array = arrays[used++];
-    bool ok = array.shape.size() == shape.size();
-    for (size_t i = 0; ok && i < shape.size(); ++i)
-      ok = shape[i] == kDynamic || shape[i] == array.shape[i];
-    if (!ok)
-      return layer.error(role + " '" + array.name + "' has shape " +
-                         shapeText(array.shape) + ", expected " +
-                         shapeText(shape) + " from the config");
-    auto type = tensorType(b, array.shape);
-    auto blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(
-        ArrayRef<float>(array.data));
-    auto attr = DenseResourceElementsAttr::get(
-        type, (locName + "." + role).str(), std::move(blob));
-    return arith::ConstantOp::create(b, layerLoc(b, (locName + "/" + role).str()),
-                                     type, attr)
-        .getResult();
-  }
-
-  /// A constant the file does not store (BatchNormalization's gamma when
-  /// scale=False): `value` everywhere.
-  Value filled(StringRef role, int64_t size, float value) {
-    auto type = tensorType(b, {size});
-    return arith::ConstantOp::create(b, layerLoc(b, (locName + "/" + role).str()),
-                                     type, DenseElementsAttr::get(type, value))
-        .getResult();
-  }
-
-  /// A kernel of `kernelShape` and, with `useBias`, a bias of the kernel's
-  /// last size: Dense and Conv1D.
-  Expected<std::pair<Value, Value>> kernelAndBias(ArrayRef<int64_t> kernelShape,
-                                                  bool useBias) {
-    std::vector<StringRef> roles = {"kernel"};
-    if (useBias)
-      roles.push_back("bias");
-    if (Error e = expect(roles))
-      return std::move(e);
-    Expected<Value> kernel = next("kernel", kernelShape);
-    if (!kernel)
-      return kernel.takeError();
-    if (!useBias)
-      return std::make_pair(*kernel, Value());
-    Expected<Value> bias = next("bias", {kernelShape.back()});
-    if (!bias)
-      return bias.takeError();
-    return std::make_pair(*kernel, *bias);
-  }
-
-  /// The shape of the next array, before taking it.
-  ArrayRef<int64_t> peekShape() const { return arrays[used].shape; }
-
-private:
-  OpBuilder &b;
-  const LayerConfig &layer;
-  ArrayRef<WeightArray> arrays;
-  std::string locName;
-  bool unbuiltModel;
-  size_t used = 0;
-};
-
-Expected<ActivationSpec> parseActivation(OpBuilder &b, const LayerConfig &layer,
-                                         StringRef key, StringRef fallback,
-                                         int kerasMajor) {
-  std::string name = fallback.str();
-  if (const llvm::json::Value *v = layer.getObject().get(key)) {
-    if (std::optional<StringRef> s = v->getAsString())
-      name = s->str();
-    else if (v->kind() == llvm::json::Value::Null)
-      name = "linear";
-    else if (!v->getAsObject())
-      return layer.error("'" + key + "' must be the name of an activation, "
-                         "not a number, list or boolean");
-    else if (const llvm::json::Object *o = v->getAsObject()) {
-      // Keras 3 may serialise a built-in as {"class_name": "function",
-      // "config": "relu", ...}.
-      std::optional<StringRef> inner = o->getString("config");
-      if (!inner)
-        return layer.error("'" + key + "' is a serialised object, not a "
-                           "built-in activation: custom activations are not "
-                           "supported");
-      name = inner->str();
-    }
-  }
-  // Every built-in activation of Keras 2 (tf.keras) and Keras 3 that maps
-  // each element (or, softmax and log_softmax, each row) by its name alone.
-  static const std::pair<const char *, Activation> kByName[] = {
-      {"linear", Activation::Linear},
-      {"relu", Activation::Relu},
-      {"relu6", Activation::Relu6},
-      {"tanh", Activation::Tanh},
-      {"sigmoid", Activation::Sigmoid},
-      {"hard_sigmoid", Activation::HardSigmoidKeras3}, // by version, below
-      {"softmax", Activation::Softmax},
-      {"log_softmax", Activation::LogSoftmax},
-      {"elu", Activation::Elu},
-      {"celu", Activation::Celu},
-      {"selu", Activation::Selu},
-      {"gelu", Activation::Gelu},
-      {"swish", Activation::Swish},
-      {"silu", Activation::Swish},
-      {"hard_silu", Activation::HardSilu},
-      {"hard_swish", Activation::HardSilu},
-      {"mish", Activation::Mish},
-      {"softplus", Activation::Softplus},
-      {"softsign", Activation::Softsign},
-      {"squareplus", Activation::Squareplus},
-      {"sparse_plus", Activation::SparsePlus},
-      {"sparse_sigmoid", Activation::SparseSigmoid},
-      {"log_sigmoid", Activation::LogSigmoid},
-      {"hard_tanh", Activation::HardTanh},
-      {"tanh_shrink", Activation::TanhShrink},
-      {"soft_shrink", Activation::SoftShrink},
-      {"hard_shrink", Activation::HardShrink},
-      {"leaky_relu", Activation::LeakyRelu},
-      {"exponential", Activation::Exponential},
-  };
-  std::optional<Activation> kind;
-  for (const auto &[known, k] : kByName)
-    if (name == known)
-      kind = k;
-  if (kind == Activation::HardSigmoidKeras3 && kerasMajor < 3)
-    kind = Activation::HardSigmoidKeras2;
-  if (!kind) {
-    if (name == "glu")
-      return layer.error("activation 'glu' in '" + key +
-                         "' halves the last axis, which seqc does not support; "
-                         "split the layer's output and multiply by its sigmoid "
-                         "with built-in layers, or use another activation");
-    if (name == "sparsemax")
-      return layer.error("activation 'sparsemax' in '" + key +
-                         "' is not supported; use 'softmax' or another "
-                         "supported activation");
-    std::string all;
-    for (const auto &[known, k] : kByName)
-      all += (all.empty() ? "" : ", ") + std::string(known);
-    return layer.error("unsupported activation '" + name + "' in '" + key +
-                       "' (supported: " + all + ")");
-  }
-  FloatAttr alpha;
-  if (shapes::takesAlpha(*kind))
-    alpha = b.getF32FloatAttr(shapes::cellAlpha(*kind));
-  return ActivationSpec{*kind, alpha};
-}
-
-Error requireRank(const LayerConfig &layer, Value input, size_t rank) {
-  if (shapeOf(input).size() == rank)
-    return Error::success();
-  return layer.error("expects a rank-" + Twine(rank) + " input, got shape " +
-                     shapeText(shapeOf(input)) + " (batch axis included)");
-}
-
-Expected<Padding> parsePadding(const LayerConfig &layer, bool allowCausal) {
-  Expected<std::string> text = layer.getStringOr("padding", "valid");
-  if (!text)
-    return text.takeError();
-  if (*text == "valid")
-    return Padding::Valid;
-  if (*text == "same")
-    return Padding::Same;
-  if (*text == "causal" && allowCausal)
-    return Padding::Causal;
-  return layer.error("unsupported padding '" + *text + "'");
-}
 
 Error requireChannelsLast(const LayerConfig &layer) {
   Expected<std::string> format = layer.getStringOr("data_format", "channels_last");
@@ -290,8 +57,10 @@ Error requireLastAxis(const LayerConfig &layer, size_t rank) {
 
 bool LayerEmitter::isShapePreserving(StringRef className) {
   return llvm::StringSwitch<bool>(className)
-      .Cases({"Dropout", "SpatialDropout1D", "GaussianDropout", "GaussianNoise",
-             "AlphaDropout"}, true)
+      .Cases({"Dropout", "SpatialDropout1D", "SpatialDropout2D",
+              "SpatialDropout3D", "GaussianDropout", "GaussianNoise",
+              "AlphaDropout", "ActivityRegularization"},
+             true)
       .Cases({"Activation", "LeakyReLU", "ELU", "ReLU", "ThresholdedReLU",
               "PReLU", "Softmax"},
              true)
@@ -638,6 +407,11 @@ Expected<Value> LayerEmitter::emitLayer(const LayerConfig &layer, Value input,
   if (cls == "TimeDistributed")
     return emitTimeDistributed(layer, input, arrays);
 
+  if (FamilyEmitter family = findLayerFamily(cls)) {
+    EmitContext context{builder, layer, input, weights, kerasMajor, loc};
+    return family(context);
+  }
+
   if (cls == "Dense") {
     Expected<int64_t> units = layer.getSize("units");
     Expected<bool> useBias = layer.getBoolOr("use_bias", true);
@@ -798,21 +572,6 @@ Expected<Value> LayerEmitter::emitLayer(const LayerConfig &layer, Value input,
         .getResult();
   }
 
-  if (cls == "Dropout" || cls == "SpatialDropout1D" || cls == "GaussianDropout" ||
-      cls == "AlphaDropout" || cls == "GaussianNoise") {
-    if (Error e = weights.expect({}))
-      return std::move(e);
-    Expected<double> rate = layer.getDoubleOr("rate", 0.0);
-    if (!rate)
-      return rate.takeError();
-    if (!(*rate >= 0 && *rate < 1))
-      return layer.error("config 'rate' must be in [0, 1), got " +
-                         formatNumber(*rate));
-    return DropoutOp::create(builder, loc, input.getType(), input,
-                             builder.getF32FloatAttr(static_cast<float>(*rate)))
-        .getResult();
-  }
-
   if (cls == "Embedding") {
     Expected<int64_t> vocabulary = layer.getSize("input_dim");
     Expected<int64_t> dim = layer.getSize("output_dim");
@@ -833,15 +592,6 @@ Expected<Value> LayerEmitter::emitLayer(const LayerConfig &layer, Value input,
       mask = SequenceMaskOp::create(builder, layerLoc(builder, name + "/mask"),
                                     type(x), input, builder.getF32FloatAttr(0.0f));
     return EmbeddingOp::create(builder, loc, type(result), input, *table)
-        .getResult();
-  }
-
-  if (cls == "Flatten") {
-    if (Error e = weights.expect({}))
-      return std::move(e);
-    if (x.size() < 2)
-      return layer.error("expects an input of rank >= 2");
-    return FlattenOp::create(builder, loc, type(shapes::flatten(x)), input)
         .getResult();
   }
 

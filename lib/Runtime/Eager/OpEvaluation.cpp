@@ -304,6 +304,76 @@ Expected<Tensor> evaluateGlobalPool(GlobalPoolOp op, const Tensor &x,
   return y;
 }
 
+/// x has the op's rank and every spatial window fits (sizes the types may
+/// leave dynamic).
+Error checkSpatialInput(Operation *op, const Tensor &x, int64_t spatial,
+                        ArrayRef<int64_t> expected) {
+  if (Error e = requireRank(op, x, spatial + 2, "input"))
+    return e;
+  for (int64_t i = 1; i <= spatial; ++i)
+    if (expected[i] < 1)
+      return opError(op, "the input " + x.shapeString() + " is smaller than "
+                         "the window along spatial axis " + Twine(i - 1));
+  return Error::success();
+}
+
+template <typename ConvOp>
+Expected<Tensor> evaluateConv(ConvOp op, const Operands &in) {
+  constexpr int64_t spatial = ConvOp::kSpatialRank;
+  const Tensor &x = in(op.getInput()), &kernel = in(op.getKernel());
+  if (Error e = requireRank(op, x, spatial + 2, "input"))
+    return std::move(e);
+  int64_t groups = op.getGroups();
+  if (Error e = requireSize(op, x, spatial + 1, kernel.shape[spatial] * groups,
+                            "input", "the kernel"))
+    return std::move(e);
+  ArrayRef<int64_t> window = ArrayRef<int64_t>(kernel.shape).take_front(spatial);
+  auto expected = shapes::convolution(x.shape, window, op.getStrides(),
+                                      op.getDilationRate(), op.getPadding(),
+                                      kernel.shape.back());
+  if (Error e = checkSpatialInput(op, x, spatial, expected))
+    return std::move(e);
+  return convolution(x, kernel, in.optional(op.getBias()), op.getStrides(),
+                     op.getDilationRate(), groups,
+                     kernelPadding(op.getPadding()),
+                     kernelActivation(op.getActivation()),
+                     alphaValue(op.getAlpha()));
+}
+
+template <typename PoolOp>
+Expected<Tensor> evaluatePoolNd(PoolOp op, const Tensor &x, bool isMax) {
+  constexpr int64_t spatial = PoolOp::kSpatialRank;
+  auto expected = x.rank() == spatial + 2
+                      ? shapes::pooling(x.shape, op.getPoolSize(),
+                                        op.getStrides(), op.getPadding())
+                      : SmallVector<int64_t>();
+  if (Error e = checkSpatialInput(op, x, spatial, expected))
+    return std::move(e);
+  return pooling(x, op.getPoolSize(), op.getStrides(),
+                 kernelPadding(op.getPadding()), isMax);
+}
+
+template <typename GlobalPoolOp>
+Expected<Tensor> evaluateGlobalPoolNd(GlobalPoolOp op, const Tensor &x,
+                                      bool isMax) {
+  if (Error e = requireRank(op, x, GlobalPoolOp::kSpatialRank + 2, "input"))
+    return std::move(e);
+  if (x.numElements() == 0 && x.shape[0] != 0)
+    return opError(op, "the input " + x.shapeString() + " has nothing to pool");
+  return globalPooling(x, isMax, op.getKeepdims());
+}
+
+Expected<Tensor> evaluate(CroppingOp op, const Operands &in) {
+  const Tensor &x = in(op.getInput());
+  if (Error e = requireRank(op, x, op.getLow().size() + 1, "input"))
+    return std::move(e);
+  for (int64_t i = 1; i < x.rank(); ++i)
+    if (op.getLow()[i - 1] + op.getHigh()[i - 1] >= x.shape[i])
+      return opError(op, "cropping leaves nothing of axis " + Twine(i) +
+                             " of the input " + x.shapeString());
+  return cropping(x, op.getLow(), op.getHigh());
+}
+
 Expected<Tensor> evaluate(BatchNormOp op, const Operands &in) {
   const Tensor &x = in(op.getInput()), &mean = in(op.getMovingMean());
   if (Error e = requireLastAxis(op, x, mean.shape[0], "moving_mean"))
@@ -452,6 +522,39 @@ Expected<Tensor> evaluateOp(Operation *op, ValueLookup lookup) {
                                  " does not fit the (batch, time) of input " +
                                  x.shapeString());
         return applyMask(x, mask);
+      })
+      .Case<Conv2DOp, Conv3DOp>([&](auto op) { return evaluateConv(op, in); })
+      .Case<MaxPool2DOp, MaxPool3DOp>([&](auto op) {
+        return evaluatePoolNd(op, in(op.getInput()), /*isMax=*/true);
+      })
+      .Case<AvgPool2DOp, AvgPool3DOp>([&](auto op) {
+        return evaluatePoolNd(op, in(op.getInput()), /*isMax=*/false);
+      })
+      .Case<GlobalMaxPool2DOp, GlobalMaxPool3DOp>([&](auto op) {
+        return evaluateGlobalPoolNd(op, in(op.getInput()), /*isMax=*/true);
+      })
+      .Case<GlobalAvgPool2DOp, GlobalAvgPool3DOp>([&](auto op) {
+        return evaluateGlobalPoolNd(op, in(op.getInput()), /*isMax=*/false);
+      })
+      .Case<ZeroPaddingOp>([&](ZeroPaddingOp op) -> Expected<Tensor> {
+        const Tensor &x = in(op.getInput());
+        if (Error e = requireRank(op, x, op.getLow().size() + 1, "input"))
+          return std::move(e);
+        return zeroPadding(x, op.getLow(), op.getHigh());
+      })
+      .Case<CroppingOp>([&](CroppingOp op) { return evaluate(op, in); })
+      .Case<UpSamplingOp>([&](UpSamplingOp op) -> Expected<Tensor> {
+        const Tensor &x = in(op.getInput());
+        if (Error e = requireRank(op, x, op.getSize().size() + 1, "input"))
+          return std::move(e);
+        return upsampling(x, op.getSize(),
+                          op.getInterpolation() == Interpolation::Bilinear);
+      })
+      .Case<PermuteOp>([&](PermuteOp op) -> Expected<Tensor> {
+        const Tensor &x = in(op.getInput());
+        if (Error e = requireRank(op, x, op.getDims().size() + 1, "input"))
+          return std::move(e);
+        return permute(x, op.getDims());
       })
       .Case<DropoutOp>([&](DropoutOp op) -> Expected<Tensor> {
         return in(op.getInput()); // the identity at inference

@@ -12,7 +12,14 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -256,6 +263,121 @@ struct CpuKernelsPass
 };
 
 //===----------------------------------------------------------------------===//
+// Convolution and pooling vectorization
+//===----------------------------------------------------------------------===//
+
+/// The largest divisor of `n` that is at most `cap`: tiles divide their loop
+/// exactly, so every tile has a static shape the vectorizer accepts.
+int64_t divisorAtMost(int64_t n, int64_t cap) {
+  for (int64_t d = std::min(n, cap); d > 1; --d)
+    if (n % d == 0)
+      return d;
+  return 1;
+}
+
+/// The tile sizes that make a 2-D convolution or pooling one output row of
+/// one sample and one kernel row (so that upstream decomposition turns it
+/// into its 1-D form), at most 8 output columns and 16 channels / filters
+/// wide (a vector register), or std::nullopt if a size is not static.
+std::optional<SmallVector<OpFoldResult>> rowTiles(OpBuilder &b, linalg::LinalgOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  auto sized = [&](int64_t loop, int64_t cap) -> std::optional<int64_t> {
+    if (ShapedType::isDynamic(ranges[loop]))
+      return std::nullopt;
+    return divisorAtMost(ranges[loop], cap);
+  };
+  SmallVector<std::optional<int64_t>> sizes;
+  if (isa<linalg::Conv2DNhwcHwcfOp>(op)) // (n, oh, ow, f, kh, kw, c)
+    sizes = {1, 1, sized(2, 8), sized(3, 16), 1, 0, sized(6, 16)};
+  else // pooling_nhwc: (n, oh, ow, c, kh, kw)
+    sizes = {1, 1, sized(2, 8), sized(3, 16), 1, 0};
+  if (ShapedType::isDynamic(ranges[5]))
+    return std::nullopt;
+  SmallVector<OpFoldResult> tiles;
+  for (std::optional<int64_t> size : sizes) {
+    if (!size)
+      return std::nullopt;
+    tiles.push_back(b.getIndexAttr(*size));
+  }
+  return tiles;
+}
+
+/// linalg.conv_2d_nhwc_hwcf and linalg.pooling_nhwc_max/sum (what
+/// --seq-to-linalg makes of Conv2D and the 2-D poolings) become vector code
+/// with upstream transforms: tiled into output rows, decomposed into their
+/// 1-D forms (conv_1d_nwc_wcf, pooling_nwc_*), and vectorized
+/// (linalg::vectorize: one vector.contract per kernel tap, or a vector
+/// max/add). Ops whose sizes are not static stay for convert-linalg-to-loops.
+/// Runs on tensors, before bufferization.
+struct VectorizeConvPass
+    : PassWrapper<VectorizeConvPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(VectorizeConvPass)
+  StringRef getArgument() const override { return "seq-cpu-vectorize-conv"; }
+  StringRef getDescription() const override {
+    return "Tiles, decomposes and vectorizes 2-D convolutions and poolings";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<affine::AffineDialect, arith::ArithDialect,
+                    linalg::LinalgDialect, scf::SCFDialect,
+                    tensor::TensorDialect, vector::VectorDialect>();
+  }
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    IRRewriter rewriter(&getContext());
+    SmallVector<linalg::LinalgOp> rows;
+    func.walk([&](linalg::LinalgOp op) {
+      if (isa<linalg::Conv2DNhwcHwcfOp, linalg::PoolingNhwcMaxOp,
+              linalg::PoolingNhwcSumOp>(op) &&
+          op.hasPureTensorSemantics())
+        rows.push_back(op);
+    });
+    for (linalg::LinalgOp op : rows) {
+      rewriter.setInsertionPoint(op);
+      std::optional<SmallVector<OpFoldResult>> tiles = rowTiles(rewriter, op);
+      if (!tiles)
+        continue;
+      scf::SCFTilingOptions options;
+      options.setTileSizes(*tiles);
+      FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+          rewriter, cast<TilingInterface>(op.getOperation()), options);
+      if (failed(tiled))
+        continue;
+      rewriter.replaceOp(op, tiled->replacements);
+    }
+
+    RewritePatternSet decompose(&getContext());
+    linalg::populateDecomposeConvolutionPatterns(decompose);
+    if (failed(applyPatternsGreedily(func, std::move(decompose))))
+      return signalPassFailure();
+
+    SmallVector<linalg::LinalgOp> oneDimensional;
+    func.walk([&](linalg::LinalgOp op) {
+      if (isa<linalg::Conv1DNwcWcfOp, linalg::PoolingNwcMaxOp,
+              linalg::PoolingNwcSumOp>(op) &&
+          op.hasPureTensorSemantics() && !op.hasDynamicShape())
+        oneDimensional.push_back(op);
+    });
+    for (linalg::LinalgOp op : oneDimensional) {
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::VectorizationResult> vectorized =
+          linalg::vectorize(rewriter, op);
+      if (succeeded(vectorized))
+        rewriter.replaceOp(op, vectorized->replacements);
+    }
+
+    RewritePatternSet cleanup(&getContext());
+    vector::populateVectorTransferPermutationMapLoweringPatterns(cleanup);
+    vector::populateVectorReductionToContractPatterns(cleanup);
+    vector::populateSinkVectorOpsPatterns(cleanup);
+    vector::TransferReadOp::getCanonicalizationPatterns(cleanup, &getContext());
+    vector::TransferWriteOp::getCanonicalizationPatterns(cleanup, &getContext());
+    tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(cleanup);
+    if (failed(applyPatternsGreedily(func, std::move(cleanup))))
+      return signalPassFailure();
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // Math
 //===----------------------------------------------------------------------===//
 
@@ -287,6 +409,9 @@ std::unique_ptr<Pass> seq::cpu::createPrepareEntryPass() {
 }
 std::unique_ptr<Pass> seq::cpu::createCpuKernelsPass() {
   return std::make_unique<CpuKernelsPass>();
+}
+std::unique_ptr<Pass> seq::cpu::createVectorizeConvPass() {
+  return std::make_unique<VectorizeConvPass>();
 }
 std::unique_ptr<Pass> seq::cpu::createMathApproximationPass() {
   return std::make_unique<MathApproximationPass>();

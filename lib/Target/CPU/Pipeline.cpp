@@ -25,6 +25,7 @@
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
@@ -37,6 +38,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Linalg/Transforms/TilingInterfaceImpl.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -46,6 +48,7 @@
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -64,6 +67,7 @@
 using namespace mlir;
 
 void seq::cpu::registerCpuPipeline() {
+  registerPass([] { return createVectorizeConvPass(); });
   PassPipelineRegistration<>(
       "seq-cpu-pipeline",
       "Everything the CPU backend runs: seq (fused first) to the LLVM dialect",
@@ -76,6 +80,8 @@ void seq::cpu::buildLoweringPipeline(OpPassManager &pm, bool fuse) {
   pm.addPass(seq::createConvertSeqToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(createVectorizeConvPass());
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(createPrepareEntryPass());
 
   bufferization::OneShotBufferizePassOptions bufferize;
@@ -88,6 +94,9 @@ void seq::cpu::buildLoweringPipeline(OpPassManager &pm, bool fuse) {
 
   pm.addNestedPass<func::FuncOp>(createCpuKernelsPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // n-D vector transfers (from the vectorized convolutions) as 1-D ones.
+  pm.addNestedPass<func::FuncOp>(
+      createConvertVectorToSCFPass(VectorTransferToSCFOptions().enableFullUnroll()));
   pm.addNestedPass<func::FuncOp>(createMathApproximationPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
@@ -95,7 +104,9 @@ void seq::cpu::buildLoweringPipeline(OpPassManager &pm, bool fuse) {
   pm.addPass(createCSEPass());
 
   pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(createConvertVectorToLLVMPass());
+  ConvertVectorToLLVMPassOptions vectorOptions;
+  vectorOptions.vectorContractLowering = vector::VectorContractLowering::OuterProduct;
+  pm.addPass(createConvertVectorToLLVMPass(vectorOptions));
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
@@ -119,8 +130,11 @@ void seq::cpu::registerPipelineDialects(DialectRegistry &registry) {
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(registry);
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  // seq-cpu-vectorize-conv tiles linalg ops through TilingInterface.
+  linalg::registerTilingInterfaceExternalModels(registry);
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  vector::registerBufferizableOpInterfaceExternalModels(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
 }

@@ -600,6 +600,10 @@ Error Emitter::emitOp(Operation *op) {
         result(y);
         return Error::success();
       })
+      .Case<Conv2DOp, Conv3DOp, MaxPool2DOp, AvgPool2DOp, MaxPool3DOp, AvgPool3DOp,
+            GlobalMaxPool2DOp, GlobalAvgPool2DOp, GlobalMaxPool3DOp, GlobalAvgPool3DOp,
+            ZeroPaddingOp, CroppingOp, UpSamplingOp, PermuteOp>(
+          [&](Operation *) { return emitSpatial(op); })
       .Case<BatchNormOp>([&](BatchNormOp o) -> Error {
         Expected<unsigned> x = operand(op, o.getInput());
         if (!x)

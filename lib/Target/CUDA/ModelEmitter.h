@@ -156,6 +156,9 @@ private:
   Error bindMask(Operation *op, Value mask, RecurrenceSpec &spec);
   Error checkCudnnSupport(Operation *op, const RecurrenceSpec &spec) const;
   Error emitTimeDistributed(TimeDistributedOp op);
+  /// Conv2D/3D, the 2-D/3-D and global poolings, zero padding, cropping,
+  /// upsampling, permute (SpatialEmitter.cpp).
+  Error emitSpatial(Operation *op);
   void markCudnnProjections(func::FuncOp func);
 
   std::string assemble(func::FuncOp func, unsigned output) const;

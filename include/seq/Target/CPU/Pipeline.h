@@ -56,6 +56,8 @@ std::vector<std::string> errorSites(mlir::ModuleOp module);
 // The CPU passes, for pipelines and tests.
 std::unique_ptr<mlir::Pass> createPrepareEntryPass();
 std::unique_ptr<mlir::Pass> createCpuKernelsPass();
+/// seq-cpu-vectorize-conv: 2-D convolutions and poolings to vector code.
+std::unique_ptr<mlir::Pass> createVectorizeConvPass();
 std::unique_ptr<mlir::Pass> createMathApproximationPass();
 
 } // namespace seq::cpu

@@ -190,17 +190,191 @@ LogicalResult verifyPool(Operation *op, Value input, int64_t poolSize,
   return check.result({in[0], length, in[2]});
 }
 
-LogicalResult verifyGlobalPool(Operation *op, Value input, bool keepdims) {
+/// Global pooling over the `spatial` axes between batch and channels.
+LogicalResult verifyGlobalPool(Operation *op, Value input, bool keepdims,
+                               int64_t spatial = 1) {
   Check check(op);
-  if (failed(check.rank(input, "input", 3)))
+  if (failed(check.rank(input, "input", spatial + 2)))
+    return failure();
+  return check.result(shapes::globalPooling(Check::shape(input), keepdims));
+}
+
+/// One size per spatial axis, each positive.
+LogicalResult spatialSizes(Operation *op, StringRef name,
+                           ArrayRef<int64_t> sizes, int64_t spatial) {
+  if (static_cast<int64_t>(sizes.size()) != spatial)
+    return op->emitOpError() << name << " must hold " << spatial
+                             << " sizes (one per spatial axis), got "
+                             << sizes.size();
+  for (int64_t size : sizes)
+    if (size < 1)
+      return op->emitOpError() << name << " must be positive, got " << size;
+  return success();
+}
+
+/// Output sizes of a window that does not fit are 0: one diagnostic.
+LogicalResult windowsFit(Operation *op, ArrayRef<int64_t> input,
+                         ArrayRef<int64_t> expected, StringRef window) {
+  for (size_t i = 1; i + 1 < expected.size(); ++i)
+    if (expected[i] == 0)
+      return op->emitOpError() << window << " along spatial axis " << i - 1
+                               << " is longer than the input's "
+                               << input[i];
+  return success();
+}
+
+/// Conv2D / Conv3D, channels last.
+template <typename ConvOp> LogicalResult verifyConvNd(ConvOp op) {
+  constexpr int64_t spatial = ConvOp::kSpatialRank;
+  Check check(op);
+  Value input = op.getInput(), kernel = op.getKernel();
+  if (failed(check.rank(input, "input", spatial + 2)) ||
+      failed(check.rank(kernel, "kernel", spatial + 2)) ||
+      failed(spatialSizes(op, "strides", op.getStrides(), spatial)) ||
+      failed(spatialSizes(op, "dilation_rate", op.getDilationRate(), spatial)))
+    return failure();
+  if (op.getPadding() == Padding::Causal)
+    return op.emitOpError("padding 'causal' is only valid for conv1d");
+  ArrayRef<int64_t> in = Check::shape(input), k = Check::shape(kernel);
+  int64_t groups = op.getGroups(), filters = k[spatial + 1];
+  if (failed(check.dim("kernel input channels x groups",
+                       mul(groups, k[spatial]), "input channels", in.back())))
+    return failure();
+  if (filters != kDynamic && filters % groups != 0)
+    return op.emitOpError() << "kernel filters (" << filters
+                            << ") must be a multiple of groups (" << groups
+                            << ")";
+  if ((op.getBias() &&
+       failed(check.vector(op.getBias(), "bias", "kernel filters", filters))) ||
+      failed(check.alpha(op.getActivation(), op.getAlpha())))
+    return failure();
+  SmallVector<int64_t> expected =
+      shapes::convolution(in, k.take_front(spatial), op.getStrides(),
+                          op.getDilationRate(), op.getPadding(), filters);
+  if (failed(windowsFit(op, in, expected, "kernel span")))
+    return failure();
+  return check.result(expected);
+}
+
+/// MaxPooling2D/3D, AveragePooling2D/3D, channels last.
+template <typename PoolOp> LogicalResult verifyPoolNd(PoolOp op) {
+  constexpr int64_t spatial = PoolOp::kSpatialRank;
+  Check check(op);
+  if (failed(check.rank(op.getInput(), "input", spatial + 2)) ||
+      failed(spatialSizes(op, "pool_size", op.getPoolSize(), spatial)) ||
+      failed(spatialSizes(op, "strides", op.getStrides(), spatial)))
+    return failure();
+  if (op.getPadding() == Padding::Causal)
+    return op.emitOpError("padding 'causal' is only valid for conv1d");
+  ArrayRef<int64_t> in = Check::shape(op.getInput());
+  SmallVector<int64_t> expected = shapes::pooling(
+      in, op.getPoolSize(), op.getStrides(), op.getPadding());
+  if (failed(windowsFit(op, in, expected, "pool_size")))
+    return failure();
+  return check.result(expected);
+}
+
+/// ZeroPadding and Cropping: `low` and `high` per axis after the batch axis.
+LogicalResult verifyPadOrCrop(Operation *op, Value input, ArrayRef<int64_t> low,
+                              ArrayRef<int64_t> high, bool crop) {
+  Check check(op);
+  if (failed(check.minRank(input, "input", 2)))
     return failure();
   ArrayRef<int64_t> in = Check::shape(input);
-  if (keepdims)
-    return check.result({in[0], 1, in[2]});
-  return check.result({in[0], in[2]});
+  size_t axes = in.size() - 1;
+  if (low.size() != axes || high.size() != axes)
+    return op->emitOpError() << "low and high must hold one size per axis "
+                                "after the batch axis ("
+                             << axes << "), got " << low.size() << " and "
+                             << high.size();
+  for (size_t i = 0; i < axes; ++i) {
+    if (low[i] < 0 || high[i] < 0)
+      return op->emitOpError() << "low and high must be >= 0, got " << low[i]
+                               << " and " << high[i] << " on axis " << i + 1;
+    if (crop && in[i + 1] != kDynamic && low[i] + high[i] >= in[i + 1])
+      return op->emitOpError() << "cropping " << low[i] << " + " << high[i]
+                               << " leaves nothing of axis " << i + 1
+                               << " (size " << in[i + 1] << ")";
+  }
+  return check.result(shapes::padded(in, low, high, crop ? -1 : 1));
 }
 
 } // namespace
+
+LogicalResult Conv2DOp::verify() { return verifyConvNd(*this); }
+LogicalResult Conv3DOp::verify() { return verifyConvNd(*this); }
+LogicalResult MaxPool2DOp::verify() { return verifyPoolNd(*this); }
+LogicalResult AvgPool2DOp::verify() { return verifyPoolNd(*this); }
+LogicalResult MaxPool3DOp::verify() { return verifyPoolNd(*this); }
+LogicalResult AvgPool3DOp::verify() { return verifyPoolNd(*this); }
+
+LogicalResult GlobalMaxPool2DOp::verify() {
+  return verifyGlobalPool(*this, getInput(), getKeepdims(), kSpatialRank);
+}
+LogicalResult GlobalAvgPool2DOp::verify() {
+  return verifyGlobalPool(*this, getInput(), getKeepdims(), kSpatialRank);
+}
+LogicalResult GlobalMaxPool3DOp::verify() {
+  return verifyGlobalPool(*this, getInput(), getKeepdims(), kSpatialRank);
+}
+LogicalResult GlobalAvgPool3DOp::verify() {
+  return verifyGlobalPool(*this, getInput(), getKeepdims(), kSpatialRank);
+}
+
+LogicalResult ZeroPaddingOp::verify() {
+  return verifyPadOrCrop(*this, getInput(), getLow(), getHigh(), false);
+}
+
+LogicalResult CroppingOp::verify() {
+  return verifyPadOrCrop(*this, getInput(), getLow(), getHigh(), true);
+}
+
+LogicalResult UpSamplingOp::verify() {
+  Check check(*this);
+  if (failed(check.minRank(getInput(), "input", 2)))
+    return failure();
+  ArrayRef<int64_t> in = Check::shape(getInput());
+  if (getSize().size() != in.size() - 1)
+    return emitOpError() << "size must hold one factor per axis after the "
+                            "batch axis ("
+                         << in.size() - 1 << "), got " << getSize().size();
+  for (int64_t factor : getSize())
+    if (factor < 1)
+      return emitOpError() << "size factors must be positive, got " << factor;
+  return check.result(shapes::upsampled(in, getSize()));
+}
+
+LogicalResult PermuteOp::verify() {
+  Check check(*this);
+  if (failed(check.minRank(getInput(), "input", 2)))
+    return failure();
+  ArrayRef<int64_t> in = Check::shape(getInput());
+  if (getDims().size() != in.size() - 1 || !shapes::isPermutation(getDims()))
+    return emitOpError() << "dims must be a permutation of 1.." << in.size() - 1
+                         << " (the axes after the batch axis), got "
+                         << shapes::format(getDims());
+  return check.result(shapes::permuted(in, getDims()));
+}
+
+OpFoldResult PermuteOp::fold(FoldAdaptor) {
+  // permute(permute(x, inner), outer): output axis i is inner's axis
+  // outer[i], which is x's axis inner[outer[i] - 1].
+  bool changed = false;
+  if (auto inner = getInput().getDefiningOp<PermuteOp>()) {
+    changed = true;
+    SmallVector<int64_t> composed;
+    for (int64_t d : getDims())
+      composed.push_back(inner.getDims()[d - 1]);
+    getInputMutable().assign(inner.getInput());
+    setDims(composed);
+  }
+  bool identity = true;
+  for (auto [i, d] : llvm::enumerate(getDims()))
+    identity &= d == static_cast<int64_t>(i) + 1;
+  if (identity && getInput().getType() == getType())
+    return getInput();
+  return changed ? OpFoldResult(getResult()) : OpFoldResult();
+}
 
 LogicalResult DenseOp::verify() {
   return verifyAffine(*this, getInput(), getKernel(), getBias(), "kernel",

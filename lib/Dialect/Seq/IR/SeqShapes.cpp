@@ -42,6 +42,74 @@ int64_t pool1dLength(int64_t length, int64_t poolSize, int64_t stride,
   return conv1dLength(length, poolSize, stride, /*dilation=*/1, padding);
 }
 
+llvm::SmallVector<int64_t> convolution(llvm::ArrayRef<int64_t> input,
+                                       llvm::ArrayRef<int64_t> window,
+                                       llvm::ArrayRef<int64_t> strides,
+                                       llvm::ArrayRef<int64_t> dilations,
+                                       Padding padding, int64_t filters) {
+  llvm::SmallVector<int64_t> result{input.front()};
+  for (size_t i = 0; i < window.size(); ++i)
+    result.push_back(conv1dLength(input[i + 1], window[i], strides[i],
+                                  dilations[i], padding));
+  result.push_back(filters);
+  return result;
+}
+
+llvm::SmallVector<int64_t> pooling(llvm::ArrayRef<int64_t> input,
+                                   llvm::ArrayRef<int64_t> window,
+                                   llvm::ArrayRef<int64_t> strides,
+                                   Padding padding) {
+  llvm::SmallVector<int64_t> ones(window.size(), 1);
+  return convolution(input, window, strides, ones, padding, input.back());
+}
+
+llvm::SmallVector<int64_t> globalPooling(llvm::ArrayRef<int64_t> input,
+                                         bool keepdims) {
+  if (!keepdims)
+    return {input.front(), input.back()};
+  llvm::SmallVector<int64_t> result(input.size(), 1);
+  result.front() = input.front();
+  result.back() = input.back();
+  return result;
+}
+
+llvm::SmallVector<int64_t> padded(llvm::ArrayRef<int64_t> input,
+                                  llvm::ArrayRef<int64_t> low,
+                                  llvm::ArrayRef<int64_t> high, int sign) {
+  llvm::SmallVector<int64_t> result(input);
+  for (size_t i = 0; i + 1 < input.size(); ++i)
+    if (input[i + 1] != kDynamic)
+      result[i + 1] = input[i + 1] + sign * (low[i] + high[i]);
+  return result;
+}
+
+llvm::SmallVector<int64_t> upsampled(llvm::ArrayRef<int64_t> input,
+                                     llvm::ArrayRef<int64_t> size) {
+  llvm::SmallVector<int64_t> result(input);
+  for (size_t i = 0; i + 1 < input.size(); ++i)
+    if (input[i + 1] != kDynamic)
+      result[i + 1] = input[i + 1] * size[i];
+  return result;
+}
+
+bool isPermutation(llvm::ArrayRef<int64_t> dims) {
+  llvm::SmallVector<bool> seen(dims.size() + 1, false);
+  for (int64_t d : dims) {
+    if (d < 1 || d > static_cast<int64_t>(dims.size()) || seen[d])
+      return false;
+    seen[d] = true;
+  }
+  return true;
+}
+
+llvm::SmallVector<int64_t> permuted(llvm::ArrayRef<int64_t> input,
+                                    llvm::ArrayRef<int64_t> dims) {
+  llvm::SmallVector<int64_t> result{input.front()};
+  for (int64_t d : dims)
+    result.push_back(input[d]);
+  return result;
+}
+
 llvm::SmallVector<int64_t> flatten(llvm::ArrayRef<int64_t> input) {
   int64_t product = 1;
   for (int64_t d : input.drop_front()) {

@@ -16,7 +16,7 @@ std::optional<AffineView> AffineView::match(Operation *op) {
         return AffineView{l, l.getInput(), l.getWeight(), l.getBias(),
                           l.getActivation(), l.getAlphaAttr()};
       })
-      .Case([](Conv1DOp c) {
+      .Case<Conv1DOp, Conv2DOp, Conv3DOp>([](auto c) {
         return AffineView{c, c.getInput(), c.getKernel(), c.getBias(),
                           c.getActivation(), c.getAlphaAttr()};
       })
@@ -43,8 +43,18 @@ Value AffineView::rebuild(RewriterBase &rewriter, Location loc, Type resultType,
                                 c.getPadding(), newActivation, newAlpha)
             .getResult();
       })
+      .Case<Conv2DOp, Conv3DOp>([&](auto c) {
+        return decltype(c)::create(rewriter, loc, resultType, input, newWeight,
+                                   newBias, c.getStridesAttr(),
+                                   c.getDilationRateAttr(), c.getGroupsAttr(),
+                                   c.getPaddingAttr(),
+                                   ActivationAttr::get(rewriter.getContext(),
+                                                       newActivation),
+                                   newAlpha)
+            .getResult();
+      })
       .Default([](Operation *) -> Value {
-        llvm_unreachable("AffineView only matches dense, linear and conv1d");
+        llvm_unreachable("AffineView only matches dense, linear and conv");
       });
 }
 

@@ -1,6 +1,6 @@
 // The ops that compute activation(input @ weight + bias) along the last
-// axis: seq.dense, seq.linear and seq.conv1d (whose kernel's last axis is
-// also the output channel). The folds treat them alike.
+// axis: seq.dense, seq.linear and seq.conv1d/2d/3d (whose kernel's last axis
+// is also the output channel). The folds treat them alike.
 #ifndef SEQ_LIB_DIALECT_SEQ_TRANSFORMS_AFFINEOPS_H
 #define SEQ_LIB_DIALECT_SEQ_TRANSFORMS_AFFINEOPS_H
 
@@ -18,10 +18,10 @@ struct AffineView {
   Activation activation;
   mlir::FloatAttr alpha; ///< may be null.
 
-  /// dense / linear / conv1d, else std::nullopt.
+  /// dense / linear / conv1d / conv2d / conv3d, else std::nullopt.
   static std::optional<AffineView> match(mlir::Operation *op);
 
-  /// Builds an op of the same kind (same conv1d attributes) with the given
+  /// Builds an op of the same kind (same convolution attributes) with the given
   /// parts, result type and location.
   mlir::Value rebuild(mlir::RewriterBase &rewriter, mlir::Location loc,
                       mlir::Type resultType, mlir::Value newWeight,

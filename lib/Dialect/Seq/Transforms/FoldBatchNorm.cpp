@@ -117,7 +117,8 @@ struct FoldIntoConsumer : OpRewritePattern<BatchNormOp> {
       return failure();
     Operation *consumer = *bn->user_begin();
     std::optional<AffineView> affine = AffineView::match(consumer);
-    if (!affine || isa<Conv1DOp>(consumer) || affine->input != bn.getOutput())
+    if (!affine || isa<Conv1DOp, Conv2DOp, Conv3DOp>(consumer) ||
+        affine->input != bn.getOutput())
       return rewriter.notifyMatchFailure(bn, "no dense/linear consumer");
     std::optional<FoldInputs> in = readFoldInputs(bn, *affine);
     if (!in)

@@ -90,6 +90,39 @@ FailureOr<std::optional<Shape>> ruleShape(Operation *op) {
       .Case([](SequenceMaskOp mask) -> Result {
         return {Shape(shapeOf(mask.getInput()).take_front(2))};
       })
+      .Case<Conv2DOp, Conv3DOp>([](auto conv) -> Result {
+        constexpr int64_t spatial = decltype(conv)::kSpatialRank;
+        ArrayRef<int64_t> k = shapeOf(conv.getKernel());
+        return {shapes::convolution(shapeOf(conv.getInput()),
+                                    k.take_front(spatial), conv.getStrides(),
+                                    conv.getDilationRate(), conv.getPadding(),
+                                    k.back())};
+      })
+      .Case<MaxPool2DOp, AvgPool2DOp, MaxPool3DOp, AvgPool3DOp>(
+          [](auto pool) -> Result {
+            return {shapes::pooling(shapeOf(pool.getInput()),
+                                    pool.getPoolSize(), pool.getStrides(),
+                                    pool.getPadding())};
+          })
+      .Case<GlobalMaxPool2DOp, GlobalAvgPool2DOp, GlobalMaxPool3DOp,
+            GlobalAvgPool3DOp>([](auto pool) -> Result {
+        return {shapes::globalPooling(shapeOf(pool.getInput()),
+                                      pool.getKeepdims())};
+      })
+      .Case([](ZeroPaddingOp pad) -> Result {
+        return {shapes::padded(shapeOf(pad.getInput()), pad.getLow(),
+                               pad.getHigh())};
+      })
+      .Case([](CroppingOp crop) -> Result {
+        return {shapes::padded(shapeOf(crop.getInput()), crop.getLow(),
+                               crop.getHigh(), -1)};
+      })
+      .Case([](UpSamplingOp up) -> Result {
+        return {shapes::upsampled(shapeOf(up.getInput()), up.getSize())};
+      })
+      .Case([](PermuteOp permute) -> Result {
+        return {shapes::permuted(shapeOf(permute.getInput()), permute.getDims())};
+      })
       .Case<BatchNormOp, LayerNormOp, DropoutOp, ActivationOp, ReluOp,
             PReluOp, ApplyMaskOp>(
           [](auto same) -> Result { return {Shape(shapeOf(same.getInput()))}; })

@@ -44,7 +44,8 @@ std::string details(Operation *op) {
     return text;
   };
   return llvm::TypeSwitch<Operation *, std::string>(op)
-      .Case<DenseOp, LinearOp, Conv1DOp, ActivationOp>([](auto o) {
+      .Case<DenseOp, LinearOp, Conv1DOp, Conv2DOp, Conv3DOp, ActivationOp>(
+          [](auto o) {
         if (o.getActivation() == Activation::Linear && !isa<ActivationOp>(o))
           return std::string();
         return stringifyActivation(o.getActivation()).str();

@@ -1185,4 +1185,276 @@ inline cudaError_t reverse_time(cudaStream_t stream, const float *x, float *y, i
   return cudaGetLastError();
 }
 
+// ---------------------------------------------------------------------------
+// Spatial layers: Conv2D/3D, the 2-D/3-D poolings (channels last, up to three
+// spatial axes; unused axes have size 1), and the shape layers on tensors of
+// rank <= 5. One thread per output element.
+// ---------------------------------------------------------------------------
+
+/// Sizes of up to three spatial axes (n of them; the rest are 1).
+struct Sizes3 {
+  int n;
+  int v[3];
+};
+
+/// The output size and left padding of every spatial axis.
+struct Windows3 {
+  int out[3], pad[3];
+};
+
+__host__ __device__ inline Windows3 windows3(const Sizes3 &in, const Sizes3 &span,
+                                             const Sizes3 &stride, Padding padding) {
+  Windows3 w{{1, 1, 1}, {0, 0, 0}};
+  for (int i = 0; i < in.n; ++i) {
+    Window1d one = window1d(in.v[i], span.v[i], stride.v[i], padding);
+    w.out[i] = (int)one.length;
+    w.pad[i] = (int)one.pad_left;
+  }
+  return w;
+}
+
+struct ConvShape {
+  int batch, channels, filters, groups;
+  Sizes3 in, kernel, stride, dilation;
+  Windows3 w;
+};
+
+template <Act A>
+__global__ void conv_nd_kernel(const float *__restrict__ x, const float *__restrict__ kernel,
+                               const float *__restrict__ bias, float *__restrict__ y, ConvShape s,
+                               float alpha) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  int64_t positions = (int64_t)s.w.out[0] * s.w.out[1] * s.w.out[2];
+  if (i >= (int64_t)s.batch * positions * s.filters)
+    return;
+  int f = i % s.filters;
+  int64_t p = (i / s.filters) % positions;
+  int b = i / ((int64_t)s.filters * positions);
+  int o[3] = {(int)(p / ((int64_t)s.w.out[1] * s.w.out[2])), (int)(p / s.w.out[2] % s.w.out[1]),
+              (int)(p % s.w.out[2])};
+  int in1 = s.in.n > 1 ? s.in.v[1] : 1, in2 = s.in.n > 2 ? s.in.v[2] : 1;
+  int k1 = s.in.n > 1 ? s.kernel.v[1] : 1, k2 = s.in.n > 2 ? s.kernel.v[2] : 1;
+  int group_channels = s.channels / s.groups;
+  int first_channel = f / (s.filters / s.groups) * group_channels;
+  float sum = bias ? bias[f] : 0.0f;
+  for (int a = 0; a < s.kernel.v[0]; ++a) {
+    int t0 = o[0] * s.stride.v[0] - s.w.pad[0] + a * s.dilation.v[0];
+    if (t0 < 0 || t0 >= s.in.v[0])
+      continue; // zero padding
+    for (int c1 = 0; c1 < k1; ++c1) {
+      int t1 = s.in.n > 1 ? o[1] * s.stride.v[1] - s.w.pad[1] + c1 * s.dilation.v[1] : 0;
+      if (t1 < 0 || t1 >= in1)
+        continue;
+      for (int c2 = 0; c2 < k2; ++c2) {
+        int t2 = s.in.n > 2 ? o[2] * s.stride.v[2] - s.w.pad[2] + c2 * s.dilation.v[2] : 0;
+        if (t2 < 0 || t2 >= in2)
+          continue;
+        const float *xr =
+            x + ((((size_t)b * s.in.v[0] + t0) * in1 + t1) * in2 + t2) * s.channels + first_channel;
+        const float *kr =
+            kernel + (((size_t)a * k1 + c1) * k2 + c2) * group_channels * s.filters + f;
+        for (int c = 0; c < group_channels; ++c)
+          sum = fmaf(xr[c], kr[(size_t)c * s.filters], sum);
+      }
+    }
+  }
+  y[i] = activate<A>(sum, alpha);
+}
+
+/// x (batch, in..., channels), kernel (k..., channels / groups, filters).
+template <Act A>
+cudaError_t conv_nd(cudaStream_t stream, const float *x, const float *kernel, const float *bias,
+                    float *y, int64_t batch, Sizes3 in, int channels, Sizes3 kernel_size,
+                    int filters, int groups, Sizes3 stride, Sizes3 dilation, Padding padding,
+                    float alpha) {
+  Sizes3 span = kernel_size;
+  for (int i = 0; i < in.n; ++i)
+    span.v[i] = dilation.v[i] * (kernel_size.v[i] - 1) + 1;
+  ConvShape s{(int)batch, channels, filters, groups, in, kernel_size, stride, dilation,
+              windows3(in, span, stride, padding)};
+  int64_t rows = batch * s.w.out[0] * s.w.out[1] * s.w.out[2];
+  if (rows * filters == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(conv_nd_kernel<A>, blocks_for(rows * filters, 256), 256, 0, stream)(
+      x, kernel, bias, y, s, alpha);
+  cudaError_t err = cudaGetLastError();
+  if (err == cudaSuccess)
+    err = softmax_rows<A>(stream, y, rows, filters);
+  return err;
+}
+
+/// Max or average pooling; padded positions never win the max and do not
+/// count towards the average's divisor.
+template <bool kMax>
+__global__ void pool_nd_kernel(const float *__restrict__ x, float *__restrict__ y, int batch,
+                               Sizes3 in, int channels, Sizes3 pool, Sizes3 stride, Windows3 w) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  int64_t positions = (int64_t)w.out[0] * w.out[1] * w.out[2];
+  if (i >= (int64_t)batch * positions * channels)
+    return;
+  int c = i % channels;
+  int64_t p = (i / channels) % positions;
+  int b = i / ((int64_t)channels * positions);
+  int o[3] = {(int)(p / ((int64_t)w.out[1] * w.out[2])), (int)(p / w.out[2] % w.out[1]),
+              (int)(p % w.out[2])};
+  int size[3] = {in.v[0], in.n > 1 ? in.v[1] : 1, in.n > 2 ? in.v[2] : 1};
+  int first[3] = {0, 0, 0}, last[3] = {1, 1, 1};
+  for (int a = 0; a < in.n; ++a) {
+    int start = o[a] * stride.v[a] - w.pad[a];
+    first[a] = max(start, 0);
+    last[a] = min(start + pool.v[a], size[a]);
+  }
+  float m = -INFINITY, sum = 0.0f;
+  for (int t0 = first[0]; t0 < last[0]; ++t0)
+    for (int t1 = first[1]; t1 < last[1]; ++t1)
+      for (int t2 = first[2]; t2 < last[2]; ++t2) {
+        float v = x[((((size_t)b * size[0] + t0) * size[1] + t1) * size[2] + t2) * channels + c];
+        m = fmaxf(m, v);
+        sum += v;
+      }
+  int count = (last[0] - first[0]) * (last[1] - first[1]) * (last[2] - first[2]);
+  y[i] = kMax ? m : sum / (float)count;
+}
+
+template <bool kMax>
+cudaError_t pool_nd(cudaStream_t stream, const float *x, float *y, int64_t batch, Sizes3 in,
+                    int channels, Sizes3 pool, Sizes3 stride, Padding padding) {
+  Windows3 w = windows3(in, pool, stride, padding);
+  int64_t n = batch * w.out[0] * w.out[1] * w.out[2] * channels;
+  if (n == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(pool_nd_kernel<kMax>, blocks_for(n, 256), 256, 0, stream)(
+      x, y, (int)batch, in, channels, pool, stride, w);
+  return cudaGetLastError();
+}
+
+/// The sizes of every axis of a tensor of rank <= 5, batch axis first
+/// (also used for per-axis offsets, factors and permutations).
+struct Shape5 {
+  int rank;
+  int64_t d[5];
+};
+
+__host__ __device__ inline int64_t numel5(const Shape5 &s) {
+  int64_t n = 1;
+  for (int i = 0; i < s.rank; ++i)
+    n *= s.d[i];
+  return n;
+}
+
+/// y[i] = x[i - offset] where that is inside x, else 0: ZeroPadding
+/// (offset = low) and Cropping (offset = -low).
+__global__ void shift_copy_kernel(const float *__restrict__ x, float *__restrict__ y, Shape5 in,
+                                  Shape5 out, Shape5 offset) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= numel5(out))
+    return;
+  int64_t rest = i, source = 0, stride = 1;
+  bool inside = true;
+  for (int a = out.rank - 1; a >= 0; --a) {
+    int64_t at = rest % out.d[a] - offset.d[a];
+    rest /= out.d[a];
+    inside = inside && at >= 0 && at < in.d[a];
+    source += at * stride;
+    stride *= in.d[a];
+  }
+  y[i] = inside ? x[source] : 0.0f;
+}
+
+inline cudaError_t shift_copy(cudaStream_t stream, const float *x, float *y, Shape5 in,
+                              Shape5 out, Shape5 offset) {
+  int64_t n = numel5(out);
+  if (n == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(shift_copy_kernel, blocks_for(n, 256), 256, 0, stream)(x, y, in, out, offset);
+  return cudaGetLastError();
+}
+
+/// UpSampling, nearest: y[..., o, ...] = x[..., o / factor, ...] on every axis.
+__global__ void upsample_nearest_kernel(const float *__restrict__ x, float *__restrict__ y,
+                                        Shape5 in, Shape5 factor) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  int64_t n = 1;
+  for (int a = 0; a < in.rank; ++a)
+    n *= in.d[a] * factor.d[a];
+  if (i >= n)
+    return;
+  int64_t rest = i, source = 0, stride = 1;
+  for (int a = in.rank - 1; a >= 0; --a) {
+    int64_t size = in.d[a] * factor.d[a];
+    source += rest % size / factor.d[a] * stride;
+    rest /= size;
+    stride *= in.d[a];
+  }
+  y[i] = x[source];
+}
+
+inline cudaError_t upsample_nearest(cudaStream_t stream, const float *x, float *y, Shape5 in,
+                                    Shape5 factor) {
+  int64_t n = numel5(in);
+  for (int a = 0; a < in.rank; ++a)
+    n *= factor.d[a];
+  if (n == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(upsample_nearest_kernel, blocks_for(n, 256), 256, 0, stream)(x, y, in, factor);
+  return cudaGetLastError();
+}
+
+/// UpSampling2D, bilinear, along one axis: linear interpolation with
+/// half-pixel centres and clamped borders (tf.image.resize).
+__global__ void upsample_linear_kernel(const float *__restrict__ x, float *__restrict__ y,
+                                       int64_t outer, int length, int64_t inner, int factor) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  int out_length = length * factor;
+  if (i >= outer * out_length * inner)
+    return;
+  int64_t k = i % inner;
+  int t = (i / inner) % out_length;
+  int64_t o = i / (inner * out_length);
+  float in = ((float)t + 0.5f) * (1.0f / (float)factor) - 0.5f;
+  float below = floorf(in);
+  int lo = max((int)below, 0), hi = min((int)ceilf(in), length - 1);
+  float a = x[(o * length + lo) * inner + k], b = x[(o * length + hi) * inner + k];
+  y[i] = a + (b - a) * (in - below);
+}
+
+inline cudaError_t upsample_linear(cudaStream_t stream, const float *x, float *y, int64_t outer,
+                                   int length, int64_t inner, int factor) {
+  int64_t n = outer * length * factor * inner;
+  if (n == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(upsample_linear_kernel, blocks_for(n, 256), 256, 0, stream)(x, y, outer, length,
+                                                                          inner, factor);
+  return cudaGetLastError();
+}
+
+/// Permute: output axis a is input axis perm.d[a] (perm.d[0] = 0).
+__global__ void permute_kernel(const float *__restrict__ x, float *__restrict__ y, Shape5 in,
+                               Shape5 perm) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= numel5(in))
+    return;
+  int64_t in_stride[5];
+  int64_t stride = 1;
+  for (int a = in.rank - 1; a >= 0; --a) {
+    in_stride[a] = stride;
+    stride *= in.d[a];
+  }
+  int64_t rest = i, source = 0;
+  for (int a = in.rank - 1; a >= 0; --a) {
+    int64_t size = in.d[perm.d[a]];
+    source += rest % size * in_stride[perm.d[a]];
+    rest /= size;
+  }
+  y[i] = x[source];
+}
+
+inline cudaError_t permute(cudaStream_t stream, const float *x, float *y, Shape5 in, Shape5 perm) {
+  int64_t n = numel5(in);
+  if (n == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(permute_kernel, blocks_for(n, 256), 256, 0, stream)(x, y, in, perm);
+  return cudaGetLastError();
+}
+
 } // namespace seqc

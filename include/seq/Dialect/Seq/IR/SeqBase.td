@@ -90,6 +90,14 @@ def Seq_PaddingAttr : I32EnumAttr<"Padding", "Keras padding mode", [
   let cppNamespace = "::seq";
 }
 
+def Seq_InterpolationAttr : I32EnumAttr<"Interpolation", "Keras UpSampling interpolation", [
+  I32EnumAttrCase<"Nearest", 0, "nearest">,
+  // Linear along every axis, with half-pixel centres (tf.image.resize).
+  I32EnumAttrCase<"Bilinear", 1, "bilinear">
+]> {
+  let cppNamespace = "::seq";
+}
+
 class Seq_Op<string mnemonic, list<Trait> traits = []> :
     Op<Seq_Dialect, mnemonic, traits>;
 

@@ -239,6 +239,85 @@ def Seq_ApplyMaskOp : Seq_TensorOp<"apply_mask", [AllTypesMatch<["input", "outpu
   let assemblyFormat = "$input `,` $mask attr-dict `:` type($input) `,` type($mask)";
 }
 
+// Convolution and pooling in 2-D and 3-D. Channels last: the importer turns a
+// channels_first layer into seq.permute to channels last, the op, and
+// seq.permute back (as TensorFlow itself does on CPUs).
+
+class Seq_ConvNdOp<string mnemonic, string keras, int spatial> :
+    Seq_TensorOp<mnemonic> {
+  let summary = "Keras " # keras # " (channels last)";
+  let description = [{
+    `input` `(batch, }] # !if(!eq(spatial, 2), "rows, cols", "d1, d2, d3") # [{, channels)`,
+    `kernel` `(}] # !if(!eq(spatial, 2), "kh, kw", "k1, k2, k3") # [{, channels / groups, filters)`,
+    optional `bias` `(filters)`. `strides` and `dilation_rate` hold one size
+    per spatial axis. Output size per axis: valid
+    `floor((n - dilation*(k-1) - 1) / stride) + 1`, same `ceil(n / stride)`
+    (TensorFlow's padding: the smaller half before). With `groups` > 1 the
+    channels and the filters are split into that many equal groups, filter
+    group g reading channel group g only.
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, Seq_F32Tensor:$kernel,
+                   Optional<Seq_F32Tensor>:$bias,
+                   DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilation_rate,
+                   DefaultValuedAttr<ConfinedAttr<I64Attr, [IntPositive]>, "1">:$groups,
+                   Seq_PaddingAttr:$padding,
+                   Seq_ActivationAttr:$activation, OptionalAttr<F32Attr>:$alpha);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $kernel (`,` $bias^)? `padding` `(` $padding `)`
+    `activation` `(` $activation `)` attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = "static constexpr int64_t kSpatialRank = " #
+                              !cast<string>(spatial) # ";";
+}
+
+def Seq_Conv2DOp : Seq_ConvNdOp<"conv2d", "Conv2D", 2>;
+def Seq_Conv3DOp : Seq_ConvNdOp<"conv3d", "Conv3D", 3>;
+
+class Seq_PoolNdOp<string mnemonic, string keras, int spatial> :
+    Seq_TensorOp<mnemonic> {
+  let summary = "Keras " # keras # " (channels last)";
+  let description = [{
+    `input` `(batch, }] # !if(!eq(spatial, 2), "rows, cols", "d1, d2, d3") # [{, channels)`;
+    `pool_size` and `strides` hold one size per spatial axis; padding
+    `valid` or `same` (for average pooling, `same` divides by the number of
+    real elements in each window, as TensorFlow does).
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, DenseI64ArrayAttr:$pool_size,
+                   DenseI64ArrayAttr:$strides, Seq_PaddingAttr:$padding);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $input `padding` `(` $padding `)` attr-dict `:` type($input) `->` type($output)
+  }];
+  let extraClassDeclaration = "static constexpr int64_t kSpatialRank = " #
+                              !cast<string>(spatial) # ";";
+}
+
+def Seq_MaxPool2DOp : Seq_PoolNdOp<"max_pool2d", "MaxPooling2D", 2>;
+def Seq_AvgPool2DOp : Seq_PoolNdOp<"avg_pool2d", "AveragePooling2D", 2>;
+def Seq_MaxPool3DOp : Seq_PoolNdOp<"max_pool3d", "MaxPooling3D", 3>;
+def Seq_AvgPool3DOp : Seq_PoolNdOp<"avg_pool3d", "AveragePooling3D", 3>;
+
+class Seq_GlobalPoolNdOp<string mnemonic, string keras, int spatial> :
+    Seq_TensorOp<mnemonic> {
+  let summary = "Keras " # keras # ": reduces the spatial axes";
+  let description = [{
+    `(batch, }] # !if(!eq(spatial, 2), "rows, cols", "d1, d2, d3") # [{, channels)` to
+    `(batch, channels)`, or with `keepdims` to the input's rank with size 1
+    on every spatial axis.
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, UnitAttr:$keepdims);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let extraClassDeclaration = "static constexpr int64_t kSpatialRank = " #
+                              !cast<string>(spatial) # ";";
+}
+
+def Seq_GlobalMaxPool2DOp : Seq_GlobalPoolNdOp<"global_max_pool2d", "GlobalMaxPooling2D", 2>;
+def Seq_GlobalAvgPool2DOp : Seq_GlobalPoolNdOp<"global_avg_pool2d", "GlobalAveragePooling2D", 2>;
+def Seq_GlobalMaxPool3DOp : Seq_GlobalPoolNdOp<"global_max_pool3d", "GlobalMaxPooling3D", 3>;
+def Seq_GlobalAvgPool3DOp : Seq_GlobalPoolNdOp<"global_avg_pool3d", "GlobalAveragePooling3D", 3>;
+
 def Seq_BatchNormOp : Seq_TensorOp<"batch_norm", [AllTypesMatch<["input", "output"]>]> {
   let summary = "Keras BatchNormalization at inference, on the last axis";
   let description = [{
@@ -271,7 +350,13 @@ def Seq_LayerNormOp : Seq_TensorOp<"layer_norm", [AllTypesMatch<["input", "outpu
 }
 
 def Seq_DropoutOp : Seq_TensorOp<"dropout", [AllTypesMatch<["input", "output"]>]> {
-  let summary = "Keras Dropout / SpatialDropout1D: the identity at inference";
+  let summary = "Keras Dropout and the other layers that are the identity at inference";
+  let description = [{
+    Dropout, SpatialDropout1D/2D/3D, GaussianDropout, GaussianNoise,
+    AlphaDropout and ActivityRegularization do nothing at inference;
+    `seq-strip-dropout` removes them. `rate` is the layer's (0 for the
+    layers that have none).
+  }];
   let arguments = (ins Seq_F32Tensor:$input, F32Attr:$rate);
   let results = (outs Seq_F32Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input)";
@@ -309,6 +394,72 @@ def Seq_RepeatVectorOp : Seq_TensorOp<"repeat_vector"> {
   let arguments = (ins Seq_F32Tensor:$input, ConfinedAttr<I64Attr, [IntPositive]>:$n);
   let results = (outs Seq_F32Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Seq_ZeroPaddingOp : Seq_TensorOp<"zero_padding"> {
+  let summary = "Keras ZeroPadding1D/2D/3D: zeros before and after along axes";
+  let description = [{
+    `low` and `high` hold, for every axis but the batch axis, how many zeros
+    go before and after it (0 on the channel axis). The importer writes them
+    for either data format.
+
+    ```mlir
+    %y = seq.zero_padding %x low [1, 2, 0] high [1, 0, 0]
+        : tensor<?x4x4x3xf32> -> tensor<?x6x6x3xf32>
+    ```
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, DenseI64ArrayAttr:$low,
+                   DenseI64ArrayAttr:$high);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $input `low` $low `high` $high attr-dict `:` type($input) `->` type($output)
+  }];
+}
+
+def Seq_CroppingOp : Seq_TensorOp<"cropping"> {
+  let summary = "Keras Cropping1D/2D/3D: drops elements at the start and end of axes";
+  let description = [{
+    `low` and `high` hold, for every axis but the batch axis, how many
+    elements are dropped at its start and at its end.
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, DenseI64ArrayAttr:$low,
+                   DenseI64ArrayAttr:$high);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $input `low` $low `high` $high attr-dict `:` type($input) `->` type($output)
+  }];
+}
+
+def Seq_UpSamplingOp : Seq_TensorOp<"upsampling"> {
+  let summary = "Keras UpSampling1D/2D/3D: repeats (or interpolates) along axes";
+  let description = [{
+    `size` holds the factor of every axis but the batch axis (1 on the
+    channel axis). `nearest` repeats each element `size` times; `bilinear`
+    (Keras' UpSampling2D) interpolates linearly along every axis as
+    `tf.image.resize` does, with half-pixel centres and clamped borders.
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, DenseI64ArrayAttr:$size,
+                   Seq_InterpolationAttr:$interpolation);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $interpolation $input $size attr-dict `:` type($input) `->` type($output)
+  }];
+}
+
+def Seq_PermuteOp : Seq_TensorOp<"permute"> {
+  let summary = "Keras Permute: reorders the axes after the batch axis";
+  let description = [{
+    `dims` is Keras' permutation, numbering the axes after the batch axis
+    from 1: output axis `i` is input axis `dims[i-1]`. The importer also
+    uses it to bring channels_first layers to channels last and back.
+    Permutes of permutes fold into one, or into nothing.
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, DenseI64ArrayAttr:$dims);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $input $dims attr-dict `:` type($input) `->` type($output)
+  }];
+  let hasFolder = 1;
 }
 
 def Seq_ActivationOp : Seq_TensorOp<"activation", [AllTypesMatch<["input", "output"]>]> {

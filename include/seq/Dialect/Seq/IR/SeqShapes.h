@@ -29,6 +29,44 @@ int64_t conv1dLength(int64_t length, int64_t width, int64_t stride,
 int64_t pool1dLength(int64_t length, int64_t poolSize, int64_t stride,
                      Padding padding);
 
+/// Channels-last convolution of spatial rank window.size(): (batch,
+/// spatial..., channels) to (batch, out..., filters), each spatial size by
+/// conv1dLength (0 where the window does not fit; dynamic stays dynamic).
+llvm::SmallVector<int64_t> convolution(llvm::ArrayRef<int64_t> input,
+                                       llvm::ArrayRef<int64_t> window,
+                                       llvm::ArrayRef<int64_t> strides,
+                                       llvm::ArrayRef<int64_t> dilations,
+                                       Padding padding, int64_t filters);
+
+/// Channels-last pooling: convolution() keeping the channels.
+llvm::SmallVector<int64_t> pooling(llvm::ArrayRef<int64_t> input,
+                                   llvm::ArrayRef<int64_t> window,
+                                   llvm::ArrayRef<int64_t> strides,
+                                   Padding padding);
+
+/// Global pooling of every axis between batch and channels: (batch,
+/// channels), or with keepdims the input's rank with 1 on those axes.
+llvm::SmallVector<int64_t> globalPooling(llvm::ArrayRef<int64_t> input,
+                                         bool keepdims);
+
+/// Every axis after the batch axis grown by `low` + `high` (ZeroPadding),
+/// or shrunk by them with `sign` -1 (Cropping).
+llvm::SmallVector<int64_t> padded(llvm::ArrayRef<int64_t> input,
+                                  llvm::ArrayRef<int64_t> low,
+                                  llvm::ArrayRef<int64_t> high, int sign = 1);
+
+/// Every axis after the batch axis times its `size`.
+llvm::SmallVector<int64_t> upsampled(llvm::ArrayRef<int64_t> input,
+                                     llvm::ArrayRef<int64_t> size);
+
+/// Keras Permute: output axis i is input axis dims[i-1] (1-based, batch
+/// axis fixed). `dims` must be a permutation of 1..rank-1.
+llvm::SmallVector<int64_t> permuted(llvm::ArrayRef<int64_t> input,
+                                    llvm::ArrayRef<int64_t> dims);
+
+/// Whether `dims` is a permutation of 1..n.
+bool isPermutation(llvm::ArrayRef<int64_t> dims);
+
 /// (batch, d1, ..., dn) -> (batch, d1*...*dn); dynamic if any di is.
 llvm::SmallVector<int64_t> flatten(llvm::ArrayRef<int64_t> input);
 

@@ -6,8 +6,10 @@ include "mlir/Pass/PassBase.td"
 def StripDropout : Pass<"seq-strip-dropout"> {
   let summary = "Removes seq.dropout ops (the identity at inference)";
   let description = [{
-    Keras' Dropout and SpatialDropout1D do nothing at inference; this pass
-    replaces every `seq.dropout` with its input.
+    Keras' Dropout, SpatialDropout1D/2D/3D, GaussianDropout, GaussianNoise,
+    AlphaDropout and ActivityRegularization do nothing at inference (the
+    importer writes each as a `seq.dropout`); this pass replaces every
+    `seq.dropout` with its input.
   }];
   let dependentDialects = ["::seq::SeqDialect"];
 }
@@ -33,7 +35,7 @@ def FoldBatchNorm : Pass<"seq-fold-batchnorm"> {
     Inference batch norm is `x * s + t` per channel with
     `s = gamma / sqrt(moving_variance + epsilon)` and
     `t = beta - moving_mean * s`. When its input is produced by a
-    `seq.dense`, `seq.linear` or `seq.conv1d` with a `linear` activation
+    `seq.dense`, `seq.linear` or `seq.conv1d/2d/3d` with a `linear` activation
     and no other user, `s` scales the producer's output columns and
     `b * s + t` becomes its bias (created if there was none). Otherwise,
     when the batch norm's only user is a `seq.dense` / `seq.linear` reading
@@ -46,9 +48,9 @@ def FoldBatchNorm : Pass<"seq-fold-batchnorm"> {
 }
 
 def FuseActivation : Pass<"seq-fuse-activation"> {
-  let summary = "Makes a following seq.activation the epilogue of dense/linear/conv1d";
+  let summary = "Makes a following seq.activation the epilogue of dense/linear/conv";
   let description = [{
-    `seq.activation K(seq.dense|seq.linear|seq.conv1d(x) activation(linear))`
+    `seq.activation K(seq.dense|seq.linear|seq.conv1d|2d|3d(x) activation(linear))`
     becomes the producer with `activation(K)` (and the activation's
     `alpha`), when the producer has no other user. Every activation kind
     is accepted, softmax included: an epilogue applies over the last axis,
@@ -132,6 +134,10 @@ def Canonicalize : Pass<"seq-canonicalize"> {
       `seq.linear` on the step (weights from outside, or constants in the
       body, which are hoisted) is that op applied to the 3-D input
       directly: both act on the last axis of any rank.
+    - `seq.permute` of a `seq.permute` is one permute of the inner input
+      (the op's folder), and a permute that keeps every axis in place is
+      its input: a channels_first layer followed by another one leaves no
+      transposes between them.
 
     Unused constants are erased.
   }];

@@ -1,0 +1,371 @@
+// Lowering of the spatial seq ops, channels last: Conv2D/3D to
+// linalg.conv_2d_nhwc_hwcf / conv_3d_ndhwc_dhwcf, the poolings to
+// linalg.pooling_nhwc_* / pooling_ndhwc_*, global pooling as one reduction,
+// zero padding / cropping as insert_slice / extract_slice, nearest
+// upsampling as a generic reading x[o / s], bilinear upsampling one axis at a
+// time, permute as linalg.transpose. Padding ("same") is an insert_slice into
+// a filled tensor (0, or -inf for max pooling) in front of the named op.
+#include "LinalgBuilder.h"
+
+#include "seq/Dialect/Seq/IR/SeqShapes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace seq;
+using namespace seq::lowering;
+
+namespace {
+
+using Sizes = SmallVector<OpFoldResult>;
+
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+Sizes ones(LinalgBuilder &lb, int64_t n, int64_t value = 1) {
+  return Sizes(n, lb.b.getIndexAttr(value));
+}
+
+/// The windows of every spatial axis of x (B, d1..dn, C).
+SmallVector<Window> windows(LinalgBuilder &lb, Value x, ArrayRef<int64_t> spans,
+                            ArrayRef<int64_t> strides, Padding padding) {
+  IndexMath m{lb};
+  SmallVector<Window> result;
+  for (size_t i = 0; i < spans.size(); ++i)
+    result.push_back(window1d(m, lb.dimOfr(x, i + 1), spans[i], strides[i], padding));
+  return result;
+}
+
+/// x placed at offset padLeft of every spatial axis of a tensor of the
+/// padded sizes filled with `value`; x itself when nothing is padded.
+Value padSpatial(LinalgBuilder &lb, Value x, ArrayRef<Window> ws, double value) {
+  IndexMath m{lb};
+  bool none = true;
+  for (auto [i, w] : llvm::enumerate(ws)) {
+    auto length = m.constant(lb.dimOfr(x, i + 1));
+    none &= m.constant(w.padLeft) == 0 && length &&
+            m.constant(w.paddedLength) == length;
+  }
+  if (none)
+    return x;
+  Sizes sizes{lb.dimOfr(x, 0)}, offsets{m.c(0)};
+  for (const Window &w : ws) {
+    sizes.push_back(w.paddedLength);
+    offsets.push_back(w.padLeft);
+  }
+  sizes.push_back(lb.dimOfr(x, ws.size() + 1));
+  offsets.push_back(m.c(0));
+  Value padded = lb.full(sizes, value);
+  return tensor::InsertSliceOp::create(lb.b, lb.loc, x, padded, offsets,
+                                       lb.dims(x), ones(lb, sizes.size()));
+}
+
+/// (B, o1..on, channels): each o = (padded - span) / stride + 1.
+Sizes outputSizes(LinalgBuilder &lb, Value x, ArrayRef<Window> ws,
+                  ArrayRef<int64_t> spans, ArrayRef<int64_t> strides,
+                  OpFoldResult channels) {
+  IndexMath m{lb};
+  Sizes sizes{lb.dimOfr(x, 0)};
+  for (size_t i = 0; i < ws.size(); ++i)
+    sizes.push_back(m.add(
+        m.div(m.sub(ws[i].paddedLength, m.c(spans[i])), m.c(strides[i])), m.c(1)));
+  sizes.push_back(channels);
+  return sizes;
+}
+
+Value slice(LinalgBuilder &lb, Value x, ArrayRef<OpFoldResult> offsets,
+            ArrayRef<OpFoldResult> sizes) {
+  return tensor::ExtractSliceOp::create(lb.b, lb.loc, x, offsets, sizes,
+                                        ones(lb, sizes.size()));
+}
+
+/// One named convolution: conv_2d_nhwc_hwcf or conv_3d_ndhwc_dhwcf.
+Value namedConv(LinalgBuilder &lb, int64_t spatial, Value x, Value kernel,
+                Value init, ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations) {
+  auto stridesAttr = lb.b.getI64TensorAttr(strides);
+  auto dilationsAttr = lb.b.getI64TensorAttr(dilations);
+  Type type = init.getType();
+  TypeRange types(type);
+  if (spatial == 2)
+    return linalg::Conv2DNhwcHwcfOp::create(lb.b, lb.loc, types, ValueRange{x, kernel},
+                                            ValueRange{init}, stridesAttr, dilationsAttr)
+        .getResult(0);
+  return linalg::Conv3DNdhwcDhwcfOp::create(lb.b, lb.loc, types, ValueRange{x, kernel},
+                                            ValueRange{init}, stridesAttr, dilationsAttr)
+      .getResult(0);
+}
+
+template <typename ConvOp> Value lowerConv(LinalgBuilder &lb, ConvOp op) {
+  constexpr int64_t spatial = ConvOp::kSpatialRank;
+  IndexMath m{lb};
+  Value x = op.getInput(), kernel = op.getKernel();
+  ArrayRef<int64_t> k = typeOf(kernel).getShape();
+  ArrayRef<int64_t> strides = op.getStrides(), dilations = op.getDilationRate();
+  SmallVector<int64_t> spans;
+  for (int64_t i = 0; i < spatial; ++i)
+    spans.push_back(dilations[i] * (k[i] - 1) + 1);
+  SmallVector<Window> ws = windows(lb, x, spans, strides, op.getPadding());
+  Value padded = padSpatial(lb, x, ws, 0.0);
+  int64_t filters = k[spatial + 1], groupChannels = k[spatial];
+  Sizes outSizes = outputSizes(lb, x, ws, spans, strides, m.c(filters));
+  Value out = op.getBias() ? lb.broadcastLastAxis(op.getBias(), outSizes)
+                           : lb.full(outSizes, 0.0);
+  int64_t groups = op.getGroups();
+  if (groups == 1) {
+    out = namedConv(lb, spatial, padded, kernel, out, strides, dilations);
+  } else {
+    // Filter group g reads channel group g: one named convolution per group
+    // on channel and filter slices.
+    int64_t groupFilters = filters / groups;
+    for (int64_t g = 0; g < groups; ++g) {
+      Sizes xOffsets(spatial + 2, m.c(0)), xSizes = lb.dims(padded);
+      xOffsets.back() = m.c(g * groupChannels);
+      xSizes.back() = m.c(groupChannels);
+      Sizes kOffsets(spatial + 2, m.c(0)), kSizes = lb.dims(kernel);
+      kOffsets.back() = m.c(g * groupFilters);
+      kSizes.back() = m.c(groupFilters);
+      Sizes oOffsets(spatial + 2, m.c(0)), oSizes = outSizes;
+      oOffsets.back() = m.c(g * groupFilters);
+      oSizes.back() = m.c(groupFilters);
+      Value part = namedConv(lb, spatial, slice(lb, padded, xOffsets, xSizes),
+                             slice(lb, kernel, kOffsets, kSizes),
+                             slice(lb, out, oOffsets, oSizes), strides, dilations);
+      out = tensor::InsertSliceOp::create(lb.b, lb.loc, part, out, oOffsets, oSizes,
+                                          ones(lb, spatial + 2));
+    }
+  }
+  return lb.activate(out, op.getActivation(), op.getAlphaAttr());
+}
+
+template <typename PoolOp>
+Value lowerPool(LinalgBuilder &lb, PoolOp op, bool isMax) {
+  constexpr int64_t spatial = PoolOp::kSpatialRank;
+  IndexMath m{lb};
+  Value x = op.getInput();
+  ArrayRef<int64_t> pool = op.getPoolSize(), strides = op.getStrides();
+  SmallVector<Window> ws = windows(lb, x, pool, strides, op.getPadding());
+  // Padded positions never win the max and are not counted by the average.
+  Value padded = padSpatial(lb, x, ws, isMax ? -INFINITY : 0.0);
+  Sizes outSizes = outputSizes(lb, x, ws, pool, strides, lb.dimOfr(x, spatial + 1));
+  Value init = lb.full(outSizes, isMax ? -INFINITY : 0.0);
+  Sizes windowSizes;
+  for (int64_t p : pool)
+    windowSizes.push_back(m.c(p));
+  Value window = lb.empty(windowSizes);
+  auto stridesAttr = lb.b.getI64TensorAttr(strides);
+  auto dilationsAttr = lb.b.getI64TensorAttr(SmallVector<int64_t>(spatial, 1));
+  Type type = init.getType();
+  TypeRange types(type);
+  SmallVector<Value> inputs{padded, window};
+  ValueRange ins(inputs);
+  Value reduced;
+  if (spatial == 2 && isMax)
+    reduced = linalg::PoolingNhwcMaxOp::create(lb.b, lb.loc, types, ins, ValueRange{init},
+                                               stridesAttr, dilationsAttr)
+                  .getResult(0);
+  else if (spatial == 2)
+    reduced = linalg::PoolingNhwcSumOp::create(lb.b, lb.loc, types, ins, ValueRange{init},
+                                               stridesAttr, dilationsAttr)
+                  .getResult(0);
+  else if (isMax)
+    reduced = linalg::PoolingNdhwcMaxOp::create(lb.b, lb.loc, types, ins, ValueRange{init},
+                                                stridesAttr, dilationsAttr)
+                  .getResult(0);
+  else
+    reduced = linalg::PoolingNdhwcSumOp::create(lb.b, lb.loc, types, ins, ValueRange{init},
+                                                stridesAttr, dilationsAttr)
+                  .getResult(0);
+  if (isMax)
+    return reduced;
+  if (op.getPadding() == Padding::Valid) {
+    int64_t count = 1;
+    for (int64_t p : pool)
+      count *= p;
+    return lb.map(ValueRange{}, reduced, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+      return arith::MulFOp::create(
+          b, l, a[0], arith::ConstantOp::create(b, l, b.getF32FloatAttr(1.0f / count)));
+    });
+  }
+  // Divide each window by its count of real elements: the product over the
+  // axes of min(o*s - padLeft + pool, n) - max(o*s - padLeft, 0).
+  SmallVector<Value> padLeft, lengths;
+  for (int64_t i = 0; i < spatial; ++i) {
+    padLeft.push_back(lb.toValue(ws[i].padLeft));
+    lengths.push_back(lb.dim(x, i + 1));
+  }
+  return lb.map(ValueRange{}, reduced, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+    auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, l, v); };
+    Value count = index(1);
+    for (int64_t i = 0; i < spatial; ++i) {
+      Value o = linalg::IndexOp::create(b, l, i + 1);
+      Value start = arith::SubIOp::create(
+          b, l, arith::MulIOp::create(b, l, o, index(strides[i])), padLeft[i]);
+      Value first = arith::MaxSIOp::create(b, l, start, index(0));
+      Value last = arith::MinSIOp::create(
+          b, l, arith::AddIOp::create(b, l, start, index(pool[i])), lengths[i]);
+      count = arith::MulIOp::create(b, l, count, arith::SubIOp::create(b, l, last, first));
+    }
+    Value countF = arith::SIToFPOp::create(
+        b, l, b.getF32Type(), arith::IndexCastOp::create(b, l, b.getI64Type(), count));
+    return arith::DivFOp::create(b, l, a[0], countF);
+  });
+}
+
+/// (B, d1..dn, C): the spatial axes collapsed into one, then reduced.
+template <typename GlobalPoolOp>
+Value lowerGlobalPoolNd(LinalgBuilder &lb, GlobalPoolOp op, bool isMax) {
+  Value x = op.getInput();
+  int64_t rank = typeOf(x).getRank();
+  ReassociationIndices middle;
+  for (int64_t i = 1; i + 1 < rank; ++i)
+    middle.push_back(i);
+  Value rows = tensor::CollapseShapeOp::create(
+      lb.b, lb.loc, x, ArrayRef<ReassociationIndices>{{0}, middle, {rank - 1}});
+  Value reduced = lowerGlobalPool(lb, rows, isMax, /*keepdims=*/false, nullptr);
+  if (!op.getKeepdims())
+    return reduced;
+  ReassociationIndices rest;
+  Sizes sizes{lb.dimOfr(x, 0)};
+  for (int64_t i = 1; i < rank; ++i) {
+    rest.push_back(i);
+    sizes.push_back(i + 1 < rank ? lb.b.getIndexAttr(1) : lb.dimOfr(x, rank - 1));
+  }
+  return tensor::ExpandShapeOp::create(lb.b, lb.loc, typeOf(op.getOutput()), reduced,
+                                       ArrayRef<ReassociationIndices>{{0}, rest}, sizes);
+}
+
+Value lowerZeroPadding(LinalgBuilder &lb, ZeroPaddingOp op) {
+  IndexMath m{lb};
+  Value x = op.getInput();
+  Sizes sizes{lb.dimOfr(x, 0)}, offsets{m.c(0)};
+  for (size_t i = 0; i < op.getLow().size(); ++i) {
+    sizes.push_back(m.add(lb.dimOfr(x, i + 1), m.c(op.getLow()[i] + op.getHigh()[i])));
+    offsets.push_back(m.c(op.getLow()[i]));
+  }
+  return tensor::InsertSliceOp::create(lb.b, lb.loc, x, lb.full(sizes, 0.0), offsets,
+                                       lb.dims(x), ones(lb, sizes.size()));
+}
+
+Value lowerCropping(LinalgBuilder &lb, CroppingOp op) {
+  IndexMath m{lb};
+  Value x = op.getInput();
+  Sizes sizes{lb.dimOfr(x, 0)}, offsets{m.c(0)};
+  for (size_t i = 0; i < op.getLow().size(); ++i) {
+    sizes.push_back(m.sub(lb.dimOfr(x, i + 1), m.c(op.getLow()[i] + op.getHigh()[i])));
+    offsets.push_back(m.c(op.getLow()[i]));
+  }
+  return slice(lb, x, offsets, sizes);
+}
+
+Sizes upsampledSizes(LinalgBuilder &lb, Value x, ArrayRef<int64_t> factors) {
+  IndexMath m{lb};
+  Sizes sizes{lb.dimOfr(x, 0)};
+  for (size_t i = 0; i < factors.size(); ++i)
+    sizes.push_back(m.mul(lb.dimOfr(x, i + 1), m.c(factors[i])));
+  return sizes;
+}
+
+/// x grown `factor` times along `axis` by linear interpolation with
+/// half-pixel centres, as the reference kernel (upsampling) computes it.
+Value interpolateAxis(LinalgBuilder &lb, Value x, int64_t axis, int64_t factor) {
+  int64_t rank = typeOf(x).getRank();
+  SmallVector<int64_t> size(rank - 1, 1);
+  size[axis - 1] = factor;
+  Value length = lb.dim(x, axis);
+  return lb.map(ValueRange{}, lb.empty(upsampledSizes(lb, x, size)),
+                [&](OpBuilder &b, Location l, ValueRange) -> Value {
+                  auto f32 = [&](float v) {
+                    return arith::ConstantOp::create(b, l, b.getF32FloatAttr(v));
+                  };
+                  SmallVector<Value> index;
+                  for (int64_t i = 0; i < rank; ++i)
+                    index.push_back(linalg::IndexOp::create(b, l, i));
+                  Value t = arith::SIToFPOp::create(
+                      b, l, b.getF32Type(),
+                      arith::IndexCastOp::create(b, l, b.getI64Type(), index[axis]));
+                  Value in = arith::SubFOp::create(
+                      b, l,
+                      arith::MulFOp::create(b, l, arith::AddFOp::create(b, l, t, f32(0.5f)),
+                                            f32(1.0f / factor)),
+                      f32(0.5f));
+                  Value below = math::FloorOp::create(b, l, in);
+                  Value above = math::CeilOp::create(b, l, in);
+                  auto toIndex = [&](Value v) -> Value {
+                    return arith::IndexCastOp::create(
+                        b, l, b.getIndexType(),
+                        arith::FPToSIOp::create(b, l, b.getI64Type(), v));
+                  };
+                  Value zero = arith::ConstantIndexOp::create(b, l, 0);
+                  Value last = arith::SubIOp::create(
+                      b, l, length, arith::ConstantIndexOp::create(b, l, 1));
+                  Value lo = arith::MaxSIOp::create(b, l, toIndex(below), zero);
+                  Value hi = arith::MinSIOp::create(b, l, toIndex(above), last);
+                  SmallVector<Value> loIndex(index), hiIndex(index);
+                  loIndex[axis] = lo;
+                  hiIndex[axis] = hi;
+                  Value a = tensor::ExtractOp::create(b, l, x, loIndex);
+                  Value c = tensor::ExtractOp::create(b, l, x, hiIndex);
+                  Value lerp = arith::SubFOp::create(b, l, in, below);
+                  return arith::AddFOp::create(
+                      b, l, a,
+                      arith::MulFOp::create(b, l, arith::SubFOp::create(b, l, c, a), lerp));
+                });
+}
+
+Value lowerUpSampling(LinalgBuilder &lb, UpSamplingOp op) {
+  Value x = op.getInput();
+  ArrayRef<int64_t> factors = op.getSize();
+  int64_t rank = typeOf(x).getRank();
+  if (op.getInterpolation() == Interpolation::Bilinear) {
+    for (int64_t i = 1; i < rank; ++i)
+      if (factors[i - 1] > 1)
+        x = interpolateAxis(lb, x, i, factors[i - 1]);
+    return x;
+  }
+  // out[b, i1, ..] = x[b, i1 / s1, ..].
+  SmallVector<AffineExpr> exprs{lb.b.getAffineDimExpr(0)};
+  for (int64_t i = 1; i < rank; ++i)
+    exprs.push_back(lb.b.getAffineDimExpr(i).floorDiv(factors[i - 1]));
+  AffineMap in = AffineMap::get(rank, 0, exprs, lb.b.getContext());
+  return lb.generic(ValueRange{x}, lb.empty(upsampledSizes(lb, x, factors)),
+                    {in, lb.identity(rank)},
+                    SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+                    [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+}
+
+Value lowerPermute(LinalgBuilder &lb, PermuteOp op) {
+  Value x = op.getInput();
+  SmallVector<int64_t> permutation{0};
+  Sizes sizes{lb.dimOfr(x, 0)};
+  for (int64_t d : op.getDims()) {
+    permutation.push_back(d);
+    sizes.push_back(lb.dimOfr(x, d));
+  }
+  return linalg::TransposeOp::create(lb.b, lb.loc, x, lb.empty(sizes), permutation)
+      .getResult()[0];
+}
+
+} // namespace
+
+Value seq::lowering::lowerSpatial(LinalgBuilder &lb, Operation *op) {
+  return llvm::TypeSwitch<Operation *, Value>(op)
+      .Case<Conv2DOp, Conv3DOp>([&](auto o) { return lowerConv(lb, o); })
+      .Case<MaxPool2DOp, MaxPool3DOp>([&](auto o) { return lowerPool(lb, o, true); })
+      .Case<AvgPool2DOp, AvgPool3DOp>([&](auto o) { return lowerPool(lb, o, false); })
+      .Case<GlobalMaxPool2DOp, GlobalMaxPool3DOp>(
+          [&](auto o) { return lowerGlobalPoolNd(lb, o, true); })
+      .Case<GlobalAvgPool2DOp, GlobalAvgPool3DOp>(
+          [&](auto o) { return lowerGlobalPoolNd(lb, o, false); })
+      .Case([&](ZeroPaddingOp o) { return lowerZeroPadding(lb, o); })
+      .Case([&](CroppingOp o) { return lowerCropping(lb, o); })
+      .Case([&](UpSamplingOp o) { return lowerUpSampling(lb, o); })
+      .Case([&](PermuteOp o) { return lowerPermute(lb, o); })
+      .Default([](Operation *op) -> Value {
+        op->emitError("the CPU backend cannot lower '") << op->getName() << "'";
+        return nullptr;
+      });
+}

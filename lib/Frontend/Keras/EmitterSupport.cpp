@@ -1,0 +1,135 @@
+#include "EmitterSupport.h"
+
+using namespace mlir;
+
+namespace seq::keras::emit {
+
+RankedTensorType tensorType(OpBuilder &b, ArrayRef<int64_t> shape) {
+  return RankedTensorType::get(shape, b.getF32Type());
+}
+
+ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getShape();
+}
+
+Location layerLoc(OpBuilder &b, StringRef name) {
+  return NameLoc::get(b.getStringAttr(name));
+}
+
+std::string shapeText(ArrayRef<int64_t> shape) { return shapes::format(shape); }
+
+/// A config number as Python would print it: 300, 0.5, 1e-05.
+std::string formatNumber(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
+Expected<ActivationSpec> parseActivation(OpBuilder &b, const LayerConfig &layer,
+                                         StringRef key, StringRef fallback,
+                                         int kerasMajor) {
+  std::string name = fallback.str();
+  if (const llvm::json::Value *v = layer.getObject().get(key)) {
+    if (std::optional<StringRef> s = v->getAsString())
+      name = s->str();
+    else if (v->kind() == llvm::json::Value::Null)
+      name = "linear";
+    else if (!v->getAsObject())
+      return layer.error("'" + key + "' must be the name of an activation, "
+                         "not a number, list or boolean");
+    else if (const llvm::json::Object *o = v->getAsObject()) {
+      // Keras 3 may serialise a built-in as {"class_name": "function",
+      // "config": "relu", ...}.
+      std::optional<StringRef> inner = o->getString("config");
+      if (!inner)
+        return layer.error("'" + key + "' is a serialised object, not a "
+                           "built-in activation: custom activations are not "
+                           "supported");
+      name = inner->str();
+    }
+  }
+  // Every built-in activation of Keras 2 (tf.keras) and Keras 3 that maps
+  // each element (or, softmax and log_softmax, each row) by its name alone.
+  static const std::pair<const char *, Activation> kByName[] = {
+      {"linear", Activation::Linear},
+      {"relu", Activation::Relu},
+      {"relu6", Activation::Relu6},
+      {"tanh", Activation::Tanh},
+      {"sigmoid", Activation::Sigmoid},
+      {"hard_sigmoid", Activation::HardSigmoidKeras3}, // by version, below
+      {"softmax", Activation::Softmax},
+      {"log_softmax", Activation::LogSoftmax},
+      {"elu", Activation::Elu},
+      {"celu", Activation::Celu},
+      {"selu", Activation::Selu},
+      {"gelu", Activation::Gelu},
+      {"swish", Activation::Swish},
+      {"silu", Activation::Swish},
+      {"hard_silu", Activation::HardSilu},
+      {"hard_swish", Activation::HardSilu},
+      {"mish", Activation::Mish},
+      {"softplus", Activation::Softplus},
+      {"softsign", Activation::Softsign},
+      {"squareplus", Activation::Squareplus},
+      {"sparse_plus", Activation::SparsePlus},
+      {"sparse_sigmoid", Activation::SparseSigmoid},
+      {"log_sigmoid", Activation::LogSigmoid},
+      {"hard_tanh", Activation::HardTanh},
+      {"tanh_shrink", Activation::TanhShrink},
+      {"soft_shrink", Activation::SoftShrink},
+      {"hard_shrink", Activation::HardShrink},
+      {"leaky_relu", Activation::LeakyRelu},
+      {"exponential", Activation::Exponential},
+  };
+  std::optional<Activation> kind;
+  for (const auto &[known, k] : kByName)
+    if (name == known)
+      kind = k;
+  if (kind == Activation::HardSigmoidKeras3 && kerasMajor < 3)
+    kind = Activation::HardSigmoidKeras2;
+  if (!kind) {
+    if (name == "glu")
+      return layer.error("activation 'glu' in '" + key +
+                         "' halves the last axis, which seqc does not support; "
+                         "split the layer's output and multiply by its sigmoid "
+                         "with built-in layers, or use another activation");
+    if (name == "sparsemax")
+      return layer.error("activation 'sparsemax' in '" + key +
+                         "' is not supported; use 'softmax' or another "
+                         "supported activation");
+    std::string all;
+    for (const auto &[known, k] : kByName)
+      all += (all.empty() ? "" : ", ") + std::string(known);
+    return layer.error("unsupported activation '" + name + "' in '" + key +
+                       "' (supported: " + all + ")");
+  }
+  FloatAttr alpha;
+  if (shapes::takesAlpha(*kind))
+    alpha = b.getF32FloatAttr(shapes::cellAlpha(*kind));
+  return ActivationSpec{*kind, alpha};
+}
+
+Error requireRank(const LayerConfig &layer, Value input, size_t rank) {
+  if (shapeOf(input).size() == rank)
+    return Error::success();
+  return layer.error("expects a rank-" + Twine(rank) + " input, got shape " +
+                     shapeText(shapeOf(input)) + " (batch axis included)");
+}
+
+Expected<Padding> parsePadding(const LayerConfig &layer, bool allowCausal) {
+  Expected<std::string> text = layer.getStringOr("padding", "valid");
+  if (!text)
+    return text.takeError();
+  if (*text == "valid")
+    return Padding::Valid;
+  if (*text == "same")
+    return Padding::Same;
+  if (*text == "causal" && allowCausal)
+    return Padding::Causal;
+  return layer.error("unsupported padding '" + *text + "' (" +
+                     (allowCausal ? "valid, same and causal are" : "valid and same are") +
+                     " supported)");
+}
+
+
+} // namespace seq::keras::emit

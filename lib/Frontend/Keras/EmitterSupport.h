@@ -1,0 +1,178 @@
+// What every layer emitter of the Keras importer shares: result types,
+// locations, config reads that several layer families make, and the
+// weights a layer must have (WeightList). Internal to lib/Frontend/Keras.
+#ifndef SEQ_LIB_FRONTEND_KERAS_EMITTERSUPPORT_H
+#define SEQ_LIB_FRONTEND_KERAS_EMITTERSUPPORT_H
+
+#include "KerasConfig.h"
+#include "WeightStore.h"
+
+#include "seq/Dialect/Seq/IR/SeqOps.h"
+#include "seq/Dialect/Seq/IR/SeqShapes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+namespace seq::keras::emit {
+
+using llvm::Error;
+using llvm::Expected;
+using llvm::StringRef;
+using llvm::Twine;
+using mlir::ArrayRef;
+using mlir::Location;
+using mlir::OpBuilder;
+using mlir::RankedTensorType;
+using mlir::DenseElementsAttr;
+using mlir::DenseResourceElementsAttr;
+using mlir::FloatAttr;
+using mlir::HeapAsmResourceBlob;
+using mlir::SmallVector;
+using mlir::Type;
+using mlir::Value;
+namespace arith = mlir::arith;
+
+constexpr int64_t kDynamic = shapes::kDynamic;
+
+/// A float32 tensor type of `shape`.
+RankedTensorType tensorType(OpBuilder &b, ArrayRef<int64_t> shape);
+
+ArrayRef<int64_t> shapeOf(Value v);
+
+/// The location naming a layer (or a part of one: "conv/kernel").
+Location layerLoc(OpBuilder &b, StringRef name);
+
+/// "(?, 10, 12)".
+std::string shapeText(ArrayRef<int64_t> shape);
+
+/// A config number as Python would print it: 300, 0.5, 1e-05.
+std::string formatNumber(double value);
+
+/// The first failure among several config reads (the rest are dropped).
+template <typename... Ts> Error firstError(Expected<Ts> &...values) {
+  Error result = Error::success();
+  auto take = [&](auto &value) {
+    if (value)
+      return;
+    Error e = value.takeError();
+    if (result)
+      llvm::consumeError(std::move(e));
+    else
+      result = std::move(e);
+  };
+  (take(values), ...);
+  return result;
+}
+
+struct ActivationSpec {
+  Activation kind;
+  FloatAttr alpha;
+};
+
+/// The weights a layer must have, in Keras' order; checks count and shapes
+/// and turns each into an arith.constant holding a dense_resource blob.
+class WeightList {
+public:
+  /// `unbuiltModel`: see LayerEmitter.
+  WeightList(OpBuilder &b, const LayerConfig &layer,
+             ArrayRef<WeightArray> arrays, StringRef locName, bool unbuiltModel)
+      : b(b), layer(layer), arrays(arrays), locName(locName),
+        unbuiltModel(unbuiltModel) {}
+
+  /// `roles` names every array expected, e.g. {"kernel", "bias"}.
+  Error expect(ArrayRef<StringRef> roles) {
+    if (arrays.size() == roles.size())
+      return Error::success();
+    if (unbuiltModel)
+      return layer.error("the file holds no weights: the model was saved before "
+                         "it was built (build it, e.g. by calling it on a batch, "
+                         "then save it again)");
+    std::string names;
+    for (StringRef r : roles)
+      names += (names.empty() ? "" : ", ") + r.str();
+    return layer.error("the file has " + Twine(arrays.size()) +
+                       " weight arrays for this layer, expected " +
+                       Twine(roles.size()) +
+                       (roles.empty() ? "" : " (" + names + ")") +
+                       ": the weights do not match the config");
+  }
+
+  /// The next array as a constant; `shape` may hold kDynamic wildcards.
+  Expected<Value> next(StringRef role, ArrayRef<int64_t> shape) {
+    const WeightArray &array = arrays[used++];
+    bool ok = array.shape.size() == shape.size();
+    for (size_t i = 0; ok && i < shape.size(); ++i)
+      ok = shape[i] == kDynamic || shape[i] == array.shape[i];
+    if (!ok)
+      return layer.error(role + " '" + array.name + "' has shape " +
+                         shapeText(array.shape) + ", expected " +
+                         shapeText(shape) + " from the config");
+    auto type = tensorType(b, array.shape);
+    auto blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(
+        ArrayRef<float>(array.data));
+    auto attr = DenseResourceElementsAttr::get(
+        type, (locName + "." + role).str(), std::move(blob));
+    return arith::ConstantOp::create(b, layerLoc(b, (locName + "/" + role).str()),
+                                     type, attr)
+        .getResult();
+  }
+
+  /// A constant the file does not store (BatchNormalization's gamma when
+  /// scale=False): `value` everywhere.
+  Value filled(StringRef role, int64_t size, float value) {
+    auto type = tensorType(b, {size});
+    return arith::ConstantOp::create(b, layerLoc(b, (locName + "/" + role).str()),
+                                     type, DenseElementsAttr::get(type, value))
+        .getResult();
+  }
+
+  /// A kernel of `kernelShape` and, with `useBias`, a bias of the kernel's
+  /// last size: Dense and Conv1D.
+  Expected<std::pair<Value, Value>> kernelAndBias(ArrayRef<int64_t> kernelShape,
+                                                  bool useBias) {
+    std::vector<StringRef> roles = {"kernel"};
+    if (useBias)
+      roles.push_back("bias");
+    if (Error e = expect(roles))
+      return std::move(e);
+    Expected<Value> kernel = next("kernel", kernelShape);
+    if (!kernel)
+      return kernel.takeError();
+    if (!useBias)
+      return std::make_pair(*kernel, Value());
+    Expected<Value> bias = next("bias", {kernelShape.back()});
+    if (!bias)
+      return bias.takeError();
+    return std::make_pair(*kernel, *bias);
+  }
+
+  /// The shape of the next array, before taking it.
+  ArrayRef<int64_t> peekShape() const { return arrays[used].shape; }
+
+private:
+  OpBuilder &b;
+  const LayerConfig &layer;
+  ArrayRef<WeightArray> arrays;
+  std::string locName;
+  bool unbuiltModel;
+  size_t used = 0;
+};
+
+/// The activation in config key `key` (`fallback` when absent), by name;
+/// `kerasMajor` picks hard_sigmoid's formula.
+Expected<ActivationSpec> parseActivation(OpBuilder &b, const LayerConfig &layer,
+                                         StringRef key, StringRef fallback,
+                                         int kerasMajor);
+
+/// A layer error unless `input` has rank `rank` (batch axis included).
+Error requireRank(const LayerConfig &layer, Value input, size_t rank);
+
+/// Config 'padding': valid, same, and with `allowCausal` causal.
+Expected<Padding> parsePadding(const LayerConfig &layer, bool allowCausal);
+
+} // namespace seq::keras::emit
+
+#endif

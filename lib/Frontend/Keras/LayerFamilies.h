@@ -1,0 +1,73 @@
+//===- LayerFamilies.h - Layer families with their own emitters -*- C++ -*-===//
+//
+// A layer family (the convolutions, the poolings, the spatial shape layers,
+// the inference identities, ...) is imported by one function in its own
+// file; this table maps each Keras class name (aliases included) to it.
+// LayerEmitter::emit asks the table before its own chain, so adding a layer
+// family touches its file, the table and its tests.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEQ_LIB_FRONTEND_KERAS_LAYERFAMILIES_H
+#define SEQ_LIB_FRONTEND_KERAS_LAYERFAMILIES_H
+
+#include "EmitterSupport.h"
+
+namespace seq::keras {
+
+/// What a family emitter gets: the layer, its input and its weights, with
+/// the builder at the insertion point and the layer's location.
+struct EmitContext {
+  mlir::OpBuilder &builder;
+  const LayerConfig &layer;
+  mlir::Value input;
+  emit::WeightList &weights;
+  /// Picks version-dependent semantics (hard_sigmoid).
+  int kerasMajor;
+  mlir::Location loc;
+};
+
+using FamilyEmitter = llvm::Expected<mlir::Value> (*)(EmitContext &);
+
+/// The emitter of the family that imports `className`, or null.
+FamilyEmitter findLayerFamily(llvm::StringRef className);
+
+// The families (one file each).
+
+/// Conv2D, Conv3D (ImageLayers.cpp).
+llvm::Expected<mlir::Value> emitConvolution(EmitContext &context);
+/// MaxPooling2D/3D, AveragePooling2D/3D (ImageLayers.cpp).
+llvm::Expected<mlir::Value> emitPooling(EmitContext &context);
+/// GlobalMax/AveragePooling2D/3D (ImageLayers.cpp).
+llvm::Expected<mlir::Value> emitGlobalPooling(EmitContext &context);
+/// ZeroPadding1D/2D/3D, Cropping1D/2D/3D (SpatialShapeLayers.cpp).
+llvm::Expected<mlir::Value> emitPadOrCrop(EmitContext &context);
+/// UpSampling1D/2D/3D (SpatialShapeLayers.cpp).
+llvm::Expected<mlir::Value> emitUpSampling(EmitContext &context);
+/// Permute (SpatialShapeLayers.cpp).
+llvm::Expected<mlir::Value> emitPermute(EmitContext &context);
+/// Flatten of any rank, either data format (SpatialShapeLayers.cpp).
+llvm::Expected<mlir::Value> emitFlatten(EmitContext &context);
+/// Dropout and the other identities at inference (InferenceIdentities.cpp).
+llvm::Expected<mlir::Value> emitInferenceIdentity(EmitContext &context);
+
+namespace emit {
+
+/// Config 'data_format': false for channels_last (Keras' default), true for
+/// channels_first.
+Expected<bool> channelsFirst(const LayerConfig &layer);
+
+/// seq.permute of `x` with Keras' 1-based `dims`, located at
+/// "<layer>/<part>".
+Value permuteAxes(EmitContext &context, Value x, ArrayRef<int64_t> dims,
+                  StringRef part);
+
+/// (batch, channels, spatial...) to (batch, spatial..., channels) and back.
+Value toChannelsLast(EmitContext &context, Value x);
+Value toChannelsFirst(EmitContext &context, Value x);
+
+} // namespace emit
+
+} // namespace seq::keras
+
+#endif

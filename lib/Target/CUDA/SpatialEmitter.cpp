@@ -1,0 +1,271 @@
+//===- SpatialEmitter.cpp - Conv2D/3D, 2-D/3-D pooling, shape layers ------===//
+//
+// The launches of the spatial ops (kernels/seqc_kernels.cuh, "Spatial
+// layers"): a direct convolution and a pooling kernel over up to three
+// spatial axes, global pooling as the 1-D kernel over all positions, and
+// index-mapping kernels for zero padding, cropping, upsampling and permute
+// (tensors of rank <= 5, which covers every Keras layer of these kinds).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ModelEmitter.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace seq::cuda::detail {
+
+namespace {
+
+/// "seqc::Sizes3{2, {a, b, 1}}".
+std::string sizes3(llvm::ArrayRef<std::string> values) {
+  std::string text = "seqc::Sizes3{" + std::to_string(values.size()) + ", {";
+  for (size_t i = 0; i < 3; ++i)
+    text += (i ? ", " : "") + (i < values.size() ? "(int)" + values[i] : std::string("1"));
+  return text + "}}";
+}
+
+std::string sizes3(llvm::ArrayRef<int64_t> values) {
+  Dims text;
+  for (int64_t v : values)
+    text.push_back(std::to_string(v));
+  return sizes3(text);
+}
+
+/// "seqc::Shape5{4, {a, b, c, d, 1}}".
+std::string shape5(llvm::ArrayRef<std::string> values) {
+  std::string text = "seqc::Shape5{" + std::to_string(values.size()) + ", {";
+  for (size_t i = 0; i < 5; ++i)
+    text += (i ? ", " : "") + (i < values.size() ? "(int64_t)" + values[i] : std::string("1"));
+  return text + "}}";
+}
+
+std::string joined(llvm::ArrayRef<int64_t> values, llvm::StringRef separator) {
+  std::string text;
+  for (auto [i, v] : llvm::enumerate(values))
+    text += (i ? separator.str() : "") + std::to_string(v);
+  return text;
+}
+
+} // namespace
+
+Error Emitter::emitSpatial(Operation *op) {
+  auto input = [&]() { return operand(op, op->getOperand(0)); };
+  auto requireRank = [&](unsigned x, size_t rank) -> Error {
+    if (this->rank(x) == rank)
+      return Error::success();
+    return fail(op, "expects an input of rank " + Twine(rank));
+  };
+  // Rank <= 5 for the index-mapping kernels.
+  auto requireSmallRank = [&](unsigned x) -> Error {
+    if (rank(x) <= 5)
+      return Error::success();
+    return fail(op, "the CUDA backend runs this layer on tensors of rank <= 5 only");
+  };
+
+  auto conv = [&](auto o) -> Error {
+    constexpr int64_t n = decltype(o)::kSpatialRank;
+    Expected<unsigned> x = input();
+    if (!x)
+      return x.takeError();
+    if (Error e = requireRank(*x, n + 2))
+      return e;
+    auto kType = cast<ShapedType>(o.getKernel().getType());
+    if (!kType.hasStaticShape())
+      return fail(op, "expects a kernel of static shape");
+    llvm::ArrayRef<int64_t> k = kType.getShape();
+    int64_t filters = k[n + 1], channels = k[n] * o.getGroups();
+    Expected<std::string> w = weight(op, o.getKernel(), "kernel");
+    if (!w)
+      return w.takeError();
+    Expected<std::string> b = optionalWeight(op, o.getBias(), "bias");
+    if (!b)
+      return b.takeError();
+    Dims in = dimsOf(*x), out{in[0]}, spatial;
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t span = o.getDilationRate()[i] * (k[i] - 1) + 1;
+      out.push_back("seqc::window1d(" + in[i + 1] + ", " + std::to_string(span) + ", " +
+                    std::to_string(o.getStrides()[i]) + ", " + paddingName(o.getPadding()) +
+                    ").length");
+      spatial.push_back(in[i + 1]);
+    }
+    out.push_back(std::to_string(filters));
+    unsigned y = newBuffer(out, tag(op) + " output");
+    for (int64_t i = 0; i < n; ++i)
+      checkInDims(dim(y, i + 1) + " < 1",
+                  layer(op) + ": the input is smaller than the convolution window");
+    comment(op, "direct convolution, kernel " + joined(k.take_front(n), "x") + ", " +
+                    std::to_string(o.getGroups()) + " group(s), " +
+                    stringifyPadding(o.getPadding()) + ", " +
+                    stringifyActivation(o.getActivation()) + " -> " + buffers[y].name);
+    forwardCode += tryLaunch(
+        op, "seqc::conv_nd<" + actName(o.getActivation()) + ">(m->stream, " + ptr(*x) + ", " +
+                *w + ", " + *b + ", " + ptr(y) + ", " + in[0] + ", " + sizes3(spatial) + ", " +
+                Twine(channels) + ", " + sizes3(k.take_front(n)) + ", " + Twine(filters) + ", " +
+                Twine(o.getGroups()) + ", " + sizes3(o.getStrides()) + ", " +
+                sizes3(o.getDilationRate()) + ", " + paddingName(o.getPadding()) + ", " +
+                floatLiteral(o.getAlpha()) + ")");
+    bufferOf[op->getResult(0)] = y;
+    return Error::success();
+  };
+
+  auto pool = [&](auto o, bool isMax) -> Error {
+    constexpr int64_t n = decltype(o)::kSpatialRank;
+    Expected<unsigned> x = input();
+    if (!x)
+      return x.takeError();
+    if (Error e = requireRank(*x, n + 2))
+      return e;
+    Dims in = dimsOf(*x), out{in[0]}, spatial;
+    for (int64_t i = 0; i < n; ++i) {
+      out.push_back("seqc::window1d(" + in[i + 1] + ", " + std::to_string(o.getPoolSize()[i]) +
+                    ", " + std::to_string(o.getStrides()[i]) + ", " +
+                    paddingName(o.getPadding()) + ").length");
+      spatial.push_back(in[i + 1]);
+    }
+    out.push_back(in.back());
+    unsigned y = newBuffer(out, tag(op) + " output");
+    for (int64_t i = 0; i < n; ++i)
+      checkInDims(dim(y, i + 1) + " < 1",
+                  layer(op) + ": the input is smaller than the pooling window");
+    comment(op, std::string(isMax ? "max" : "average") + " pooling, window " +
+                    joined(o.getPoolSize(), "x") + ", strides " + joined(o.getStrides(), "x") +
+                    ", " + stringifyPadding(o.getPadding()).str() + " -> " + buffers[y].name);
+    forwardCode += tryLaunch(op, "seqc::pool_nd<" + std::string(isMax ? "true" : "false") +
+                                     ">(m->stream, " + ptr(*x) + ", " + ptr(y) + ", " + in[0] +
+                                     ", " + sizes3(spatial) + ", (int)" + in.back() + ", " +
+                                     sizes3(o.getPoolSize()) + ", " + sizes3(o.getStrides()) +
+                                     ", " + paddingName(o.getPadding()) + ")");
+    bufferOf[op->getResult(0)] = y;
+    return Error::success();
+  };
+
+  auto globalPool = [&](auto o, bool isMax) -> Error {
+    constexpr int64_t n = decltype(o)::kSpatialRank;
+    Expected<unsigned> x = input();
+    if (!x)
+      return x.takeError();
+    if (Error e = requireRank(*x, n + 2))
+      return e;
+    Dims in = dimsOf(*x), out{in[0]};
+    if (o.getKeepdims())
+      out.append(n, "1");
+    out.push_back(in.back());
+    unsigned y = newBuffer(out, tag(op) + " output");
+    comment(op, std::string(isMax ? "max" : "mean") + " over the spatial axes -> " +
+                    buffers[y].name);
+    forwardCode += tryLaunch(op, "seqc::global_pool1d<" + std::string(isMax ? "true" : "false") +
+                                     ">(m->stream, " + ptr(*x) + ", " + ptr(y) + ", " + in[0] +
+                                     ", " + product(llvm::ArrayRef(in).slice(1, n)) + ", (int)" +
+                                     in.back() + ")");
+    bufferOf[op->getResult(0)] = y;
+    return Error::success();
+  };
+
+  // ZeroPadding (sign 1) and Cropping (sign -1).
+  auto padOrCrop = [&](llvm::ArrayRef<int64_t> low, llvm::ArrayRef<int64_t> high,
+                       int sign) -> Error {
+    Expected<unsigned> x = input();
+    if (!x)
+      return x.takeError();
+    if (Error e = requireSmallRank(*x))
+      return e;
+    Dims in = dimsOf(*x), out{in[0]}, offset{"0"};
+    for (size_t i = 0; i < low.size(); ++i) {
+      int64_t change = low[i] + high[i];
+      out.push_back(change == 0 ? in[i + 1]
+                                : in[i + 1] + (sign > 0 ? " + " : " - ") + std::to_string(change));
+      offset.push_back(std::to_string(sign * low[i]));
+    }
+    unsigned y = newBuffer(out, tag(op) + " output");
+    if (sign < 0)
+      for (size_t i = 0; i < low.size(); ++i)
+        if (low[i] + high[i] > 0)
+          checkInDims(dim(y, i + 1) + " < 1",
+                    layer(op) + ": the cropping leaves nothing of the input");
+    comment(op, std::string(sign > 0 ? "zero padding" : "cropping") + ", low [" +
+                    joined(low, ", ") + "], high [" + joined(high, ", ") + "] -> " +
+                    buffers[y].name);
+    forwardCode += tryLaunch(op, "seqc::shift_copy(m->stream, " + ptr(*x) + ", " + ptr(y) + ", " +
+                                     shape5(in) + ", " + shape5(dimsOf(y)) + ", " +
+                                     shape5(offset) + ")");
+    bufferOf[op->getResult(0)] = y;
+    return Error::success();
+  };
+
+  auto upsample = [&](UpSamplingOp o) -> Error {
+    Expected<unsigned> x = input();
+    if (!x)
+      return x.takeError();
+    if (Error e = requireSmallRank(*x))
+      return e;
+    llvm::ArrayRef<int64_t> size = o.getSize();
+    if (o.getInterpolation() == Interpolation::Nearest) {
+      Dims in = dimsOf(*x), out{in[0]}, factor{"1"};
+      for (size_t i = 0; i < size.size(); ++i) {
+        out.push_back(size[i] == 1 ? in[i + 1] : in[i + 1] + " * " + std::to_string(size[i]));
+        factor.push_back(std::to_string(size[i]));
+      }
+      unsigned y = newBuffer(out, tag(op) + " output");
+      comment(op, "nearest upsampling by [" + joined(size, ", ") + "] -> " + buffers[y].name);
+      forwardCode += tryLaunch(op, "seqc::upsample_nearest(m->stream, " + ptr(*x) + ", " +
+                                       ptr(y) + ", " + shape5(in) + ", " + shape5(factor) + ")");
+      bufferOf[op->getResult(0)] = y;
+      return Error::success();
+    }
+    // Bilinear: one axis at a time, each into its own buffer.
+    unsigned current = *x;
+    for (size_t i = 0; i < size.size(); ++i) {
+      if (size[i] == 1)
+        continue;
+      Dims in = dimsOf(current), out = in;
+      out[i + 1] = in[i + 1] + " * " + std::to_string(size[i]);
+      unsigned y = newBuffer(out, tag(op) + " output (axis " + std::to_string(i + 1) + ")");
+      comment(op, "linear upsampling of axis " + Twine(i + 1) + " by " + Twine(size[i]) +
+                      " -> " + buffers[y].name);
+      forwardCode += tryLaunch(
+          op, "seqc::upsample_linear(m->stream, " + ptr(current) + ", " + ptr(y) + ", " +
+                  product(llvm::ArrayRef(in).take_front(i + 1)) + ", (int)" + in[i + 1] + ", " +
+                  product(llvm::ArrayRef(in).drop_front(i + 2)) + ", " + Twine(size[i]) + ")");
+      current = y;
+    }
+    if (current == *x) // every factor 1: the identity
+      current = newBuffer(dimsOf(*x), tag(op) + " output", *x);
+    bufferOf[op->getResult(0)] = current;
+    return Error::success();
+  };
+
+  auto permute = [&](PermuteOp o) -> Error {
+    Expected<unsigned> x = input();
+    if (!x)
+      return x.takeError();
+    if (Error e = requireSmallRank(*x))
+      return e;
+    Dims in = dimsOf(*x), out{in[0]}, perm{"0"};
+    for (int64_t d : o.getDims()) {
+      out.push_back(in[d]);
+      perm.push_back(std::to_string(d));
+    }
+    unsigned y = newBuffer(out, tag(op) + " output");
+    comment(op, "permute axes [" + joined(o.getDims(), ", ") + "] -> " + buffers[y].name);
+    forwardCode += tryLaunch(op, "seqc::permute(m->stream, " + ptr(*x) + ", " + ptr(y) + ", " +
+                                     shape5(in) + ", " + shape5(perm) + ")");
+    bufferOf[op->getResult(0)] = y;
+    return Error::success();
+  };
+
+  return llvm::TypeSwitch<Operation *, Error>(op)
+      .Case<Conv2DOp, Conv3DOp>(conv)
+      .Case<MaxPool2DOp, MaxPool3DOp>([&](auto o) { return pool(o, true); })
+      .Case<AvgPool2DOp, AvgPool3DOp>([&](auto o) { return pool(o, false); })
+      .Case<GlobalMaxPool2DOp, GlobalMaxPool3DOp>([&](auto o) { return globalPool(o, true); })
+      .Case<GlobalAvgPool2DOp, GlobalAvgPool3DOp>([&](auto o) { return globalPool(o, false); })
+      .Case([&](ZeroPaddingOp o) { return padOrCrop(o.getLow(), o.getHigh(), 1); })
+      .Case([&](CroppingOp o) { return padOrCrop(o.getLow(), o.getHigh(), -1); })
+      .Case(upsample)
+      .Case(permute)
+      .Default([&](Operation *) { return fail(op, "the CUDA backend cannot compile this op"); });
+}
+
+} // namespace seq::cuda::detail
