@@ -41,6 +41,9 @@ import seqc  # noqa: E402
 import seqc.ray  # noqa: E402
 from conftest import FIXTURES  # noqa: E402
 
+# Ray Data's own configuration warns about its deprecated settings.
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
 MODEL = FIXTURES / "seed_build_dynamic.h5"
 PARQUET_ROWS = NPY_ROWS = 1_000_000
 SHARDS = 4
