@@ -290,10 +290,8 @@ std::string maskArgument(const json::Object &layer) {
     if (const json::Object *o = v.getAsObject()) {
       for (const auto &kv : *o) {
         if (kv.first == "mask") {
-          if (std::vector<std::string> names = inboundLayers(
-                  json::Object{{"inbound_nodes", kv.second}});
-              !names.empty())
-            found = names[0];
+          if (std::vector<TensorRef> refs = tensorRefs(kv.second); !refs.empty())
+            found = refs[0].layer;
         } else {
           visit(kv.second);
         }

@@ -156,8 +156,9 @@ Error Emitter::emitSpatial(Operation *op) {
     comment(op, std::string(isMax ? "max" : "mean") + " over the spatial axes -> " +
                     buffers[y].name);
     forwardCode += tryLaunch(op, "seqc::global_pool1d<" + std::string(isMax ? "true" : "false") +
-                                     ">(m->stream, " + ptr(*x) + ", " + ptr(y) + ", " + in[0] +
-                                     ", " + product(llvm::ArrayRef(in).slice(1, n)) + ", (int)" +
+                                     ">(m->stream, " + ptr(*x) + ", nullptr, " + ptr(y) + ", " +
+                                     in[0] + ", " + product(llvm::ArrayRef(in).slice(1, n)) +
+                                     ", (int)" +
                                      in.back() + ")");
     bufferOf[op->getResult(0)] = y;
     return Error::success();
