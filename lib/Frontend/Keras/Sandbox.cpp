@@ -143,7 +143,13 @@ void injectFault(const char *purpose) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   limit(RLIMIT_CORE, 0);
   limit(RLIMIT_FSIZE, 0);
-  limit(RLIMIT_CPU, limits.cpuSeconds ? limits.cpuSeconds : limits.seconds);
+  // The hard CPU limit one second above the soft one: at the soft limit the
+  // kernel sends SIGXCPU, which reap() reports as a timeout; with equal
+  // limits it sends SIGKILL instead, which read as a crash whenever the CPU
+  // limit came before the wall-clock one (HDF5FileTest flaked on this).
+  uint64_t cpuSeconds = limits.cpuSeconds ? limits.cpuSeconds : limits.seconds;
+  struct rlimit cpu = {cpuSeconds, cpuSeconds + 1};
+  setrlimit(RLIMIT_CPU, &cpu);
   limit(RLIMIT_AS, currentAddressSpace() + limits.extraMemoryBytes);
   restrictSystemCalls(fd);
   injectFault(limits.purpose);
