@@ -122,11 +122,11 @@ def check(seq_compile, fixtures, fixture):
         if op not in (expected_op if isinstance(expected_op, tuple) else (expected_op,)):
             problems.append(f"layer '{layer['name']}' ({layer['class']}) became seq.{op}, expected seq.{expected_op}")
         keras_shape = layer["output_shape"]
-        # return_state=True: Keras reports [output, states...] (tf_keras) or
-        # nothing (Keras 3); seqc's op is the output.
+        # return_state=True: Keras reports [output, states...]; seqc's op is
+        # the output.
         if keras_shape and isinstance(keras_shape[0], list):
             keras_shape = keras_shape[0]
-        if keras_shape is not None and shape != keras_shape:
+        if shape != keras_shape:
             problems.append(f"layer '{layer['name']}' has shape {shape}, Keras says {keras_shape}")
         if layer["class"] == "Bidirectional":
             directions = [ops.get(layer["name"] + d, [(None,)])[0][0] for d in ("/forward", "/backward")]
