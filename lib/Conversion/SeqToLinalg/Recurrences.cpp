@@ -58,6 +58,9 @@ Value selectByMask(OpBuilder &b, Location l, Value m, Value keep, Value otherwis
   return arith::SelectOp::create(b, l, on, keep, otherwise);
 }
 
+/// The body of a map that copies its first input.
+Value firstInput(OpBuilder &, Location, ValueRange a) { return a[0]; }
+
 /// Whether any row of the (B) mask column takes this step.
 Value anyRowActive(LinalgBuilder &lb, Value column) {
   MLIRContext *ctx = lb.b.getContext();
@@ -223,7 +226,7 @@ Value buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
         Value pre = copyInto(sb, sb.timeStep(r.projection, step, 0, u), scratch);
         pre = matmulInto(sb, h, r.recurrentKernel, pre);
         Value hNew = maskedMap(sb, ValueRange{blockAct(pre, act)}, h, m,
-                               [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+                               firstInput);
         yields = {hNew, pre};
         break;
       }
@@ -395,7 +398,7 @@ Value buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
         Value slice = tensor::ExtractSliceOp::create(nb, l, rowType, sequence,
                                                      offsets, sizes, strides);
         output = maskedMap(sb, ValueRange{output}, sb.fill(slice, 0.0), m,
-                           [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+                           firstInput);
       }
       yields.push_back(tensor::InsertSliceOp::create(nb, l, output, sequence,
                                                      offsets, sizes, strides));
@@ -415,7 +418,7 @@ Value buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
   // zero_output_for_mask: a row whose last processed step is masked gives 0.
   Value zeros = lb.fill(lb.empty(lb.dims(last)), 0.0);
   return maskedMap(lb, ValueRange{last}, zeros, loop.getResult(lastMaskArg),
-                   [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+                   firstInput);
 }
 
 } // namespace

@@ -52,10 +52,12 @@ std::string joined(llvm::ArrayRef<int64_t> values, llvm::StringRef separator) {
 
 Error Emitter::emitSpatial(Operation *op) {
   auto input = [&]() { return operand(op, op->getOperand(0)); };
-  auto requireRank = [&](unsigned x, size_t rank) -> Error {
-    if (this->rank(x) == rank)
-      return Error::success();
-    return fail(op, "expects an input of rank " + Twine(rank));
+  // The input's buffer, which must have rank `rank` (convolutions, poolings).
+  auto inputOfRank = [&](size_t rank) -> Expected<unsigned> {
+    Expected<unsigned> x = input();
+    if (x && this->rank(*x) != rank)
+      return fail(op, "expects an input of rank " + Twine(rank));
+    return x;
   };
   // Rank <= 5 for the index-mapping kernels.
   auto requireSmallRank = [&](unsigned x) -> Error {
@@ -66,11 +68,9 @@ Error Emitter::emitSpatial(Operation *op) {
 
   auto conv = [&](auto o) -> Error {
     constexpr int64_t n = decltype(o)::kSpatialRank;
-    Expected<unsigned> x = input();
+    Expected<unsigned> x = inputOfRank(n + 2);
     if (!x)
       return x.takeError();
-    if (Error e = requireRank(*x, n + 2))
-      return e;
     auto kType = cast<ShapedType>(o.getKernel().getType());
     if (!kType.hasStaticShape())
       return fail(op, "expects a kernel of static shape");
@@ -112,11 +112,9 @@ Error Emitter::emitSpatial(Operation *op) {
 
   auto pool = [&](auto o, bool isMax) -> Error {
     constexpr int64_t n = decltype(o)::kSpatialRank;
-    Expected<unsigned> x = input();
+    Expected<unsigned> x = inputOfRank(n + 2);
     if (!x)
       return x.takeError();
-    if (Error e = requireRank(*x, n + 2))
-      return e;
     Dims in = dimsOf(*x), out{in[0]}, spatial;
     for (int64_t i = 0; i < n; ++i) {
       out.push_back("seqc::window1d(" + in[i + 1] + ", " + std::to_string(o.getPoolSize()[i]) +
@@ -143,11 +141,9 @@ Error Emitter::emitSpatial(Operation *op) {
 
   auto globalPool = [&](auto o, bool isMax) -> Error {
     constexpr int64_t n = decltype(o)::kSpatialRank;
-    Expected<unsigned> x = input();
+    Expected<unsigned> x = inputOfRank(n + 2);
     if (!x)
       return x.takeError();
-    if (Error e = requireRank(*x, n + 2))
-      return e;
     Dims in = dimsOf(*x), out{in[0]};
     if (o.getKeepdims())
       out.append(n, "1");
