@@ -29,6 +29,12 @@ SEQC_DATA const char seqc_metadata[];
 SEQC_DATA const int32_t seqc_error_site_count;
 SEQC_DATA const char *const seqc_error_sites[];
 SEQC_DATA const int64_t seqc_default_max_batch, seqc_default_max_seq_len;
+/* The state of a stateful model: seqc_state_count slots, slot i at float
+ * seqc_state_offsets[i] of the flat state, seqc_state_offsets[count] floats
+ * in all; the Keras layer of each slot. */
+SEQC_DATA const int32_t seqc_state_count;
+SEQC_DATA const int64_t seqc_state_offsets[];
+SEQC_DATA const char *const seqc_state_layers[];
 
 /* A memref descriptor as int64 words: allocated pointer, aligned pointer,
  * offset, sizes[rank], strides[rank]. */
@@ -36,8 +42,11 @@ typedef int64_t seqc_descriptor[3 + 2 * SEQC_MAX_RANK];
 static int64_t *desc_sizes(int64_t *d) { return d + 3; }
 static int64_t *desc_strides(int64_t *d, int rank) { return d + 3 + rank; }
 
-/* The compiled model (llvm.emit_c_interface of func.func @predict). */
-void _mlir_ciface_predict(void *result, void *input);
+/* The compiled model: llvm.emit_c_interface of func.func @predict through
+ * an entry seq-compile adds (AotCompiler.cpp, addPredictEntry). For a
+ * stateful model `result` holds the output's descriptor and then the new
+ * state's; for a stateless one `state` is unused. */
+void seqc_model_predict(void *result, void *input, void *state);
 
 /* What the compiled code calls for memory and runtime errors. */
 void *_mlir_memref_to_llvm_alloc(size_t size) { return seqc_arena_alloc(size); }
@@ -52,6 +61,8 @@ void seqc_report_error(int32_t site, int64_t count) {
 struct seqc_model {
   seqc_arena arena;
   int64_t max_batch, max_seq_len;
+  /* The flat state of a stateful model (NULL when stateless). */
+  float *state;
   /* One sample of zeros, for output shape probes of a dynamic time axis. */
   float *probe_input;
   int64_t probe_seq_len;
@@ -61,6 +72,14 @@ struct seqc_model {
 
 /* Why the last seqc_model_create[_sized] on this thread failed. */
 static _Thread_local char create_error[512];
+
+static int64_t state_size(void) { return seqc_state_offsets[seqc_state_count]; }
+
+/* The batch of a model whose batch is fixed (a stateful one), else -1. */
+static int64_t fixed_batch(void) { return seqc_input_dims[0]; }
+
+/* The batch of the output shape probe. */
+static int64_t probe_batch(void) { return fixed_batch() >= 0 ? fixed_batch() : 1; }
 
 static int time_is_dynamic(void) {
   return seqc_input_rank >= 2 && seqc_input_dims[1] < 0;
@@ -136,11 +155,25 @@ static void copy_output(int64_t *d, float *output) {
   }
 }
 
-/* One call of the compiled model; `output` and `dims` may be NULL. */
+/* The arguments seqc_arena_run passes through to seqc_model_predict. */
+struct predict_call {
+  void *input, *state;
+};
+static void call_predict(void *result, void *call) {
+  struct predict_call *c = (struct predict_call *)call;
+  seqc_model_predict(result, c->input, c->state);
+}
+
+/* One call of the compiled model; `output` and `dims` may be NULL. A
+ * stateful model reads m->state and, with `update_state`, keeps the state
+ * the call leaves (a successful call only). */
 static int invoke(seqc_model *m, const float *input, int64_t batch,
-                  int64_t seq_len, float *output, int64_t *dims) {
+                  int64_t seq_len, float *output, int64_t *dims,
+                  int update_state) {
   int rank = seqc_input_rank;
-  seqc_descriptor in, out;
+  seqc_descriptor in, state;
+  /* The output's descriptor, then a stateful model's 1-D state. */
+  int64_t out[3 + 2 * SEQC_MAX_RANK + 5];
   input_sizes(batch, seq_len, desc_sizes(in));
   int64_t stride = 1;
   for (int i = rank - 1; i >= 0; --i) {
@@ -149,8 +182,13 @@ static int invoke(seqc_model *m, const float *input, int64_t batch,
   }
   in[0] = in[1] = (int64_t)(intptr_t)input; /* never written */
   in[2] = 0;
+  state[0] = state[1] = (int64_t)(intptr_t)m->state; /* never written */
+  state[2] = 0;
+  state[3] = state_size();
+  state[4] = 1;
+  struct predict_call call = {in, state};
   int rc = SEQC_OK;
-  if (seqc_arena_run(&m->arena, _mlir_ciface_predict, out, in) != 0) {
+  if (seqc_arena_run(&m->arena, call_predict, out, &call) != 0) {
     snprintf(m->error, sizeof m->error,
              "out of memory: the model could not allocate %zu bytes of "
              "working memory",
@@ -168,6 +206,11 @@ static int invoke(seqc_model *m, const float *input, int64_t batch,
       copy_output(out, output);
     if (dims)
       memcpy(dims, desc_sizes(out), seqc_output_rank * sizeof(int64_t));
+    if (m->state && update_state) {
+      const int64_t *next = out + 3 + 2 * seqc_output_rank;
+      memcpy(m->state, (const float *)(intptr_t)next[1] + next[2],
+             (size_t)state_size() * sizeof(float));
+    }
   }
   seqc_arena_end(&m->arena);
   return rc;
@@ -184,6 +227,9 @@ SEQC_API seqc_model *seqc_model_create_sized(int64_t max_batch,
   if (max_batch < 1)
     return create_failed(NULL, "seqc_model_create_sized: max_batch must be "
                                "at least 1");
+  /* A fixed batch (a stateful model's) is the only one it runs. */
+  if (fixed_batch() >= 0)
+    max_batch = fixed_batch();
   if (!time_is_dynamic())
     max_seq_len = seqc_input_rank >= 2 ? seqc_input_dims[1] : 0;
   else if (max_seq_len < 1)
@@ -202,12 +248,19 @@ SEQC_API seqc_model *seqc_model_create_sized(int64_t max_batch,
   m->max_batch = max_batch;
   m->max_seq_len = max_seq_len;
   m->probe_seq_len = -1;
+  if (state_size() > 0) {
+    m->state = (float *)calloc((size_t)state_size(), sizeof(float));
+    if (!m->state)
+      return create_failed(m, "out of memory: cannot allocate the model's "
+                              "state");
+  }
   float *zeros = (float *)calloc((size_t)bytes, 1);
   if (!zeros)
     return create_failed(m, "out of memory: cannot allocate the input of the "
                             "sizing run");
   if (output_has_dynamic_axis()) {
-    m->probe_input = (float *)calloc((size_t)sample + 1, sizeof(float));
+    m->probe_input =
+        (float *)calloc((size_t)(sample * probe_batch()) + 1, sizeof(float));
     if (!m->probe_input) {
       free(zeros);
       return create_failed(m, "out of memory");
@@ -215,7 +268,7 @@ SEQC_API seqc_model *seqc_model_create_sized(int64_t max_batch,
   }
   /* Sizing run at the largest shape: the arena learns what a call needs.
    * The second run touches the arena's pages, so that calls do not fault. */
-  int rc = invoke(m, zeros, max_batch, max_seq_len, NULL, NULL);
+  int rc = invoke(m, zeros, max_batch, max_seq_len, NULL, NULL, 0);
   if (rc != SEQC_ERROR_MEMORY) {
     if (seqc_arena_reserve(&m->arena, m->arena.needed) != 0) {
       snprintf(m->error, sizeof m->error,
@@ -224,7 +277,7 @@ SEQC_API seqc_model *seqc_model_create_sized(int64_t max_batch,
                m->arena.needed);
       rc = SEQC_ERROR_MEMORY;
     } else {
-      rc = invoke(m, zeros, max_batch, max_seq_len, NULL, NULL);
+      rc = invoke(m, zeros, max_batch, max_seq_len, NULL, NULL, 0);
     }
   }
   free(zeros);
@@ -247,6 +300,7 @@ SEQC_API void seqc_model_destroy(seqc_model *m) {
     return;
   seqc_arena_release(&m->arena);
   free(m->probe_input);
+  free(m->state);
   free(m);
 }
 
@@ -258,6 +312,13 @@ SEQC_API int seqc_model_run(seqc_model *m, const float *input, int64_t batch,
   if (batch != 0 && (!input || !output))
     return fail(m, SEQC_ERROR_ARGUMENT, "seqc_model_run: input and output "
                                         "must not be NULL");
+  if (fixed_batch() >= 0 && batch != 0 && batch != fixed_batch()) {
+    snprintf(m->error, sizeof m->error,
+             "seqc_model_run: batch %lld, but the model runs only the batch "
+             "of %lld it was built with (its layers keep a state per row)",
+             (long long)batch, (long long)fixed_batch());
+    return SEQC_ERROR_SHAPE;
+  }
   if (batch < 0 || batch > m->max_batch) {
     snprintf(m->error, sizeof m->error,
              "seqc_model_run: batch %lld is outside [0, %lld] of this "
@@ -283,7 +344,7 @@ SEQC_API int seqc_model_run(seqc_model *m, const float *input, int64_t batch,
   m->error[0] = 0;
   if (batch == 0)
     return SEQC_OK;
-  return invoke(m, input, batch, length, output, NULL);
+  return invoke(m, input, batch, length, output, NULL, 1);
 }
 
 SEQC_API const char *seqc_last_error(seqc_model *m) {
@@ -306,6 +367,8 @@ SEQC_API int64_t seqc_model_output_size(seqc_model *m, int64_t batch,
   if (length < 0 || batch < 0 || batch > m->max_batch)
     return -1;
   int64_t n = batch;
+  if (fixed_batch() >= 0 && batch != 0 && batch != fixed_batch())
+    return -1;
   if (!output_has_dynamic_axis()) {
     for (int i = 1; i < seqc_output_rank; ++i)
       n = checked_mul(n, seqc_output_dims[i]);
@@ -313,7 +376,8 @@ SEQC_API int64_t seqc_model_output_size(seqc_model *m, int64_t batch,
   }
   /* The output's time axis follows the input's: ask the model once. */
   if (m->probe_seq_len != length) {
-    if (invoke(m, m->probe_input, 1, length, NULL, m->probe_dims) != SEQC_OK)
+    if (invoke(m, m->probe_input, probe_batch(), length, NULL, m->probe_dims,
+               0) != SEQC_OK)
       return -1;
     m->probe_seq_len = length;
   }
@@ -338,3 +402,45 @@ SEQC_API int64_t seqc_model_output_dim(int i) {
   return i >= 0 && i < seqc_output_rank ? seqc_output_dims[i] : 0;
 }
 SEQC_API const char *seqc_model_metadata_json(void) { return seqc_metadata; }
+
+SEQC_API int64_t seqc_model_state_size(void) { return state_size(); }
+SEQC_API int seqc_model_state_count(void) { return seqc_state_count; }
+SEQC_API const char *seqc_model_state_layer(int i) {
+  return i >= 0 && i < seqc_state_count ? seqc_state_layers[i] : NULL;
+}
+SEQC_API int64_t seqc_model_state_offset(int i) {
+  return i >= 0 && i <= seqc_state_count ? seqc_state_offsets[i] : -1;
+}
+
+SEQC_API int seqc_model_get_state(seqc_model *m, float *state) {
+  if (!m)
+    return SEQC_ERROR_ARGUMENT;
+  if (state_size() > 0 && !state)
+    return fail(m, SEQC_ERROR_ARGUMENT, "seqc_model_get_state: state must "
+                                        "not be NULL");
+  if (state_size() > 0)
+    memcpy(state, m->state, (size_t)state_size() * sizeof(float));
+  m->error[0] = 0;
+  return SEQC_OK;
+}
+
+SEQC_API int seqc_model_set_state(seqc_model *m, const float *state) {
+  if (!m)
+    return SEQC_ERROR_ARGUMENT;
+  if (state_size() > 0 && !state)
+    return fail(m, SEQC_ERROR_ARGUMENT, "seqc_model_set_state: state must "
+                                        "not be NULL");
+  if (state_size() > 0)
+    memcpy(m->state, state, (size_t)state_size() * sizeof(float));
+  m->error[0] = 0;
+  return SEQC_OK;
+}
+
+SEQC_API int seqc_model_reset_state(seqc_model *m) {
+  if (!m)
+    return SEQC_ERROR_ARGUMENT;
+  if (state_size() > 0)
+    memset(m->state, 0, (size_t)state_size() * sizeof(float));
+  m->error[0] = 0;
+  return SEQC_OK;
+}

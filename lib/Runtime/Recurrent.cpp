@@ -80,11 +80,11 @@ static std::vector<float> gate(const std::vector<double> &values, int64_t block,
   return g;
 }
 
-/// Runs `step(p_t, state)` over time for each batch row from a zero state of
-/// `stateSize` floats whose first `units` are the output h; p_t is the input
-/// projection of step t.
+/// Runs `step(p_t, state)` over time for each batch row from the initial
+/// state (zero without one) of `states` x units floats whose first `units`
+/// are the output h; p_t is the input projection of step t.
 static Tensor
-scan(const Tensor &projection, const RecurrenceDims &d, int64_t stateSize,
+scan(const Tensor &projection, const RecurrenceDims &d, int64_t states,
      const RnnOptions &options,
      const std::function<void(const float *, std::vector<float> &)> &step) {
   int64_t width = projection.shape[2];
@@ -93,23 +93,44 @@ scan(const Tensor &projection, const RecurrenceDims &d, int64_t stateSize,
           "mask " + (mask ? mask->shapeString() : std::string()) +
               " does not fit the (batch, steps) of input projection " +
               projection.shapeString());
+  std::vector<int64_t> stateShape{states, d.batch, d.units};
+  const Tensor *initial = options.initialState;
+  require(!initial || initial->shape == stateShape,
+          "initial state " + (initial ? initial->shapeString() : std::string()) +
+              " should have shape " + Tensor{stateShape, {}}.shapeString());
+  if (options.finalState)
+    *options.finalState = Tensor::zeros(stateShape);
   Tensor y = options.returnSequences
                  ? Tensor::zeros({d.batch, d.steps, d.units})
                  : Tensor::zeros({d.batch, d.units});
   for (int64_t b = 0; b < d.batch; ++b) {
-    std::vector<float> state(stateSize, 0.0f);
-    bool kept = true; // whether the last processed step was unmasked
+    std::vector<float> state(states * d.units, 0.0f);
+    if (initial)
+      for (int64_t s = 0; s < states; ++s)
+        std::copy_n(&initial->data[(s * d.batch + b) * d.units], d.units,
+                    &state[s * d.units]);
+    // What a step emits: the state after a step that ran; after a masked
+    // step the previous output, which is zeros (not the initial state)
+    // before the row's first unmasked step, or zeros with
+    // zeroOutputForMask.
+    bool kept = true, seen = false;
+    auto emits = [&] { return kept || (seen && !options.zeroOutputForMask); };
     for (int64_t s = 0; s < d.steps; ++s) {
       int64_t t = options.goBackwards ? d.steps - 1 - s : s;
       kept = !mask || mask->data[b * d.steps + t] != 0.0f;
+      seen |= kept;
       if (kept)
         step(&projection.data[(b * d.steps + t) * width], state);
-      if (options.returnSequences && (kept || !options.zeroOutputForMask))
+      if (options.returnSequences && emits())
         std::copy_n(state.begin(), d.units,
                     &y.data[(b * d.steps + s) * d.units]);
     }
-    if (!options.returnSequences && (kept || !options.zeroOutputForMask))
+    if (!options.returnSequences && d.steps > 0 && emits())
       std::copy_n(state.begin(), d.units, &y.data[b * d.units]);
+    if (options.finalState)
+      for (int64_t s = 0; s < states; ++s)
+        std::copy_n(&state[s * d.units], d.units,
+                    &options.finalState->data[(s * d.batch + b) * d.units]);
   }
   return y;
 }
@@ -126,7 +147,7 @@ Tensor seq::rt::lstmRecurrence(const Tensor &projection,
   RecurrenceDims d = checkRecurrence("lstm", projection, recurrentKernel, 4);
   int64_t u = d.units;
   // state = [h, c]
-  return scan(projection, d, 2 * u, options,
+  return scan(projection, d, 2, options,
               [&](const float *pt, std::vector<float> &state) {
                 std::vector<double> z(pt, pt + 4 * u);
                 accumulate(z, state.data(), recurrentKernel);
@@ -159,7 +180,7 @@ Tensor seq::rt::gruRecurrence(const Tensor &projection,
           "gru recurrence without reset_after takes no recurrent bias");
   requireBias("gru recurrence", recurrentBias, {3 * u});
   return scan(
-      projection, d, u, options, [&](const float *pt, std::vector<float> &h) {
+      projection, d, 1, options, [&](const float *pt, std::vector<float> &h) {
         // hu = h U (+ recurrent bias when resetAfter).
         std::vector<double> hu(3 * u, 0.0);
         if (recurrentBias)
@@ -206,7 +227,7 @@ Tensor seq::rt::simpleRnnRecurrence(const Tensor &projection,
                                     const RnnOptions &options) {
   RecurrenceDims d =
       checkRecurrence("simple_rnn", projection, recurrentKernel, 1);
-  return scan(projection, d, d.units, options,
+  return scan(projection, d, 1, options,
               [&](const float *pt, std::vector<float> &h) {
                 std::vector<double> sum(pt, pt + d.units);
                 accumulate(sum, h.data(), recurrentKernel);

@@ -3,12 +3,16 @@
 #include "Engines.h"
 #include "Error.h"
 
+#include "seq/Dialect/Seq/IR/ModelState.h"
 #include "seq/Runtime/Eager.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <algorithm>
 
@@ -44,11 +48,45 @@ std::shared_ptr<Compiled> Compiled::create(std::shared_ptr<Model> model,
   return compiled;
 }
 
+/// Rows [first, first + count) of `t`.
+static Tensor rows(const Tensor &t, int64_t first, int64_t count) {
+  int64_t row = t.shape[0] ? t.numElements() / t.shape[0] : 0;
+  Tensor slice;
+  slice.shape = t.shape;
+  slice.shape[0] = count;
+  slice.data.assign(t.data.begin() + first * row, t.data.begin() + (first + count) * row);
+  return slice;
+}
+
 llvm::Expected<Tensor> Compiled::run(const Tensor &input) {
   if (input.rank() < 1)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "input has shape " + input.shapeString() +
                                        ": it needs a batch axis");
+  // A model built for a fixed batch (a stateful one) takes any whole number
+  // of batches, run one after the other as Keras' predict(x, batch_size)
+  // does: each starts from the state the one before left.
+  int64_t batch = seq::fixedBatch(source->module().lookupSymbol<mlir::func::FuncOp>("predict"))
+                      .value_or(-1);
+  if (batch > 0 && input.shape[0] != batch) {
+    if (input.shape[0] % batch)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "input has " + std::to_string(input.shape[0]) + " rows; the model runs its fixed "
+          "batch of " + std::to_string(batch) + " rows (its layers keep a state per row), so "
+          "give a multiple of " + std::to_string(batch));
+    Tensor output;
+    for (int64_t first = 0; first < input.shape[0]; first += batch) {
+      llvm::Expected<Tensor> part = run(rows(input, first, batch));
+      if (!part)
+        return part.takeError();
+      if (output.shape.empty())
+        output.shape = part->shape, output.shape[0] = 0;
+      output.shape[0] += batch;
+      output.data.insert(output.data.end(), part->data.begin(), part->data.end());
+    }
+    return output;
+  }
   if (llvm::Error e = seq::rt::checkInputShape(source->module(), input.shape))
     return std::move(e);
   std::unique_lock<std::mutex> lock;
@@ -115,7 +153,54 @@ void bindCompiled(nb::module_ &m) {
                   "numpy.typing.NDArray[numpy.float32]"),
           "Runs one batch: x is batch-major float32 (other dtypes, layouts "
           "and nested lists are converted), any batch size; returns a new "
-          "float32 array. The GIL is released while it runs. Raises seqc.Error.")
+          "float32 array. A stateful model (fixed batch B) takes any multiple "
+          "of B rows and runs them as consecutive batches of B, each from the "
+          "state the one before left (Keras' predict(x, batch_size=B)). The GIL "
+          "is released while it runs. Raises seqc.Error.")
+      .def_prop_rw(
+          "state",
+          [](const Compiled &self) {
+            nb::dict states;
+            std::vector<float> flat = self.state();
+            for (const seq::StateSlot &slot : self.stateSlots()) {
+              Tensor t{slot.shape, std::vector<float>(flat.begin() + slot.offset,
+                                                      flat.begin() + slot.offset + slot.size)};
+              states[slot.layer.c_str()] = toNumpy(std::move(t));
+            }
+            return states;
+          },
+          [](Compiled &self, const nb::dict &states) {
+            std::vector<float> flat = self.state();
+            size_t given = 0;
+            for (const seq::StateSlot &slot : self.stateSlots()) {
+              nb::str key(slot.layer.c_str());
+              if (!states.contains(key))
+                continue;
+              Tensor t = toTensor(asInputArray(states[key]));
+              if (t.shape != slot.shape)
+                throw Error("state of layer '" + slot.layer + "' has shape " +
+                            Tensor{slot.shape, {}}.shapeString() + ", got " +
+                            t.shapeString());
+              std::copy(t.data.begin(), t.data.end(), flat.begin() + slot.offset);
+              ++given;
+            }
+            if (given != nb::len(states))
+              throw Error("state names a layer that keeps no state; the stateful layers "
+                          "are the keys of Compiled.state");
+            if (llvm::Error e = self.setState(flat))
+              raise(std::move(e));
+          },
+          nb::sig("def state(self) -> dict[str, numpy.typing.NDArray[numpy.float32]]"),
+          "The state of the model's stateful layers (Keras stateful=True), which "
+          "persists from one call to the next: {layer name: array of shape "
+          "(states, batch, units)}, states 2 for an LSTM (h, c), 1 for GRU and "
+          "SimpleRNN; a Bidirectional layer's directions are 'name/forward' and "
+          "'name/backward'. Empty for a stateless model. Assigning a dict sets the "
+          "layers it names.")
+      .def(
+          "reset_state", [](Compiled &self) { self.resetState(); },
+          "Sets every stateful layer's state to zeros, as Keras' reset_state(): the "
+          "next call starts a new sequence.")
       .def(
           "__reduce__",
           [](const Compiled &self) {

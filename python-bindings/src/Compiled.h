@@ -29,6 +29,13 @@ public:
   /// that are not reentrant are called one thread at a time.
   llvm::Expected<seq::rt::Tensor> run(const seq::rt::Tensor &input);
 
+  /// The engine's state slots (a stateful model's; empty otherwise), its
+  /// flat state, and setting or zeroing it (see seq::rt::Engine).
+  const std::vector<seq::StateSlot> &stateSlots() const { return engine->stateSlots(); }
+  std::vector<float> state() const { return engine->state(); }
+  llvm::Error setState(llvm::ArrayRef<float> values) { return engine->setState(values); }
+  void resetState() { engine->resetState(); }
+
   const std::string &engineName() const { return name; }
   const std::shared_ptr<Model> &model() const { return source; }
 

@@ -147,3 +147,34 @@ func.func @lstm_masked(%xp: tensor<?x?x32xf32>, %wr: tensor<8x32xf32>, %m: tenso
   %0 = seq.lstm_recurrence %xp, %wr mask(%m) activation(tanh, sigmoid) {return_sequences, zero_output_for_mask} : (tensor<?x?x32xf32>, tensor<8x32xf32>, tensor<?x?xf32>) -> tensor<?x?x8xf32>
   return %0 : tensor<?x?x8xf32>
 }
+
+// A stateful LSTM starts from copies of h and c of its initial state (2, B,
+// u) and stacks the loop's final h and c into its final state.
+// CHECK-LABEL: func.func @lstm_stateful(
+// CHECK-SAME:      %[[XP:.*]]: tensor<2x5x32xf32>, %[[WR:.*]]: tensor<8x32xf32>, %[[S0:.*]]: tensor<2x2x8xf32>)
+// CHECK-DAG:     %[[H0:.*]] = tensor.extract_slice %[[S0]][0, 0, 0] [1, 2, 8] [1, 1, 1] : tensor<2x2x8xf32> to tensor<2x8xf32>
+// CHECK-DAG:     %[[C0:.*]] = tensor.extract_slice %[[S0]][1, 0, 0] [1, 2, 8] [1, 1, 1] : tensor<2x2x8xf32> to tensor<2x8xf32>
+// CHECK-DAG:     %[[HI:.*]] = linalg.copy ins(%[[H0]] : tensor<2x8xf32>)
+// CHECK-DAG:     %[[CI:.*]] = linalg.copy ins(%[[C0]] : tensor<2x8xf32>)
+// CHECK:         %[[LOOP:.*]]:3 = scf.for {{.*}} iter_args(%{{.*}} = %[[HI]], %{{.*}} = %[[CI]], %{{.*}} = %{{.*}})
+// CHECK:         %[[SH:.*]] = tensor.insert_slice %[[LOOP]]#0 into %{{.*}}[0, 0, 0] [1, 2, 8] [1, 1, 1] : tensor<2x8xf32> into tensor<2x2x8xf32>
+// CHECK:         %[[SC:.*]] = tensor.insert_slice %[[LOOP]]#1 into %[[SH]][1, 0, 0] [1, 2, 8] [1, 1, 1] : tensor<2x8xf32> into tensor<2x2x8xf32>
+// CHECK:         return %[[LOOP]]#0, %[[SC]]
+func.func @lstm_stateful(%xp: tensor<2x5x32xf32>, %wr: tensor<8x32xf32>, %s: tensor<2x2x8xf32>) -> (tensor<2x8xf32>, tensor<2x2x8xf32>) {
+  %0, %1 = seq.lstm_recurrence %xp, %wr initial_state(%s) activation(tanh, sigmoid) : (tensor<2x5x32xf32>, tensor<8x32xf32>, tensor<2x2x8xf32>) -> (tensor<2x8xf32>, tensor<2x2x8xf32>)
+  return %0, %1 : tensor<2x8xf32>, tensor<2x2x8xf32>
+}
+
+// With a mask and an initial state, a row emits zeros until its first
+// unmasked step (Keras' previous output starts at zero, not at the state):
+// a (B) "seen" flag rides along and gates what the step writes.
+// CHECK-LABEL: func.func @gru_stateful_masked(
+// CHECK:         scf.for {{.*}} iter_args({{.*}}, %[[SEEN:.*]] = %{{.*}}) -> (
+// CHECK:           %[[NOW:.*]] = linalg.generic {{.*}} outs(%[[SEEN]] : tensor<2xf32>)
+// CHECK:             arith.maximumf
+// CHECK:           linalg.generic {{.*}} ins(%{{.*}}, %[[NOW]] : tensor<2x4xf32>, tensor<2xf32>)
+// CHECK:           scf.yield {{.*}}, %[[NOW]]
+func.func @gru_stateful_masked(%xp: tensor<2x5x12xf32>, %wr: tensor<4x12xf32>, %rb: tensor<12xf32>, %m: tensor<2x5xf32>, %s: tensor<1x2x4xf32>) -> (tensor<2x5x4xf32>, tensor<1x2x4xf32>) {
+  %0, %1 = seq.gru_recurrence %xp, %wr, %rb mask(%m) initial_state(%s) activation(tanh, sigmoid) {return_sequences, reset_after} : (tensor<2x5x12xf32>, tensor<4x12xf32>, tensor<12xf32>, tensor<2x5xf32>, tensor<1x2x4xf32>) -> (tensor<2x5x4xf32>, tensor<1x2x4xf32>)
+  return %0, %1 : tensor<2x5x4xf32>, tensor<1x2x4xf32>
+}

@@ -949,6 +949,38 @@ func.func @zero_output_without_mask(%p: tensor<?x5x16xf32>, %r: tensor<4x16xf32>
 
 // -----
 
+func.func @initial_state_rank(%x: tensor<2x5x12xf32>, %k: tensor<12x16xf32>, %r: tensor<4x16xf32>, %s: tensor<2x4xf32>) {
+  // expected-error @+1 {{'seq.lstm' op initial_state must have rank 3, got 'tensor<2x4xf32>'}}
+  %0 = seq.lstm %x, %k, %r initial_state(%s) activation(tanh, sigmoid) : (tensor<2x5x12xf32>, tensor<12x16xf32>, tensor<4x16xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @initial_state_states(%x: tensor<2x5x12xf32>, %k: tensor<12x16xf32>, %r: tensor<4x16xf32>, %s: tensor<1x2x4xf32>) {
+  // expected-error @+1 {{'seq.lstm' op initial_state states (1) must equal the cell's state count (2)}}
+  %0 = seq.lstm %x, %k, %r initial_state(%s) activation(tanh, sigmoid) : (tensor<2x5x12xf32>, tensor<12x16xf32>, tensor<4x16xf32>, tensor<1x2x4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @initial_state_batch(%p: tensor<2x5x12xf32>, %r: tensor<4x12xf32>, %s: tensor<1x3x4xf32>) {
+  // expected-error @+1 {{'seq.gru_recurrence' op initial_state batch (3) must equal input batch (2)}}
+  %0 = seq.gru_recurrence %p, %r initial_state(%s) activation(tanh, sigmoid) : (tensor<2x5x12xf32>, tensor<4x12xf32>, tensor<1x3x4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @final_state_units(%p: tensor<2x5x4xf32>, %r: tensor<4x4xf32>, %s: tensor<1x2x4xf32>) {
+  // expected-error @+1 {{'seq.simple_rnn_recurrence' op final_state units (5) must equal units (4)}}
+  %0, %1 = seq.simple_rnn_recurrence %p, %r initial_state(%s) activation(tanh) : (tensor<2x5x4xf32>, tensor<4x4xf32>, tensor<1x2x4xf32>) -> (tensor<2x4xf32>, tensor<1x2x5xf32>)
+  return
+}
+
+// -----
+
 func.func @global_avg_pool_mask(%x: tensor<?x5x3xf32>, %m: tensor<?x4xf32>) {
   // expected-error @+1 {{'seq.global_avg_pool1d' op mask steps (4) must equal input steps (5)}}
   %0 = seq.global_avg_pool1d %x mask(%m : tensor<?x4xf32>) : tensor<?x5x3xf32> -> tensor<?x3xf32>

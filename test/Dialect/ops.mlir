@@ -212,6 +212,14 @@ func.func @kernels(%x: tensor<?x10x12xf32>, %w: tensor<12x256xf32>, %b: tensor<2
   return %0, %1, %2, %3, %4 : tensor<?x10x256xf32>, tensor<?x64xf32>, tensor<?x10x8xf32>, tensor<?x8xf32>, tensor<?x5xf32>
 }
 
+// CHECK-LABEL: func @stateful
+func.func @stateful(%x: tensor<2x10x12xf32>, %k: tensor<12x16xf32>, %r: tensor<4x16xf32>,
+                    %s: tensor<2x2x4xf32> {seq.state = "lstm"}) -> (tensor<2x4xf32>, tensor<2x2x4xf32>) {
+  // CHECK: seq.lstm %{{.*}}, %{{.*}}, %{{.*}} initial_state(%{{.*}}) activation(tanh, sigmoid) : (tensor<2x10x12xf32>, tensor<12x16xf32>, tensor<4x16xf32>, tensor<2x2x4xf32>) -> (tensor<2x4xf32>, tensor<2x2x4xf32>)
+  %y, %final = seq.lstm %x, %k, %r initial_state(%s) activation(tanh, sigmoid) : (tensor<2x10x12xf32>, tensor<12x16xf32>, tensor<4x16xf32>, tensor<2x2x4xf32>) -> (tensor<2x4xf32>, tensor<2x2x4xf32>)
+  return %y, %final : tensor<2x4xf32>, tensor<2x2x4xf32>
+}
+
 // CHECK-LABEL: func @masking
 func.func @masking(%x: tensor<?x10x12xf32>, %ids: tensor<?x10xf32>, %k: tensor<12x16xf32>, %r: tensor<4x16xf32>, %b: tensor<16xf32>,
                    %k3: tensor<12x12xf32>, %r3: tensor<4x12xf32>, %b3: tensor<2x12xf32>, %p: tensor<?x10x12xf32>, %rb: tensor<12xf32>)

@@ -13,6 +13,7 @@
 #include "Actions.h"
 #include "Mode.h"
 
+#include "seq/Dialect/Seq/IR/ModelState.h"
 #include "seq/Runtime/Engine.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -95,6 +96,11 @@ std::optional<int> rayAction(seqc::Session &session) {
   if (!llvm::is_contained(names, seqc::engineName))
     return seqc::fail("unknown engine '" + seqc::engineName +
                       "' (available: " + join(names, ", ") + ")", 2);
+  auto predict = session.model.module->lookupSymbol<mlir::func::FuncOp>("predict");
+  if (seq::fixedBatch(predict))
+    return seqc::fail("--ray runs batches in parallel, but this model's batches depend on "
+                      "each other (stateful layers carry their state from one to the next): "
+                      "run without --ray", 2);
   Expected<std::vector<std::string>> specs = seqc::expandInputs(seqc::inputSpecs);
   if (!specs)
     return seqc::fail(toString(specs.takeError()));

@@ -13,6 +13,7 @@
 #include "Actions.h"
 #include "Mode.h"
 
+#include "seq/Dialect/Seq/IR/ModelState.h"
 #include "seq/Runtime/Eager.h"
 #include "seq/Runtime/Engine.h"
 #include "seq/Runtime/Npy.h"
@@ -69,6 +70,11 @@ cl::opt<ProgressMode> progressMode(
 /// The model's input shape without the batch axis (-1 where dynamic).
 std::vector<int64_t> modelRowShape(mlir::ModuleOp module);
 
+/// The batch of a model whose batch axis is fixed (a stateful one).
+std::optional<int64_t> fixedBatch(mlir::ModuleOp module) {
+  return seq::fixedBatch(module.lookupSymbol<mlir::func::FuncOp>("predict"));
+}
+
 } // namespace
 
 namespace seqc {
@@ -111,7 +117,17 @@ Expected<std::vector<RunShard>> checkRunShards(mlir::ModuleOp module) {
     if (shape.empty() || shape[0] == 0)
       return error("'" + spec + "' has no rows: --run needs at least one "
                    "row along axis 0");
-    if (Error e = seq::rt::checkInputShape(module, shape))
+    // A stateful model runs its fixed batch, shard rows one batch after
+    // the other.
+    std::vector<int64_t> callShape = shape;
+    if (std::optional<int64_t> batch = fixedBatch(module)) {
+      if (shape[0] % *batch)
+        return error("'" + spec + "' has " + Twine(shape[0]) + " rows; the model runs its "
+                     "fixed batch of " + Twine(*batch) + " rows (its layers keep a state "
+                     "per row), so give a multiple of " + Twine(*batch));
+      callShape[0] = *batch;
+    }
+    if (Error e = seq::rt::checkInputShape(module, callShape))
       return error("'" + spec + "': " + toString(std::move(e)));
     shards.push_back({spec, shape});
   }
@@ -294,8 +310,17 @@ std::optional<int> runAction(seqc::Session &session) {
     return seqc::fail("engine '" + engineName +
                       "': " + toString(engine.takeError()));
 
-  // By default, about 512 KiB of input per batch: it stays in cache.
+  // By default, about 512 KiB of input per batch: it stays in cache. A
+  // stateful model runs its own batch, each call from the state the one
+  // before left, as Keras' predict(x, batch_size) does.
+  std::optional<int64_t> fixed = fixedBatch(module);
+  if (fixed && batchSize && batchSize != *fixed)
+    return seqc::fail("--batch " + Twine(batchSize) + ": the model runs only its fixed "
+                      "batch of " + Twine(*fixed) + " rows (its layers keep a state per "
+                      "row); leave --batch out");
   auto rowsPerBatch = [&](const Shard &shard) -> int64_t {
+    if (fixed)
+      return *fixed;
     if (batchSize)
       return batchSize;
     int64_t rowBytes = 4;

@@ -5,15 +5,18 @@
 #ifndef SEQ_RUNTIME_ENGINE_H
 #define SEQ_RUNTIME_ENGINE_H
 
+#include "seq/Dialect/Seq/IR/ModelState.h"
 #include "seq/Runtime/Tensor.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -24,7 +27,30 @@ public:
   virtual ~Engine() = default;
   /// Runs the model on one batch, batch-major float32, and returns its
   /// output. A shape that does not fit the model is an error, not a crash.
+  /// A stateful model starts from the state the last call left and leaves
+  /// its new state (see ModelState.h); its calls run one at a time.
   virtual llvm::Expected<Tensor> run(const Tensor &input) = 0;
+
+  /// The layers whose state persists between calls (Keras stateful=True);
+  /// empty for a stateless model.
+  const std::vector<StateSlot> &stateSlots() const { return slots; }
+  /// Every slot's state, flat in slot order: zeros after creation and
+  /// after resetState.
+  std::vector<float> state() const;
+  /// Replaces the state; `values` must hold stateSize(stateSlots()) floats.
+  llvm::Error setState(llvm::ArrayRef<float> values);
+  void resetState();
+
+protected:
+  /// Called by a stateful engine's factory.
+  void initState(std::vector<StateSlot> stateSlots);
+  /// Held by run() of a stateful engine while it reads and writes
+  /// `stateValues`.
+  mutable std::mutex stateMutex;
+  std::vector<float> stateValues;
+
+private:
+  std::vector<StateSlot> slots;
 };
 
 /// Builds an engine for `module`; the module must outlive the engine unless

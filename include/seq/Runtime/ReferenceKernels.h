@@ -107,6 +107,12 @@ struct RnnOptions {
   /// processed step is masked).
   const Tensor *mask = nullptr;
   bool zeroOutputForMask = false;
+  /// (states, B, u), states 2 for an LSTM (h then c) and 1 otherwise: the
+  /// state before the first processed step, or null for zeros.
+  const Tensor *initialState = nullptr;
+  /// When not null, receives the state after the last processed step, in
+  /// the layout of initialState.
+  Tensor *finalState = nullptr;
 };
 
 /// Returns (B, T, u) if returnSequences, else (B, u) = last processed step.

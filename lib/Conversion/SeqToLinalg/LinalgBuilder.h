@@ -167,9 +167,10 @@ Value lowerGlobalPool(LinalgBuilder &lb, Value x, bool isMax, bool keepdims,
                       mlir::RankedTensorType resultType, Value mask = nullptr);
 
 /// Lowers the seq recurrences (kernel level, and the layer-level recurrent
-/// ops through their input projection). Returns the result, or null when
-/// `op` is not recurrent.
-Value lowerRecurrent(LinalgBuilder &lb, mlir::Operation *op);
+/// ops through their input projection). Returns the op's results (output,
+/// then the final state when it has one), or nothing when `op` is not
+/// recurrent.
+llvm::SmallVector<Value, 2> lowerRecurrent(LinalgBuilder &lb, mlir::Operation *op);
 
 } // namespace seq::lowering
 

@@ -33,7 +33,38 @@ struct Recurrence {
   bool returnSequences = false, goBackwards = false, resetAfter = false;
   Value mask; // (B, T) or null
   bool zeroOutputForMask = false;
+  Value initialState; // (states, B, u) or null
+  bool finalState = false; // whether the op returns its final state
 };
+
+/// State `index` of a (states, B, u) tensor as a (B, u) tensor.
+Value stateRow(LinalgBuilder &lb, Value state, int64_t index) {
+  auto type = cast<RankedTensorType>(state.getType());
+  auto rowType = RankedTensorType::get(type.getShape().drop_front(), lb.f32());
+  SmallVector<OpFoldResult> offsets{lb.b.getIndexAttr(index), lb.b.getIndexAttr(0),
+                                    lb.b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes{lb.b.getIndexAttr(1), lb.dimOfr(state, 1),
+                                  lb.dimOfr(state, 2)};
+  SmallVector<OpFoldResult> strides(3, lb.b.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(lb.b, lb.loc, rowType, state, offsets,
+                                        sizes, strides);
+}
+
+/// The (states, B, u) tensor of the (B, u) `rows`.
+Value stackStates(LinalgBuilder &lb, ValueRange rows) {
+  SmallVector<OpFoldResult> sizes{lb.b.getIndexAttr(rows.size()),
+                                  lb.dimOfr(rows[0], 0), lb.dimOfr(rows[0], 1)};
+  Value stacked = lb.empty(sizes);
+  for (auto [i, row] : llvm::enumerate(rows)) {
+    SmallVector<OpFoldResult> offsets{lb.b.getIndexAttr(i), lb.b.getIndexAttr(0),
+                                      lb.b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> rowSizes{lb.b.getIndexAttr(1), sizes[1], sizes[2]};
+    SmallVector<OpFoldResult> strides(3, lb.b.getIndexAttr(1));
+    stacked = tensor::InsertSliceOp::create(lb.b, lb.loc, row, stacked, offsets,
+                                            rowSizes, strides);
+  }
+  return stacked;
+}
 
 /// `mask`[:, step] as a (B) tensor.
 Value maskColumn(LinalgBuilder &lb, Value mask, Value step) {
@@ -121,7 +152,8 @@ Value gruRecurrentTerms(LinalgBuilder &lb, const Recurrence &r, Value h, Value s
   return matmulInto(lb, h, r.recurrentKernel, hu);
 }
 
-Value buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
+/// The op's output, then its final state when it returns one.
+SmallVector<Value, 2> buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
   OpBuilder &b = lb.b;
   Location loc = lb.loc;
   auto kernelType = cast<RankedTensorType>(r.recurrentKernel.getType());
@@ -132,10 +164,16 @@ Value buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
   Value stepsValue = lb.toValue(steps);
   Activation act = r.activation, rec = r.recurrentActivation;
 
-  // iter_args: h, [c], scratch..., [sequence].
-  SmallVector<Value> inits{lb.fill(lb.fresh({batch, b.getIndexAttr(u)}), 0.0)};
+  // iter_args: h, [c], scratch..., [sequence]. The state starts at zero
+  // or as a copy of the initial state (which the loop must not write).
+  auto startState = [&](int64_t index) {
+    Value fresh = lb.fresh({batch, b.getIndexAttr(u)});
+    return r.initialState ? copyInto(lb, stateRow(lb, r.initialState, index), fresh)
+                          : lb.fill(fresh, 0.0);
+  };
+  SmallVector<Value> inits{startState(0)};
   if (r.cell == Cell::LSTM)
-    inits.push_back(lb.fill(lb.fresh({batch, b.getIndexAttr(u)}), 0.0));
+    inits.push_back(startState(1));
   bool twoProducts = r.cell == Cell::GRU && !r.resetAfter;
   if (twoProducts) {
     inits.push_back(lb.fresh({batch, b.getIndexAttr(2 * u)})); // z, r
@@ -152,6 +190,13 @@ Value buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
   size_t lastMaskArg = inits.size();
   if (keepLastMask)
     inits.push_back(lb.fill(lb.fresh({batch}), 1.0));
+  // A masked step emits the previous output: the state, but zeros before
+  // the row's first unmasked step, which differs from the state only when
+  // that starts nonzero. `seen` (B) is 1 from a row's first unmasked step.
+  bool trackSeen = r.mask && r.initialState && !r.zeroOutputForMask;
+  size_t seenArg = inits.size();
+  if (trackSeen)
+    inits.push_back(lb.fill(lb.fresh({batch}), 0.0));
 
   auto body = [&](OpBuilder &nb, Location l, Value t, ValueRange iters) {
     LinalgBuilder sb(nb, l);
@@ -162,6 +207,12 @@ Value buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
     }
     Value h = iters[0];
     Value m = r.mask ? maskColumn(sb, r.mask, step) : Value();
+    Value seen;
+    if (trackSeen)
+      seen = sb.map(ValueRange{m}, iters[seenArg],
+                    [](OpBuilder &bb, Location ll, ValueRange a) -> Value {
+                      return arith::MaximumFOp::create(bb, ll, a[0], a[1]);
+                    });
     // A step every row masks (the padded tail of a batch) is skipped: the
     // cell runs inside an scf.if whose else branch keeps the state.
     scf::IfOp skip;
@@ -392,38 +443,53 @@ Value buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
                                       nb.getIndexAttr(u)};
       SmallVector<OpFoldResult> strides(3, nb.getIndexAttr(1));
       Value output = yields[0];
-      if (r.mask && r.zeroOutputForMask) {
-        // Written into the sequence's own slice: masked rows emit zeros.
+      if ((r.mask && r.zeroOutputForMask) || seen) {
+        // Written into the sequence's own slice: masked rows (or rows not
+        // yet seen) emit zeros.
         auto rowType = cast<RankedTensorType>(h.getType());
         Value slice = tensor::ExtractSliceOp::create(nb, l, rowType, sequence,
                                                      offsets, sizes, strides);
-        output = maskedMap(sb, ValueRange{output}, sb.fill(slice, 0.0), m,
-                           firstInput);
+        output = maskedMap(sb, ValueRange{output}, sb.fill(slice, 0.0),
+                           seen ? seen : m, firstInput);
       }
       yields.push_back(tensor::InsertSliceOp::create(nb, l, output, sequence,
                                                      offsets, sizes, strides));
     }
     if (keepLastMask)
       yields.push_back(copyInto(sb, m, iters[lastMaskArg]));
+    if (seen)
+      yields.push_back(seen);
     scf::YieldOp::create(nb, l, yields);
   };
 
   auto loop = scf::ForOp::create(b, loc, lb.index(0), stepsValue, lb.index(1),
                                  inits, body);
-  if (r.returnSequences)
-    return loop.getResult(sequenceArg);
+  SmallVector<Value, 2> results;
   Value last = loop.getResult(0);
-  if (!keepLastMask)
-    return last;
-  // zero_output_for_mask: a row whose last processed step is masked gives 0.
-  Value zeros = lb.fill(lb.empty(lb.dims(last)), 0.0);
-  return maskedMap(lb, ValueRange{last}, zeros, loop.getResult(lastMaskArg),
-                   firstInput);
+  if (r.returnSequences) {
+    results.push_back(loop.getResult(sequenceArg));
+  } else if (trackSeen) {
+    Value zeros = lb.fill(lb.empty(lb.dims(last)), 0.0);
+    results.push_back(maskedMap(lb, ValueRange{last}, zeros,
+                                loop.getResult(seenArg), firstInput));
+  } else if (!keepLastMask) {
+    results.push_back(last);
+  } else {
+    // zero_output_for_mask: a row whose last processed step is masked gives 0.
+    Value zeros = lb.fill(lb.empty(lb.dims(last)), 0.0);
+    results.push_back(maskedMap(lb, ValueRange{last}, zeros,
+                                loop.getResult(lastMaskArg), firstInput));
+  }
+  if (r.finalState)
+    results.push_back(stackStates(
+        lb, loop.getResults().take_front(r.cell == Cell::LSTM ? 2 : 1)));
+  return results;
 }
 
 } // namespace
 
-Value seq::lowering::lowerRecurrent(LinalgBuilder &lb, Operation *op) {
+SmallVector<Value, 2> seq::lowering::lowerRecurrent(LinalgBuilder &lb,
+                                                    Operation *op) {
   Recurrence r;
   auto project = [&](Value x, Value kernel, Value bias) {
     return lb.linear(x, kernel, bias, Activation::Linear, nullptr);
@@ -470,13 +536,15 @@ Value seq::lowering::lowerRecurrent(LinalgBuilder &lb, Operation *op) {
          o.getRecurrentActivation(), o.getReturnSequences(), o.getGoBackwards(),
          o.getResetAfter()};
   } else {
-    return nullptr;
+    return {};
   }
   llvm::TypeSwitch<Operation *>(op)
       .Case<LSTMOp, GRUOp, SimpleRNNOp, LSTMRecurrenceOp, GRURecurrenceOp,
             SimpleRNNRecurrenceOp>([&](auto o) {
         r.mask = o.getMask();
         r.zeroOutputForMask = o.getZeroOutputForMask();
+        r.initialState = o.getInitialState();
+        r.finalState = static_cast<bool>(o.getFinalState());
       });
   return buildRecurrence(lb, r);
 }

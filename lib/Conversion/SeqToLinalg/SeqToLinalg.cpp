@@ -645,9 +645,6 @@ Value lower(LinalgBuilder &lb, Operation *op) {
   if (auto o = dyn_cast<LinearOp>(op))
     return lb.linear(o.getInput(), o.getWeight(), o.getBias(), o.getActivation(),
                      o.getAlphaAttr());
-  if (isa<LSTMOp, GRUOp, SimpleRNNOp, LSTMRecurrenceOp, GRURecurrenceOp,
-          SimpleRNNRecurrenceOp>(op))
-    return lowerRecurrent(lb, op);
   if (auto o = dyn_cast<BidirectionalOp>(op))
     return lowerBidirectional(lb, o);
   if (auto o = dyn_cast<TimeDistributedOp>(op))
@@ -721,13 +718,18 @@ struct ConvertSeqToLinalgPass
     while (Operation *op = firstSeqOp(module)) {
       OpBuilder b(op);
       LinalgBuilder lb(b, op->getLoc());
-      Value replacement = lower(lb, op);
-      if (!replacement)
+      SmallVector<Value, 2> replacements = lowerRecurrent(lb, op);
+      if (replacements.empty())
+        replacements = {lower(lb, op)};
+      if (!replacements[0])
         return signalPassFailure();
-      Type type = op->getResult(0).getType();
-      if (replacement.getType() != type)
-        replacement = tensor::CastOp::create(b, op->getLoc(), type, replacement);
-      op->getResult(0).replaceAllUsesWith(replacement);
+      for (auto [result, replacement] :
+           llvm::zip_equal(op->getResults(), replacements)) {
+        if (replacement.getType() != result.getType())
+          replacement = tensor::CastOp::create(b, op->getLoc(), result.getType(),
+                                               replacement);
+        result.replaceAllUsesWith(replacement);
+      }
       op->erase();
     }
   }

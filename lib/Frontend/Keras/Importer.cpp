@@ -9,6 +9,7 @@
 #include "seq/Frontend/Keras/FileFormat.h"
 
 #include "seq/Dialect/Seq/IR/Metadata.h"
+#include "seq/Dialect/Seq/IR/ModelState.h"
 #include "seq/Dialect/Seq/IR/SeqOps.h"
 #include "seq/Dialect/Seq/IR/SeqShapes.h"
 
@@ -98,6 +99,30 @@ shapeFromWeights(const std::vector<LayerConfig> &layers,
     return std::nullopt;
   }
   return std::nullopt;
+}
+
+/// Whether a layer keeps state between calls: stateful=True on it or on
+/// the layer it wraps. (A malformed flag is reported when the layer is
+/// emitted.)
+static bool isStateful(const LayerConfig &layer) {
+  auto flag = [](const LayerConfig &l) {
+    Expected<bool> stateful = l.getBoolOr("stateful", false);
+    if (!stateful) {
+      llvm::consumeError(stateful.takeError());
+      return false;
+    }
+    return *stateful;
+  };
+  if (flag(layer))
+    return true;
+  if (!layer.has("layer"))
+    return false;
+  Expected<LayerConfig> inner = layer.getInnerLayer("layer");
+  if (!inner) {
+    llvm::consumeError(inner.takeError());
+    return false;
+  }
+  return flag(*inner);
 }
 
 /// The input shape without the batch axis: --input-shape, else the config,
@@ -243,7 +268,12 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   model.module = ModuleOp::create(fileLoc);
   builder.setInsertionPointToEnd(model.module->getBody());
 
+  // A stateful layer keeps one state row per batch row: the batch is the
+  // one the model was built with.
   SmallVector<int64_t> argShape{kDynamic};
+  if (llvm::any_of(config->layers, isStateful) && config->inputShape &&
+      !config->inputShape->empty() && config->inputShape->front())
+    argShape[0] = *config->inputShape->front();
   argShape.append(inputShape->begin(), inputShape->end());
   auto argType = RankedTensorType::get(argShape, builder.getF32Type());
   auto func = func::FuncOp::create(builder, fileLoc, "predict",
@@ -252,6 +282,7 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   builder.setInsertionPointToStart(entry);
 
   LayerEmitter emitter(builder, majorVersion(*source), savedUnbuilt);
+  emitter.setStateBlock(entry);
   Value value = entry->getArgument(0);
   std::vector<std::string> layerNames;
   for (size_t i = 0; i < config->layers.size(); ++i) {
@@ -272,8 +303,15 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
     model.layers.push_back(std::move(row));
     layerNames.push_back(layer.getName());
   }
-  func::ReturnOp::create(builder, fileLoc, value);
-  func.setFunctionType(builder.getFunctionType({argType}, {value.getType()}));
+  SmallVector<Value> results{value};
+  for (const LayerEmitter::LayerState &state : emitter.layerStates())
+    results.push_back(state.final);
+  func::ReturnOp::create(builder, fileLoc, results);
+  func.setFunctionType(builder.getFunctionType(entry->getArgumentTypes(),
+                                               ValueRange(results).getTypes()));
+  for (const LayerEmitter::LayerState &state : emitter.layerStates())
+    func.setArgAttr(state.initial.getArgNumber(), kStateAttrName,
+                    builder.getStringAttr(state.layer));
 
   // Metadata: the file's own entries, then seqc's (which a file cannot
   // override), then the user's --metadata on top.

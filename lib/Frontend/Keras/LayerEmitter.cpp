@@ -117,9 +117,11 @@ Expected<Value> LayerEmitter::emitRecurrent(const LayerConfig &layer,
     return layer.error("return_state=True and the states are read by another "
                        "layer or are model outputs: only Functional chains "
                        "that use the first output alone are supported");
-  if (*stateful)
-    return layer.error("stateful=True is not supported: the compiled model "
-                       "keeps no state between calls");
+  int64_t batch = shapeOf(input)[0];
+  if (*stateful && (!stateBlock || batch == kDynamic))
+    return layer.error("stateful=True needs the fixed batch size the model was "
+                       "built with, and the file records none (batch_shape / "
+                       "batch_input_shape of the input)");
   if (*timeMajor)
     return layer.error("time_major=True is not supported");
   bool reverse = overrides.goBackwards.value_or(*backwards);
@@ -174,20 +176,34 @@ Expected<Value> LayerEmitter::emitRecurrent(const LayerConfig &layer,
   result.push_back(*units);
   Type type = tensorType(builder, result);
   Location loc = layerLoc(builder, locName);
+  // A stateful layer starts from the state its last call left and leaves
+  // its new one: a state argument and result of @predict.
+  Type stateType;
+  Value initialState;
+  if (*stateful) {
+    stateType = tensorType(builder, {cls == "LSTM" ? 2 : 1, batch, *units});
+    initialState = stateBlock->addArgument(stateType, loc);
+  }
+  Operation *op;
   if (cls == "LSTM")
-    return LSTMOp::create(builder, loc, type, input, *kernel, *recurrentKernel,
-                          bias, mask, activation->kind, recurrent->kind,
-                          *sequences, reverse, zeroOutputForMask)
-        .getResult();
-  if (cls == "GRU")
-    return GRUOp::create(builder, loc, type, input, *kernel, *recurrentKernel,
-                         bias, mask, activation->kind, recurrent->kind,
-                         *sequences, reverse, zeroOutputForMask, resetAfter)
-        .getResult();
-  return SimpleRNNOp::create(builder, loc, type, input, *kernel,
-                             *recurrentKernel, bias, mask, activation->kind,
-                             *sequences, reverse, zeroOutputForMask)
-      .getResult();
+    op = LSTMOp::create(builder, loc, type, stateType, input, *kernel,
+                        *recurrentKernel, bias, mask, initialState,
+                        activation->kind, recurrent->kind, *sequences, reverse,
+                        zeroOutputForMask);
+  else if (cls == "GRU")
+    op = GRUOp::create(builder, loc, type, stateType, input, *kernel,
+                       *recurrentKernel, bias, mask, initialState,
+                       activation->kind, recurrent->kind, *sequences, reverse,
+                       zeroOutputForMask, resetAfter);
+  else
+    op = SimpleRNNOp::create(builder, loc, type, stateType, input, *kernel,
+                             *recurrentKernel, bias, mask, initialState,
+                             activation->kind, *sequences, reverse,
+                             zeroOutputForMask);
+  if (*stateful)
+    states.push_back({locName.str(), cast<BlockArgument>(initialState),
+                      op->getResult(1)});
+  return op->getResult(0);
 }
 
 /// Keras' RNN layer over an LSTMCell, GRUCell or SimpleRNNCell is that

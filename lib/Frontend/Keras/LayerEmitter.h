@@ -29,6 +29,18 @@ public:
   /// The chain's current timestep mask, (batch, time), or null.
   mlir::Value currentMask() const { return mask; }
 
+  /// A stateful recurrent layer's state: `initial` is a new argument of the
+  /// block given to setStateBlock, `final` the state the layer leaves.
+  struct LayerState {
+    std::string layer;
+    mlir::BlockArgument initial;
+    mlir::Value final;
+  };
+  /// Where stateful layers add their state arguments (@predict's entry);
+  /// without it a stateful layer is refused.
+  void setStateBlock(mlir::Block *block) { stateBlock = block; }
+  const std::vector<LayerState> &layerStates() const { return states; }
+
   /// Whether a layer of this class keeps its input's shape and has no
   /// weights (the importer looks through such layers for the input size).
   static bool isShapePreserving(llvm::StringRef className);
@@ -69,6 +81,8 @@ private:
   int kerasMajor;
   bool unbuiltModel;
   mlir::Value mask;
+  mlir::Block *stateBlock = nullptr;
+  std::vector<LayerState> states;
 };
 
 } // namespace seq::keras

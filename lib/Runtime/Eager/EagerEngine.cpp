@@ -41,9 +41,10 @@ Expected<func::FuncOp> predictFunction(ModuleOp module) {
   if (!predict || predict.isExternal())
     return error("the module has no func.func @predict with a body");
   FunctionType type = predict.getFunctionType();
-  if (type.getNumInputs() != 1 || type.getNumResults() != 1 ||
+  if (type.getNumInputs() < 1 || type.getNumResults() < 1 ||
       !isa<RankedTensorType>(type.getInput(0)))
-    return error("@predict must take one ranked tensor and return one value");
+    return error("@predict must take a ranked tensor (and states) and return "
+                 "a value (and states)");
   return predict;
 }
 
@@ -72,7 +73,7 @@ private:
 
   /// Runs the ops of `block` and returns what its terminator (func.return or
   /// seq.yield) returns.
-  Expected<Tensor> runBlock(Block &block, Frame &frame) const;
+  Expected<std::vector<Tensor>> runBlock(Block &block, Frame &frame) const;
   Expected<Tensor> runTimeDistributed(TimeDistributedOp op, Frame &frame) const;
   const Tensor &lookup(Value v, const Frame &frame) const;
 
@@ -111,7 +112,12 @@ Expected<std::unique_ptr<Engine>> EagerEngine::create(ModuleOp module) {
   });
   if (failure)
     return std::move(failure);
-  return std::unique_ptr<Engine>(new EagerEngine(*predict, std::move(weights)));
+  Expected<std::vector<StateSlot>> slots = seq::stateSlots(*predict);
+  if (!slots)
+    return slots.takeError();
+  std::unique_ptr<EagerEngine> engine(new EagerEngine(*predict, std::move(weights)));
+  engine->initState(std::move(*slots));
+  return std::unique_ptr<Engine>(std::move(engine));
 }
 
 const Tensor &EagerEngine::lookup(Value v, const Frame &frame) const {
@@ -134,29 +140,54 @@ Expected<Tensor> EagerEngine::run(const Tensor &input) {
                  Twine(input.data.size()) + " values");
   Frame frame;
   frame[predict.getArgument(0)] = input;
-  return runBlock(predict.getBody().front(), frame);
+  const std::vector<StateSlot> &slots = stateSlots();
+  std::unique_lock<std::mutex> lock(stateMutex, std::defer_lock);
+  if (!slots.empty()) {
+    lock.lock();
+    for (auto [i, slot] : llvm::enumerate(slots))
+      frame[predict.getArgument(i + 1)] =
+          Tensor{slot.shape,
+                 std::vector<float>(stateValues.begin() + slot.offset,
+                                    stateValues.begin() + slot.offset + slot.size)};
+  }
+  Expected<std::vector<Tensor>> results = runBlock(predict.getBody().front(), frame);
+  if (!results)
+    return results.takeError();
+  // Only a call that succeeded moves the state on.
+  for (auto [i, slot] : llvm::enumerate(slots))
+    std::copy((*results)[i + 1].data.begin(), (*results)[i + 1].data.end(),
+              stateValues.begin() + slot.offset);
+  return std::move(results->front());
 }
 
-Expected<Tensor> EagerEngine::runBlock(Block &block, Frame &frame) const {
+Expected<std::vector<Tensor>> EagerEngine::runBlock(Block &block,
+                                                    Frame &frame) const {
   auto get = [&](Value v) -> const Tensor & { return lookup(v, frame); };
   for (Operation &op : block) {
     if (isa<arith::ConstantOp>(op))
       continue;
     if (isa<func::ReturnOp, YieldOp>(op)) {
-      if (op.getNumOperands() != 1)
-        return eager::opError(&op, "expected exactly one returned value");
-      return get(op.getOperand(0));
+      std::vector<Tensor> results;
+      for (Value v : op.getOperands())
+        results.push_back(get(v));
+      return results;
     }
-    if (op.getNumResults() != 1 ||
+    // A recurrent op's second result is its final state.
+    bool twoResults = isa<LSTMOp, GRUOp, SimpleRNNOp, LSTMRecurrenceOp,
+                          GRURecurrenceOp, SimpleRNNRecurrenceOp>(op);
+    if (op.getNumResults() < 1 || op.getNumResults() > (twoResults ? 2u : 1u) ||
         !isa<RankedTensorType>(op.getResult(0).getType()))
       return eager::opError(&op, "expected one ranked tensor result");
 
     auto timeDistributed = dyn_cast<TimeDistributedOp>(op);
+    Tensor finalState;
     Expected<Tensor> result = timeDistributed
                                   ? runTimeDistributed(timeDistributed, frame)
-                                  : eager::evaluateOp(&op, get);
+                                  : eager::evaluateOp(&op, get, &finalState);
     if (!result)
       return result.takeError();
+    if (op.getNumResults() == 2)
+      frame[op.getResult(1)] = std::move(finalState);
 
     // Holds by construction for a correct kernel; cheap insurance that a
     // wrong shape never travels on silently.
@@ -192,9 +223,12 @@ Expected<Tensor> EagerEngine::runTimeDistributed(TimeDistributedOp op,
   std::vector<int64_t> stepShape;
   for (int64_t t = 0; t < steps; ++t) {
     frame[body.getArgument(0)] = sliceTime(x, t);
-    Expected<Tensor> step = runBlock(body, frame);
-    if (!step)
-      return step.takeError();
+    Expected<std::vector<Tensor>> results = runBlock(body, frame);
+    if (!results)
+      return results.takeError();
+    if (results->size() != 1)
+      return eager::opError(op, "the body must yield one value");
+    Tensor *step = &results->front();
     if (t == 0) {
       if (step->rank() < 1)
         return eager::opError(op, "the body yields a tensor without a batch "

@@ -198,9 +198,12 @@ Expected<Tensor> evaluateDense(DenseLike op, const Tensor &x,
 template <typename RecurrentOp>
 RnnOptions rnnOptions(RecurrentOp op, const Operands &in,
                       ::seq::Activation activation,
-                      ::seq::Activation recurrentActivation) {
+                      ::seq::Activation recurrentActivation, Tensor *finalState) {
   RnnOptions options;
   options.mask = in.optional(op.getMask());
+  options.initialState = in.optional(op.getInitialState());
+  if (op.getFinalState())
+    options.finalState = finalState;
   options.zeroOutputForMask = op.getZeroOutputForMask();
   options.returnSequences = op.getReturnSequences();
   options.goBackwards = op.getGoBackwards();
@@ -219,30 +222,30 @@ Error checkRecurrentInput(Operation *op, const Tensor &x,
   return requireSize(op, x, 2, kernel.shape[0], "input", "the kernel");
 }
 
-Expected<Tensor> evaluate(LSTMOp op, const Operands &in) {
+Expected<Tensor> evaluate(LSTMOp op, const Operands &in, Tensor *finalState) {
   const Tensor &x = in(op.getInput()), &kernel = in(op.getKernel());
   if (Error e = checkRecurrentInput(op, x, kernel))
     return std::move(e);
   return lstm(x, kernel, in(op.getRecurrentKernel()), in.optional(op.getBias()),
-              rnnOptions(op, in, op.getActivation(), op.getRecurrentActivation()));
+              rnnOptions(op, in, op.getActivation(), op.getRecurrentActivation(), finalState));
 }
 
-Expected<Tensor> evaluate(GRUOp op, const Operands &in) {
+Expected<Tensor> evaluate(GRUOp op, const Operands &in, Tensor *finalState) {
   const Tensor &x = in(op.getInput()), &kernel = in(op.getKernel());
   if (Error e = checkRecurrentInput(op, x, kernel))
     return std::move(e);
   return gru(x, kernel, in(op.getRecurrentKernel()), in.optional(op.getBias()),
              op.getResetAfter(),
-             rnnOptions(op, in, op.getActivation(), op.getRecurrentActivation()));
+             rnnOptions(op, in, op.getActivation(), op.getRecurrentActivation(), finalState));
 }
 
-Expected<Tensor> evaluate(SimpleRNNOp op, const Operands &in) {
+Expected<Tensor> evaluate(SimpleRNNOp op, const Operands &in, Tensor *finalState) {
   const Tensor &x = in(op.getInput()), &kernel = in(op.getKernel());
   if (Error e = checkRecurrentInput(op, x, kernel))
     return std::move(e);
   return simpleRnn(x, kernel, in(op.getRecurrentKernel()),
                    in.optional(op.getBias()),
-                   rnnOptions(op, in, op.getActivation(), op.getActivation()));
+                   rnnOptions(op, in, op.getActivation(), op.getActivation(), finalState));
 }
 
 Expected<Tensor> evaluate(BidirectionalOp op, const Operands &in) {
@@ -444,16 +447,16 @@ Error checkProjection(Operation *op, const Tensor &projection,
                      "input_projection", "the recurrent kernel");
 }
 
-Expected<Tensor> evaluate(LSTMRecurrenceOp op, const Operands &in) {
+Expected<Tensor> evaluate(LSTMRecurrenceOp op, const Operands &in, Tensor *finalState) {
   const Tensor &p = in(op.getInputProjection()),
                &u = in(op.getRecurrentKernel());
   if (Error e = checkProjection(op, p, u))
     return std::move(e);
   return lstmRecurrence(
-      p, u, rnnOptions(op, in, op.getActivation(), op.getRecurrentActivation()));
+      p, u, rnnOptions(op, in, op.getActivation(), op.getRecurrentActivation(), finalState));
 }
 
-Expected<Tensor> evaluate(GRURecurrenceOp op, const Operands &in) {
+Expected<Tensor> evaluate(GRURecurrenceOp op, const Operands &in, Tensor *finalState) {
   const Tensor &p = in(op.getInputProjection()),
                &u = in(op.getRecurrentKernel());
   if (Error e = checkProjection(op, p, u))
@@ -463,21 +466,22 @@ Expected<Tensor> evaluate(GRURecurrenceOp op, const Operands &in) {
     return opError(op, "a recurrent_bias needs reset_after");
   return gruRecurrence(
       p, u, recurrentBias, op.getResetAfter(),
-      rnnOptions(op, in, op.getActivation(), op.getRecurrentActivation()));
+      rnnOptions(op, in, op.getActivation(), op.getRecurrentActivation(), finalState));
 }
 
-Expected<Tensor> evaluate(SimpleRNNRecurrenceOp op, const Operands &in) {
+Expected<Tensor> evaluate(SimpleRNNRecurrenceOp op, const Operands &in, Tensor *finalState) {
   const Tensor &p = in(op.getInputProjection()),
                &u = in(op.getRecurrentKernel());
   if (Error e = checkProjection(op, p, u))
     return std::move(e);
   return simpleRnnRecurrence(
-      p, u, rnnOptions(op, in, op.getActivation(), op.getActivation()));
+      p, u, rnnOptions(op, in, op.getActivation(), op.getActivation(), finalState));
 }
 
 } // namespace
 
-Expected<Tensor> evaluateOp(Operation *op, ValueLookup lookup) {
+Expected<Tensor> evaluateOp(Operation *op, ValueLookup lookup,
+                            Tensor *finalState) {
   Operands in(lookup);
   return llvm::TypeSwitch<Operation *, Expected<Tensor>>(op)
       .Case<DenseOp>([&](DenseOp op) {
@@ -488,10 +492,11 @@ Expected<Tensor> evaluateOp(Operation *op, ValueLookup lookup) {
         return evaluateDense(op, in(op.getInput()), in(op.getWeight()),
                              in.optional(op.getBias()));
       })
-      .Case<LSTMOp, GRUOp, SimpleRNNOp, BidirectionalOp, Conv1DOp, BatchNormOp,
-            LayerNormOp, ActivationOp, ReluOp, PReluOp, LSTMRecurrenceOp,
-            GRURecurrenceOp,
-            SimpleRNNRecurrenceOp>([&](auto op) { return evaluate(op, in); })
+      .Case<LSTMOp, GRUOp, SimpleRNNOp, LSTMRecurrenceOp, GRURecurrenceOp,
+            SimpleRNNRecurrenceOp>(
+          [&](auto op) { return evaluate(op, in, finalState); })
+      .Case<BidirectionalOp, Conv1DOp, BatchNormOp, LayerNormOp, ActivationOp,
+            ReluOp, PReluOp>([&](auto op) { return evaluate(op, in); })
       .Case<MaxPool1DOp>([&](MaxPool1DOp op) {
         return evaluatePool(op, in(op.getInput()), maxPool1d);
       })

@@ -15,12 +15,15 @@ namespace seq::rt::eager {
 /// The runtime value of an SSA value that was computed before.
 using ValueLookup = llvm::function_ref<const Tensor &(mlir::Value)>;
 
-/// Evaluates `op`, a seq op with one result (other than seq.time_distributed
-/// and seq.yield) or tensor.cast, with the reference kernels. Operand sizes
-/// that only the data fix (dynamic dimensions) are checked here, so that a
-/// mismatch is an error naming the layer rather than a kernel abort. Any
-/// other op is an error naming it.
-llvm::Expected<Tensor> evaluateOp(mlir::Operation *op, ValueLookup lookup);
+/// Evaluates `op`, a seq op (other than seq.time_distributed and seq.yield)
+/// or tensor.cast, with the reference kernels, and returns its first result.
+/// A recurrent op's second result, its final state, goes to `finalState`,
+/// which must then not be null. Operand sizes that only the data fix
+/// (dynamic dimensions) are checked here, so that a mismatch is an error
+/// naming the layer rather than a kernel abort. Any other op is an error
+/// naming it.
+llvm::Expected<Tensor> evaluateOp(mlir::Operation *op, ValueLookup lookup,
+                                  Tensor *finalState = nullptr);
 
 } // namespace seq::rt::eager
 

@@ -7,6 +7,33 @@
 
 namespace seq::rt {
 
+std::vector<float> Engine::state() const {
+  std::lock_guard<std::mutex> lock(stateMutex);
+  return stateValues;
+}
+
+llvm::Error Engine::setState(llvm::ArrayRef<float> values) {
+  std::lock_guard<std::mutex> lock(stateMutex);
+  if (values.size() != stateValues.size())
+    return llvm::createStringError(
+        "the state has " + std::to_string(stateValues.size()) +
+        " floats (stateful layers' (states, batch, units) one after the "
+        "other), got " +
+        std::to_string(values.size()));
+  stateValues.assign(values.begin(), values.end());
+  return llvm::Error::success();
+}
+
+void Engine::resetState() {
+  std::lock_guard<std::mutex> lock(stateMutex);
+  std::fill(stateValues.begin(), stateValues.end(), 0.0f);
+}
+
+void Engine::initState(std::vector<StateSlot> stateSlots) {
+  slots = std::move(stateSlots);
+  stateValues.assign(stateSize(slots), 0.0f);
+}
+
 namespace {
 struct Registry {
   std::mutex mutex;

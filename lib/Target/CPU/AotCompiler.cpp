@@ -12,6 +12,7 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
@@ -74,6 +75,13 @@ std::string whitelisted(StringRef text) {
   return out;
 }
 
+/// The batch bound of seqc_model_create: the model's own batch when it is
+/// fixed (a stateful model's).
+int64_t defaultBatch(const seq::cpu::ModelSignature &s,
+                     const seq::cpu::AotOptions &options) {
+  return s.input[0] >= 0 ? s.input[0] : options.defaultMaxBatch;
+}
+
 /// Adds the model's data that runtime/seqc_model_api.c reads, as hidden
 /// constant globals with fixed names (the support code declares them
 /// extern). Strings from the model file are bytes in an array, never text
@@ -120,9 +128,43 @@ void addModelData(llvm::Module &m, const seq::cpu::ModelSignature &s,
   define("seqc_error_sites",
          llvm::ConstantArray::get(llvm::ArrayType::get(ptr, sites.size()), sites));
   define("seqc_default_max_batch",
-         llvm::ConstantInt::get(i64, options.defaultMaxBatch));
+         llvm::ConstantInt::get(i64, defaultBatch(s, options)));
   define("seqc_default_max_seq_len",
          llvm::ConstantInt::get(i64, defaultSeqLen(s, options)));
+
+  // The state slots: count, each one's offset in the flat state and its
+  // layer's name, and the total.
+  std::vector<llvm::Constant *> layers;
+  std::vector<int64_t> offsets;
+  for (const seq::StateSlot &slot : s.state) {
+    layers.push_back(string(slot.layer));
+    offsets.push_back(slot.offset);
+  }
+  layers.push_back(llvm::ConstantPointerNull::get(ptr));
+  offsets.push_back(seq::stateSize(s.state));
+  define("seqc_state_count", llvm::ConstantInt::get(i32, s.state.size()));
+  define("seqc_state_offsets", dims(offsets));
+  define("seqc_state_layers",
+         llvm::ConstantArray::get(llvm::ArrayType::get(ptr, layers.size()), layers));
+}
+
+/// seqc_model_predict(result, input, state): the one entry the C API calls,
+/// whether @predict takes a state (then `result` holds the output's and
+/// the state's descriptors) or not (then `state` is unused).
+void addPredictEntry(llvm::Module &m, bool stateful) {
+  llvm::LLVMContext &ctx = m.getContext();
+  llvm::PointerType *ptr = llvm::PointerType::getUnqual(ctx);
+  llvm::Type *voidType = llvm::Type::getVoidTy(ctx);
+  auto *type = llvm::FunctionType::get(voidType, {ptr, ptr, ptr}, false);
+  auto *entry = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
+                                       "seqc_model_predict", m);
+  llvm::Function *predict = m.getFunction("_mlir_ciface_predict");
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
+  llvm::SmallVector<llvm::Value *, 3> args{entry->getArg(0), entry->getArg(1)};
+  if (stateful)
+    args.push_back(entry->getArg(2));
+  b.CreateCall(predict, args);
+  b.CreateRetVoid();
 }
 
 std::string replaceAll(std::string text, StringRef key, StringRef value) {
@@ -151,8 +193,14 @@ std::string publicHeader(const seq::cpu::ModelSignature &s, StringRef headerPath
   text = replaceAll(text, "@TARGET_CPU@", whitelisted(cpu));
   text = replaceAll(text, "@LIBRARY@",
                     whitelisted(llvm::sys::path::filename(libraryPath)));
-  text = replaceAll(text, "@DEFAULT_BATCH@", std::to_string(options.defaultMaxBatch));
+  text = replaceAll(text, "@DEFAULT_BATCH@", std::to_string(defaultBatch(s, options)));
   text = replaceAll(text, "@DEFAULT_SEQ_LEN@", std::to_string(defaultSeqLen(s, options)));
+  text = replaceAll(text, "@STATE@",
+                    s.state.empty()
+                        ? std::string("none (the model is stateless)")
+                        : std::to_string(seq::stateSize(s.state)) + " floats of " +
+                              std::to_string(s.state.size()) +
+                              " stateful layer(s), kept by each instance");
   return text;
 }
 
@@ -198,6 +246,7 @@ Error seq::cpu::compileAot(ModuleOp module, AotArtifact kind,
                                         signature.output.size())) +
                    "; an AOT library supports at most " + llvm::Twine(kMaxAotRank));
   addModelData(**llvmModule, signature, metadataToJson(module), options);
+  addPredictEntry(**llvmModule, !signature.state.empty());
   // Only the C API leaves the library: several models can live in one
   // process without their code or allocation hooks meeting.
   for (llvm::GlobalValue &gv : (*llvmModule)->global_values())

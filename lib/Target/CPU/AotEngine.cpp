@@ -22,12 +22,16 @@ struct Api {
   int (*run)(void *, const float *, int64_t, int64_t, float *);
   const char *(*lastError)(void *);
   int64_t (*outputSize)(void *, int64_t, int64_t);
+  int (*getState)(void *, float *);
+  int (*setState)(void *, const float *);
 };
 
 class AotEngine final : public seq::rt::Engine {
 public:
   AotEngine(void *library, Api api, seq::cpu::ModelSignature signature)
-      : library(library), api(api), signature(std::move(signature)) {}
+      : library(library), api(api), signature(std::move(signature)) {
+    initState(this->signature.state);
+  }
   ~AotEngine() override {
     if (instance)
       api.destroy(instance);
@@ -38,6 +42,7 @@ public:
     if (llvm::Error e = signature.checkInput(input.shape))
       return std::move(e);
     std::lock_guard<std::mutex> lock(mutex);
+    std::lock_guard<std::mutex> stateLock(stateMutex);
     int64_t batch = input.shape[0];
     int64_t seqLen = input.shape.size() >= 2 ? input.shape[1] : 0;
     // An instance is sized for its largest call; a larger one replaces it.
@@ -59,7 +64,13 @@ public:
       return llvm::createStringError(std::string("seqc_model_output_size: ") +
                                      api.lastError(instance));
     std::vector<float> output(size);
+    // The engine's state is what the library's instance runs from (the
+    // engine's may have been set or reset since the last call).
+    if (!stateValues.empty() && api.setState(instance, stateValues.data()) != 0)
+      return llvm::createStringError(api.lastError(instance));
     if (api.run(instance, input.data.data(), batch, seqLen, output.data()) != 0)
+      return llvm::createStringError(api.lastError(instance));
+    if (!stateValues.empty() && api.getState(instance, stateValues.data()) != 0)
       return llvm::createStringError(api.lastError(instance));
     Tensor t;
     t.shape = signature.output;
@@ -103,6 +114,10 @@ llvm::Error resolveApi(void *library, Api &api) {
   if (llvm::Error e = resolve(library, "seqc_model_run", api.run))
     return e;
   if (llvm::Error e = resolve(library, "seqc_last_error", api.lastError))
+    return e;
+  if (llvm::Error e = resolve(library, "seqc_model_get_state", api.getState))
+    return e;
+  if (llvm::Error e = resolve(library, "seqc_model_set_state", api.setState))
     return e;
   return resolve(library, "seqc_model_output_size", api.outputSize);
 }

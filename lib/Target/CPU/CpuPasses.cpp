@@ -1,6 +1,8 @@
 // The CPU-specific passes of the lowering pipeline (see Pipeline.cpp).
 #include "seq/Target/CPU/Pipeline.h"
 
+#include "PackState.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -43,6 +45,8 @@ struct PrepareEntryPass
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (fn.isPrivate() || fn.isExternal())
         continue;
+      if (fn.getName() == "predict" && failed(seq::cpu::packModelState(fn)))
+        return signalPassFailure();
       fn->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                   UnitAttr::get(&getContext()));
       for (unsigned i = 0; i < fn.getNumArguments(); ++i)

@@ -13,6 +13,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <vector>
@@ -28,8 +29,20 @@ extern "C" void reportError(int32_t site, int64_t count) {
   seqc_arena_report_error(site, count);
 }
 
-/// The C interface of @predict: (result descriptor, input descriptor).
+/// The C interface of @predict: (result descriptor, input descriptor), and
+/// of a stateful one (results: output and state descriptors; input; state).
 using PredictFn = void (*)(void *result, void *input);
+using StatefulPredictFn = void (*)(void *results, void *input, void *state);
+
+/// What seqc_arena_run calls for a stateful model.
+struct StatefulCall {
+  StatefulPredictFn predict;
+  void *input, *state;
+  static void run(void *results, void *call) {
+    auto *c = static_cast<StatefulCall *>(call);
+    c->predict(results, c->input, c->state);
+  }
+};
 
 class JitEngine final : public seq::rt::Engine {
 public:
@@ -37,7 +50,9 @@ public:
             std::unique_ptr<ExecutionEngine> engine, PredictFn predict,
             seq::cpu::ModelSignature signature)
       : memory(std::move(memory)), engine(std::move(engine)), predict(predict),
-        signature(std::move(signature)) {}
+        signature(std::move(signature)) {
+    initState(this->signature.state);
+  }
 
   ~JitEngine() override {
     for (seqc_arena *arena : arenas) {
@@ -51,15 +66,33 @@ public:
       return std::move(e);
     seqc_arena *arena = acquireArena();
     std::vector<int64_t> in = seq::cpu::describe(input.data.data(), input.shape);
-    std::vector<int64_t> out(seq::cpu::descriptorSize(signature.outputRank()));
+    size_t outputWords = seq::cpu::descriptorSize(signature.outputRank());
+    std::vector<int64_t> out(outputWords + seq::cpu::descriptorSize(1));
+    bool stateful = !signature.state.empty();
+    std::unique_lock<std::mutex> stateLock(stateMutex, std::defer_lock);
+    std::vector<int64_t> stateIn;
+    StatefulCall call{reinterpret_cast<StatefulPredictFn>(predict), in.data()};
+    if (stateful) {
+      stateLock.lock();
+      stateIn = seq::cpu::describe(stateValues.data(),
+                                   {static_cast<int64_t>(stateValues.size())});
+      call.state = stateIn.data();
+    }
     // An allocation that fails abandons the call (seqc_arena_run).
+    int status = stateful ? seqc_arena_run(arena, StatefulCall::run, out.data(), &call)
+                          : seqc_arena_run(arena, predict, out.data(), in.data());
     llvm::Expected<Tensor> result =
-        seqc_arena_run(arena, predict, out.data(), in.data()) == 0
-            ? signature.readOutput(out.data(), arena)
-            : llvm::createStringError(
-                  "out of memory: the model could not allocate " +
-                  std::to_string(arena->failed_size) +
-                  " bytes of working memory for this input");
+        status == 0 ? signature.readOutput(out.data(), arena)
+                    : llvm::createStringError(
+                          "out of memory: the model could not allocate " +
+                          std::to_string(arena->failed_size) +
+                          " bytes of working memory for this input");
+    // Only a call that succeeded moves the state on.
+    if (result && stateful) {
+      const int64_t *d = out.data() + outputWords;
+      const float *next = reinterpret_cast<const float *>(d[1]) + d[2];
+      std::copy(next, next + stateValues.size(), stateValues.begin());
+    }
     size_t needed = arena->needed;
     seqc_arena_end(arena);
     // Grow once so that the next call of this size allocates nothing.

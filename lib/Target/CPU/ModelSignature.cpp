@@ -47,10 +47,13 @@ seq::cpu::ModelSignature::of(ModuleOp module) {
   if (!predict)
     return llvm::createStringError("the module has no func.func @predict");
   FunctionType type = predict.getFunctionType();
-  auto in = type.getNumInputs() == 1
+  llvm::Expected<std::vector<StateSlot>> state = stateSlots(predict);
+  if (!state)
+    return state.takeError();
+  auto in = type.getNumInputs() >= 1
                 ? dyn_cast<RankedTensorType>(type.getInput(0))
                 : nullptr;
-  auto out = type.getNumResults() == 1
+  auto out = type.getNumResults() >= 1
                  ? dyn_cast<RankedTensorType>(type.getResult(0))
                  : nullptr;
   if (!in || !out || !in.getElementType().isF32() ||
@@ -61,6 +64,7 @@ seq::cpu::ModelSignature::of(ModuleOp module) {
   ModelSignature s;
   s.input = dimsOf(in);
   s.output = dimsOf(out);
+  s.state = std::move(*state);
   for (size_t i = 2; i < s.input.size(); ++i)
     if (s.input[i] < 0)
       return llvm::createStringError(

@@ -2,6 +2,7 @@
 #ifndef SEQ_LIB_TARGET_CPU_MODELSIGNATURE_H
 #define SEQ_LIB_TARGET_CPU_MODELSIGNATURE_H
 
+#include "seq/Dialect/Seq/IR/ModelState.h"
 #include "seq/Runtime/Tensor.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -28,10 +29,14 @@ struct ModelSignature {
   std::vector<int64_t> input, output;
   /// What seqc_report_error(site, ...) means, from seqc.error_sites.
   std::vector<std::string> errorSites;
+  /// A stateful model's state slots (empty when stateless): the compiled
+  /// @predict then takes and returns their values as one flat vector after
+  /// the input and output (PackState.h).
+  std::vector<StateSlot> state;
 
   /// Reads @predict's types; errors when it does not take and return one
-  /// ranked f32 tensor each, or when an axis other than batch and time
-  /// (axis 1) of the input is dynamic.
+  /// ranked f32 tensor each (besides states), or when an axis other than
+  /// batch and time (axis 1) of the input is dynamic.
   static llvm::Expected<ModelSignature> of(mlir::ModuleOp module);
 
   size_t outputRank() const { return output.size(); }

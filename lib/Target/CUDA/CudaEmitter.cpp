@@ -205,6 +205,8 @@ Expected<unsigned> Emitter::emitFusedRecurrence(Operation *op, unsigned xp,
      << "    a.return_sequences = " << (spec.returnSequences ? 1 : 0) << ";\n"
      << "    a.mask = " << spec.mask << ";\n"
      << "    a.zero_output_for_mask = " << (spec.zeroOutputForMask ? 1 : 0) << ";\n"
+     << "    a.h0 = " << spec.initialState << ";\n"
+     << "    a.state_out = " << spec.finalState << ";\n"
      << "    a.alpha = " << floatLiteral(shapes::cellAlpha(spec.activation)) << ";\n"
      << "    a.recurrent_alpha = "
      << floatLiteral(shapes::cellAlpha(spec.recurrentActivation)) << ";\n"
@@ -214,6 +216,9 @@ Expected<unsigned> Emitter::emitFusedRecurrence(Operation *op, unsigned xp,
 }
 
 Error Emitter::checkCudnnSupport(Operation *op, const RecurrenceSpec &spec) const {
+  if (spec.initialState != "nullptr" || spec.finalState != "nullptr")
+    return fail(op, "--rnn-backend=cudnn does not keep the state of a stateful layer between "
+                    "calls; use --rnn-backend=fused for this model");
   if (spec.mask != "nullptr")
     return fail(op, "--rnn-backend=cudnn cannot skip the masked steps of a Masking or "
                     "Embedding(mask_zero=True) input; use --rnn-backend=fused for this model");
@@ -289,27 +294,53 @@ Error Emitter::bindMask(Operation *op, Value mask, RecurrenceSpec &spec) {
   return Error::success();
 }
 
+Error Emitter::bindState(Operation *op, Value initialState, Value finalState,
+                         RecurrenceSpec &spec) {
+  if (!initialState && !finalState)
+    return Error::success();
+  // The state argument the layer reads must get the layer's final state
+  // back, and nothing else may read that.
+  auto arg = dyn_cast_or_null<BlockArgument>(initialState);
+  auto slot = arg ? stateOffsetOf.find(arg) : stateOffsetOf.end();
+  bool wired = slot != stateOffsetOf.end() && finalState && finalState.hasOneUse() &&
+               isa<func::ReturnOp>(finalState.use_begin()->getOwner()) &&
+               finalState.use_begin()->getOperandNumber() == arg.getArgNumber();
+  if (!wired)
+    return fail(op, "the CUDA backend keeps a recurrent layer's state only as a stateful "
+                    "layer's: read from a state argument of @predict and returned as its "
+                    "new value");
+  spec.initialState = "m->state + " + std::to_string(slot->second);
+  spec.finalState = "m->state_next + " + std::to_string(slot->second);
+  ++boundStates;
+  return Error::success();
+}
+
 /// seq.lstm / seq.gru / seq.simple_rnn that the fusion left at layer level.
 Error Emitter::emitRecurrentLayer(Operation *op) {
-  Value input, kernel, recurrent, bias, mask;
+  Value input, kernel, recurrent, bias, mask, initialState, finalState;
   RecurrenceSpec spec;
   if (auto lstm = dyn_cast<LSTMOp>(op)) {
     input = lstm.getInput(), kernel = lstm.getKernel(), recurrent = lstm.getRecurrentKernel(),
     bias = lstm.getBias(), mask = lstm.getMask();
+    initialState = lstm.getInitialState(), finalState = lstm.getFinalState();
     spec = flagsOf(lstm, Cell::Lstm);
     spec.recurrentActivation = lstm.getRecurrentActivation();
   } else if (auto gru = dyn_cast<GRUOp>(op)) {
     input = gru.getInput(), kernel = gru.getKernel(), recurrent = gru.getRecurrentKernel(),
     bias = gru.getBias(), mask = gru.getMask();
+    initialState = gru.getInitialState(), finalState = gru.getFinalState();
     spec = flagsOf(gru, gru.getResetAfter() ? Cell::GruResetAfter : Cell::GruResetBefore);
     spec.recurrentActivation = gru.getRecurrentActivation();
   } else {
     auto rnn = cast<SimpleRNNOp>(op);
     input = rnn.getInput(), kernel = rnn.getKernel(), recurrent = rnn.getRecurrentKernel(),
     bias = rnn.getBias(), mask = rnn.getMask();
+    initialState = rnn.getInitialState(), finalState = rnn.getFinalState();
     spec = flagsOf(rnn, Cell::SimpleRnn);
   }
   if (Error e = bindMask(op, mask, spec))
+    return e;
+  if (Error e = bindState(op, initialState, finalState, spec))
     return e;
   const int gates = gatesOf(spec.cell);
   auto rType = cast<ShapedType>(recurrent.getType());
@@ -359,26 +390,31 @@ Error Emitter::emitRecurrentLayer(Operation *op) {
 /// seq.lstm_recurrence / seq.gru_recurrence / seq.simple_rnn_recurrence.
 Error Emitter::emitRecurrenceOp(Operation *op) {
   RecurrenceSpec spec;
-  Value projection, recurrent, recurrentBias, mask;
+  Value projection, recurrent, recurrentBias, mask, initialState, finalState;
   if (auto lstm = dyn_cast<LSTMRecurrenceOp>(op)) {
     projection = lstm.getInputProjection(), recurrent = lstm.getRecurrentKernel();
     mask = lstm.getMask();
+    initialState = lstm.getInitialState(), finalState = lstm.getFinalState();
     spec = flagsOf(lstm, Cell::Lstm);
     spec.recurrentActivation = lstm.getRecurrentActivation();
   } else if (auto gru = dyn_cast<GRURecurrenceOp>(op)) {
     projection = gru.getInputProjection(), recurrent = gru.getRecurrentKernel();
     recurrentBias = gru.getRecurrentBias(), mask = gru.getMask();
+    initialState = gru.getInitialState(), finalState = gru.getFinalState();
     spec = flagsOf(gru, gru.getResetAfter() ? Cell::GruResetAfter : Cell::GruResetBefore);
     spec.recurrentActivation = gru.getRecurrentActivation();
   } else {
     auto rnn = cast<SimpleRNNRecurrenceOp>(op);
     projection = rnn.getInputProjection(), recurrent = rnn.getRecurrentKernel();
     mask = rnn.getMask();
+    initialState = rnn.getInitialState(), finalState = rnn.getFinalState();
     spec = flagsOf(rnn, Cell::SimpleRnn);
   }
   if (recurrentBias && spec.cell == Cell::GruResetBefore)
     return fail(op, "a recurrent bias needs reset_after");
   if (Error e = bindMask(op, mask, spec))
+    return e;
+  if (Error e = bindState(op, initialState, finalState, spec))
     return e;
   spec.units = cast<ShapedType>(recurrent.getType()).getDimSize(0);
   Expected<std::string> r = weight(op, recurrent, "recurrent_kernel");
@@ -876,8 +912,14 @@ Expected<CudaModule> Emitter::run() {
   auto func = module.lookupSymbol<func::FuncOp>("predict");
   if (!func || func.isExternal())
     return fail(nullptr, "the module has no func.func @predict to compile");
-  if (func.getNumArguments() != 1 || func.getNumResults() != 1)
-    return fail(nullptr, "@predict must take one tensor and return one tensor");
+  Expected<std::vector<StateSlot>> slots = seq::stateSlots(func);
+  if (!slots)
+    return fail(nullptr, llvm::toString(slots.takeError()));
+  stateSlots = std::move(*slots);
+  for (auto [i, slot] : llvm::enumerate(stateSlots)) {
+    stateOffsetOf[func.getArgument(i + 1)] = slot.offset;
+    (void)text(slot.layer); // seqc_model_state_layer's bytes
+  }
   auto inType = dyn_cast<RankedTensorType>(func.getArgumentTypes()[0]);
   auto outType = dyn_cast<RankedTensorType>(func.getResultTypes()[0]);
   if (!inType || !outType || inType.getRank() < 1 || outType.getRank() < 1)
@@ -918,6 +960,9 @@ Expected<CudaModule> Emitter::run() {
   }
   if (!output)
     return fail(nullptr, "@predict has no return");
+  if (boundStates != stateSlots.size())
+    return fail(nullptr, "internal error: a state argument of @predict is not a stateful "
+                         "layer's");
   if (rank(*output) != outType.getRank())
     return fail(nullptr, "internal error: the output's rank does not match @predict's type");
 

@@ -31,6 +31,8 @@ struct ModelApi {
   int (*outputRank)();
   int64_t (*outputDim)(int);
   int64_t (*outputSize)(void *, int64_t, int64_t);
+  int (*getState)(void *, float *);
+  int (*setState)(void *, const float *);
 };
 
 /// Rows per call of the library; larger inputs run in chunks.
@@ -38,8 +40,10 @@ constexpr int64_t kChunkRows = 256;
 
 class CudaEngine : public rt::Engine {
 public:
-  CudaEngine(std::string dir, void *library, ModelApi api)
-      : dir(std::move(dir)), library(library), api(api) {}
+  CudaEngine(std::string dir, void *library, ModelApi api, std::vector<StateSlot> slots)
+      : dir(std::move(dir)), library(library), api(api) {
+    initState(std::move(slots));
+  }
 
   ~CudaEngine() override {
     if (model)
@@ -61,16 +65,23 @@ public:
                      ", got " + input.shapeString());
     }
     int64_t batch = input.shape[0];
+    // A fixed batch (a stateful model's) is the one batch every call takes.
+    int64_t fixedBatch = api.inputDim(0);
+    if (fixedBatch >= 0 && batch != fixedBatch)
+      return error("the model runs only its fixed batch of " + Twine(fixedBatch) +
+                   ", got " + input.shapeString());
     bool dynamicTime = rank >= 2 && api.inputDim(1) < 0;
     int64_t seqLen = dynamicTime ? input.shape[1] : 0;
-    int64_t chunk = std::min(std::max<int64_t>(batch, 1), kChunkRows);
+    int64_t chunk = fixedBatch >= 0 ? fixedBatch
+                                    : std::min(std::max<int64_t>(batch, 1), kChunkRows);
     if (Error e = reserve(chunk, seqLen))
       return std::move(e);
 
     std::vector<int64_t> shape(api.outputRank());
-    int64_t rowOut = api.outputSize(model, 1, seqLen);
-    if (rowOut < 0)
+    int64_t chunkOut = api.outputSize(model, chunk, seqLen);
+    if (chunkOut < 0)
       return error(api.lastError(model));
+    int64_t rowOut = chunkOut / chunk;
     int64_t known = 1;
     std::optional<size_t> unknown;
     for (size_t i = 1; i < shape.size(); ++i) {
@@ -85,12 +96,19 @@ public:
     shape[0] = batch;
     int64_t rowIn = batch ? input.numElements() / batch : 0;
     rt::Tensor output = rt::Tensor::zeros(shape);
+    std::lock_guard<std::mutex> lock(stateMutex);
+    // The library's instance runs from the engine's state (which may have
+    // been set or reset since the last call) and leaves its new one there.
+    if (!stateValues.empty() && api.setState(model, stateValues.data()))
+      return error(api.lastError(model));
     for (int64_t first = 0; first < batch; first += chunk) {
       int64_t rows = std::min(chunk, batch - first);
       if (api.run(model, input.data.data() + first * rowIn, rows, seqLen,
                   output.data.data() + first * rowOut))
         return error(api.lastError(model));
     }
+    if (!stateValues.empty() && api.getState(model, stateValues.data()))
+      return error(api.lastError(model));
     return output;
   }
 
@@ -161,7 +179,9 @@ Expected<std::unique_ptr<rt::Engine>> createCudaEngine(mlir::ModuleOp module,
       !resolve(handle, "seqc_model_input_dim", api.inputDim) ||
       !resolve(handle, "seqc_model_output_rank", api.outputRank) ||
       !resolve(handle, "seqc_model_output_dim", api.outputDim) ||
-      !resolve(handle, "seqc_model_output_size", api.outputSize)) {
+      !resolve(handle, "seqc_model_output_size", api.outputSize) ||
+      !resolve(handle, "seqc_model_get_state", api.getState) ||
+      !resolve(handle, "seqc_model_set_state", api.setState)) {
     dlclose(handle);
     return cleanup(error("the built library lacks the seqc C API"));
   }
@@ -173,7 +193,13 @@ Expected<std::unique_ptr<rt::Engine>> createCudaEngine(mlir::ModuleOp module,
     return cleanup(error("the " + backend + " engine: " + why));
   }
   api.destroy(probe);
-  return std::make_unique<CudaEngine>(dir.str().str(), handle, api);
+  Expected<std::vector<StateSlot>> slots =
+      seq::stateSlots(module.lookupSymbol<mlir::func::FuncOp>("predict"));
+  if (!slots) {
+    dlclose(handle);
+    return cleanup(slots.takeError());
+  }
+  return std::make_unique<CudaEngine>(dir.str().str(), handle, api, std::move(*slots));
 }
 
 void registerCudaEngines() {

@@ -71,7 +71,8 @@ std::string Emitter::assemble(func::FuncOp func, unsigned output) const {
      << "#define SEQC_DEFAULT_MAX_SEQ_LEN " << maxSteps << "\n"
      << "#define SEQC_DYNAMIC_TIME " << (dynamicTime ? 1 : 0) << "\n"
      << "#define SEQC_STATIC_BATCH " << (inType.isDynamicDim(0) ? 0 : inType.getDimSize(0))
-     << "\n\n";
+     << "\n"
+     << "#define SEQC_STATE_SIZE " << stateSize(stateSlots) << "\n\n";
 
   // Weights.
   os << "namespace weights {\n"
@@ -140,7 +141,10 @@ std::string Emitter::assemble(func::FuncOp func, unsigned output) const {
      << "  float *w = nullptr;     // every weight\n"
      << "  unsigned long long *bad_ids = nullptr; // Embedding: first bad id index + 1\n"
      << "  int64_t max_batch = 0, max_seq_len = 0; // the bounds memory was allocated for\n"
-     << "  int device = -1; // the GPU current on the thread that created the model\n";
+     << "  int device = -1; // the GPU current on the thread that created the model\n"
+     << "  // Stateful layers' state (SEQC_STATE_SIZE floats): what a call starts from, and\n"
+     << "  // what it leaves, copied to `state` when the call succeeds.\n"
+     << "  float *state = nullptr, *state_next = nullptr;\n";
   if (cudnn)
     os << "  cudnnHandle_t cudnn = nullptr;\n";
   for (const Buffer &b : buffers)
@@ -280,6 +284,13 @@ std::string Emitter::assemble(func::FuncOp func, unsigned output) const {
   for (const Buffer &b : buffers)
     if (b.storage == b.name)
       os << "  m->" << b.name << " = m->arena + at_" << b.name << ";\n";
+  os << "  if (SEQC_STATE_SIZE &&\n"
+     << "      ((err = cudaMalloc(&m->state, 2 * SEQC_STATE_SIZE * sizeof(float))) != cudaSuccess ||\n"
+     << "       (err = cudaMemsetAsync(m->state, 0, SEQC_STATE_SIZE * sizeof(float), m->stream)) !=\n"
+     << "           cudaSuccess))\n"
+     << "    return seqc_format(m->error, \"cannot allocate the model's state on the GPU: %s\",\n"
+     << "                       cudaGetErrorString(err));\n"
+     << "  m->state_next = m->state + SEQC_STATE_SIZE;\n";
   os << "  if ((err = cudaMalloc(&m->w, std::max<size_t>(weights::total, 1) * sizeof(float))) != cudaSuccess ||\n"
      << "      (err = cudaMemcpyAsync(m->w, seqc_weight_data, weights::total * sizeof(float),\n"
      << "                             cudaMemcpyHostToDevice, m->stream)) != cudaSuccess)\n"
@@ -310,7 +321,7 @@ std::string Emitter::assemble(func::FuncOp func, unsigned output) const {
      << destroyCode;
   if (cudnn)
     os << "  if (m->cudnn)\n    cudnnDestroy(m->cudnn);\n";
-  os << "  for (void *p : {(void *)m->arena, (void *)m->w, (void *)m->bad_ids})\n"
+  os << "  for (void *p : {(void *)m->arena, (void *)m->w, (void *)m->bad_ids, (void *)m->state})\n"
      << "    if (p)\n      cudaFree(p);\n"
      << "  if (m->stream)\n    cudaStreamDestroy(m->stream);\n"
      << "  delete m;\n}\n\n"
@@ -419,6 +430,9 @@ std::string Emitter::assemble(func::FuncOp func, unsigned output) const {
      << "    return SEQC_ERROR_DEVICE;\n  }\n"
      << "  err = cudaMemcpyAsync(output, " << ptr(output) << ", seqc_numel(D." << res.name << ", "
      << res.dims.size() << ") * sizeof(float), cudaMemcpyDeviceToHost, m->stream);\n"
+     << "  if (SEQC_STATE_SIZE && err == cudaSuccess)\n"
+     << "    err = cudaMemcpyAsync(m->state, m->state_next, SEQC_STATE_SIZE * sizeof(float),\n"
+     << "                          cudaMemcpyDeviceToDevice, m->stream);\n"
      << "  if (err == cudaSuccess)\n    err = cudaStreamSynchronize(m->stream);\n"
      << "  if (err != cudaSuccess) {\n"
      << "    seqc_format(m->error, \"CUDA error while running the model: %s\", cudaGetErrorString(err));\n"
@@ -448,7 +462,60 @@ std::string Emitter::assemble(func::FuncOp func, unsigned output) const {
     }
   }
   os << "  return SEQC_OK;\n}\n";
+  emitStateApi(os);
   return out;
+}
+
+/// The state functions of the C API (runtime/seqc_model.h.in); a stateless
+/// model has 0 floats of state. Layer names are bytes (Emitter::text).
+void Emitter::emitStateApi(llvm::raw_ostream &os) const {
+  os << "\n// The state of the stateful layers (none for a stateless model).\n"
+     << "static const int64_t seqc_state_offsets[] = {";
+  for (const StateSlot &slot : stateSlots)
+    os << slot.offset << ", ";
+  os << stateSize(stateSlots) << "};\n"
+     << "static const unsigned char *const seqc_state_layers[] = {";
+  for (const StateSlot &slot : stateSlots)
+    os << text(slot.layer) << ", ";
+  os << "nullptr};\n"
+     << "SEQC_API int64_t seqc_model_state_size(void) { return SEQC_STATE_SIZE; }\n"
+     << "SEQC_API int seqc_model_state_count(void) { return " << stateSlots.size() << "; }\n"
+     << "SEQC_API const char *seqc_model_state_layer(int i) {\n"
+     << "  return i >= 0 && i < " << stateSlots.size()
+     << " ? (const char *)seqc_state_layers[i] : nullptr;\n}\n"
+     << "SEQC_API int64_t seqc_model_state_offset(int i) {\n"
+     << "  return i >= 0 && i <= " << stateSlots.size() << " ? seqc_state_offsets[i] : -1;\n}\n\n"
+     << "/// Copies the state to (to_device) or from the GPU, or zeroes it (host null).\n"
+     << "static int seqc_state_transfer(seqc_model *m, float *host, bool to_device) {\n"
+     << "  if (!m)\n    return SEQC_ERROR_ARGUMENT;\n"
+     << "  std::lock_guard<std::mutex> lock(m->mutex);\n"
+     << "  m->error[0] = 0;\n"
+     << "  if (!SEQC_STATE_SIZE)\n    return SEQC_OK;\n"
+     << "  seqc_device_scope device(m->device);\n"
+     << "  cudaError_t err = device.error;\n"
+     << "  if (err == cudaSuccess)\n"
+     << "    err = !host ? cudaMemsetAsync(m->state, 0, SEQC_STATE_SIZE * sizeof(float), m->stream)\n"
+     << "          : cudaMemcpyAsync(to_device ? m->state : host, to_device ? host : m->state,\n"
+     << "                            SEQC_STATE_SIZE * sizeof(float),\n"
+     << "                            to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,\n"
+     << "                            m->stream);\n"
+     << "  if (err == cudaSuccess)\n    err = cudaStreamSynchronize(m->stream);\n"
+     << "  if (err != cudaSuccess) {\n"
+     << "    seqc_format(m->error, \"cannot copy the model's state: %s\", cudaGetErrorString(err));\n"
+     << "    return SEQC_ERROR_DEVICE;\n  }\n"
+     << "  return SEQC_OK;\n}\n\n"
+     << "SEQC_API int seqc_model_get_state(seqc_model *m, float *state) {\n"
+     << "  if (m && SEQC_STATE_SIZE && !state) {\n"
+     << "    seqc_format(m->error, \"seqc_model_get_state: state must not be NULL\");\n"
+     << "    return SEQC_ERROR_ARGUMENT;\n  }\n"
+     << "  return seqc_state_transfer(m, state, false);\n}\n"
+     << "SEQC_API int seqc_model_set_state(seqc_model *m, const float *state) {\n"
+     << "  if (m && SEQC_STATE_SIZE && !state) {\n"
+     << "    seqc_format(m->error, \"seqc_model_set_state: state must not be NULL\");\n"
+     << "    return SEQC_ERROR_ARGUMENT;\n  }\n"
+     << "  return seqc_state_transfer(m, const_cast<float *>(state), true);\n}\n"
+     << "SEQC_API int seqc_model_reset_state(seqc_model *m) {\n"
+     << "  return seqc_state_transfer(m, nullptr, true);\n}\n";
 }
 
 } // namespace seq::cuda::detail

@@ -6,6 +6,7 @@
 
 #include "seq/Target/CUDA/CudaEmitter.h"
 
+#include "seq/Dialect/Seq/IR/ModelState.h"
 #include "seq/Dialect/Seq/IR/SeqOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -95,6 +96,8 @@ struct RecurrenceSpec {
   bool returnSequences = false, goBackwards = false;
   std::string mask = "nullptr"; // (batch, steps) buffer expression
   bool zeroOutputForMask = false;
+  /// A stateful layer's state: where it starts and where the final one goes.
+  std::string initialState = "nullptr", finalState = "nullptr";
 };
 
 class Emitter {
@@ -154,6 +157,10 @@ private:
                             const RecurrenceSpec &spec, StringRef kernel,
                             StringRef inputBias);
   Error bindMask(Operation *op, Value mask, RecurrenceSpec &spec);
+  /// A stateful layer's initial and final state: the slot of @predict's
+  /// state argument, in the model's state and next-state buffers.
+  Error bindState(Operation *op, Value initialState, Value finalState,
+                  RecurrenceSpec &spec);
   Error checkCudnnSupport(Operation *op, const RecurrenceSpec &spec) const;
   Error emitTimeDistributed(TimeDistributedOp op);
   /// Conv2D/3D, the 2-D/3-D and global poolings, zero padding, cropping,
@@ -162,6 +169,7 @@ private:
   void markCudnnProjections(func::FuncOp func);
 
   std::string assemble(func::FuncOp func, unsigned output) const;
+  void emitStateApi(llvm::raw_ostream &os) const;
 
   ModuleOp module;
   const CudaEmitOptions &options;
@@ -182,6 +190,10 @@ private:
   std::vector<std::pair<std::string, std::string>> embeddings; // name text, ids buffer
   std::vector<int64_t> embeddingVocab;
   bool usesCudnn = false;
+  /// @predict's state slots (a stateful model's) and their arguments.
+  std::vector<StateSlot> stateSlots;
+  llvm::DenseMap<Value, int64_t> stateOffsetOf;
+  size_t boundStates = 0;
   bool dynamicTime = false;
   int64_t staticSteps = 0;
   /// Input GEMMs whose only users run on cuDNN (which projects itself).

@@ -153,9 +153,39 @@ LogicalResult verifyMask(Operation *op, Value mask, Value sequence,
                  failed(check.dim("mask steps", m[1], "input steps", in[1])));
 }
 
-template <typename RecurrentOp> LogicalResult verifyMaskOf(RecurrentOp op) {
-  return verifyMask(op, op.getMask(), op->getOperand(0),
-                    op.getZeroOutputForMask());
+/// A recurrence's optional initial state and final state: both
+/// (states, batch, units), the batch of its input sequence.
+LogicalResult verifyState(Operation *op, Value initialState, Value finalState,
+                          Value sequence, Value recurrentKernel,
+                          int64_t states) {
+  Check check(op);
+  int64_t batch = Check::shape(sequence)[0];
+  int64_t units = Check::shape(recurrentKernel)[0];
+  for (auto [value, name] : {std::pair(initialState, "initial_state"),
+                             std::pair(finalState, "final_state")}) {
+    if (!value)
+      continue;
+    if (failed(check.rank(value, name, 3)))
+      return failure();
+    ArrayRef<int64_t> s = Check::shape(value);
+    if (failed(check.dim(Twine(name) + " states", s[0],
+                         "the cell's state count", states)) ||
+        failed(check.dim(Twine(name) + " batch", s[1], "input batch", batch)) ||
+        failed(check.dim(Twine(name) + " units", s[2], "units", units)))
+      return failure();
+  }
+  return success();
+}
+
+/// The mask and state operands every recurrent op has; `states` is 2 for
+/// an LSTM (h, c), else 1.
+template <typename RecurrentOp>
+LogicalResult verifyMaskAndState(RecurrentOp op, int64_t states) {
+  return failure(failed(verifyMask(op, op.getMask(), op->getOperand(0),
+                                   op.getZeroOutputForMask())) ||
+                 failed(verifyState(op, op.getInitialState(),
+                                    op.getFinalState(), op->getOperand(0),
+                                    op.getRecurrentKernel(), states)));
 }
 
 /// Layer-level LSTM / GRU / SimpleRNN.
@@ -391,7 +421,7 @@ LogicalResult LSTMOp::verify() {
   if (failed(verifyRecurrentLayer(*this, getInput(), getKernel(),
                                   getRecurrentKernel(), 4,
                                   getReturnSequences(), units)) ||
-      failed(verifyMaskOf(*this)))
+      failed(verifyMaskAndState(*this, 2)))
     return failure();
   if (getBias())
     return Check(*this).vector(getBias(), "bias", "4 x units", mul(4, units));
@@ -403,7 +433,7 @@ LogicalResult GRUOp::verify() {
   if (failed(verifyRecurrentLayer(*this, getInput(), getKernel(),
                                   getRecurrentKernel(), 3,
                                   getReturnSequences(), units)) ||
-      failed(verifyMaskOf(*this)))
+      failed(verifyMaskAndState(*this, 1)))
     return failure();
   Value bias = getBias();
   if (!bias)
@@ -424,7 +454,7 @@ LogicalResult SimpleRNNOp::verify() {
   if (failed(verifyRecurrentLayer(*this, getInput(), getKernel(),
                                   getRecurrentKernel(), 1,
                                   getReturnSequences(), units)) ||
-      failed(verifyMaskOf(*this)))
+      failed(verifyMaskAndState(*this, 1)))
     return failure();
   if (getBias())
     return Check(*this).vector(getBias(), "bias", "units", units);
@@ -436,7 +466,7 @@ LogicalResult LSTMRecurrenceOp::verify() {
   if (failed(verifyRecurrentCore(*this, getInputProjection(),
                                  getRecurrentKernel(), 4, getReturnSequences(),
                                  units)) ||
-      failed(verifyMaskOf(*this)))
+      failed(verifyMaskAndState(*this, 2)))
     return failure();
   return Check(*this).dim("input_projection features",
                           Check::shape(getInputProjection())[2], "4 x units",
@@ -448,7 +478,7 @@ LogicalResult GRURecurrenceOp::verify() {
   if (failed(verifyRecurrentCore(*this, getInputProjection(),
                                  getRecurrentKernel(), 3, getReturnSequences(),
                                  units)) ||
-      failed(verifyMaskOf(*this)))
+      failed(verifyMaskAndState(*this, 1)))
     return failure();
   Check check(*this);
   if (failed(check.dim("input_projection features",
@@ -470,7 +500,7 @@ LogicalResult SimpleRNNRecurrenceOp::verify() {
   if (failed(verifyRecurrentCore(*this, getInputProjection(),
                                  getRecurrentKernel(), 1, getReturnSequences(),
                                  units)) ||
-      failed(verifyMaskOf(*this)))
+      failed(verifyMaskAndState(*this, 1)))
     return failure();
   return Check(*this).dim("input_projection features",
                           Check::shape(getInputProjection())[2], "units",

@@ -58,8 +58,8 @@ struct FuseGRUGatesPass : seq::impl::FuseGRUGatesBase<FuseGRUGatesPass> {
       Value projection = createInputProjection(
           rewriter, gru.getLoc(), gru.getInput(), gru.getKernel(), bias->input);
       rewriter.replaceOpWithNewOp<GRURecurrenceOp>(
-          gru, gru.getType(), projection, gru.getRecurrentKernel(),
-          bias->recurrent, gru.getMask(), gru.getActivationAttr(),
+          gru, gru.getOutput().getType(), seq::finalStateType(gru), projection, gru.getRecurrentKernel(),
+          bias->recurrent, gru.getMask(), gru.getInitialState(), gru.getActivationAttr(),
           gru.getRecurrentActivationAttr(), gru.getReturnSequencesAttr(),
           gru.getGoBackwardsAttr(), gru.getZeroOutputForMaskAttr(),
           gru.getResetAfterAttr());

@@ -21,8 +21,8 @@ struct FuseLSTMGatesPass : seq::impl::FuseLSTMGatesBase<FuseLSTMGatesPass> {
           seq::createInputProjection(rewriter, lstm.getLoc(), lstm.getInput(),
                                      lstm.getKernel(), lstm.getBias());
       rewriter.replaceOpWithNewOp<seq::LSTMRecurrenceOp>(
-          lstm, lstm.getType(), projection, lstm.getRecurrentKernel(),
-          lstm.getMask(), lstm.getActivationAttr(),
+          lstm, lstm.getOutput().getType(), seq::finalStateType(lstm), projection, lstm.getRecurrentKernel(),
+          lstm.getMask(), lstm.getInitialState(), lstm.getActivationAttr(),
           lstm.getRecurrentActivationAttr(), lstm.getReturnSequencesAttr(),
           lstm.getGoBackwardsAttr(), lstm.getZeroOutputForMaskAttr());
     });

@@ -22,8 +22,8 @@ struct FuseSimpleRNNGatesPass
           seq::createInputProjection(rewriter, rnn.getLoc(), rnn.getInput(),
                                      rnn.getKernel(), rnn.getBias());
       rewriter.replaceOpWithNewOp<seq::SimpleRNNRecurrenceOp>(
-          rnn, rnn.getType(), projection, rnn.getRecurrentKernel(),
-          rnn.getMask(), rnn.getActivationAttr(), rnn.getReturnSequencesAttr(),
+          rnn, rnn.getOutput().getType(), seq::finalStateType(rnn), projection, rnn.getRecurrentKernel(),
+          rnn.getMask(), rnn.getInitialState(), rnn.getActivationAttr(), rnn.getReturnSequencesAttr(),
           rnn.getGoBackwardsAttr(), rnn.getZeroOutputForMaskAttr());
     });
   }

@@ -24,6 +24,12 @@ inline mlir::Value createInputProjection(mlir::RewriterBase &rewriter,
       .getResult();
 }
 
+/// The type of a recurrent op's final_state result, or null without one.
+template <typename RecurrentOp> mlir::Type finalStateType(RecurrentOp op) {
+  mlir::Value state = op.getFinalState();
+  return state ? state.getType() : mlir::Type();
+}
+
 } // namespace seq
 
 #endif

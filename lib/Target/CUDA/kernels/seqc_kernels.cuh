@@ -318,6 +318,8 @@ struct RecurrenceArgs {
   float *z;           // (batch, units) GRU reset_before: update gate
   float *rh;          // (batch, units) GRU reset_before: r * h of every unit
   const float *mask;   // (batch, steps) Keras timestep mask of 1 and 0, or null
+  const float *h0;     // (states, batch, units) initial state (LSTM: h, c), or null for zeros
+  float *state_out;    // (states, batch, units) final state, or null
   int batch, steps, units, slice;
   int go_backwards, return_sequences, zero_output_for_mask;
   float alpha;           // of the activation (elu, celu, leaky_relu)
@@ -329,10 +331,20 @@ __device__ __forceinline__ bool step_kept(const RecurrenceArgs &p, int b, int t)
   return !p.mask || p.mask[(size_t)b * p.steps + t] != 0.0f;
 }
 
+/// Whether batch row b took any processing step before step s.
+__device__ inline bool row_seen_before(const RecurrenceArgs &p, int b, int s) {
+  for (int e = 0; e < s; ++e)
+    if (step_kept(p, b, p.go_backwards ? p.steps - 1 - e : e))
+      return true;
+  return false;
+}
+
 /// Stores unit j of batch row b's new state at processing step s (input
 /// step t): into the next h buffer (at = b * units + j) and into the output
 /// (every step, or the last one). A masked step keeps the previous state and
-/// emits it again, or zero with zero_output_for_mask.
+/// emits the previous output: the state, but zero before the row's first
+/// unmasked step (which matters when the state starts nonzero), or zero
+/// with zero_output_for_mask.
 __device__ __forceinline__ void store_state(const RecurrenceArgs &p, const float *hprev,
                                             float *hnext, int b, int t, int s, int j, size_t at,
                                             bool last, float hn) {
@@ -340,7 +352,9 @@ __device__ __forceinline__ void store_state(const RecurrenceArgs &p, const float
   if (!kept)
     hn = __ldcg(hprev + at);
   hnext[at] = hn;
-  const float out = kept || !p.zero_output_for_mask ? hn : 0.0f;
+  const bool emits =
+      kept || (!p.zero_output_for_mask && (!p.h0 || row_seen_before(p, b, s)));
+  const float out = emits ? hn : 0.0f;
   if (p.return_sequences)
     p.out[((size_t)b * p.steps + s) * p.units + j] = out;
   else if (last)
@@ -538,10 +552,10 @@ __global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs 
     }
   }
   for (int i = threadIdx.x; i < B * ns; i += blockDim.x) {
-    int b = i / ns, j = j0 + i % ns;
-    p.h[(size_t)b * u + j] = 0.0f;
+    const size_t at = (size_t)(i / ns) * u + j0 + i % ns;
+    p.h[at] = p.h0 ? p.h0[at] : 0.0f;
     if (C == Cell::Lstm)
-      p.c[(size_t)b * u + j] = 0.0f;
+      p.c[at] = p.h0 ? p.h0[(size_t)B * u + at] : 0.0f;
   }
   grid.sync();
 
@@ -625,6 +639,14 @@ __global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs 
     }
     grid.sync();
   }
+  // The final state: this block's units of the last h buffer (and c).
+  if (p.state_out)
+    for (int i = threadIdx.x; i < B * ns; i += blockDim.x) {
+      const size_t at = (size_t)(i / ns) * u + j0 + i % ns;
+      p.state_out[at] = p.h[(size_t)(T & 1) * B * u + at];
+      if (C == Cell::Lstm)
+        p.state_out[(size_t)B * u + at] = p.c[at];
+    }
 }
 
 /// Whether a tensor descriptor (nd, dims, strides) is one dense row-major

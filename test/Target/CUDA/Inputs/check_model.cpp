@@ -4,6 +4,8 @@
 //   check_model input.npy expected.npy [atol] [batch-per-call]
 //
 // Prints "max abs error E over N values" and exits 0 when E <= atol (1e-4).
+// A model with a fixed batch (a stateful one) runs batch-per-call = its
+// batch, the calls one after the other as Keras' predict(x, batch_size).
 // Link it with the library (GPU) or with the emitted .cu compiled by a host
 // compiler under seqc_cuda_sim.h (CPU). Reads only little-endian float32
 // C-order .npy files, as the fixtures are.
@@ -28,6 +30,7 @@ const char *seqc_last_error(seqc_model *model);
 int64_t seqc_model_output_size(seqc_model *model, int64_t batch, int64_t seq_len);
 int seqc_model_input_rank(void);
 int64_t seqc_model_input_dim(int i);
+int seqc_model_reset_state(seqc_model *model);
 }
 
 struct Array {
@@ -74,7 +77,8 @@ int main(int argc, char **argv) {
   }
   double atol = argc > 3 ? std::atof(argv[3]) : 1e-4;
   int64_t batch = x.shape[0];
-  int64_t perCall = argc > 4 ? std::atoll(argv[4]) : batch;
+  int64_t fixedBatch = seqc_model_input_dim(0);
+  int64_t perCall = fixedBatch >= 0 ? fixedBatch : argc > 4 ? std::atoll(argv[4]) : batch;
   bool dynamicTime = seqc_model_input_rank() >= 2 && seqc_model_input_dim(1) < 0;
   int64_t seqLen = dynamicTime ? x.shape[1] : 0;
   seqc_model *m = seqc_model_create_sized(perCall, seqLen ? seqLen : 1);
@@ -82,7 +86,8 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "create failed: %s\n", seqc_last_error(nullptr));
     return 1;
   }
-  int64_t outRow = seqc_model_output_size(m, 1, seqLen);
+  int64_t outCall = seqc_model_output_size(m, perCall, seqLen);
+  int64_t outRow = outCall < 0 ? -1 : outCall / perCall;
   int64_t inRow = x.data.size() / batch;
   if (outRow < 0 || (int64_t)expected.data.size() != outRow * batch) {
     std::fprintf(stderr, "output size %lld per row does not match the expected %zu values\n",
@@ -97,8 +102,10 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
-  // A second run must give the same result (state is reset per call).
+  // A second run must give the same result (the kernels' scratch state is
+  // reset per call; a stateful model's kept state by reset_state).
   std::vector<float> again(y.size());
+  seqc_model_reset_state(m);
   for (int64_t first = 0; first < batch; first += perCall) {
     int64_t rows = batch - first < perCall ? batch - first : perCall;
     seqc_model_run(m, x.data.data() + first * inRow, rows, seqLen, again.data() + first * outRow);

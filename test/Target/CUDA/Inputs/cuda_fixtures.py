@@ -30,7 +30,9 @@ API = ["seqc_model_create", "seqc_model_create_sized", "seqc_model_destroy",
        "seqc_model_run", "seqc_last_error", "seqc_model_output_size",
        "seqc_model_input_size", "seqc_model_max_batch", "seqc_model_max_seq_len",
        "seqc_model_input_rank", "seqc_model_input_dim", "seqc_model_output_rank",
-       "seqc_model_output_dim", "seqc_model_metadata_json"]
+       "seqc_model_output_dim", "seqc_model_metadata_json", "seqc_model_state_size",
+       "seqc_model_state_count", "seqc_model_state_layer", "seqc_model_state_offset",
+       "seqc_model_get_state", "seqc_model_set_state", "seqc_model_reset_state"]
 
 
 def run(args, **kwargs):

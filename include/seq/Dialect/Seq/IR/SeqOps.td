@@ -46,9 +46,18 @@ def Seq_DenseOp : Seq_TensorOp<"dense"> {
 // Masking, the same for every recurrent op: the optional `mask` is
 // `(batch, time)`, 1 where a step holds data and 0 where it is padding (see
 // seq.sequence_mask). A masked step leaves that row's state as it was; it
-// emits the previous output (which is the state), or zeros with
-// `zero_output_for_mask`, which then also zeroes the final output when the
-// last processed step is masked, as Keras does.
+// emits the previous output (which is the state, or zeros before the row's
+// first unmasked step, as Keras does also when the state starts nonzero),
+// or zeros with `zero_output_for_mask`, which then also zeroes the final
+// output when the last processed step is masked.
+//
+// State, the same for every recurrent op: the optional `initial_state` is
+// `(states, batch, units)` (LSTM: states 2, h then c; GRU, SimpleRNN: 1),
+// the state before the first processed step (zero without it). The
+// optional second result `final_state`, of the same shape, is the state
+// after the last processed step (a masked step leaves it as it was). A
+// stateful Keras layer reads its stored state as `initial_state` and stores
+// `final_state` back (see the `seq.state` argument attribute of @predict).
 
 class Seq_RecurrentLayerOp<string mnemonic, string keras, string weights> :
     Seq_TensorOp<mnemonic, [AttrSizedOperandSegments]> {
@@ -58,12 +67,12 @@ class Seq_RecurrentLayerOp<string mnemonic, string keras, string weights> :
     The result is `(batch, time, units)` with `return_sequences`, else
     `(batch, units)` (the last processed step). With `go_backwards` the steps
     run from last to first and the returned sequence is in processing order,
-    as in Keras. The initial state is zero. `mask` and
-    `zero_output_for_mask`: see the masking note above.
+    as in Keras. `mask`, `zero_output_for_mask`, `initial_state` and
+    `final_state`: see the masking and state notes above.
   }];
-  let results = (outs Seq_F32Tensor:$output);
+  let results = (outs Seq_F32Tensor:$output, Optional<Seq_F32Tensor>:$final_state);
   let assemblyFormat = [{
-    $input `,` $kernel `,` $recurrent_kernel (`,` $bias^)? (`mask` `(` $mask^ `)`)?
+    $input `,` $kernel `,` $recurrent_kernel (`,` $bias^)? (`mask` `(` $mask^ `)`)? (`initial_state` `(` $initial_state^ `)`)?
     `activation` `(` $activation `,` $recurrent_activation `)` attr-dict
     `:` functional-type(operands, results)
   }];
@@ -74,6 +83,7 @@ def Seq_LSTMOp : Seq_RecurrentLayerOp<"lstm", "LSTM",
   let arguments = (ins Seq_F32Tensor:$input, Seq_F32Tensor:$kernel,
                    Seq_F32Tensor:$recurrent_kernel, Optional<Seq_F32Tensor>:$bias,
                    Optional<Seq_F32Tensor>:$mask,
+                   Optional<Seq_F32Tensor>:$initial_state,
                    Seq_ActivationAttr:$activation,
                    Seq_ActivationAttr:$recurrent_activation,
                    UnitAttr:$return_sequences, UnitAttr:$go_backwards,
@@ -87,6 +97,7 @@ def Seq_GRUOp : Seq_RecurrentLayerOp<"gru", "GRU",
   let arguments = (ins Seq_F32Tensor:$input, Seq_F32Tensor:$kernel,
                    Seq_F32Tensor:$recurrent_kernel, Optional<Seq_F32Tensor>:$bias,
                    Optional<Seq_F32Tensor>:$mask,
+                   Optional<Seq_F32Tensor>:$initial_state,
                    Seq_ActivationAttr:$activation,
                    Seq_ActivationAttr:$recurrent_activation,
                    UnitAttr:$return_sequences, UnitAttr:$go_backwards,
@@ -98,11 +109,12 @@ def Seq_SimpleRNNOp : Seq_RecurrentLayerOp<"simple_rnn", "SimpleRNN",
   let arguments = (ins Seq_F32Tensor:$input, Seq_F32Tensor:$kernel,
                    Seq_F32Tensor:$recurrent_kernel, Optional<Seq_F32Tensor>:$bias,
                    Optional<Seq_F32Tensor>:$mask,
+                   Optional<Seq_F32Tensor>:$initial_state,
                    Seq_ActivationAttr:$activation,
                    UnitAttr:$return_sequences, UnitAttr:$go_backwards,
                    UnitAttr:$zero_output_for_mask);
   let assemblyFormat = [{
-    $input `,` $kernel `,` $recurrent_kernel (`,` $bias^)? (`mask` `(` $mask^ `)`)?
+    $input `,` $kernel `,` $recurrent_kernel (`,` $bias^)? (`mask` `(` $mask^ `)`)? (`initial_state` `(` $initial_state^ `)`)?
     `activation` `(` $activation `)` attr-dict `:` functional-type(operands, results)
   }];
 }
@@ -549,21 +561,23 @@ class Seq_RecurrenceOp<string mnemonic, string cell, int gates,
     every timestep with the input bias folded in, computed before the loop.
     Each step is one recurrent GEMM `h @ recurrent_kernel` `(u, }] # gates #
     [{u)` for all gates plus one fused pointwise cell. `return_sequences`,
-    `go_backwards`, `mask` and `zero_output_for_mask` mean what they mean on
-    the layer-level op.
+    `go_backwards`, `mask`, `zero_output_for_mask`, `initial_state` and
+    `final_state` mean what they mean on the layer-level op.
   }];
-  let results = (outs Seq_F32Tensor:$output);
+  let results = (outs Seq_F32Tensor:$output, Optional<Seq_F32Tensor>:$final_state);
 }
 
-def Seq_LSTMRecurrenceOp : Seq_RecurrenceOp<"lstm_recurrence", "LSTM", 4> {
+def Seq_LSTMRecurrenceOp : Seq_RecurrenceOp<"lstm_recurrence", "LSTM", 4,
+                                             [AttrSizedOperandSegments]> {
   let arguments = (ins Seq_F32Tensor:$input_projection, Seq_F32Tensor:$recurrent_kernel,
                    Optional<Seq_F32Tensor>:$mask,
+                   Optional<Seq_F32Tensor>:$initial_state,
                    Seq_ActivationAttr:$activation,
                    Seq_ActivationAttr:$recurrent_activation,
                    UnitAttr:$return_sequences, UnitAttr:$go_backwards,
                    UnitAttr:$zero_output_for_mask);
   let assemblyFormat = [{
-    $input_projection `,` $recurrent_kernel (`mask` `(` $mask^ `)`)?
+    $input_projection `,` $recurrent_kernel (`mask` `(` $mask^ `)`)? (`initial_state` `(` $initial_state^ `)`)?
     `activation` `(` $activation `,` $recurrent_activation `)` attr-dict
     `:` functional-type(operands, results)
   }];
@@ -580,25 +594,28 @@ def Seq_GRURecurrenceOp : Seq_RecurrenceOp<"gru_recurrence", "GRU", 3,
   let arguments = (ins Seq_F32Tensor:$input_projection, Seq_F32Tensor:$recurrent_kernel,
                    Optional<Seq_F32Tensor>:$recurrent_bias,
                    Optional<Seq_F32Tensor>:$mask,
+                   Optional<Seq_F32Tensor>:$initial_state,
                    Seq_ActivationAttr:$activation,
                    Seq_ActivationAttr:$recurrent_activation,
                    UnitAttr:$return_sequences, UnitAttr:$go_backwards,
                    UnitAttr:$zero_output_for_mask, UnitAttr:$reset_after);
   let assemblyFormat = [{
-    $input_projection `,` $recurrent_kernel (`,` $recurrent_bias^)? (`mask` `(` $mask^ `)`)?
+    $input_projection `,` $recurrent_kernel (`,` $recurrent_bias^)? (`mask` `(` $mask^ `)`)? (`initial_state` `(` $initial_state^ `)`)?
     `activation` `(` $activation `,` $recurrent_activation `)` attr-dict
     `:` functional-type(operands, results)
   }];
 }
 
-def Seq_SimpleRNNRecurrenceOp : Seq_RecurrenceOp<"simple_rnn_recurrence", "SimpleRNN", 1> {
+def Seq_SimpleRNNRecurrenceOp : Seq_RecurrenceOp<"simple_rnn_recurrence", "SimpleRNN", 1,
+                                                  [AttrSizedOperandSegments]> {
   let arguments = (ins Seq_F32Tensor:$input_projection, Seq_F32Tensor:$recurrent_kernel,
                    Optional<Seq_F32Tensor>:$mask,
+                   Optional<Seq_F32Tensor>:$initial_state,
                    Seq_ActivationAttr:$activation,
                    UnitAttr:$return_sequences, UnitAttr:$go_backwards,
                    UnitAttr:$zero_output_for_mask);
   let assemblyFormat = [{
-    $input_projection `,` $recurrent_kernel (`mask` `(` $mask^ `)`)?
+    $input_projection `,` $recurrent_kernel (`mask` `(` $mask^ `)`)? (`initial_state` `(` $initial_state^ `)`)?
     `activation` `(` $activation `)`
     attr-dict `:` functional-type(operands, results)
   }];
