@@ -53,9 +53,13 @@ OP_OF_CLASS = {
 
 # "%0 = seq.dense ... -> tensor<?x32xf32> loc(#loc3)", or "... : tensor<..>
 # loc(..)" for ops with one type, or a region op whose loc follows its "}".
-OP_LINE = re.compile(r'= seq\.(\w+) .*?(tensor<[^>]*>)(?: \{| loc\((#loc\d+|"[^"]*")\))$')
+# A recurrent op of a stateful layer has a second result, its final state:
+# "-> (tensor<output>, tensor<state>) loc(..)".
+OP_LINE = re.compile(r'= seq\.(\w+) .*?(tensor<[^>]*>)(?:, tensor<[^>]*>\))?'
+                     r'(?: \{| loc\((#loc\d+|"[^"]*")\))$')
 REGION_END = re.compile(r'^\s*\} loc\((#loc\d+|"[^"]*")\)$')
-SIGNATURE = re.compile(r'func\.func @predict\(%arg0: (tensor<[^>]*>).*\) -> (tensor<[^>]*>)')
+# A stateful model's @predict also takes and returns the layers' states.
+SIGNATURE = re.compile(r'func\.func @predict\(%arg0: (tensor<[^>]*>).*\) -> \(?(tensor<[^>]*>)')
 LOC_ALIAS = re.compile(r'^(#loc\d+) = loc\("([^"]*)"\)$', re.M)
 
 
@@ -86,8 +90,10 @@ def check(seq_compile, fixtures, fixture):
             op, result_type, loc = m.groups()
             # The result type follows "->"; an op without one has its
             # result's type first (seq.prelu: input, then alpha).
+            # A stateful layer's final state is the second result.
             types = line.split(" : ")[-1]
-            result_type = (re.findall(r"tensor<[^>]*>", types)[-1] if "->" in types
+            results = types.split("->")[-1]
+            result_type = (re.findall(r"tensor<[^>]*>", results)[0] if "->" in types
                            else re.findall(r"tensor<[^>]*>", types)[0])
             if loc is None:
                 open_regions.append((op, result_type))

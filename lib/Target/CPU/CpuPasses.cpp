@@ -36,11 +36,20 @@ namespace {
 
 /// Marks public functions for the C interface (`_mlir_ciface_<name>`) and
 /// their arguments as not writable, so bufferization never writes into the
-/// caller's input.
+/// caller's input; packs a stateful @predict's states into one argument
+/// and result (PackState.h).
 struct PrepareEntryPass
     : PassWrapper<PrepareEntryPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PrepareEntryPass)
   StringRef getArgument() const override { return "seq-cpu-prepare-entry"; }
+  StringRef getDescription() const override {
+    return "Prepares @predict for its C interface: states packed into one "
+           "argument and result, arguments read-only";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<tensor::TensorDialect, LLVM::LLVMDialect,
+                    bufferization::BufferizationDialect>();
+  }
   void runOnOperation() override {
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (fn.isPrivate() || fn.isExternal())

@@ -68,6 +68,7 @@ using namespace mlir;
 
 void seq::cpu::registerCpuPipeline() {
   registerPass([] { return createVectorizeConvPass(); });
+  registerPass([] { return createPrepareEntryPass(); });
   PassPipelineRegistration<>(
       "seq-cpu-pipeline",
       "Everything the CPU backend runs: seq (fused first) to the LLVM dialect",
