@@ -48,16 +48,6 @@ std::shared_ptr<Compiled> Compiled::create(std::shared_ptr<Model> model,
   return compiled;
 }
 
-/// Rows [first, first + count) of `t`.
-static Tensor rows(const Tensor &t, int64_t first, int64_t count) {
-  int64_t row = t.shape[0] ? t.numElements() / t.shape[0] : 0;
-  Tensor slice;
-  slice.shape = t.shape;
-  slice.shape[0] = count;
-  slice.data.assign(t.data.begin() + first * row, t.data.begin() + (first + count) * row);
-  return slice;
-}
-
 llvm::Expected<Tensor> Compiled::run(const Tensor &input) {
   if (input.rank() < 1)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -69,23 +59,10 @@ llvm::Expected<Tensor> Compiled::run(const Tensor &input) {
   int64_t batch = seq::fixedBatch(source->module().lookupSymbol<mlir::func::FuncOp>("predict"))
                       .value_or(-1);
   if (batch > 0 && input.shape[0] != batch) {
-    if (input.shape[0] % batch)
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "input has " + std::to_string(input.shape[0]) + " rows; the model runs its fixed "
-          "batch of " + std::to_string(batch) + " rows (its layers keep a state per row), so "
-          "give a multiple of " + std::to_string(batch));
-    Tensor output;
-    for (int64_t first = 0; first < input.shape[0]; first += batch) {
-      llvm::Expected<Tensor> part = run(rows(input, first, batch));
-      if (!part)
-        return part.takeError();
-      if (output.shape.empty())
-        output.shape = part->shape, output.shape[0] = 0;
-      output.shape[0] += batch;
-      output.data.insert(output.data.end(), part->data.begin(), part->data.end());
-    }
-    return output;
+    std::unique_lock<std::mutex> lock;
+    if (serial)
+      lock = std::unique_lock<std::mutex>(*serial);
+    return seq::rt::runInBatches(*engine, input, batch);
   }
   if (llvm::Error e = seq::rt::checkInputShape(source->module(), input.shape))
     return std::move(e);

@@ -1018,3 +1018,83 @@ func.func @apply_mask_rank(%x: tensor<?x5xf32>, %m: tensor<?x5xf32>) {
   %0 = seq.apply_mask %x, %m : tensor<?x5xf32>, tensor<?x5xf32>
   return
 }
+
+// -----
+
+func.func @merge_one_input(%a: tensor<?x3xf32>) {
+  // expected-error @+1 {{'seq.merge' op needs at least two inputs, got 1}}
+  %0 = seq.merge add %a : tensor<?x3xf32> -> tensor<?x3xf32>
+  return
+}
+
+// -----
+
+func.func @subtract_three(%a: tensor<?x3xf32>) {
+  // expected-error @+1 {{'seq.merge' op subtract takes exactly two inputs, got 3}}
+  %0 = seq.merge subtract %a, %a, %a : tensor<?x3xf32>, tensor<?x3xf32>, tensor<?x3xf32> -> tensor<?x3xf32>
+  return
+}
+
+// -----
+
+func.func @merge_rank(%a: tensor<?x3xf32>, %b: tensor<?x3x1xf32>) {
+  // expected-error @+1 {{'seq.merge' op input 1 must have rank 2, got 'tensor<?x3x1xf32>'}}
+  %0 = seq.merge maximum %a, %b : tensor<?x3xf32>, tensor<?x3x1xf32> -> tensor<?x3xf32>
+  return
+}
+
+// -----
+
+func.func @merge_shape(%a: tensor<?x3xf32>, %b: tensor<?x4xf32>) {
+  // expected-error @+1 {{'seq.merge' op input 1 axis 1 (4) must equal input 0 axis 1 (3)}}
+  %0 = seq.merge add %a, %b : tensor<?x3xf32>, tensor<?x4xf32> -> tensor<?x3xf32>
+  return
+}
+
+// -----
+
+func.func @concatenate_one_input(%a: tensor<?x3xf32>) {
+  // expected-error @+1 {{'seq.concatenate' op needs at least two inputs, got 1}}
+  %0 = seq.concatenate %a {axis = 1 : i64} : tensor<?x3xf32> -> tensor<?x3xf32>
+  return
+}
+
+// -----
+
+func.func @concatenate_axis(%a: tensor<?x3xf32>) {
+  // expected-error @+1 {{'seq.concatenate' op axis 2 is not a non-batch axis of rank 2 inputs}}
+  %0 = seq.concatenate %a, %a {axis = 2 : i64} : tensor<?x3xf32>, tensor<?x3xf32> -> tensor<?x6xf32>
+  return
+}
+
+// -----
+
+func.func @concatenate_batch_axis(%a: tensor<?x3xf32>) {
+  // expected-error @+1 {{'seq.concatenate' op attribute 'axis' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  %0 = seq.concatenate %a, %a {axis = 0 : i64} : tensor<?x3xf32>, tensor<?x3xf32> -> tensor<?x3xf32>
+  return
+}
+
+// -----
+
+func.func @concatenate_rank(%a: tensor<?x5x3xf32>, %b: tensor<?x5xf32>) {
+  // expected-error @+1 {{'seq.concatenate' op input 1 must have rank 3, got 'tensor<?x5xf32>'}}
+  %0 = seq.concatenate %a, %b {axis = 2 : i64} : tensor<?x5x3xf32>, tensor<?x5xf32> -> tensor<?x5x4xf32>
+  return
+}
+
+// -----
+
+func.func @concatenate_off_axis(%a: tensor<?x5x3xf32>, %b: tensor<?x6x2xf32>) {
+  // expected-error @+1 {{'seq.concatenate' op input 1 axis 1 (6) must equal input 0 axis 1 (5)}}
+  %0 = seq.concatenate %a, %b {axis = 2 : i64} : tensor<?x5x3xf32>, tensor<?x6x2xf32> -> tensor<?x5x5xf32>
+  return
+}
+
+// -----
+
+func.func @concatenate_result(%a: tensor<?x5x3xf32>, %b: tensor<?x5x2xf32>) {
+  // expected-error @+1 {{'seq.concatenate' op result shape (?, 5, 6) does not match the expected (?, 5, 5)}}
+  %0 = seq.concatenate %a, %b {axis = 2 : i64} : tensor<?x5x3xf32>, tensor<?x5x2xf32> -> tensor<?x5x6xf32>
+  return
+}

@@ -212,6 +212,15 @@ func.func @kernels(%x: tensor<?x10x12xf32>, %w: tensor<12x256xf32>, %b: tensor<2
   return %0, %1, %2, %3, %4 : tensor<?x10x256xf32>, tensor<?x64xf32>, tensor<?x10x8xf32>, tensor<?x8xf32>, tensor<?x5xf32>
 }
 
+// CHECK-LABEL: func @merges
+func.func @merges(%a: tensor<?x5x3xf32>, %b: tensor<?x5x3xf32>, %c: tensor<?x5x2xf32>) -> (tensor<?x5x3xf32>, tensor<?x5x8xf32>) {
+  // CHECK: seq.merge average %{{.*}}, %{{.*}}, %{{.*}} : tensor<?x5x3xf32>, tensor<?x5x3xf32>, tensor<?x5x3xf32> -> tensor<?x5x3xf32>
+  %0 = seq.merge average %a, %b, %a : tensor<?x5x3xf32>, tensor<?x5x3xf32>, tensor<?x5x3xf32> -> tensor<?x5x3xf32>
+  // CHECK: seq.concatenate %{{.*}}, %{{.*}}, %{{.*}} {axis = 2 : i64} : tensor<?x5x3xf32>, tensor<?x5x3xf32>, tensor<?x5x2xf32> -> tensor<?x5x8xf32>
+  %1 = seq.concatenate %0, %b, %c {axis = 2 : i64} : tensor<?x5x3xf32>, tensor<?x5x3xf32>, tensor<?x5x2xf32> -> tensor<?x5x8xf32>
+  return %0, %1 : tensor<?x5x3xf32>, tensor<?x5x8xf32>
+}
+
 // CHECK-LABEL: func @stateful
 func.func @stateful(%x: tensor<2x10x12xf32>, %k: tensor<12x16xf32>, %r: tensor<4x16xf32>,
                     %s: tensor<2x2x4xf32> {seq.state = "lstm"}) -> (tensor<2x4xf32>, tensor<2x2x4xf32>) {

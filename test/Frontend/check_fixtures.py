@@ -47,6 +47,9 @@ OP_OF_CLASS = {
     "SpatialDropout2D": "dropout", "SpatialDropout3D": "dropout",
     "GaussianNoise": "dropout", "GaussianDropout": "dropout", "AlphaDropout": "dropout",
     "ActivityRegularization": "dropout",
+    # The merge layers of Functional graphs.
+    "Add": "merge", "Subtract": "merge", "Multiply": "merge", "Average": "merge",
+    "Maximum": "merge", "Minimum": "merge", "Concatenate": "concatenate",
     # Keras 1 classes the importer translates.
     "Convolution1D": "conv1d", "TimeDistributedDense": "time_distributed",
 }

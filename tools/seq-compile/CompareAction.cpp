@@ -15,6 +15,7 @@
 // Exit code 3 when any verdict fails.
 #include "Actions.h"
 
+#include "seq/Dialect/Seq/IR/ModelState.h"
 #include "seq/Runtime/Compare.h"
 #include "seq/Runtime/Engine.h"
 #include "seq/Runtime/Npy.h"
@@ -134,16 +135,26 @@ int runWorker(seqc::Session &session) {
   Expected<seq::rt::SampleLog> log = seq::rt::SampleLog::open(workerDir);
   if (!log)
     return fail(toString(log.takeError()));
+  // A stateful model runs the input as its fixed batches, each run from
+  // zeros: every run then computes the same.
+  std::optional<int64_t> fixed =
+      seq::fixedBatch(session.model.module->lookupSymbol<mlir::func::FuncOp>("predict"));
+  auto run = [&]() -> Expected<Tensor> {
+    if (!fixed)
+      return (*engine)->run(*input);
+    (*engine)->resetState();
+    return seq::rt::runInBatches(**engine, *input, *fixed);
+  };
   Tensor output;
   for (int64_t i = 0; seq::rt::nextWorkerCommand() == seq::rt::WorkerCommand::Round;
        ++i) {
     // The other engine's process ran just before: one untimed run first, so
     // that the timed one finds this engine's caches and TLB warm, as they are
     // in a loop of inferences, instead of timing how long refilling them takes.
-    if (Expected<Tensor> warm = (*engine)->run(*input); !warm)
+    if (Expected<Tensor> warm = run(); !warm)
       return fail(toString(warm.takeError()));
     auto start = std::chrono::steady_clock::now();
-    Expected<Tensor> result = (*engine)->run(*input);
+    Expected<Tensor> result = run();
     if (!result)
       return fail(toString(result.takeError()));
     seq::rt::injectFault(fault, i, *result);

@@ -115,8 +115,16 @@ protected:
     }
     return std::move(*e);
   }
+  /// One call; for a model with a fixed batch (a stateful one), the
+  /// input's batches one after the other from a zero state.
   Tensor run(seq::rt::Engine &e, const Tensor &input) {
-    llvm::Expected<Tensor> out = e.run(input);
+    llvm::Expected<Tensor> out = Tensor();
+    if (e.stateSlots().empty()) {
+      out = e.run(input);
+    } else {
+      e.resetState();
+      out = seq::rt::runInBatches(e, input, e.stateSlots().front().shape[1]);
+    }
     if (!out) {
       ADD_FAILURE() << llvm::toString(out.takeError());
       return {};
@@ -145,6 +153,43 @@ TEST_P(FixtureTest, JitMatchesEagerAndKeras) {
   EXPECT_TRUE(allClose(actual, *keras)) << "jit vs Keras";
   // A second call reuses the grown arena and must give the same numbers.
   EXPECT_TRUE(allClose(run(*jit, *input), actual, 0, 0));
+}
+
+// A stateful model's engine keeps the state between calls, resets it, and
+// takes a new one of the right size only; a failed call leaves it as it was.
+TEST_F(CpuTest, StatefulEnginesKeepTheirState) {
+  seq::keras::ImportedModel model = import("stateful_lstm_keras3");
+  ASSERT_TRUE(model.module);
+  llvm::Expected<Tensor> input = seq::rt::readNpy(fixture("stateful_lstm_keras3.input.npy"));
+  ASSERT_TRUE(bool(input));
+  Tensor chunk = *input;
+  chunk.shape[0] = 2;
+  chunk.data.resize(chunk.numElements());
+  for (llvm::StringRef name : {"eager", "jit"}) {
+    auto e = engine(name, *model.module);
+    ASSERT_TRUE(e);
+    ASSERT_EQ(e->stateSlots().size(), 2u) << name.str();
+    EXPECT_EQ(e->stateSlots()[1].layer, "lstm_1");
+    EXPECT_EQ(e->stateSlots()[1].offset, 20);
+    EXPECT_EQ(e->state(), std::vector<float>(36, 0.0f));
+    Tensor first = run(*e, chunk);
+    llvm::Expected<Tensor> second = e->run(chunk);
+    ASSERT_TRUE(bool(second));
+    EXPECT_FALSE(allClose(*second, first)) << name.str() << ": the state moved on";
+    std::vector<float> kept = e->state();
+    llvm::Expected<Tensor> wrong = e->run(Tensor::zeros({1, 4, 3}));
+    EXPECT_FALSE(bool(wrong));
+    llvm::consumeError(wrong.takeError());
+    EXPECT_EQ(e->state(), kept) << name.str() << ": a failed call keeps the state";
+    llvm::Error bad = e->setState(std::vector<float>(5));
+    EXPECT_EQ(llvm::toString(std::move(bad)),
+              "the state has 36 floats (stateful layers' (states, batch, units) one "
+              "after the other), got 5");
+    e->resetState();
+    llvm::Expected<Tensor> again = e->run(chunk);
+    ASSERT_TRUE(bool(again));
+    EXPECT_TRUE(allClose(*again, first, 0, 0)) << name.str();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -53,6 +53,13 @@ private:
   std::vector<StateSlot> slots;
 };
 
+/// Runs `input` on a model built for a fixed batch of `batch` rows (a
+/// stateful one): its rows, a multiple of `batch`, as consecutive calls,
+/// each from the state the one before left (Keras' predict(x,
+/// batch_size)); the outputs joined. Any other row count is an error.
+llvm::Expected<Tensor> runInBatches(Engine &engine, const Tensor &input,
+                                    int64_t batch);
+
 /// Builds an engine for `module`; the module must outlive the engine unless
 /// the engine copies what it needs.
 using EngineFactory = std::function<llvm::Expected<std::unique_ptr<Engine>>(

@@ -157,6 +157,15 @@ Tensor simpleRnnRecurrence(const Tensor &inputProjection,
                            const Tensor &recurrentKernel,
                            const RnnOptions &options);
 
+/// Keras' elementwise merge layers (Add, Subtract, ...): tensors of one
+/// shape combined left to right in float32, as Keras computes them; Average
+/// is the sum divided by the count.
+enum class MergeKind { Add, Subtract, Multiply, Average, Maximum, Minimum };
+Tensor merge(llvm::ArrayRef<const Tensor *> inputs, MergeKind kind);
+
+/// Keras' Concatenate: tensors of one rank joined along `axis`.
+Tensor concatenate(llvm::ArrayRef<const Tensor *> inputs, int64_t axis);
+
 enum class MergeMode { Concat, Sum, Mul, Ave };
 
 /// Merges the outputs of a Bidirectional wrapper. `backward` came from a

@@ -166,6 +166,9 @@ Value lowerSpatial(LinalgBuilder &lb, mlir::Operation *op);
 Value lowerGlobalPool(LinalgBuilder &lb, Value x, bool isMax, bool keepdims,
                       mlir::RankedTensorType resultType, Value mask = nullptr);
 
+/// Lowers seq.merge and seq.concatenate (Merge.cpp); null for other ops.
+Value lowerMerge(LinalgBuilder &lb, mlir::Operation *op);
+
 /// Lowers the seq recurrences (kernel level, and the layer-level recurrent
 /// ops through their input projection). Returns the op's results (output,
 /// then the final state when it has one), or nothing when `op` is not

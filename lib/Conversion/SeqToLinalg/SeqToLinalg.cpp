@@ -645,6 +645,8 @@ Value lower(LinalgBuilder &lb, Operation *op) {
   if (auto o = dyn_cast<LinearOp>(op))
     return lb.linear(o.getInput(), o.getWeight(), o.getBias(), o.getActivation(),
                      o.getAlphaAttr());
+  if (isa<MergeOp, ConcatenateOp>(op))
+    return lowerMerge(lb, op);
   if (auto o = dyn_cast<BidirectionalOp>(op))
     return lowerBidirectional(lb, o);
   if (auto o = dyn_cast<TimeDistributedOp>(op))

@@ -284,25 +284,64 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   LayerEmitter emitter(builder, majorVersion(*source), savedUnbuilt);
   emitter.setStateBlock(entry);
   Value value = entry->getArgument(0);
+  // A Functional layer reads the values (and masks) of the layers it names;
+  // a Sequential one the value before it.
+  llvm::StringMap<std::pair<Value, Value>> produced;
+  produced[config->inputLayer] = {value, nullptr};
   std::vector<std::string> layerNames;
+  // A graph (a layer reads several, or several read one) lists what each
+  // layer reads in its summary, as Keras does for such models.
+  llvm::StringMap<int> readers;
+  bool graph = false;
+  for (const LayerConfig &layer : config->layers) {
+    graph |= layer.getInputs().size() > 1;
+    for (const std::string &from : layer.getInputs())
+      graph |= ++readers[from] > 1;
+  }
   for (size_t i = 0; i < config->layers.size(); ++i) {
     const LayerConfig &layer = config->layers[i];
-    if (Error e = checkMaskArgument(layer, emitter.currentMask() != nullptr,
-                                    config->masksNamed))
-      return std::move(e);
-    Expected<Value> out = emitter.emit(layer, value, weights[i]);
+    SmallVector<Value> inputs, masks;
+    for (const std::string &from : layer.getInputs()) {
+      auto it = produced.find(from);
+      if (it == produced.end())
+        return layer.error("reads '" + from + "', which no earlier layer makes");
+      inputs.push_back(it->second.first);
+      masks.push_back(it->second.second);
+    }
+    if (inputs.empty()) {
+      inputs.push_back(value);
+      masks.push_back(emitter.currentMask());
+    }
+    Expected<Value> out = Value();
+    if (LayerEmitter::isMergeLayer(layer.getClassName())) {
+      out = emitter.emitMerge(layer, inputs, masks);
+    } else if (inputs.size() != 1) {
+      out = layer.error("reads " + Twine(inputs.size()) +
+                        " inputs; only merge layers read several");
+    } else {
+      emitter.setMask(masks[0]);
+      if (Error e = checkMaskArgument(layer, masks[0] != nullptr,
+                                      config->masksNamed))
+        return std::move(e);
+      out = emitter.emit(layer, inputs[0], weights[i]);
+    }
     if (!out)
       return out.takeError();
     value = *out;
+    produced[layer.getName()] = {value, emitter.currentMask()};
     LayerSummary row{layer.getName(), layer.getSourceClassName(),
                      std::vector<int64_t>(
                          cast<RankedTensorType>(value.getType()).getShape()),
                      0, LayerEmitter::nonTrainableParams(layer, weights[i])};
     for (const WeightArray &w : weights[i])
       row.params += static_cast<int64_t>(w.data.size());
+    if (graph)
+      row.connectedTo = layer.getInputs();
     model.layers.push_back(std::move(row));
     layerNames.push_back(layer.getName());
   }
+  if (!config->outputLayer.empty())
+    value = produced.lookup(config->outputLayer).first;
   SmallVector<Value> results{value};
   for (const LayerEmitter::LayerState &state : emitter.layerStates())
     results.push_back(state.final);

@@ -404,16 +404,14 @@ Error parseLayerList(ArrayRef<const json::Value *> list, StringRef where,
   return Error::success();
 }
 
-/// Orders a Functional model's layers along its single chain, or explains
-/// why it is not one.
+/// Orders a Functional model's layers so that each comes after the layers
+/// it reads, and records what each reads; or explains what is not supported.
 Error parseFunctional(const json::Object &config, StringRef where,
                       ModelConfig &model) {
   const json::Array *layers = config.getArray("layers");
   if (!layers)
     return fileError(where, "Functional model config has no 'layers' list");
   StringMap<const json::Value *> byName;
-  StringMap<std::string> next;
-  std::string first;
   auto nameOf = [](const json::Object *o) {
     std::string name = o ? o->getString("name").value_or("").str() : "";
     if (name.empty() && o && o->getObject("config"))
@@ -429,7 +427,9 @@ Error parseFunctional(const json::Object &config, StringRef where,
     if (name.empty())
       return fileError(where,
                        "Functional model config has a layer without a name");
-    byName[name] = &entry;
+    if (!byName.try_emplace(name, &entry).second)
+      return fileError(where, "Functional model config has two layers named '" +
+                                  name + "'");
   }
   // Every mask node must be part of the mask some layer is called with.
   StringSet<> checked;
@@ -440,7 +440,6 @@ Error parseFunctional(const json::Object &config, StringRef where,
       if (Error e = checkMaskNode(mask, byName, where, checked))
         return e;
   }
-  size_t maskNodes = 0;
   for (const json::Value &entry : *layers) {
     const json::Object *o = entry.getAsObject();
     if (!isMaskNode(o))
@@ -452,45 +451,68 @@ Error parseFunctional(const json::Object &config, StringRef where,
                                   "only the masks of Masking and "
                                   "Embedding(mask_zero=True) layers are "
                                   "supported");
-    ++maskNodes;
   }
+  // The graph: every layer after the layers it reads (Kahn's algorithm,
+  // in file order among the ready ones, so a chain keeps its order).
+  std::vector<std::string> names, inputLayers;
+  StringMap<std::vector<std::string>> reads;
   for (const json::Value &entry : *layers) {
     const json::Object *o = entry.getAsObject();
     if (isMaskNode(o))
       continue;
     std::string name = nameOf(o);
+    if (const json::Array *nodes = o->getArray("inbound_nodes"); nodes && nodes->size() > 1)
+      return fileError(where, "layer '" + name + "' is called " + Twine(nodes->size()) +
+                                  " times (a shared layer): not supported yet");
     std::vector<std::string> inbound = inboundLayers(*o);
-    if (inbound.size() > 1)
-      return fileError(where, "layer '" + name + "' has " +
-                                  Twine(inbound.size()) +
-                                  " inputs: Functional models with branches "
-                                  "are not supported, only plain chains");
-    if (inbound.empty()) {
-      if (!first.empty())
-        return fileError(where,
-                         "the Functional model has several inputs ('" + first +
-                             "', '" + name +
-                             "'): only single-input chains are supported");
-      first = name;
-      continue;
-    }
-    if (next.count(inbound[0]))
-      return fileError(where, "layer '" + inbound[0] +
-                                  "' feeds several layers: Functional models "
-                                  "with branches are not supported, only plain "
-                                  "chains");
-    next[inbound[0]] = name;
+    for (const std::string &from : inbound)
+      if (!byName.lookup(from) || isMaskNode(byName.lookup(from)->getAsObject()))
+        return fileError(where, "layer '" + name + "' reads '" + from +
+                                    "', which is not a layer of the model");
+    if (inbound.empty())
+      inputLayers.push_back(name);
+    names.push_back(name);
+    reads[name] = std::move(inbound);
   }
+  if (inputLayers.size() != 1)
+    return fileError(where, inputLayers.empty()
+                                ? Twine("the Functional model has no input layer")
+                                : "the Functional model has several inputs ('" +
+                                      inputLayers[0] + "', '" + inputLayers[1] +
+                                      "'): only single-input models are supported yet");
   std::vector<const json::Value *> ordered;
-  for (std::string name = first;
-       !name.empty() && ordered.size() <= layers->size();) {
-    ordered.push_back(byName[name]);
-    auto it = next.find(name);
-    name = it == next.end() ? "" : it->second;
+  StringSet<> placed;
+  while (ordered.size() < names.size()) {
+    size_t before = ordered.size();
+    for (const std::string &name : names)
+      if (!placed.contains(name) &&
+          llvm::all_of(reads[name], [&](const std::string &from) {
+            return placed.contains(from);
+          })) {
+        placed.insert(name);
+        ordered.push_back(byName[name]);
+      }
+    if (ordered.size() == before) {
+      std::string cycle;
+      for (const std::string &name : names)
+        if (!placed.contains(name))
+          cycle += (cycle.empty() ? "'" : ", '") + name + "'";
+      return fileError(where, "layers " + cycle + " read each other in a cycle");
+    }
   }
-  if (ordered.size() + maskNodes != layers->size())
-    return fileError(where,
-                     "the Functional model's layers do not form one chain");
+  // The model's output: one layer's first output.
+  std::vector<TensorRef> outputs;
+  if (const json::Value *list = config.get("output_layers"))
+    outputs = tensorRefs(*list);
+  if (outputs.size() > 1)
+    return fileError(where, "the Functional model has " + Twine(outputs.size()) +
+                                " outputs: only single-output models are supported yet");
+  model.inputLayer = inputLayers[0];
+  model.outputLayer = outputs.empty() ? nameOf(ordered.back()->getAsObject())
+                                      : outputs[0].layer;
+  if (!placed.contains(model.outputLayer))
+    return fileError(where, "the Functional model's output '" + model.outputLayer +
+                                "' is not one of its layers");
   if (Error e = parseLayerList(ordered, where, model))
     return e;
   // Which layers' outputs after the first (return_state's states) some
@@ -521,6 +543,7 @@ Error parseFunctional(const json::Object &config, StringRef where,
       model.masksNamed = true;
     }
     model.layers[i].setInFunctional();
+    model.layers[i].setInputs(reads[nameOf(o)]);
     model.layers[i].setStatesRead(statesRead.contains(nameOf(o)));
     model.layers[i++].setMaskArgument(std::move(mask));
   }

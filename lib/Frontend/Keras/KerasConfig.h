@@ -1,7 +1,8 @@
-// The model config (model.to_json(), model_config, config.json) as a chain
-// of layers, with typed access to each layer's settings. Covers Sequential
-// configs of every Keras version (a bare list up to 2.2.2, a dict after) and
-// Functional models that are a plain chain.
+// The model config (model.to_json(), model_config, config.json) as layers in
+// execution order, with typed access to each layer's settings. Covers
+// Sequential configs of every Keras version (a bare list up to 2.2.2, a dict
+// after) and Functional models with one input and one output: chains, and
+// graphs whose branches meet in merge layers.
 #ifndef SEQ_LIB_FRONTEND_KERAS_KERASCONFIG_H
 #define SEQ_LIB_FRONTEND_KERAS_KERASCONFIG_H
 
@@ -89,6 +90,11 @@ public:
   /// Whether the layer comes from a Functional config.
   bool inFunctional() const { return functional; }
   void setInFunctional() { functional = true; }
+  /// The layers whose (first) outputs a Functional layer reads, in order;
+  /// the model's input is ModelConfig::inputLayer. Empty in a Sequential
+  /// model, where each layer reads the one before.
+  const std::vector<std::string> &getInputs() const { return inputs; }
+  void setInputs(std::vector<std::string> names) { inputs = std::move(names); }
 
 private:
   llvm::Expected<int64_t> checkSize(llvm::StringRef key,
@@ -100,14 +106,19 @@ private:
   std::string where;
   std::string sourceClass;
   std::string maskArgument;
+  std::vector<std::string> inputs;
   bool statesRead = false;
   bool functional = false;
 };
 
 struct ModelConfig {
   std::string modelName;
-  /// The layers in execution order, InputLayer removed.
+  /// The layers in execution order (each after the layers it reads),
+  /// InputLayer removed.
   std::vector<LayerConfig> layers;
+  /// A Functional model's InputLayer and the layer whose output is the
+  /// model's output; empty for a Sequential model (the last layer's).
+  std::string inputLayer, outputLayer;
   /// The input shape the config records (batch axis included), if any.
   std::optional<KerasShape> inputShape;
   /// The layer that recorded inputShape, for messages.

@@ -213,7 +213,8 @@ Expected<Value> LayerEmitter::emitRecurrent(const LayerConfig &layer,
 /// output, which is in processing order).
 Expected<Value> LayerEmitter::emitGenericRNN(const LayerConfig &layer, Value input,
                                              ArrayRef<WeightArray> weights,
-                                             Value mask) {
+                                             Value mask, RecurrentOverrides overrides,
+                                             StringRef locName) {
   Expected<LayerConfig> cell = layer.getInnerLayer("cell");
   if (!cell)
     return cell.takeError();
@@ -231,6 +232,9 @@ Expected<Value> LayerEmitter::emitGenericRNN(const LayerConfig &layer, Value inp
   Expected<bool> zeroOutput = layer.getBoolOr("zero_output_for_mask", false);
   if (Error e = firstError(sequences, backwards, zeroOutput))
     return std::move(e);
+  *backwards = overrides.goBackwards.value_or(*backwards);
+  *zeroOutput = overrides.zeroOutputForMask.value_or(*zeroOutput);
+  std::string name = locName.empty() ? layer.getName() : locName.str();
   if (mask && *backwards && cells.size() > 1)
     return layer.error("a masked StackedRNNCells with go_backwards=True is not "
                        "supported; stack the recurrent layers instead");
@@ -264,8 +268,7 @@ Expected<Value> LayerEmitter::emitGenericRNN(const LayerConfig &layer, Value inp
       return layer.error("the file has " + Twine(weights.size()) +
                          " weight arrays, too few for its " +
                          Twine(cells.size()) + " cell(s)");
-    std::string loc = last ? layer.getName()
-                           : layer.getName() + "/cell_" + std::to_string(i);
+    std::string loc = last ? name : name + "/cell_" + std::to_string(i);
     Expected<Value> out = emitRecurrent(
         asLayer, value, weights.slice(used, count), mask,
         {i == 0 && *backwards, last && *zeroOutput}, loc);
@@ -296,9 +299,9 @@ Expected<Value> LayerEmitter::emitBidirectional(const LayerConfig &layer,
     backward = *b;
   }
   StringRef cls = forward->getClassName();
-  if (cls != "LSTM" && cls != "GRU" && cls != "SimpleRNN")
-    return layer.error("wraps a '" + cls + "': only LSTM, GRU and SimpleRNN "
-                       "are supported inside Bidirectional");
+  if (cls != "LSTM" && cls != "GRU" && cls != "SimpleRNN" && cls != "RNN")
+    return layer.error("wraps a '" + cls + "': only LSTM, GRU, SimpleRNN and "
+                       "RNN are supported inside Bidirectional");
   Expected<std::string> mode = layer.getStringOr("merge_mode", "");
   if (!mode)
     return mode.takeError();
@@ -322,14 +325,18 @@ Expected<Value> LayerEmitter::emitBidirectional(const LayerConfig &layer,
   // Keras' Bidirectional sets zero_output_for_mask to return_sequences on
   // both directions, whatever their configs say.
   std::string name = layer.getName();
-  Expected<Value> f =
-      emitRecurrent(*forward, input, weights.take_front(half), mask,
-                    {*backwards, *sequences}, name + "/forward");
+  auto direction = [&](const LayerConfig &rnn, ArrayRef<WeightArray> w,
+                       RecurrentOverrides o, const std::string &loc) {
+    return rnn.getClassName() == "RNN" ? emitGenericRNN(rnn, input, w, mask, o, loc)
+                                       : emitRecurrent(rnn, input, w, mask, o, loc);
+  };
+  Expected<Value> f = direction(*forward, weights.take_front(half),
+                                {*backwards, *sequences}, name + "/forward");
   if (!f)
     return f.takeError();
-  Expected<Value> b = emitRecurrent(backward ? *backward : *forward, input,
-                                    weights.drop_front(half), mask,
-                                    {!*backwards, *sequences}, name + "/backward");
+  Expected<Value> b = direction(backward ? *backward : *forward,
+                                weights.drop_front(half), {!*backwards, *sequences},
+                                name + "/backward");
   if (!b)
     return b.takeError();
   SmallVector<int64_t> result(shapeOf(*f));

@@ -28,6 +28,17 @@ public:
 
   /// The chain's current timestep mask, (batch, time), or null.
   mlir::Value currentMask() const { return mask; }
+  /// The mask of the value the next layer reads (in a graph, each value
+  /// has its own).
+  void setMask(mlir::Value m) { mask = m; }
+
+  /// Add, Subtract, Multiply, Average, Maximum, Minimum, Concatenate
+  /// (MergeLayers.cpp): layers that read several values.
+  static bool isMergeLayer(llvm::StringRef className);
+  /// Emits merge layer `layer` over `inputs`, whose masks are `masks`.
+  llvm::Expected<mlir::Value> emitMerge(const LayerConfig &layer,
+                                        llvm::ArrayRef<mlir::Value> inputs,
+                                        llvm::ArrayRef<mlir::Value> masks);
 
   /// A stateful recurrent layer's state: `initial` is a new argument of the
   /// block given to setStateBlock, `final` the state the layer leaves.
@@ -65,10 +76,13 @@ private:
                                             mlir::Value mask,
                                             RecurrentOverrides overrides,
                                             llvm::StringRef locName);
+  /// `locName` names the ops (default: the layer's name).
   llvm::Expected<mlir::Value> emitGenericRNN(const LayerConfig &layer,
                                              mlir::Value input,
                                              llvm::ArrayRef<WeightArray> weights,
-                                             mlir::Value mask);
+                                             mlir::Value mask,
+                                             RecurrentOverrides overrides = {},
+                                             llvm::StringRef locName = "");
   llvm::Expected<mlir::Value> emitBidirectional(const LayerConfig &layer,
                                                 mlir::Value input,
                                                 llvm::ArrayRef<WeightArray> weights,

@@ -32,20 +32,44 @@ void row(llvm::raw_ostream &os, llvm::StringRef a, llvm::StringRef b,
      << " " << c << "\n";
 }
 
+/// A graph's row, with the layers it reads, as Keras' Functional summary.
+void graphRow(llvm::raw_ostream &os, llvm::StringRef a, llvm::StringRef b,
+              llvm::StringRef c, llvm::StringRef d) {
+  os << " " << llvm::left_justify(a, 28) << " " << llvm::left_justify(b, 25)
+     << " " << llvm::left_justify(c, 10) << " " << d << "\n";
+}
+
+std::string connections(const std::vector<std::string> &layers) {
+  std::string text = "[";
+  for (size_t i = 0; i < layers.size(); ++i)
+    text += (i ? ", '" : "'") + layers[i] + "[0][0]'";
+  return text + "]";
+}
+
 } // namespace
 
 void printSummary(const ImportedModel &model, llvm::raw_ostream &os) {
-  std::string thin(65, '_'), thick(65, '=');
+  bool graph = llvm::any_of(model.layers, [](const LayerSummary &layer) {
+    return !layer.connectedTo.empty();
+  });
+  std::string thin(graph ? 98 : 65, '_'), thick(graph ? 98 : 65, '=');
   os << "Model: \"" << model.modelName << "\"\n" << thin << "\n";
-  row(os, "Layer (type)", "Output Shape", "Param #");
+  if (graph)
+    graphRow(os, "Layer (type)", "Output Shape", "Param #", "Connected to");
+  else
+    row(os, "Layer (type)", "Output Shape", "Param #");
   os << thick << "\n";
   int64_t total = 0, frozen = 0;
   for (size_t i = 0; i < model.layers.size(); ++i) {
     const LayerSummary &layer = model.layers[i];
     if (i)
       os << "\n";
-    row(os, layer.name + " (" + layer.className + ")",
-        kerasShape(layer.outputShape), std::to_string(layer.params));
+    std::string name = layer.name + " (" + layer.className + ")";
+    if (graph)
+      graphRow(os, name, kerasShape(layer.outputShape), std::to_string(layer.params),
+               connections(layer.connectedTo));
+    else
+      row(os, name, kerasShape(layer.outputShape), std::to_string(layer.params));
     total += layer.params;
     frozen += layer.nonTrainableParams;
   }

@@ -74,15 +74,17 @@ public:
     auto it = groups.find(layer.getName());
     if (it == groups.end() || !file.exists(it->second))
       return arrays;
-    if (Error e = collect(layer, it->second, arrays))
+    if (Error e = collect(layer, layer, it->second, arrays))
       return std::move(e);
     return arrays;
   }
 
 private:
   /// vars/0, vars/1, ... then the nested layers, in Keras' weight order.
-  Error collect(const LayerConfig &layer, const std::string &group,
-                std::vector<WeightArray> &arrays) const {
+  /// `level` is the config of the layer or cell whose group this is (the
+  /// messages name `layer`).
+  Error collect(const LayerConfig &layer, const LayerConfig &level,
+                const std::string &group, std::vector<WeightArray> &arrays) const {
     for (int i = 0;; ++i) {
       std::string path = group + "/vars/" + std::to_string(i);
       if (!file.isDataset(path))
@@ -92,30 +94,38 @@ private:
         return array.takeError();
       arrays.push_back(std::move(*array));
     }
-    for (StringRef child : {"cell", "forward_layer", "backward_layer", "layer"}) {
-      std::string path = group + "/" + child.str();
-      if (file.isGroup(path))
-        if (Error e = collect(layer, path, arrays))
-          return e;
+    // A Bidirectional's directions are its "layer" (and "backward_layer")
+    // configs; a missing backward config is the forward one.
+    static constexpr std::pair<const char *, const char *> kChildren[] = {
+        {"cell", "cell"},
+        {"forward_layer", "layer"},
+        {"backward_layer", "backward_layer"},
+        {"layer", "layer"}};
+    for (auto [child, key] : kChildren) {
+      std::string path = group + "/" + child;
+      if (!file.isGroup(path))
+        continue;
+      Expected<LayerConfig> inner =
+          level.getInnerLayer(level.has(key) ? StringRef(key) : StringRef("layer"));
+      if (!inner)
+        llvm::consumeError(inner.takeError());
+      if (Error e = collect(layer, inner ? *inner : level, path, arrays))
+        return e;
     }
     // StackedRNNCells: one group per cell, named by the cell; the config
     // gives their order.
     std::string cells = group + "/cells";
     if (file.isGroup(cells))
-      for (const std::string &name : stackedCellNames(layer))
-        if (Error e = collect(layer, cells + "/" + name, arrays))
+      for (const std::string &name : cellNames(level))
+        if (Error e = collect(layer, level, cells + "/" + name, arrays))
           return e;
     return Error::success();
   }
 
-  static std::vector<std::string> stackedCellNames(const LayerConfig &layer) {
+  /// The names of a StackedRNNCells' cells, in its config's order.
+  static std::vector<std::string> cellNames(const LayerConfig &stacked) {
     std::vector<std::string> names;
-    Expected<LayerConfig> cell = layer.getInnerLayer("cell");
-    if (!cell) {
-      llvm::consumeError(cell.takeError());
-      return names;
-    }
-    Expected<std::vector<LayerConfig>> cells = cell->getInnerLayerList("cells");
+    Expected<std::vector<LayerConfig>> cells = stacked.getInnerLayerList("cells");
     if (!cells) {
       llvm::consumeError(cells.takeError());
       return names;

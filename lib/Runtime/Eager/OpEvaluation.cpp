@@ -248,6 +248,56 @@ Expected<Tensor> evaluate(SimpleRNNOp op, const Operands &in, Tensor *finalState
                    rnnOptions(op, in, op.getActivation(), op.getActivation(), finalState));
 }
 
+rt::MergeKind kernelMergeKind(::seq::MergeKind kind) {
+  switch (kind) {
+  case ::seq::MergeKind::Add:
+    return rt::MergeKind::Add;
+  case ::seq::MergeKind::Subtract:
+    return rt::MergeKind::Subtract;
+  case ::seq::MergeKind::Multiply:
+    return rt::MergeKind::Multiply;
+  case ::seq::MergeKind::Average:
+    return rt::MergeKind::Average;
+  case ::seq::MergeKind::Maximum:
+    return rt::MergeKind::Maximum;
+  case ::seq::MergeKind::Minimum:
+    return rt::MergeKind::Minimum;
+  }
+  llvm_unreachable("unknown merge kind");
+}
+
+/// The inputs of a merge, which must agree off `freeAxis` (-1: everywhere)
+/// in the sizes only the data fix.
+Expected<std::vector<const Tensor *>> mergeInputs(Operation *op, const Operands &in,
+                                                  int64_t freeAxis) {
+  std::vector<const Tensor *> inputs;
+  for (Value v : op->getOperands())
+    inputs.push_back(&in(v));
+  for (const Tensor *t : inputs) {
+    bool fits = t->rank() == inputs[0]->rank();
+    for (int64_t a = 0; fits && a < t->rank(); ++a)
+      fits = a == freeAxis || t->shape[a] == inputs[0]->shape[a];
+    if (!fits)
+      return opError(op, "inputs of shapes " + inputs[0]->shapeString() + " and " +
+                             t->shapeString() + " do not fit together");
+  }
+  return inputs;
+}
+
+Expected<Tensor> evaluate(MergeOp op, const Operands &in) {
+  Expected<std::vector<const Tensor *>> inputs = mergeInputs(op, in, -1);
+  if (!inputs)
+    return inputs.takeError();
+  return merge(*inputs, kernelMergeKind(op.getKind()));
+}
+
+Expected<Tensor> evaluate(ConcatenateOp op, const Operands &in) {
+  Expected<std::vector<const Tensor *>> inputs = mergeInputs(op, in, op.getAxis());
+  if (!inputs)
+    return inputs.takeError();
+  return concatenate(*inputs, op.getAxis());
+}
+
 Expected<Tensor> evaluate(BidirectionalOp op, const Operands &in) {
   const Tensor &forward = in(op.getForward()), &backward = in(op.getBackward());
   rt::MergeMode mode = kernelMergeMode(op.getMergeMode());
@@ -496,7 +546,8 @@ Expected<Tensor> evaluateOp(Operation *op, ValueLookup lookup,
             SimpleRNNRecurrenceOp>(
           [&](auto op) { return evaluate(op, in, finalState); })
       .Case<BidirectionalOp, Conv1DOp, BatchNormOp, LayerNormOp, ActivationOp,
-            ReluOp, PReluOp>([&](auto op) { return evaluate(op, in); })
+            ReluOp, PReluOp, MergeOp, ConcatenateOp>(
+          [&](auto op) { return evaluate(op, in); })
       .Case<MaxPool1DOp>([&](MaxPool1DOp op) {
         return evaluatePool(op, in(op.getInput()), maxPool1d);
       })

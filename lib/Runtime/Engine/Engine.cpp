@@ -34,6 +34,34 @@ void Engine::initState(std::vector<StateSlot> stateSlots) {
   stateValues.assign(stateSize(slots), 0.0f);
 }
 
+llvm::Expected<Tensor> runInBatches(Engine &engine, const Tensor &input,
+                                    int64_t batch) {
+  int64_t rows = input.rank() >= 1 ? input.shape[0] : 0;
+  if (batch < 1 || rows % batch)
+    return llvm::createStringError(
+        "input has " + std::to_string(rows) + " rows; the model runs its fixed batch of " +
+        std::to_string(batch) + " rows (its layers keep a state per row), so give a "
+        "multiple of " + std::to_string(batch));
+  int64_t rowSize = rows ? input.numElements() / rows : 0;
+  Tensor output;
+  for (int64_t first = 0; first < rows; first += batch) {
+    Tensor part{input.shape, {}};
+    part.shape[0] = batch;
+    part.data.assign(input.data.begin() + first * rowSize,
+                     input.data.begin() + (first + batch) * rowSize);
+    llvm::Expected<Tensor> out = engine.run(part);
+    if (!out)
+      return out.takeError();
+    if (output.shape.empty()) {
+      output.shape = out->shape;
+      output.shape[0] = 0;
+    }
+    output.shape[0] += batch;
+    output.data.insert(output.data.end(), out->data.begin(), out->data.end());
+  }
+  return output;
+}
+
 namespace {
 struct Registry {
   std::mutex mutex;

@@ -768,6 +768,64 @@ Error Emitter::emitOp(Operation *op) {
         result(y);
         return Error::success();
       })
+      .Case<MergeOp>([&](MergeOp o) -> Error {
+        std::vector<unsigned> in;
+        for (Value v : o.getInputs()) {
+          Expected<unsigned> x = operand(op, v);
+          if (!x)
+            return x.takeError();
+          in.push_back(*x);
+        }
+        Dims dims = dimsOf(in[0]);
+        unsigned y = newBuffer(dims, tag(op) + " output");
+        std::string kind = stringifyMergeKind(o.getKind()).str();
+        kind = "seqc::MergeKind::" + std::string(1, llvm::toUpper(kind[0])) + kind.substr(1);
+        comment(op, stringifyMergeKind(o.getKind()) + " of " + Twine(in.size()) +
+                        " inputs -> " + buffers[y].name);
+        for (size_t i = 1; i < in.size(); ++i) {
+          bool last = i + 1 == in.size();
+          std::string divisor = last && o.getKind() == MergeKind::Average
+                                    ? floatLiteral(static_cast<float>(in.size()))
+                                    : "0.0f";
+          forwardCode += tryLaunch(op, "seqc::merge(m->stream, " +
+                                           (i == 1 ? ptr(in[0]) : ptr(y)) + ", " + ptr(in[i]) +
+                                           ", " + ptr(y) + ", " + product(dims) + ", " + kind +
+                                           ", " + divisor + ")");
+        }
+        result(y);
+        return Error::success();
+      })
+      .Case<ConcatenateOp>([&](ConcatenateOp o) -> Error {
+        std::vector<unsigned> in;
+        for (Value v : o.getInputs()) {
+          Expected<unsigned> x = operand(op, v);
+          if (!x)
+            return x.takeError();
+          in.push_back(*x);
+        }
+        size_t axis = o.getAxis();
+        Dims dims = dimsOf(in[0]);
+        std::string total;
+        for (unsigned x : in)
+          total += (total.empty() ? "" : " + ") + dim(x, axis);
+        dims[axis] = "(" + total + ")";
+        unsigned y = newBuffer(dims, tag(op) + " output");
+        comment(op, "concatenate " + Twine(in.size()) + " inputs on axis " + Twine(axis) +
+                        " -> " + buffers[y].name);
+        ArrayRef<std::string> all(dims);
+        std::string outer = product(all.take_front(axis));
+        std::string inner = product(all.drop_front(axis + 1));
+        std::string offset = "0";
+        for (unsigned x : in) {
+          std::string width = dim(x, axis) + " * " + inner;
+          forwardCode += tryLaunch(op, "seqc::concat_into(m->stream, " + ptr(x) + ", " +
+                                           ptr(y) + ", " + outer + ", " + width + ", " +
+                                           dim(y, axis) + " * " + inner + ", " + offset + ")");
+          offset += " + " + width;
+        }
+        result(y);
+        return Error::success();
+      })
       .Case<ApplyMaskOp>([&](ApplyMaskOp o) -> Error {
         Expected<unsigned> x = operand(op, o.getInput());
         Expected<unsigned> m = x ? operand(op, o.getMask()) : x.takeError();

@@ -50,6 +50,8 @@ module attributes {seq.metadata = {source = "lstm.mlir"}} {
 // CHECK-NEXT: a.return_sequences = 1;
 // CHECK-NEXT: a.mask = nullptr;
 // CHECK-NEXT: a.zero_output_for_mask = 0;
+// CHECK-NEXT: a.h0 = nullptr;
+// CHECK-NEXT: a.state_out = nullptr;
 // CHECK-NEXT: a.alpha = 0.0f;
 // CHECK-NEXT: a.recurrent_alpha = 0.0f;
 // CHECK-NEXT: SEQC_TRY({{seqc_str_[0-9]+}}, (seqc::run_recurrence(m->stream, m->plan_v2, a)));

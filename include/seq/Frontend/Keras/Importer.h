@@ -34,6 +34,9 @@ struct LayerSummary {
   std::vector<int64_t> outputShape; ///< kDynamic for None.
   int64_t params = 0;
   int64_t nonTrainableParams = 0;
+  /// In a Functional graph (not a chain), the layers this one reads, as
+  /// Keras' summary lists them ("proj[0][0]"); empty otherwise.
+  std::vector<std::string> connectedTo;
 };
 
 struct ImportedModel {

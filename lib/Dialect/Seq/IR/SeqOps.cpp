@@ -530,6 +530,60 @@ LogicalResult BidirectionalOp::verify() {
   return check.result(expected);
 }
 
+LogicalResult MergeOp::verify() {
+  Check check(*this);
+  OperandRange inputs = getInputs();
+  if (inputs.size() < 2)
+    return emitOpError() << "needs at least two inputs, got " << inputs.size();
+  if (getKind() == MergeKind::Subtract && inputs.size() != 2)
+    return emitOpError() << "subtract takes exactly two inputs, got "
+                         << inputs.size();
+  ArrayRef<int64_t> first = Check::shape(inputs[0]);
+  SmallVector<int64_t> expected(first);
+  for (auto [i, input] : llvm::enumerate(inputs.drop_front())) {
+    if (failed(check.rank(input, "input " + std::to_string(i + 1), first.size())))
+      return failure();
+    for (auto [axis, size] : llvm::enumerate(Check::shape(input))) {
+      if (failed(check.dim("input " + Twine(i + 1) + " axis " + Twine(axis), size,
+                           "input 0 axis " + Twine(axis), first[axis])))
+        return failure();
+      if (expected[axis] == kDynamic)
+        expected[axis] = size;
+    }
+  }
+  return check.result(expected);
+}
+
+LogicalResult ConcatenateOp::verify() {
+  Check check(*this);
+  OperandRange inputs = getInputs();
+  if (inputs.size() < 2)
+    return emitOpError() << "needs at least two inputs, got " << inputs.size();
+  ArrayRef<int64_t> first = Check::shape(inputs[0]);
+  int64_t axis = getAxis();
+  if (axis >= static_cast<int64_t>(first.size()))
+    return emitOpError() << "axis " << axis << " is not a non-batch axis of rank "
+                         << first.size() << " inputs";
+  SmallVector<int64_t> expected(first);
+  for (auto [i, input] : llvm::enumerate(inputs.drop_front())) {
+    if (failed(check.rank(input, "input " + std::to_string(i + 1), first.size())))
+      return failure();
+    ArrayRef<int64_t> shape = Check::shape(input);
+    for (int64_t a = 0; a < static_cast<int64_t>(first.size()); ++a) {
+      if (a == axis) {
+        expected[a] = expected[a] == kDynamic || shape[a] == kDynamic
+                          ? kDynamic
+                          : expected[a] + shape[a];
+        continue;
+      }
+      if (failed(check.dim("input " + Twine(i + 1) + " axis " + Twine(a), shape[a],
+                           "input 0 axis " + Twine(a), first[a])))
+        return failure();
+    }
+  }
+  return check.result(expected);
+}
+
 LogicalResult TimeDistributedOp::verify() {
   Check check(*this);
   if (failed(check.minRank(getInput(), "input", 3)))

@@ -928,6 +928,55 @@ inline cudaError_t apply_mask(cudaStream_t stream, const float *x, const float *
   return cudaGetLastError();
 }
 
+/// Keras' elementwise merge layers, one input at a time onto the result:
+/// y = x0 op x1, then y = y op x2, ...; Average divides the sum at the end.
+enum class MergeKind : int { Add, Subtract, Multiply, Average, Maximum, Minimum };
+
+__global__ void merge_kernel(const float *__restrict__ a, const float *__restrict__ b,
+                             float *y, int64_t n, MergeKind kind, float divisor) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float x = a[i], z = b[i], r;
+  switch (kind) {
+  case MergeKind::Subtract: r = x - z; break;
+  case MergeKind::Multiply: r = x * z; break;
+  case MergeKind::Maximum: r = fmaxf(x, z); break;
+  case MergeKind::Minimum: r = fminf(x, z); break;
+  default: r = x + z; break;
+  }
+  y[i] = divisor != 0.0f ? r / divisor : r;
+}
+
+/// y = a op b over n values; `divisor` (0: none) divides the result (the
+/// last step of an Average). y may be a.
+inline cudaError_t merge(cudaStream_t stream, const float *a, const float *b, float *y, int64_t n,
+                         MergeKind kind, float divisor) {
+  if (n == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(merge_kernel, blocks_for(n, 256), 256, 0, stream)(a, b, y, n, kind, divisor);
+  return cudaGetLastError();
+}
+
+/// Concatenate: x (outer, width) into columns [offset, offset + width) of
+/// y (outer, total).
+__global__ void concat_kernel(const float *__restrict__ x, float *__restrict__ y, int64_t outer,
+                              int64_t width, int64_t total, int64_t offset) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < outer * width)
+    y[(i / width) * total + offset + i % width] = x[i];
+}
+
+inline cudaError_t concat_into(cudaStream_t stream, const float *x, float *y, int64_t outer,
+                               int64_t width, int64_t total, int64_t offset) {
+  int64_t n = outer * width;
+  if (n == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(concat_kernel, blocks_for(n, 256), 256, 0, stream)(x, y, outer, width, total,
+                                                                 offset);
+  return cudaGetLastError();
+}
+
 /// LayerNormalization over rows of length n: one warp per row, biased
 /// variance, two passes over the row.
 __global__ void layer_norm_kernel(const float *__restrict__ x, const float *__restrict__ gamma,

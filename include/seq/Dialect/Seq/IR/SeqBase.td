@@ -82,6 +82,17 @@ def Seq_MergeModeAttr : I32EnumAttr<"MergeMode", "Bidirectional merge mode", [
   let cppNamespace = "::seq";
 }
 
+def Seq_MergeKindAttr : I32EnumAttr<"MergeKind", "Keras elementwise merge layer", [
+  I32EnumAttrCase<"Add", 0, "add">,
+  I32EnumAttrCase<"Subtract", 1, "subtract">,
+  I32EnumAttrCase<"Multiply", 2, "multiply">,
+  I32EnumAttrCase<"Average", 3, "average">,
+  I32EnumAttrCase<"Maximum", 4, "maximum">,
+  I32EnumAttrCase<"Minimum", 5, "minimum">
+]> {
+  let cppNamespace = "::seq";
+}
+
 def Seq_PaddingAttr : I32EnumAttr<"Padding", "Keras padding mode", [
   I32EnumAttrCase<"Valid", 0, "valid">,
   I32EnumAttrCase<"Same", 1, "same">,

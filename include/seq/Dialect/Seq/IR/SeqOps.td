@@ -136,6 +136,35 @@ def Seq_BidirectionalOp : Seq_TensorOp<"bidirectional"> {
   }];
 }
 
+def Seq_MergeOp : Seq_TensorOp<"merge"> {
+  let summary = "Keras Add, Subtract, Multiply, Average, Maximum, Minimum";
+  let description = [{
+    Combines two or more tensors of one shape elementwise, left to right in
+    float32 as Keras does: `add` ((a + b) + c ...), `subtract` (exactly two:
+    a - b), `multiply`, `average` (the sum divided by the count), `maximum`,
+    `minimum`.
+  }];
+  let arguments = (ins Variadic<Seq_F32Tensor>:$inputs, Seq_MergeKindAttr:$kind);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $kind $inputs attr-dict `:` type($inputs) `->` type($output)
+  }];
+}
+
+def Seq_ConcatenateOp : Seq_TensorOp<"concatenate"> {
+  let summary = "Keras Concatenate";
+  let description = [{
+    Joins two or more tensors of one rank along `axis` (1 .. rank-1, the
+    batch axis is 0); every other axis has one size.
+  }];
+  let arguments = (ins Variadic<Seq_F32Tensor>:$inputs,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$axis);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $inputs attr-dict `:` type($inputs) `->` type($output)
+  }];
+}
+
 def Seq_TimeDistributedOp : Seq_TensorOp<"time_distributed",
     [SingleBlock]> {
   let summary = "Keras TimeDistributed: applies its body to every timestep";

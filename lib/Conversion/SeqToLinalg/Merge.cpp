@@ -1,0 +1,79 @@
+// Keras' merge layers: seq.merge as one elementwise linalg.generic over all
+// its inputs, seq.concatenate as each input inserted into its slice of the
+// result.
+#include "LinalgBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+using namespace mlir;
+using namespace seq;
+using namespace seq::lowering;
+
+namespace {
+
+Value combine(OpBuilder &b, Location l, MergeKind kind, Value x, Value y) {
+  switch (kind) {
+  case MergeKind::Add:
+  case MergeKind::Average:
+    return arith::AddFOp::create(b, l, x, y);
+  case MergeKind::Subtract:
+    return arith::SubFOp::create(b, l, x, y);
+  case MergeKind::Multiply:
+    return arith::MulFOp::create(b, l, x, y);
+  case MergeKind::Maximum:
+    return arith::MaximumFOp::create(b, l, x, y);
+  case MergeKind::Minimum:
+    return arith::MinimumFOp::create(b, l, x, y);
+  }
+  llvm_unreachable("unknown merge kind");
+}
+
+/// x + y of two sizes, folded when both are static.
+OpFoldResult addSizes(LinalgBuilder &lb, OpFoldResult x, OpFoldResult y) {
+  std::optional<int64_t> a = getConstantIntValue(x), b = getConstantIntValue(y);
+  if (a && b)
+    return lb.b.getIndexAttr(*a + *b);
+  return arith::AddIOp::create(lb.b, lb.loc, lb.toValue(x), lb.toValue(y)).getResult();
+}
+
+} // namespace
+
+Value seq::lowering::lowerMerge(LinalgBuilder &lb, Operation *op) {
+  if (auto merge = dyn_cast<MergeOp>(op)) {
+    ValueRange inputs = merge.getInputs();
+    MergeKind kind = merge.getKind();
+    size_t count = inputs.size();
+    // Left to right in float32, the average divided at the end, as Keras.
+    return lb.map(inputs, lb.empty(lb.dims(inputs[0])),
+                  [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                    Value acc = a[0];
+                    for (size_t i = 1; i < count; ++i)
+                      acc = combine(b, l, kind, acc, a[i]);
+                    if (kind != MergeKind::Average)
+                      return acc;
+                    Value n = arith::ConstantOp::create(
+                        b, l, b.getF32FloatAttr(static_cast<float>(count)));
+                    return arith::DivFOp::create(b, l, acc, n);
+                  });
+  }
+  auto concat = dyn_cast<ConcatenateOp>(op);
+  if (!concat)
+    return nullptr;
+  int64_t axis = concat.getAxis();
+  ValueRange inputs = concat.getInputs();
+  SmallVector<OpFoldResult> sizes = lb.dims(inputs[0]);
+  for (Value input : inputs.drop_front())
+    sizes[axis] = addSizes(lb, sizes[axis], lb.dimOfr(input, axis));
+  Value result = lb.empty(sizes);
+  OpFoldResult offset = lb.b.getIndexAttr(0);
+  for (Value input : inputs) {
+    SmallVector<OpFoldResult> offsets(sizes.size(), lb.b.getIndexAttr(0));
+    offsets[axis] = offset;
+    SmallVector<OpFoldResult> strides(sizes.size(), lb.b.getIndexAttr(1));
+    result = tensor::InsertSliceOp::create(lb.b, lb.loc, input, result, offsets,
+                                           lb.dims(input), strides);
+    offset = addSizes(lb, offset, lb.dimOfr(input, axis));
+  }
+  return result;
+}

@@ -1,0 +1,91 @@
+// Keras' merge layers, which join the branches of a Functional model: Add,
+// Subtract, Multiply, Average, Maximum, Minimum (seq.merge) and Concatenate
+// (seq.concatenate).
+#include "LayerEmitter.h"
+
+#include "EmitterSupport.h"
+
+#include "seq/Dialect/Seq/IR/SeqOps.h"
+#include "seq/Dialect/Seq/IR/SeqShapes.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+using llvm::Expected;
+using llvm::StringRef;
+using llvm::Twine;
+
+namespace seq::keras {
+
+using namespace emit;
+
+bool LayerEmitter::isMergeLayer(StringRef className) {
+  return llvm::StringSwitch<bool>(className)
+      .Cases({"Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum",
+              "Concatenate"},
+             true)
+      .Default(false);
+}
+
+Expected<Value> LayerEmitter::emitMerge(const LayerConfig &layer,
+                                        ArrayRef<Value> inputs,
+                                        ArrayRef<Value> masks) {
+  StringRef cls = layer.getClassName();
+  if (llvm::any_of(masks, [](Value m) { return static_cast<bool>(m); }))
+    return layer.error("receives the timestep mask of an earlier Masking or "
+                       "Embedding(mask_zero=True) layer, which seqc does not "
+                       "merge yet; remove the masking or merge before it");
+  mask = nullptr;
+  if (inputs.size() < 2)
+    return layer.error("merges " + Twine(inputs.size()) +
+                       " input(s); it needs at least two");
+  if (cls == "Subtract" && inputs.size() != 2)
+    return layer.error("subtracts " + Twine(inputs.size()) +
+                       " inputs; it takes exactly two");
+  ArrayRef<int64_t> first = shapeOf(inputs[0]);
+  Location loc = layerLoc(builder, layer.getName());
+  int64_t axis = -1;
+  if (cls == "Concatenate") {
+    Expected<int64_t> a = layer.getIntOr("axis", -1);
+    if (!a)
+      return a.takeError();
+    int64_t rank = static_cast<int64_t>(first.size());
+    axis = *a < 0 ? *a + rank : *a;
+    if (axis < 1 || axis >= rank)
+      return layer.error("axis " + Twine(*a) + " is not an axis after the batch "
+                         "axis of its rank-" + Twine(rank) + " inputs");
+  }
+  // Keras would broadcast some shapes; seqc merges equal ones (off the
+  // concatenation axis).
+  SmallVector<int64_t> result(first);
+  for (auto [i, input] : llvm::enumerate(inputs)) {
+    ArrayRef<int64_t> shape = shapeOf(input);
+    bool fits = shape.size() == first.size();
+    for (size_t a = 0; fits && a < shape.size(); ++a)
+      fits = static_cast<int64_t>(a) == axis ||
+             !shapes::conflict(shape[a], first[a]);
+    if (!fits)
+      return layer.error("input " + Twine(i) + " has shape " + shapes::format(shape) +
+                         " and input 0 " + shapes::format(first) +
+                         (axis >= 0 ? ": they must agree off the concatenation axis"
+                                    : ": they must be equal (seqc does not "
+                                      "broadcast merges)"));
+    if (i > 0 && axis >= 0)
+      result[axis] = result[axis] == kDynamic || shape[axis] == kDynamic
+                         ? kDynamic
+                         : result[axis] + shape[axis];
+  }
+  Type type = tensorType(builder, result);
+  if (axis >= 0)
+    return ConcatenateOp::create(builder, loc, type, inputs, axis).getResult();
+  MergeKind kind = llvm::StringSwitch<MergeKind>(cls)
+                       .Case("Add", MergeKind::Add)
+                       .Case("Subtract", MergeKind::Subtract)
+                       .Case("Multiply", MergeKind::Multiply)
+                       .Case("Average", MergeKind::Average)
+                       .Case("Maximum", MergeKind::Maximum)
+                       .Default(MergeKind::Minimum);
+  return MergeOp::create(builder, loc, type, inputs, kind).getResult();
+}
+
+} // namespace seq::keras
