@@ -500,10 +500,13 @@ Error parseFunctional(const json::Object &config, StringRef where,
       return fileError(where, "layers " + cycle + " read each other in a cycle");
     }
   }
-  // The model's output: one layer's first output.
+  // The model's output: one layer's first output. (Other outputs of a
+  // return_state layer are its states, refused below by name.)
   std::vector<TensorRef> outputs;
   if (const json::Value *list = config.get("output_layers"))
-    outputs = tensorRefs(*list);
+    for (TensorRef &ref : tensorRefs(*list))
+      if (ref.index == 0)
+        outputs.push_back(std::move(ref));
   if (outputs.size() > 1)
     return fileError(where, "the Functional model has " + Twine(outputs.size()) +
                                 " outputs: only single-output models are supported yet");
