@@ -98,6 +98,18 @@ FailureOr<std::optional<Shape>> ruleShape(Operation *op) {
                                     conv.getDilationRate(), conv.getPadding(),
                                     k.back())};
       })
+      .Case<ConvTranspose1DOp, ConvTranspose2DOp, ConvTranspose3DOp>(
+          [](auto conv) -> Result {
+            constexpr int64_t spatial = decltype(conv)::kSpatialRank;
+            ArrayRef<int64_t> k = shapeOf(conv.getKernel());
+            ArrayRef<int64_t> outputPadding;
+            if (conv.getOutputPadding())
+              outputPadding = *conv.getOutputPadding();
+            return {shapes::transposedConvolution(
+                shapeOf(conv.getInput()), k.take_front(spatial),
+                conv.getStrides(), conv.getDilationRate(), conv.getPadding(),
+                outputPadding, k[spatial])};
+          })
       .Case<MaxPool2DOp, AvgPool2DOp, MaxPool3DOp, AvgPool3DOp>(
           [](auto pool) -> Result {
             return {shapes::pooling(shapeOf(pool.getInput()),
