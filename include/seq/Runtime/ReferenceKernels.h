@@ -208,6 +208,17 @@ Tensor convolution(const Tensor &x, const Tensor &kernel, const Tensor *bias,
                    llvm::ArrayRef<int64_t> dilations, int64_t groups,
                    Padding padding, Activation act, float alpha);
 
+/// The transpose of convolution(): kernel (k1..kn, F, C) (Keras'
+/// Conv*Transpose layout), bias (F) or null. Output position o along axis i
+/// (of outSizes[i]) receives input position t through tap j where
+/// t * strides[i] + j * dilations[i] == o + pads[i]. Returns (B, out..., F).
+Tensor transposedConvolution(const Tensor &x, const Tensor &kernel,
+                             const Tensor *bias, llvm::ArrayRef<int64_t> strides,
+                             llvm::ArrayRef<int64_t> dilations,
+                             llvm::ArrayRef<int64_t> outSizes,
+                             llvm::ArrayRef<int64_t> pads, Activation act,
+                             float alpha);
+
 /// Max or average pooling over windows of n sizes; an average divides by the
 /// window's count of real (non-padded) elements.
 Tensor pooling(const Tensor &x, llvm::ArrayRef<int64_t> window,

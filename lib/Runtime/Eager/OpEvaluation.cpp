@@ -340,6 +340,31 @@ Expected<Tensor> evaluateConv(ConvOp op, const Operands &in) {
                      alphaValue(op.getAlpha()));
 }
 
+template <typename ConvOp>
+Expected<Tensor> evaluateConvTranspose(ConvOp op, const Operands &in) {
+  constexpr int64_t spatial = ConvOp::kSpatialRank;
+  const Tensor &x = in(op.getInput()), &kernel = in(op.getKernel());
+  if (Error e = requireRank(op, x, spatial + 2, "input"))
+    return std::move(e);
+  if (Error e = requireSize(op, x, spatial + 1, kernel.shape[spatial + 1],
+                            "input", "the kernel"))
+    return std::move(e);
+  SmallVector<int64_t> outSizes, pads;
+  for (int64_t i = 0; i < spatial; ++i) {
+    auto outputPadding = op.getOutputPadding();
+    shapes::TransposedAxis axis = shapes::transposedAxis(
+        x.shape[i + 1], kernel.shape[i], op.getStrides()[i],
+        op.getDilationRate()[i], op.getPadding(),
+        outputPadding ? (*outputPadding)[i] : -1);
+    outSizes.push_back(axis.length);
+    pads.push_back(axis.padBefore);
+  }
+  return transposedConvolution(x, kernel, in.optional(op.getBias()),
+                               op.getStrides(), op.getDilationRate(), outSizes,
+                               pads, kernelActivation(op.getActivation()),
+                               alphaValue(op.getAlpha()));
+}
+
 template <typename PoolOp>
 Expected<Tensor> evaluatePoolNd(PoolOp op, const Tensor &x, bool isMax) {
   constexpr int64_t spatial = PoolOp::kSpatialRank;
@@ -524,6 +549,8 @@ Expected<Tensor> evaluateOp(Operation *op, ValueLookup lookup) {
         return applyMask(x, mask);
       })
       .Case<Conv2DOp, Conv3DOp>([&](auto op) { return evaluateConv(op, in); })
+      .Case<ConvTranspose1DOp, ConvTranspose2DOp, ConvTranspose3DOp>(
+          [&](auto op) { return evaluateConvTranspose(op, in); })
       .Case<MaxPool2DOp, MaxPool3DOp>([&](auto op) {
         return evaluatePoolNd(op, in(op.getInput()), /*isMax=*/true);
       })
