@@ -669,7 +669,8 @@ Value lower(LinalgBuilder &lb, Operation *op) {
     return lowerSequenceMask(lb, o);
   if (auto o = dyn_cast<ApplyMaskOp>(op))
     return lowerApplyMask(lb, o);
-  if (isa<Conv2DOp, Conv3DOp, MaxPool2DOp, AvgPool2DOp, MaxPool3DOp, AvgPool3DOp,
+  if (isa<Conv2DOp, Conv3DOp, ConvTranspose1DOp, ConvTranspose2DOp,
+          ConvTranspose3DOp, MaxPool2DOp, AvgPool2DOp, MaxPool3DOp, AvgPool3DOp,
           GlobalMaxPool2DOp, GlobalAvgPool2DOp, GlobalMaxPool3DOp,
           GlobalAvgPool3DOp, ZeroPaddingOp, CroppingOp, UpSamplingOp, PermuteOp>(op))
     return lowerSpatial(lb, op);
