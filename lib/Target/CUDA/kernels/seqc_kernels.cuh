@@ -1283,6 +1283,78 @@ cudaError_t conv_nd(cudaStream_t stream, const float *x, const float *kernel, co
   return err;
 }
 
+struct ConvTransposeShape {
+  int batch, channels, filters;
+  Sizes3 in, out, kernel, stride, dilation, pad;
+};
+
+/// Gathers every (input position, tap) pair that reaches one output: along
+/// each axis t * stride + j * dilation == o + pad.
+template <Act A>
+__global__ void conv_transpose_nd_kernel(const float *__restrict__ x,
+                                         const float *__restrict__ kernel,
+                                         const float *__restrict__ bias, float *__restrict__ y,
+                                         ConvTransposeShape s, float alpha) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  int n = s.in.n;
+  int out1 = n > 1 ? s.out.v[1] : 1, out2 = n > 2 ? s.out.v[2] : 1;
+  int64_t positions = (int64_t)s.out.v[0] * out1 * out2;
+  if (i >= (int64_t)s.batch * positions * s.filters)
+    return;
+  int f = i % s.filters;
+  int64_t p = (i / s.filters) % positions;
+  int b = i / ((int64_t)s.filters * positions);
+  int o[3] = {(int)(p / ((int64_t)out1 * out2)), (int)(p / out2 % out1), (int)(p % out2)};
+  int in[3] = {s.in.v[0], n > 1 ? s.in.v[1] : 1, n > 2 ? s.in.v[2] : 1};
+  int k[3] = {s.kernel.v[0], n > 1 ? s.kernel.v[1] : 1, n > 2 ? s.kernel.v[2] : 1};
+  float sum = bias ? bias[f] : 0.0f;
+  for (int a0 = 0; a0 < k[0]; ++a0) {
+    int u0 = o[0] + s.pad.v[0] - a0 * s.dilation.v[0];
+    if (u0 < 0 || u0 % s.stride.v[0] != 0 || u0 / s.stride.v[0] >= in[0])
+      continue;
+    for (int a1 = 0; a1 < k[1]; ++a1) {
+      int u1 = n > 1 ? o[1] + s.pad.v[1] - a1 * s.dilation.v[1] : 0;
+      if (n > 1 && (u1 < 0 || u1 % s.stride.v[1] != 0 || u1 / s.stride.v[1] >= in[1]))
+        continue;
+      for (int a2 = 0; a2 < k[2]; ++a2) {
+        int u2 = n > 2 ? o[2] + s.pad.v[2] - a2 * s.dilation.v[2] : 0;
+        if (n > 2 && (u2 < 0 || u2 % s.stride.v[2] != 0 || u2 / s.stride.v[2] >= in[2]))
+          continue;
+        int t0 = u0 / s.stride.v[0], t1 = n > 1 ? u1 / s.stride.v[1] : 0,
+            t2 = n > 2 ? u2 / s.stride.v[2] : 0;
+        const float *xr = x + ((((size_t)b * in[0] + t0) * in[1] + t1) * in[2] + t2) * s.channels;
+        const float *kr =
+            kernel + ((((size_t)a0 * k[1] + a1) * k[2] + a2) * s.filters + f) * s.channels;
+        for (int c = 0; c < s.channels; ++c)
+          sum = fmaf(xr[c], kr[c], sum);
+      }
+    }
+  }
+  y[i] = activate<A>(sum, alpha);
+}
+
+/// x (batch, in..., channels), kernel (k..., filters, channels) (Keras'
+/// Conv*Transpose layout); `out` and `pad` per axis as seq's shape rules give
+/// them.
+template <Act A>
+cudaError_t conv_transpose_nd(cudaStream_t stream, const float *x, const float *kernel,
+                              const float *bias, float *y, int64_t batch, Sizes3 in,
+                              int channels, Sizes3 kernel_size, int filters, Sizes3 stride,
+                              Sizes3 dilation, Sizes3 out, Sizes3 pad, float alpha) {
+  ConvTransposeShape s{(int)batch, channels, filters, in, out, kernel_size, stride, dilation, pad};
+  int64_t rows = batch;
+  for (int i = 0; i < in.n; ++i)
+    rows *= out.v[i];
+  if (rows * filters == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(conv_transpose_nd_kernel<A>, blocks_for(rows * filters, 256), 256, 0, stream)(
+      x, kernel, bias, y, s, alpha);
+  cudaError_t err = cudaGetLastError();
+  if (err == cudaSuccess)
+    err = softmax_rows<A>(stream, y, rows, filters);
+  return err;
+}
+
 /// Max or average pooling; padded positions never win the max and do not
 /// count towards the average's divisor.
 template <bool kMax>
