@@ -1050,3 +1050,67 @@ func.func @conv_transpose3d_result(%x: tensor<?x2x3x4x2xf32>, %k: tensor<2x2x2x3
   %0 = seq.conv_transpose3d %x, %k padding(same) activation(linear) {dilation_rate = array<i64: 1, 1, 1>, strides = array<i64: 2, 2, 2>} : (tensor<?x2x3x4x2xf32>, tensor<2x2x2x3x2xf32>) -> tensor<?x3x4x5x3xf32>
   return
 }
+
+// -----
+
+func.func @group_norm_rank(%x: tensor<6xf32>, %g: tensor<6xf32>) {
+  // expected-error @+1 {{'seq.group_norm' op input must have rank >= 2, got 'tensor<6xf32>'}}
+  %0 = seq.group_norm %x, %g, %g {epsilon = 1.0e-3 : f32, groups = 2 : i64} : (tensor<6xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<6xf32>
+  return
+}
+
+// -----
+
+func.func @group_norm_groups(%x: tensor<?x4x6xf32>, %g: tensor<6xf32>) {
+  // expected-error @+1 {{'seq.group_norm' op groups (4) must divide the input channels (6)}}
+  %0 = seq.group_norm %x, %g, %g {epsilon = 1.0e-3 : f32, groups = 4 : i64} : (tensor<?x4x6xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<?x4x6xf32>
+  return
+}
+
+// -----
+
+func.func @group_norm_epsilon(%x: tensor<?x4x6xf32>, %g: tensor<6xf32>) {
+  // expected-error @+1 {{'seq.group_norm' op epsilon must be positive, got 0}}
+  %0 = seq.group_norm %x, %g, %g {epsilon = 0.0 : f32, groups = 3 : i64} : (tensor<?x4x6xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<?x4x6xf32>
+  return
+}
+
+// -----
+
+func.func @group_norm_gamma(%x: tensor<?x4x6xf32>, %g: tensor<4xf32>, %b: tensor<6xf32>) {
+  // expected-error @+1 {{'seq.group_norm' op gamma size (4) must equal channels (6)}}
+  %0 = seq.group_norm %x, %g, %b {epsilon = 1.0e-3 : f32, groups = 3 : i64} : (tensor<?x4x6xf32>, tensor<4xf32>, tensor<6xf32>) -> tensor<?x4x6xf32>
+  return
+}
+
+// -----
+
+func.func @unit_norm_rank(%x: tensor<6xf32>) {
+  // expected-error @+1 {{'seq.unit_norm' op input must have rank >= 2, got 'tensor<6xf32>'}}
+  %0 = seq.unit_norm %x : tensor<6xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_rank(%x: tensor<6xf32>, %s: tensor<6xf32>) {
+  // expected-error @+1 {{'seq.rms_norm' op input must have rank >= 2, got 'tensor<6xf32>'}}
+  %0 = seq.rms_norm %x, %s {epsilon = 1.0e-6 : f32} : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_epsilon(%x: tensor<?x6xf32>, %s: tensor<6xf32>) {
+  // expected-error @+1 {{'seq.rms_norm' op epsilon must be positive, got -1}}
+  %0 = seq.rms_norm %x, %s {epsilon = -1.0 : f32} : (tensor<?x6xf32>, tensor<6xf32>) -> tensor<?x6xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_scale(%x: tensor<?x6xf32>, %s: tensor<5xf32>) {
+  // expected-error @+1 {{'seq.rms_norm' op scale size (5) must equal channels (6)}}
+  %0 = seq.rms_norm %x, %s {epsilon = 1.0e-6 : f32} : (tensor<?x6xf32>, tensor<5xf32>) -> tensor<?x6xf32>
+  return
+}

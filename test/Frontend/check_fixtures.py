@@ -43,6 +43,8 @@ OP_OF_CLASS = {
     "ZeroPadding3D": "zero_padding", "Cropping1D": "cropping", "Cropping2D": "cropping",
     "Cropping3D": "cropping", "UpSampling1D": "upsampling", "UpSampling2D": "upsampling",
     "UpSampling3D": "upsampling", "Permute": "permute",
+    "GroupNormalization": "group_norm", "UnitNormalization": "unit_norm",
+    "RMSNormalization": "rms_norm",
     # Depthwise and separable convolutions are grouped seq.conv2d (separable:
     # the pointwise 1x1 conv2d at the layer's name).
     "Conv1DTranspose": "conv_transpose1d", "Conv2DTranspose": "conv_transpose2d",

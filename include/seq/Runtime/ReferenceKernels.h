@@ -243,6 +243,20 @@ Tensor batchNorm(const Tensor &x, const Tensor *gamma, const Tensor *beta,
 Tensor layerNorm(const Tensor &x, const Tensor *gamma, const Tensor *beta,
                  float epsilon);
 
+/// Keras GroupNormalization: the last axis' C channels in `groups` groups;
+/// each sample's group (all its positions, the group's channels) normalized
+/// by its mean and biased variance, then * gamma + beta per channel.
+Tensor groupNorm(const Tensor &x, const Tensor &gamma, const Tensor &beta,
+                 int64_t groups, float epsilon);
+
+/// Keras UnitNormalization: each last-axis row over sqrt(max(sum(x^2),
+/// 1e-12)).
+Tensor unitNorm(const Tensor &x);
+
+/// Keras RMSNormalization: each last-axis row over sqrt(mean(x^2) +
+/// epsilon), times scale per channel.
+Tensor rmsNorm(const Tensor &x, const Tensor &scale, float epsilon);
+
 //===----------------------------------------------------------------------===//
 // Embedding and shape operations
 //===----------------------------------------------------------------------===//

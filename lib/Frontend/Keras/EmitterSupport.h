@@ -174,6 +174,10 @@ Expected<ActivationSpec> parseActivation(OpBuilder &b, const LayerConfig &layer,
 /// A layer error unless `input` has rank `rank` (batch axis included).
 Error requireRank(const LayerConfig &layer, Value input, size_t rank);
 
+/// A layer error unless config 'axis' means the last axis of a rank-`rank`
+/// input: absent, -1, rank-1, or a one-element list of it.
+Error requireLastAxis(const LayerConfig &layer, size_t rank);
+
 /// Config 'padding': valid, same, and with `allowCausal` causal.
 Expected<Padding> parsePadding(const LayerConfig &layer, bool allowCausal);
 

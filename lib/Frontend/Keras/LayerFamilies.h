@@ -40,6 +40,11 @@ llvm::Expected<mlir::Value> emitConvolution(EmitContext &context);
 llvm::Expected<mlir::Value> emitTransposedConvolution(EmitContext &context);
 /// DepthwiseConv1D/2D and SeparableConv1D/2D (DepthwiseConvLayers.cpp).
 llvm::Expected<mlir::Value> emitDepthwiseConvolution(EmitContext &context);
+/// GroupNormalization, UnitNormalization, RMSNormalization
+/// (NormalizationLayers.cpp).
+llvm::Expected<mlir::Value> emitGroupNormalization(EmitContext &context);
+llvm::Expected<mlir::Value> emitUnitNormalization(EmitContext &context);
+llvm::Expected<mlir::Value> emitRMSNormalization(EmitContext &context);
 /// MaxPooling2D/3D, AveragePooling2D/3D (ImageLayers.cpp).
 llvm::Expected<mlir::Value> emitPooling(EmitContext &context);
 /// GlobalMax/AveragePooling2D/3D (ImageLayers.cpp).

@@ -416,6 +416,30 @@ Expected<Tensor> evaluate(LayerNormOp op, const Operands &in) {
                    op.getEpsilon().convertToFloat());
 }
 
+Expected<Tensor> evaluate(GroupNormOp op, const Operands &in) {
+  const Tensor &x = in(op.getInput()), &gamma = in(op.getGamma());
+  if (Error e = requireLastAxis(op, x, gamma.shape[0], "gamma"))
+    return std::move(e);
+  if (x.rank() < 2)
+    return opError(op, "expects an input of rank >= 2, got " + x.shapeString());
+  return groupNorm(x, gamma, in(op.getBeta()), op.getGroups(),
+                   op.getEpsilon().convertToFloat());
+}
+
+Expected<Tensor> evaluate(UnitNormOp op, const Operands &in) {
+  const Tensor &x = in(op.getInput());
+  if (x.rank() < 2)
+    return opError(op, "expects an input of rank >= 2, got " + x.shapeString());
+  return unitNorm(x);
+}
+
+Expected<Tensor> evaluate(RMSNormOp op, const Operands &in) {
+  const Tensor &x = in(op.getInput()), &scale = in(op.getScale());
+  if (Error e = requireLastAxis(op, x, scale.shape[0], "scale"))
+    return std::move(e);
+  return rmsNorm(x, scale, op.getEpsilon().convertToFloat());
+}
+
 Expected<Tensor> withLocation(Operation *op, Expected<Tensor> result) {
   if (!result)
     return opError(op, llvm::toString(result.takeError()));
@@ -514,7 +538,8 @@ Expected<Tensor> evaluateOp(Operation *op, ValueLookup lookup) {
                              in.optional(op.getBias()));
       })
       .Case<LSTMOp, GRUOp, SimpleRNNOp, BidirectionalOp, Conv1DOp, BatchNormOp,
-            LayerNormOp, ActivationOp, ReluOp, PReluOp, LSTMRecurrenceOp,
+            LayerNormOp, GroupNormOp, UnitNormOp, RMSNormOp, ActivationOp, ReluOp, PReluOp,
+            LSTMRecurrenceOp,
             GRURecurrenceOp,
             SimpleRNNRecurrenceOp>([&](auto op) { return evaluate(op, in); })
       .Case<MaxPool1DOp>([&](MaxPool1DOp op) {

@@ -651,6 +651,35 @@ LogicalResult LayerNormOp::verify() {
       failed(check.vector(getBeta(), "beta", "channels", channels)));
 }
 
+LogicalResult GroupNormOp::verify() {
+  Check check(*this);
+  if (failed(check.minRank(getInput(), "input", 2)))
+    return failure();
+  int64_t channels = Check::shape(getInput()).back();
+  if (channels != kDynamic && channels % static_cast<int64_t>(getGroups()) != 0)
+    return emitOpError() << "groups (" << getGroups()
+                         << ") must divide the input channels (" << channels
+                         << ")";
+  return failure(
+      failed(check.epsilon(getEpsilon())) ||
+      failed(check.vector(getGamma(), "gamma", "channels", channels)) ||
+      failed(check.vector(getBeta(), "beta", "channels", channels)));
+}
+
+LogicalResult UnitNormOp::verify() {
+  return Check(*this).minRank(getInput(), "input", 2);
+}
+
+LogicalResult RMSNormOp::verify() {
+  Check check(*this);
+  if (failed(check.minRank(getInput(), "input", 2)))
+    return failure();
+  int64_t channels = Check::shape(getInput()).back();
+  return failure(
+      failed(check.epsilon(getEpsilon())) ||
+      failed(check.vector(getScale(), "scale", "channels", channels)));
+}
+
 LogicalResult DropoutOp::verify() {
   double rate = getRate().convertToDouble();
   if (rate < 0.0 || rate >= 1.0)

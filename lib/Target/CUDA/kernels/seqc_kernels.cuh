@@ -942,6 +942,85 @@ inline cudaError_t layer_norm(cudaStream_t stream, const float *x, const float *
   return cudaGetLastError();
 }
 
+/// GroupNormalization: one warp per (sample, group), whose values are the
+/// group's `per_group` channels at each of `positions` positions; biased
+/// variance, two passes.
+__global__ void group_norm_kernel(const float *__restrict__ x, const float *__restrict__ gamma,
+                                  const float *__restrict__ beta, float *__restrict__ y,
+                                  int64_t batch, int64_t positions, int channels, int groups,
+                                  float epsilon) {
+  int64_t row = (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+  int lane = threadIdx.x % 32;
+  if (row >= batch * groups)
+    return;
+  int64_t b = row / groups;
+  int g = row % groups, per_group = channels / groups;
+  int64_t count = positions * per_group;
+  const float *xs = x + b * positions * channels + g * per_group;
+  float *ys = y + b * positions * channels + g * per_group;
+  float sum = 0.0f;
+  for (int64_t i = lane; i < count; i += 32)
+    sum += xs[i / per_group * channels + i % per_group];
+  for (int off = 16; off > 0; off /= 2)
+    sum += __shfl_xor_sync(0xffffffffu, sum, off);
+  float mean = sum / count;
+  float sq = 0.0f;
+  for (int64_t i = lane; i < count; i += 32) {
+    float d = xs[i / per_group * channels + i % per_group] - mean;
+    sq += d * d;
+  }
+  for (int off = 16; off > 0; off /= 2)
+    sq += __shfl_xor_sync(0xffffffffu, sq, off);
+  float scale = 1.0f / sqrtf(sq / count + epsilon);
+  for (int64_t i = lane; i < count; i += 32) {
+    int64_t at = i / per_group * channels + i % per_group;
+    int c = g * per_group + (int)(i % per_group);
+    ys[at] = (xs[at] - mean) * scale * gamma[c] + beta[c];
+  }
+}
+
+inline cudaError_t group_norm(cudaStream_t stream, const float *x, const float *gamma,
+                              const float *beta, float *y, int64_t batch, int64_t positions,
+                              int channels, int groups, float epsilon) {
+  if (batch == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(group_norm_kernel, blocks_for(batch * groups, 8), 256, 0, stream)(
+      x, gamma, beta, y, batch, positions, channels, groups, epsilon);
+  return cudaGetLastError();
+}
+
+/// UnitNormalization (no scale; 1 / sqrt(max(sum, 1e-12))) and
+/// RMSNormalization (1 / sqrt(sum / n + epsilon), times scale) over rows of
+/// length n: one warp per row.
+__global__ void rms_norm_kernel(const float *__restrict__ x, const float *__restrict__ scale,
+                                float *__restrict__ y, int64_t rows, int n, float epsilon,
+                                bool unit) {
+  int64_t row = (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+  int lane = threadIdx.x % 32;
+  if (row >= rows)
+    return;
+  const float *xr = x + row * n;
+  float *yr = y + row * n;
+  float sq = 0.0f;
+  for (int i = lane; i < n; i += 32)
+    sq += xr[i] * xr[i];
+  for (int off = 16; off > 0; off /= 2)
+    sq += __shfl_xor_sync(0xffffffffu, sq, off);
+  float factor = unit ? 1.0f / sqrtf(fmaxf(sq, 1e-12f)) : 1.0f / sqrtf(sq / n + epsilon);
+  for (int i = lane; i < n; i += 32)
+    yr[i] = xr[i] * factor * (scale ? scale[i] : 1.0f);
+}
+
+/// `scale` null for UnitNormalization.
+inline cudaError_t rms_norm(cudaStream_t stream, const float *x, const float *scale, float *y,
+                            int64_t rows, int n, float epsilon, bool unit) {
+  if (rows == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(rms_norm_kernel, blocks_for(rows, 8), 256, 0, stream)(x, scale, y, rows, n,
+                                                             epsilon, unit);
+  return cudaGetLastError();
+}
+
 /// BatchNormalization at inference: per channel of the last axis.
 __global__ void batch_norm_kernel(const float *__restrict__ x, const float *__restrict__ gamma,
                                   const float *__restrict__ beta, const float *__restrict__ mean,

@@ -390,6 +390,48 @@ def Seq_LayerNormOp : Seq_TensorOp<"layer_norm", [AllTypesMatch<["input", "outpu
   }];
 }
 
+def Seq_GroupNormOp : Seq_TensorOp<"group_norm", [AllTypesMatch<["input", "output"]>]> {
+  let summary = "Keras GroupNormalization over channel groups of the last axis";
+  let description = [{
+    `input` `(batch, ..., channels)`, the channels split into `groups` equal
+    groups; each sample's group is normalized by the mean and biased
+    variance of all its values (every axis but the batch axis, the group's
+    channels only): `(x - mean) / sqrt(var + epsilon) * gamma + beta`, with
+    gamma and beta `(channels)` (ones / zeros when Keras has `scale=False` /
+    `center=False`).
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, Seq_F32Tensor:$gamma, Seq_F32Tensor:$beta,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$groups, F32Attr:$epsilon);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $gamma `,` $beta attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Seq_UnitNormOp : Seq_TensorOp<"unit_norm", [AllTypesMatch<["input", "output"]>]> {
+  let summary = "Keras UnitNormalization over the last axis";
+  let description = [{
+    Each last-axis row divided by its L2 norm: `x / sqrt(max(sum(x^2),
+    1e-12))` (TensorFlow's l2_normalize, which both Kerases use).
+  }];
+  let arguments = (ins Seq_F32Tensor:$input);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Seq_RMSNormOp : Seq_TensorOp<"rms_norm", [AllTypesMatch<["input", "output"]>]> {
+  let summary = "Keras RMSNormalization over the last axis";
+  let description = [{
+    Each last-axis row divided by its root mean square, then scaled per
+    channel: `x / sqrt(mean(x^2) + epsilon) * scale`, `scale` `(channels)`.
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, Seq_F32Tensor:$scale, F32Attr:$epsilon);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $scale attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 def Seq_DropoutOp : Seq_TensorOp<"dropout", [AllTypesMatch<["input", "output"]>]> {
   let summary = "Keras Dropout and the other layers that are the identity at inference";
   let description = [{
