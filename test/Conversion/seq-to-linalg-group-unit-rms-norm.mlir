@@ -5,19 +5,19 @@
 // RMS normalization scale each last-axis row by a function of its sum of
 // squares.
 
-// CHECK-DAG: #[[$GROUPED:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
-// CHECK-DAG: #[[$STATS:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+// CHECK-DAG: #[[$GROUPED:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[$STATS:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2)>
 // CHECK-DAG: #[[$CHANNEL:.*]] = affine_map<(d0, d1, d2, d3) -> (d2 * 2 + d3)>
 
 // CHECK-LABEL: func.func @group_norm(
 // CHECK-SAME:      %[[X:.*]]: tensor<?x5x6xf32>, %[[G:.*]]: tensor<6xf32>, %[[B:.*]]: tensor<6xf32>)
 // CHECK-DAG:     %[[COUNT:.*]] = arith.constant 1.000000e+01 : f32
 // CHECK:         %[[GX:.*]] = tensor.expand_shape %[[X]] {{\[}}[0], [1], [2, 3]] output_shape [%{{.*}}, 5, 3, 2] : tensor<?x5x6xf32> into tensor<?x5x3x2xf32>
-// CHECK:         %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[$GROUPED]], #[[$STATS]]], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%[[GX]] : tensor<?x5x3x2xf32>) outs(%{{.*}} : tensor<?x3xf32>)
+// CHECK:         %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[$GROUPED]], #[[$STATS]]], iterator_types = ["parallel", "reduction", "parallel", "reduction"]} ins(%[[GX]] : tensor<?x5x3x2xf32>) outs(%{{.*}} : tensor<?x3xf32>)
 // CHECK:         %[[MEAN:.*]] = linalg.generic {{.*}} outs(%[[SUM]] : tensor<?x3xf32>)
 // CHECK:           arith.divf %{{.*}}, %[[COUNT]]
-// CHECK:         %[[SQ:.*]] = linalg.generic {indexing_maps = [#[[$GROUPED]], #[[$STATS]], #[[$STATS]]], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%[[GX]], %[[MEAN]] : {{.*}}) outs(%{{.*}} : tensor<?x3xf32>)
-// CHECK:         %[[NORM:.*]] = linalg.generic {{.*}} ins(%[[GX]], %[[MEAN]], %[[SQ]], %[[G]], %[[B]] : {{.*}}) outs(%{{.*}} : tensor<?x5x3x2xf32>)
+// CHECK:         %[[SQ:.*]] = linalg.generic {indexing_maps = [#[[$GROUPED]], #[[$STATS]], #[[$STATS]]], iterator_types = ["parallel", "reduction", "parallel", "reduction"]} ins(%[[GX]], %[[MEAN]] : {{.*}}) outs(%{{.*}} : tensor<?x3xf32>)
+// CHECK:         %[[NORM:.*]] = linalg.generic {indexing_maps = [#[[$GROUPED]], #[[$STATS]], #[[$STATS]], #[[$CHANNEL]], #[[$CHANNEL]], #[[$GROUPED]]]{{.*}} ins(%[[GX]], %[[MEAN]], %[[SQ]], %[[G]], %[[B]] : {{.*}}) outs(%{{.*}} : tensor<?x5x3x2xf32>)
 // CHECK:           math.sqrt
 // CHECK:         tensor.collapse_shape %[[NORM]] {{\[}}[0], [1], [2, 3]] : tensor<?x5x3x2xf32> into tensor<?x5x6xf32>
 func.func @group_norm(%x: tensor<?x5x6xf32>, %g: tensor<6xf32>, %b: tensor<6xf32>) -> tensor<?x5x6xf32> {

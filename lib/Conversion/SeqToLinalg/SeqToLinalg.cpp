@@ -242,17 +242,17 @@ Value lowerGroupNorm(LinalgBuilder &lb, GroupNormOp op) {
   Value grouped = tensor::ExpandShapeOp::create(
       lb.b, lb.loc, RankedTensorType::get(groupedShape, lb.f32()), x, split,
       groupedSizes);
-  // Loops (b, g, d1..dn, k); x' read at (b, d1..dn, g, k), stats at (b, g).
+  // Loops in the grouped view's own order (b, d1..dn, g, k), so that x' is
+  // read in memory order; the stats are at (b, g), the positions and k are
+  // reductions.
   int64_t loops = rank + 1;
-  SmallVector<AffineExpr> xExprs{d(lb, 0)};
-  for (int64_t i = 2; i < loops - 1; ++i)
-    xExprs.push_back(d(lb, i));
-  xExprs.append({d(lb, 1), d(lb, loops - 1)});
-  AffineMap xMap = AffineMap::get(loops, 0, xExprs, ctx);
-  AffineMap statMap = AffineMap::get(loops, 0, {d(lb, 0), d(lb, 1)}, ctx);
+  AffineMap xMap = lb.identity(loops);
+  AffineMap statMap = AffineMap::get(loops, 0, {d(lb, 0), d(lb, loops - 2)}, ctx);
+  SmallVector<utils::IteratorType> reduceGroups(loops, utils::IteratorType::reduction);
+  reduceGroups[0] = reduceGroups[loops - 2] = utils::IteratorType::parallel;
   SmallVector<OpFoldResult> statSizes{lb.dimOfr(x, 0), lb.b.getIndexAttr(groups)};
   Value sum = lb.generic(ValueRange{grouped}, lb.full(statSizes, 0.0), {xMap, statMap},
-                         iterators(2, loops - 2),
+                         reduceGroups,
                          [](OpBuilder &b, Location l, ValueRange a) -> Value {
                            return add(b, l, a[0], a[1]);
                          });
@@ -272,13 +272,12 @@ Value lowerGroupNorm(LinalgBuilder &lb, GroupNormOp op) {
   });
   Value squares = lb.generic(
       ValueRange{grouped, mean}, lb.full(statSizes, 0.0), {xMap, statMap, statMap},
-      iterators(2, loops - 2), [](OpBuilder &b, Location l, ValueRange a) -> Value {
+      reduceGroups, [](OpBuilder &b, Location l, ValueRange a) -> Value {
         Value centered = arith::SubFOp::create(b, l, a[0], a[1]);
         return add(b, l, a[2], arith::MulFOp::create(b, l, centered, centered));
       });
-  // Normalize over the grouped view's own axes (b, d1..dn, g, k).
-  AffineMap id = lb.identity(loops);
-  AffineMap stats = AffineMap::get(loops, 0, {d(lb, 0), d(lb, loops - 2)}, ctx);
+  // Normalize over the same loops, all parallel.
+  AffineMap id = lb.identity(loops), stats = statMap;
   AffineMap channel = AffineMap::get(
       loops, 0, {d(lb, loops - 2) * perGroup + d(lb, loops - 1)}, ctx);
   Value normalized = lb.generic(
