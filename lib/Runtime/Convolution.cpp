@@ -1,4 +1,4 @@
-//===- Convolution.cpp - Keras Conv1D, Conv2D, Conv3D ---------------------===//
+//===- Convolution.cpp - Keras Conv1D/2D/3D and Conv*Transpose ------------===//
 
 #include "Detail.h"
 
@@ -123,6 +123,69 @@ Tensor seq::rt::convolution(const Tensor &x, const Tensor &kernel,
             continue;
           for (int64_t c = 0; c < groupChannels; ++c)
             sum += double(x.data[xBase + c]) * kernel.data[kBase + c * kStrides[n]];
+        }
+        y.data[(b * positions + p) * filters + f] = static_cast<float>(sum);
+      }
+    }
+  }
+  applyActivation(act, alpha, y);
+  return y;
+}
+
+Tensor seq::rt::transposedConvolution(const Tensor &x, const Tensor &kernel,
+                                      const Tensor *bias,
+                                      llvm::ArrayRef<int64_t> strides,
+                                      llvm::ArrayRef<int64_t> dilations,
+                                      llvm::ArrayRef<int64_t> outSizes,
+                                      llvm::ArrayRef<int64_t> pads,
+                                      Activation act, float alpha) {
+  const int64_t n = kernel.rank() - 2;
+  require(n >= 1 && x.rank() == n + 2 &&
+              static_cast<int64_t>(strides.size()) == n &&
+              static_cast<int64_t>(dilations.size()) == n &&
+              static_cast<int64_t>(outSizes.size()) == n &&
+              static_cast<int64_t>(pads.size()) == n,
+          "transposed convolution input " + x.shapeString() +
+              " does not match kernel " + kernel.shapeString());
+  const int64_t batch = x.shape[0], channels = x.shape.back();
+  const int64_t filters = kernel.shape[n];
+  require(kernel.shape[n + 1] == channels,
+          "transposed convolution kernel " + kernel.shapeString() +
+              " does not match input " + x.shapeString());
+  require(!bias || bias->shape == std::vector<int64_t>{filters},
+          "transposed convolution bias does not match kernel " +
+              kernel.shapeString());
+  std::vector<int64_t> outShape{batch}, kernelSizes;
+  outShape.insert(outShape.end(), outSizes.begin(), outSizes.end());
+  outShape.push_back(filters);
+  for (int64_t i = 0; i < n; ++i)
+    kernelSizes.push_back(kernel.shape[i]);
+  Tensor y = Tensor::zeros(outShape);
+  std::vector<int64_t> xStrides = x.strides(), kStrides = kernel.strides();
+  const int64_t positions = detail::product(outSizes);
+  const int64_t taps = detail::product(kernelSizes);
+  std::vector<int64_t> o(n), k(n);
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t p = 0; p < positions; ++p) {
+      detail::unflatten(p, outSizes, o);
+      for (int64_t f = 0; f < filters; ++f) {
+        double sum = bias ? bias->data[f] : 0.0;
+        for (int64_t t = 0; t < taps; ++t) {
+          detail::unflatten(t, kernelSizes, k);
+          int64_t xBase = b * xStrides[0], kBase = f * kStrides[n];
+          bool inside = true;
+          for (int64_t i = 0; i < n && inside; ++i) {
+            int64_t at = o[i] + pads[i] - k[i] * dilations[i];
+            // Only input positions on the stride grid reach this output.
+            inside = at >= 0 && at % strides[i] == 0 &&
+                     at / strides[i] < x.shape[i + 1];
+            xBase += at / strides[i] * xStrides[i + 1];
+            kBase += k[i] * kStrides[i];
+          }
+          if (!inside)
+            continue;
+          for (int64_t c = 0; c < channels; ++c)
+            sum += double(x.data[xBase + c]) * kernel.data[kBase + c];
         }
         y.data[(b * positions + p) * filters + f] = static_cast<float>(sum);
       }

@@ -2,6 +2,7 @@
 
 #include "Detail.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace seq::rt;
@@ -64,4 +65,89 @@ Tensor seq::rt::layerNorm(const Tensor &x, const Tensor *gamma,
     }
   }
   return y;
+}
+
+Tensor seq::rt::groupNorm(const Tensor &x, const Tensor &gamma,
+                          const Tensor &beta, int64_t groups, float epsilon) {
+  require(x.rank() >= 2, "group_norm input must have rank >= 2");
+  const int64_t channels = x.shape.back();
+  require(groups >= 1 && channels % groups == 0,
+          "group_norm groups must divide the channels of " + x.shapeString());
+  requireVector(&gamma, channels, "group_norm gamma");
+  requireVector(&beta, channels, "group_norm beta");
+  const int64_t batch = x.shape[0], perGroup = channels / groups;
+  const int64_t positions = batch ? x.numElements() / (batch * channels) : 0;
+  const int64_t count = positions * perGroup;
+  Tensor y = x;
+  for (int64_t b = 0; b < batch; ++b) {
+    const float *sample = &x.data[b * positions * channels];
+    for (int64_t g = 0; g < groups; ++g) {
+      auto at = [&](int64_t p, int64_t c) {
+        return double(sample[p * channels + g * perGroup + c]);
+      };
+      double mean = 0;
+      for (int64_t p = 0; p < positions; ++p)
+        for (int64_t c = 0; c < perGroup; ++c)
+          mean += at(p, c);
+      mean /= count;
+      double variance = 0;
+      for (int64_t p = 0; p < positions; ++p)
+        for (int64_t c = 0; c < perGroup; ++c)
+          variance += (at(p, c) - mean) * (at(p, c) - mean);
+      variance /= count;
+      double scale = 1 / std::sqrt(variance + epsilon);
+      for (int64_t p = 0; p < positions; ++p)
+        for (int64_t c = 0; c < perGroup; ++c) {
+          int64_t channel = g * perGroup + c;
+          y.data[(b * positions + p) * channels + channel] = static_cast<float>(
+              (at(p, c) - mean) * scale * gamma.data[channel] + beta.data[channel]);
+        }
+    }
+  }
+  return y;
+}
+
+namespace {
+
+/// Each last-axis row of x times factor(sum of its squares, row length).
+Tensor scaleRowsBySquares(const Tensor &x,
+                          double (*factor)(double squares, int64_t n,
+                                           float epsilon),
+                          float epsilon, const Tensor *scale) {
+  int64_t n = x.shape.back();
+  Tensor y = x;
+  for (int64_t r = 0, rows = detail::numRows(x); r < rows; ++r) {
+    const float *row = &x.data[r * n];
+    double squares = 0;
+    for (int64_t c = 0; c < n; ++c)
+      squares += double(row[c]) * row[c];
+    double f = factor(squares, n, epsilon);
+    for (int64_t c = 0; c < n; ++c)
+      y.data[r * n + c] =
+          static_cast<float>(row[c] * f * (scale ? scale->data[c] : 1.0f));
+  }
+  return y;
+}
+
+} // namespace
+
+Tensor seq::rt::unitNorm(const Tensor &x) {
+  require(x.rank() >= 1, "unit_norm input must have rank >= 1");
+  return scaleRowsBySquares(
+      x,
+      [](double squares, int64_t, float) {
+        return 1 / std::sqrt(std::max(squares, 1e-12));
+      },
+      0.0f, nullptr);
+}
+
+Tensor seq::rt::rmsNorm(const Tensor &x, const Tensor &scale, float epsilon) {
+  require(x.rank() >= 1, "rms_norm input must have rank >= 1");
+  requireVector(&scale, x.shape.back(), "rms_norm scale");
+  return scaleRowsBySquares(
+      x,
+      [](double squares, int64_t n, float epsilon) {
+        return 1 / std::sqrt(squares / n + epsilon);
+      },
+      epsilon, &scale);
 }

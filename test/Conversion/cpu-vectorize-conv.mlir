@@ -42,3 +42,28 @@ func.func @dynamic_width(%x: tensor<?x6x?x4xf32>, %k: tensor<3x3x4x8xf32>, %init
   %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %k : tensor<?x6x?x4xf32>, tensor<3x3x4x8xf32>) outs(%init : tensor<?x4x?x8xf32>) -> tensor<?x4x?x8xf32>
   return %0 : tensor<?x4x?x8xf32>
 }
+
+// A depthwise convolution: tiled and decomposed like a pooling, each kernel
+// tap an elementwise vector multiply-add over the channels.
+// CHECK-LABEL: func.func @depthwise(
+// CHECK-NOT:     linalg.depthwise_conv
+// CHECK:         vector.transfer_read %arg0{{.*}} : tensor<?x6x6x8xf32>, vector<1x6x8xf32>
+// CHECK:         vector.fma {{.*}} : vector<1x4x8xf32>
+// CHECK:         vector.transfer_write
+// CHECK-NOT:     linalg.depthwise_conv
+func.func @depthwise(%x: tensor<?x6x6x8xf32>, %k: tensor<3x3x8xf32>, %init: tensor<?x4x4x8xf32>) -> tensor<?x4x4x8xf32> {
+  %0 = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %k : tensor<?x6x6x8xf32>, tensor<3x3x8xf32>) outs(%init : tensor<?x4x4x8xf32>) -> tensor<?x4x4x8xf32>
+  return %0 : tensor<?x4x4x8xf32>
+}
+
+// A 1-D convolution (a Conv1DTranspose): tiled into at most 8 outputs and 16
+// filters, one vector.contract per kernel tap.
+// CHECK-LABEL: func.func @conv1d(
+// CHECK-NOT:     linalg.conv_1d
+// CHECK:         scf.for
+// CHECK-COUNT-3: vector.contract
+// CHECK-NOT:     linalg.conv_1d
+func.func @conv1d(%x: tensor<?x18x4xf32>, %k: tensor<3x4x8xf32>, %init: tensor<?x16x8xf32>) -> tensor<?x16x8xf32> {
+  %0 = linalg.conv_1d_nwc_wcf {dilations = dense<1> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>} ins(%x, %k : tensor<?x18x4xf32>, tensor<3x4x8xf32>) outs(%init : tensor<?x16x8xf32>) -> tensor<?x16x8xf32>
+  return %0 : tensor<?x16x8xf32>
+}

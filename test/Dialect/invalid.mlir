@@ -1098,3 +1098,130 @@ func.func @concatenate_result(%a: tensor<?x5x3xf32>, %b: tensor<?x5x2xf32>) {
   %0 = seq.concatenate %a, %b {axis = 2 : i64} : tensor<?x5x3xf32>, tensor<?x5x2xf32> -> tensor<?x5x6xf32>
   return
 }
+// -----
+
+func.func @conv_transpose2d_input_rank(%x: tensor<?x4x4xf32>, %k: tensor<3x3x2x4xf32>) {
+  // expected-error @+1 {{'seq.conv_transpose2d' op input must have rank 4, got 'tensor<?x4x4xf32>'}}
+  %0 = seq.conv_transpose2d %x, %k padding(valid) activation(linear) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x4x4xf32>, tensor<3x3x2x4xf32>) -> tensor<?x6x6x2xf32>
+  return
+}
+
+// -----
+
+func.func @conv_transpose1d_strides_count(%x: tensor<?x4x3xf32>, %k: tensor<3x2x3xf32>) {
+  // expected-error @+1 {{'seq.conv_transpose1d' op strides must hold 1 sizes (one per spatial axis), got 2}}
+  %0 = seq.conv_transpose1d %x, %k padding(valid) activation(linear) {dilation_rate = array<i64: 1>, strides = array<i64: 1, 1>} : (tensor<?x4x3xf32>, tensor<3x2x3xf32>) -> tensor<?x6x2xf32>
+  return
+}
+
+// -----
+
+func.func @conv_transpose1d_causal(%x: tensor<?x4x3xf32>, %k: tensor<3x2x3xf32>) {
+  // expected-error @+1 {{'seq.conv_transpose1d' op padding 'causal' is only valid for conv1d}}
+  %0 = seq.conv_transpose1d %x, %k padding(causal) activation(linear) {dilation_rate = array<i64: 1>, strides = array<i64: 1>} : (tensor<?x4x3xf32>, tensor<3x2x3xf32>) -> tensor<?x6x2xf32>
+  return
+}
+
+// -----
+
+func.func @conv_transpose2d_output_padding_count(%x: tensor<?x4x4x4xf32>, %k: tensor<3x3x2x4xf32>) {
+  // expected-error @+1 {{'seq.conv_transpose2d' op output_padding must hold 2 sizes (one per spatial axis), got 1}}
+  %0 = seq.conv_transpose2d %x, %k padding(valid) activation(linear) {dilation_rate = array<i64: 1, 1>, output_padding = array<i64: 1>, strides = array<i64: 2, 2>} : (tensor<?x4x4x4xf32>, tensor<3x3x2x4xf32>) -> tensor<?x10x10x2xf32>
+  return
+}
+
+// -----
+
+func.func @conv_transpose2d_output_padding_fit(%x: tensor<?x4x4x4xf32>, %k: tensor<3x3x2x4xf32>) {
+  // expected-error @+1 {{'seq.conv_transpose2d' op output_padding 2 on spatial axis 0 gives an output that the convolution does not map back onto the input (valid needs 0 <= p < stride, same needs 1 <= span % 2 + p <= stride)}}
+  %0 = seq.conv_transpose2d %x, %k padding(valid) activation(linear) {dilation_rate = array<i64: 1, 1>, output_padding = array<i64: 2, 0>, strides = array<i64: 2, 2>} : (tensor<?x4x4x4xf32>, tensor<3x3x2x4xf32>) -> tensor<?x11x9x2xf32>
+  return
+}
+
+// -----
+
+func.func @conv_transpose2d_kernel_channels(%x: tensor<?x4x4x3xf32>, %k: tensor<3x3x2x4xf32>) {
+  // expected-error @+1 {{'seq.conv_transpose2d' op kernel input channels (4) must equal input channels (3)}}
+  %0 = seq.conv_transpose2d %x, %k padding(valid) activation(linear) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x4x4x3xf32>, tensor<3x3x2x4xf32>) -> tensor<?x6x6x2xf32>
+  return
+}
+
+// -----
+
+func.func @conv_transpose2d_bias(%x: tensor<?x4x4x4xf32>, %k: tensor<3x3x2x4xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{'seq.conv_transpose2d' op bias size (4) must equal kernel filters (2)}}
+  %0 = seq.conv_transpose2d %x, %k, %b padding(valid) activation(linear) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x4x4x4xf32>, tensor<3x3x2x4xf32>, tensor<4xf32>) -> tensor<?x6x6x2xf32>
+  return
+}
+
+// -----
+
+func.func @conv_transpose3d_result(%x: tensor<?x2x3x4x2xf32>, %k: tensor<2x2x2x3x2xf32>) {
+  // expected-error @+1 {{'seq.conv_transpose3d' op result shape (?, 3, 4, 5, 3) does not match the expected (?, 4, 6, 8, 3)}}
+  %0 = seq.conv_transpose3d %x, %k padding(same) activation(linear) {dilation_rate = array<i64: 1, 1, 1>, strides = array<i64: 2, 2, 2>} : (tensor<?x2x3x4x2xf32>, tensor<2x2x2x3x2xf32>) -> tensor<?x3x4x5x3xf32>
+  return
+}
+
+// -----
+
+func.func @group_norm_rank(%x: tensor<6xf32>, %g: tensor<6xf32>) {
+  // expected-error @+1 {{'seq.group_norm' op input must have rank >= 2, got 'tensor<6xf32>'}}
+  %0 = seq.group_norm %x, %g, %g {epsilon = 1.0e-3 : f32, groups = 2 : i64} : (tensor<6xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<6xf32>
+  return
+}
+
+// -----
+
+func.func @group_norm_groups(%x: tensor<?x4x6xf32>, %g: tensor<6xf32>) {
+  // expected-error @+1 {{'seq.group_norm' op groups (4) must divide the input channels (6)}}
+  %0 = seq.group_norm %x, %g, %g {epsilon = 1.0e-3 : f32, groups = 4 : i64} : (tensor<?x4x6xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<?x4x6xf32>
+  return
+}
+
+// -----
+
+func.func @group_norm_epsilon(%x: tensor<?x4x6xf32>, %g: tensor<6xf32>) {
+  // expected-error @+1 {{'seq.group_norm' op epsilon must be positive, got 0}}
+  %0 = seq.group_norm %x, %g, %g {epsilon = 0.0 : f32, groups = 3 : i64} : (tensor<?x4x6xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<?x4x6xf32>
+  return
+}
+
+// -----
+
+func.func @group_norm_gamma(%x: tensor<?x4x6xf32>, %g: tensor<4xf32>, %b: tensor<6xf32>) {
+  // expected-error @+1 {{'seq.group_norm' op gamma size (4) must equal channels (6)}}
+  %0 = seq.group_norm %x, %g, %b {epsilon = 1.0e-3 : f32, groups = 3 : i64} : (tensor<?x4x6xf32>, tensor<4xf32>, tensor<6xf32>) -> tensor<?x4x6xf32>
+  return
+}
+
+// -----
+
+func.func @unit_norm_rank(%x: tensor<6xf32>) {
+  // expected-error @+1 {{'seq.unit_norm' op input must have rank >= 2, got 'tensor<6xf32>'}}
+  %0 = seq.unit_norm %x : tensor<6xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_rank(%x: tensor<6xf32>, %s: tensor<6xf32>) {
+  // expected-error @+1 {{'seq.rms_norm' op input must have rank >= 2, got 'tensor<6xf32>'}}
+  %0 = seq.rms_norm %x, %s {epsilon = 1.0e-6 : f32} : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_epsilon(%x: tensor<?x6xf32>, %s: tensor<6xf32>) {
+  // expected-error @+1 {{'seq.rms_norm' op epsilon must be positive, got -1}}
+  %0 = seq.rms_norm %x, %s {epsilon = -1.0 : f32} : (tensor<?x6xf32>, tensor<6xf32>) -> tensor<?x6xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_scale(%x: tensor<?x6xf32>, %s: tensor<5xf32>) {
+  // expected-error @+1 {{'seq.rms_norm' op scale size (5) must equal channels (6)}}
+  %0 = seq.rms_norm %x, %s {epsilon = 1.0e-6 : f32} : (tensor<?x6xf32>, tensor<5xf32>) -> tensor<?x6xf32>
+  return
+}

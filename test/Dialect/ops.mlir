@@ -249,3 +249,35 @@ func.func @masking(%x: tensor<?x10x12xf32>, %ids: tensor<?x10xf32>, %k: tensor<1
   %3 = seq.global_avg_pool1d %y mask(%m : tensor<?x10xf32>) : tensor<?x10x12xf32> -> tensor<?x12xf32>
   return %0, %1, %2, %3 : tensor<?x10x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x12xf32>
 }
+
+// Transposed convolutions: the kernel is (k..., filters, channels); the output
+// size follows padding and output_padding.
+// CHECK-LABEL: func.func @conv_transpose
+func.func @conv_transpose(%x1: tensor<?x5x3xf32>, %k1: tensor<3x4x3xf32>, %b1: tensor<4xf32>,
+                          %x2: tensor<?x4x5x2xf32>, %k2: tensor<3x2x2x2xf32>,
+                          %x3: tensor<?x3x2x3x2xf32>, %k3: tensor<3x3x3x3x2xf32>)
+    -> (tensor<?x16x4xf32>, tensor<?x8x10x2xf32>, tensor<?x3x4x5x3xf32>) {
+  // CHECK: seq.conv_transpose1d %{{.*}}, %{{.*}}, %{{.*}} padding(valid) activation(relu) {dilation_rate = array<i64: 1>, output_padding = array<i64: 1>, strides = array<i64: 3>} : (tensor<?x5x3xf32>, tensor<3x4x3xf32>, tensor<4xf32>) -> tensor<?x16x4xf32>
+  %0 = seq.conv_transpose1d %x1, %k1, %b1 padding(valid) activation(relu) {dilation_rate = array<i64: 1>, output_padding = array<i64: 1>, strides = array<i64: 3>} : (tensor<?x5x3xf32>, tensor<3x4x3xf32>, tensor<4xf32>) -> tensor<?x16x4xf32>
+  // CHECK: seq.conv_transpose2d %{{.*}}, %{{.*}} padding(same) activation(linear) {dilation_rate = array<i64: 2, 1>, strides = array<i64: 2, 2>}
+  %1 = seq.conv_transpose2d %x2, %k2 padding(same) activation(linear) {dilation_rate = array<i64: 2, 1>, strides = array<i64: 2, 2>} : (tensor<?x4x5x2xf32>, tensor<3x2x2x2xf32>) -> tensor<?x8x10x2xf32>
+  // CHECK: seq.conv_transpose3d %{{.*}}, %{{.*}} padding(same) activation(linear) {dilation_rate = array<i64: 1, 1, 1>, output_padding = array<i64: 0, 1, 0>, strides = array<i64: 1, 2, 2>}
+  %2 = seq.conv_transpose3d %x3, %k3 padding(same) activation(linear) {dilation_rate = array<i64: 1, 1, 1>, output_padding = array<i64: 0, 1, 0>, strides = array<i64: 1, 2, 2>} : (tensor<?x3x2x3x2xf32>, tensor<3x3x3x3x2xf32>) -> tensor<?x3x4x5x3xf32>
+  return %0, %1, %2 : tensor<?x16x4xf32>, tensor<?x8x10x2xf32>, tensor<?x3x4x5x3xf32>
+}
+
+// CHECK-LABEL: func.func @group_norm
+func.func @group_norm(%x: tensor<?x5x5x6xf32>, %g: tensor<6xf32>, %b: tensor<6xf32>) -> tensor<?x5x5x6xf32> {
+  // CHECK: seq.group_norm %{{.*}}, %{{.*}}, %{{.*}} {epsilon = 1.000000e-03 : f32, groups = 3 : i64} : (tensor<?x5x5x6xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<?x5x5x6xf32>
+  %0 = seq.group_norm %x, %g, %b {epsilon = 1.0e-3 : f32, groups = 3 : i64} : (tensor<?x5x5x6xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<?x5x5x6xf32>
+  return %0 : tensor<?x5x5x6xf32>
+}
+
+// CHECK-LABEL: func.func @unit_rms_norm
+func.func @unit_rms_norm(%x: tensor<?x4x6xf32>, %s: tensor<6xf32>) -> (tensor<?x4x6xf32>, tensor<?x4x6xf32>) {
+  // CHECK: seq.unit_norm %{{.*}} : tensor<?x4x6xf32>
+  %0 = seq.unit_norm %x : tensor<?x4x6xf32>
+  // CHECK: seq.rms_norm %{{.*}}, %{{.*}} {epsilon = 9.99999997E-7 : f32} : (tensor<?x4x6xf32>, tensor<6xf32>) -> tensor<?x4x6xf32>
+  %1 = seq.rms_norm %x, %s {epsilon = 1.0e-6 : f32} : (tensor<?x4x6xf32>, tensor<6xf32>) -> tensor<?x4x6xf32>
+  return %0, %1 : tensor<?x4x6xf32>, tensor<?x4x6xf32>
+}

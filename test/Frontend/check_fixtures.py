@@ -43,6 +43,13 @@ OP_OF_CLASS = {
     "ZeroPadding3D": "zero_padding", "Cropping1D": "cropping", "Cropping2D": "cropping",
     "Cropping3D": "cropping", "UpSampling1D": "upsampling", "UpSampling2D": "upsampling",
     "UpSampling3D": "upsampling", "Permute": "permute",
+    "GroupNormalization": "group_norm", "UnitNormalization": "unit_norm",
+    "RMSNormalization": "rms_norm",
+    # Depthwise and separable convolutions are grouped seq.conv2d (separable:
+    # the pointwise 1x1 conv2d at the layer's name).
+    "Conv1DTranspose": "conv_transpose1d", "Conv2DTranspose": "conv_transpose2d",
+    "Conv3DTranspose": "conv_transpose3d", "DepthwiseConv1D": "conv2d",
+    "DepthwiseConv2D": "conv2d", "SeparableConv1D": "conv2d", "SeparableConv2D": "conv2d",
     # The identities at inference.
     "SpatialDropout2D": "dropout", "SpatialDropout3D": "dropout",
     "GaussianNoise": "dropout", "GaussianDropout": "dropout", "AlphaDropout": "dropout",
@@ -128,6 +135,10 @@ def check(seq_compile, fixtures, fixture):
         # permute back ("<name>/channels_first") has Keras' output shape.
         if layer["name"] + "/channels_first" in ops:
             shape = ops[layer["name"] + "/channels_first"][0][1]
+        # A 1-D depthwise or separable layer runs as 2-D; the reshape back
+        # ("<name>/to_1d") has Keras' output shape.
+        if layer["name"] + "/to_1d" in ops:
+            shape = ops[layer["name"] + "/to_1d"][0][1]
         if op not in (expected_op if isinstance(expected_op, tuple) else (expected_op,)):
             problems.append(f"layer '{layer['name']}' ({layer['class']}) became seq.{op}, expected seq.{expected_op}")
         keras_shape = layer["output_shape"]

@@ -50,6 +50,29 @@ func.func @into_conv1d_without_bias(%x: tensor<?x6x1xf32>) -> tensor<?x6x2xf32> 
 
 // -----
 
+// A transposed convolution's filters are its kernel's second to last axis:
+// kernel (1, 2 filters, 2 channels) = [[[1, 2], [3, 4]]] scaled per filter
+// by [2, 1] is [[[2, 4], [3, 4]]].
+// CHECK-LABEL: func @into_conv_transpose1d
+// CHECK-DAG: %[[K:.*]] = arith.constant dense_resource<deconv_bn.kernel> : tensor<1x2x2xf32>
+// CHECK-DAG: %[[B:.*]] = arith.constant dense_resource<deconv_bn.bias> : tensor<2xf32>
+// CHECK: seq.conv_transpose1d %arg0, %[[K]], %[[B]] padding(valid) activation(linear) {dilation_rate = array<i64: 1>, strides = array<i64: 1>}
+// CHECK-NOT: seq.batch_norm
+func.func @into_conv_transpose1d(%x: tensor<?x3x2xf32>) -> tensor<?x3x2xf32> {
+  %k = arith.constant dense<[[[1.0, 2.0], [3.0, 4.0]]]> : tensor<1x2x2xf32>
+  %gamma = arith.constant dense<[4.0, 0.5]> : tensor<2xf32>
+  %beta = arith.constant dense<[0.5, 1.0]> : tensor<2xf32>
+  %mean = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %var = arith.constant dense<[3.75, 0.0]> : tensor<2xf32>
+  %0 = seq.conv_transpose1d %x, %k padding(valid) activation(linear) {dilation_rate = array<i64: 1>, strides = array<i64: 1>} : (tensor<?x3x2xf32>, tensor<1x2x2xf32>) -> tensor<?x3x2xf32> loc("deconv")
+  %1 = seq.batch_norm %0, %gamma, %beta, %mean, %var {epsilon = 0.25 : f32} : (tensor<?x3x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<?x3x2xf32> loc("bn")
+  return %1 : tensor<?x3x2xf32>
+}
+// CHECK: deconv_bn.kernel: "0x0400000000000040000080400000404000008040"
+// CHECK: deconv_bn.bias: "0x040000000000C0BF000080BF"
+
+// -----
+
 // Also into seq.linear (kernel level).
 // CHECK-LABEL: func @into_linear
 // CHECK: seq.linear %arg0, %{{.*}}, %{{.*}} activation(linear)

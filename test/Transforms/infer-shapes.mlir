@@ -92,3 +92,22 @@ func.func @images(%x: tensor<2x3x8x8xf32>) -> tensor<?x3x2xf32> {
   %7 = seq.reshape %6 [3, 2] : tensor<?x1x1x6xf32> -> tensor<?x3x2xf32>
   return %7 : tensor<?x3x2xf32>
 }
+
+// -----
+
+// Transposed convolutions: input size times stride plus the part that does
+// not depend on it; the normalizations keep their input's shape.
+// CHECK-LABEL: func @conv_transpose_norms(%arg0: tensor<2x4x5x3xf32>) -> tensor<2x9x11x2xf32>
+// CHECK: seq.conv_transpose2d {{.*}} -> tensor<2x9x11x2xf32>
+// CHECK: seq.group_norm {{.*}} -> tensor<2x9x11x2xf32>
+// CHECK: seq.unit_norm {{.*}} : tensor<2x9x11x2xf32>
+// CHECK: seq.rms_norm {{.*}} -> tensor<2x9x11x2xf32>
+func.func @conv_transpose_norms(%x: tensor<2x4x5x3xf32>) -> tensor<?x?x?x2xf32> {
+  %k = arith.constant dense<1.0> : tensor<3x3x2x3xf32>
+  %g = arith.constant dense<1.0> : tensor<2xf32>
+  %0 = seq.conv_transpose2d %x, %k padding(valid) activation(linear) {dilation_rate = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x4x5x3xf32>, tensor<3x3x2x3xf32>) -> tensor<?x?x?x2xf32>
+  %1 = seq.group_norm %0, %g, %g {epsilon = 1.0e-3 : f32, groups = 1 : i64} : (tensor<?x?x?x2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<?x?x?x2xf32>
+  %2 = seq.unit_norm %1 : tensor<?x?x?x2xf32>
+  %3 = seq.rms_norm %2, %g {epsilon = 1.0e-6 : f32} : (tensor<?x?x?x2xf32>, tensor<2xf32>) -> tensor<?x?x?x2xf32>
+  return %3 : tensor<?x?x?x2xf32>
+}

@@ -223,6 +223,17 @@ Tensor convolution(const Tensor &x, const Tensor &kernel, const Tensor *bias,
                    llvm::ArrayRef<int64_t> dilations, int64_t groups,
                    Padding padding, Activation act, float alpha);
 
+/// The transpose of convolution(): kernel (k1..kn, F, C) (Keras'
+/// Conv*Transpose layout), bias (F) or null. Output position o along axis i
+/// (of outSizes[i]) receives input position t through tap j where
+/// t * strides[i] + j * dilations[i] == o + pads[i]. Returns (B, out..., F).
+Tensor transposedConvolution(const Tensor &x, const Tensor &kernel,
+                             const Tensor *bias, llvm::ArrayRef<int64_t> strides,
+                             llvm::ArrayRef<int64_t> dilations,
+                             llvm::ArrayRef<int64_t> outSizes,
+                             llvm::ArrayRef<int64_t> pads, Activation act,
+                             float alpha);
+
 /// Max or average pooling over windows of n sizes; an average divides by the
 /// window's count of real (non-padded) elements.
 Tensor pooling(const Tensor &x, llvm::ArrayRef<int64_t> window,
@@ -246,6 +257,20 @@ Tensor batchNorm(const Tensor &x, const Tensor *gamma, const Tensor *beta,
 /// Normalizes each last-axis row by its mean and biased variance.
 Tensor layerNorm(const Tensor &x, const Tensor *gamma, const Tensor *beta,
                  float epsilon);
+
+/// Keras GroupNormalization: the last axis' C channels in `groups` groups;
+/// each sample's group (all its positions, the group's channels) normalized
+/// by its mean and biased variance, then * gamma + beta per channel.
+Tensor groupNorm(const Tensor &x, const Tensor &gamma, const Tensor &beta,
+                 int64_t groups, float epsilon);
+
+/// Keras UnitNormalization: each last-axis row over sqrt(max(sum(x^2),
+/// 1e-12)).
+Tensor unitNorm(const Tensor &x);
+
+/// Keras RMSNormalization: each last-axis row over sqrt(mean(x^2) +
+/// epsilon), times scale per channel.
+Tensor rmsNorm(const Tensor &x, const Tensor &scale, float epsilon);
 
 //===----------------------------------------------------------------------===//
 // Embedding and shape operations

@@ -219,6 +219,140 @@ Value lowerBatchNorm(LinalgBuilder &lb, BatchNormOp op) {
       });
 }
 
+/// x (B, d1..dn, C) viewed as (B, d1..dn, G, C/G): the sum and the sum of
+/// squared deviations of every (sample, group) are reductions into (B, G)
+/// over (d1..dn, C/G); then one elementwise pass normalizes.
+Value lowerGroupNorm(LinalgBuilder &lb, GroupNormOp op) {
+  Value x = op.getInput();
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank(), channels = type.getDimSize(rank - 1);
+  int64_t groups = op.getGroups(), perGroup = channels / groups;
+  float epsilon = op.getEpsilon().convertToFloat();
+  MLIRContext *ctx = lb.b.getContext();
+  // Grouped view (rank + 1 axes): (B, d1..dn, G, C/G).
+  SmallVector<int64_t> groupedShape(type.getShape().drop_back());
+  groupedShape.append({groups, perGroup});
+  SmallVector<ReassociationIndices> split;
+  for (int64_t i = 0; i + 1 < rank; ++i)
+    split.push_back({i});
+  split.push_back({rank - 1, rank});
+  SmallVector<OpFoldResult> groupedSizes = lb.dims(x);
+  groupedSizes.pop_back();
+  groupedSizes.append({lb.b.getIndexAttr(groups), lb.b.getIndexAttr(perGroup)});
+  Value grouped = tensor::ExpandShapeOp::create(
+      lb.b, lb.loc, RankedTensorType::get(groupedShape, lb.f32()), x, split,
+      groupedSizes);
+  // Loops in the grouped view's own order (b, d1..dn, g, k), so that x' is
+  // read in memory order; the stats are at (b, g), the positions and k are
+  // reductions.
+  int64_t loops = rank + 1;
+  AffineMap xMap = lb.identity(loops);
+  AffineMap statMap = AffineMap::get(loops, 0, {d(lb, 0), d(lb, loops - 2)}, ctx);
+  SmallVector<utils::IteratorType> reduceGroups(loops, utils::IteratorType::reduction);
+  reduceGroups[0] = reduceGroups[loops - 2] = utils::IteratorType::parallel;
+  SmallVector<OpFoldResult> statSizes{lb.dimOfr(x, 0), lb.b.getIndexAttr(groups)};
+  Value sum = lb.generic(ValueRange{grouped}, lb.full(statSizes, 0.0), {xMap, statMap},
+                         reduceGroups,
+                         [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                           return add(b, l, a[0], a[1]);
+                         });
+  // Values per group: the group's channels at every position (every axis
+  // but the batch and the channels), as f32.
+  IndexMath m{lb};
+  OpFoldResult values = m.c(perGroup);
+  for (int64_t i = 1; i + 1 < rank; ++i)
+    values = m.mul(values, lb.dimOfr(x, i));
+  Value count = arith::SIToFPOp::create(
+      lb.b, lb.loc, lb.f32(),
+      arith::IndexCastOp::create(lb.b, lb.loc, lb.b.getI64Type(),
+                                 lb.toValue(values)));
+  Value mean = lb.map(ValueRange{}, sum, [count](OpBuilder &b, Location l,
+                                                 ValueRange a) -> Value {
+    return arith::DivFOp::create(b, l, a[0], count);
+  });
+  Value squares = lb.generic(
+      ValueRange{grouped, mean}, lb.full(statSizes, 0.0), {xMap, statMap, statMap},
+      reduceGroups, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        Value centered = arith::SubFOp::create(b, l, a[0], a[1]);
+        return add(b, l, a[2], arith::MulFOp::create(b, l, centered, centered));
+      });
+  // Normalize over the same loops, all parallel.
+  AffineMap id = lb.identity(loops), stats = statMap;
+  AffineMap channel = AffineMap::get(
+      loops, 0, {d(lb, loops - 2) * perGroup + d(lb, loops - 1)}, ctx);
+  Value normalized = lb.generic(
+      ValueRange{grouped, mean, squares, op.getGamma(), op.getBeta()},
+      lb.empty(groupedSizes), {id, stats, stats, channel, channel, id},
+      iterators(loops, 0),
+      [count, epsilon](OpBuilder &b, Location l, ValueRange a) -> Value {
+        auto c = [&](float v) {
+          return arith::ConstantOp::create(b, l, b.getF32FloatAttr(v));
+        };
+        Value variance = arith::DivFOp::create(b, l, a[2], count);
+        Value stddev = math::SqrtOp::create(b, l, add(b, l, variance, c(epsilon)));
+        Value normed = arith::DivFOp::create(
+            b, l, arith::SubFOp::create(b, l, a[0], a[1]), stddev);
+        return add(b, l, arith::MulFOp::create(b, l, normed, a[3]), a[4]);
+      });
+  return tensor::CollapseShapeOp::create(lb.b, lb.loc, type, normalized, split);
+}
+
+/// Each last-axis row of x times the factor `fn(sum of squares)` of its row
+/// and, with a `scale`, scale per channel: UnitNormalization and
+/// RMSNormalization.
+Value scaleRowsBySquares(LinalgBuilder &lb, Value x, Value scale,
+                         std::function<Value(OpBuilder &, Location, Value)> fn) {
+  unsigned rank = cast<RankedTensorType>(x.getType()).getRank();
+  Value squares = lb.reduceLastAxis(x, 0.0, [](OpBuilder &b, Location l,
+                                              ValueRange a) -> Value {
+    return add(b, l, a[1], arith::MulFOp::create(b, l, a[0], a[0]));
+  });
+  AffineMap id = lb.identity(rank), rows = id.dropResult(rank - 1);
+  AffineMap channel = AffineMap::get(rank, 0, d(lb, rank - 1));
+  SmallVector<Value> inputs{x, squares};
+  SmallVector<AffineMap> maps{id, rows};
+  if (scale) {
+    inputs.push_back(scale);
+    maps.push_back(channel);
+  }
+  maps.push_back(id);
+  return lb.generic(inputs, lb.empty(lb.dims(x)), maps, iterators(rank, 0),
+                    [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                      Value y = arith::MulFOp::create(b, l, a[0], fn(b, l, a[1]));
+                      return scale ? arith::MulFOp::create(b, l, y, a[2]) : y;
+                    });
+}
+
+/// x / sqrt(max(sum(x^2), 1e-12)) per last-axis row.
+Value lowerUnitNorm(LinalgBuilder &lb, UnitNormOp op) {
+  return scaleRowsBySquares(
+      lb, op.getInput(), Value(), [](OpBuilder &b, Location l, Value squares) {
+        Value floor = arith::ConstantOp::create(b, l, b.getF32FloatAttr(1e-12f));
+        Value one = arith::ConstantOp::create(b, l, b.getF32FloatAttr(1.0f));
+        return arith::DivFOp::create(
+            b, l, one,
+            math::SqrtOp::create(b, l,
+                                 arith::MaximumFOp::create(b, l, squares, floor)));
+      });
+}
+
+/// x / sqrt(mean(x^2) + epsilon) * scale per last-axis row.
+Value lowerRMSNorm(LinalgBuilder &lb, RMSNormOp op) {
+  auto type = cast<RankedTensorType>(op.getInput().getType());
+  float n = type.getDimSize(type.getRank() - 1);
+  float epsilon = op.getEpsilon().convertToFloat();
+  return scaleRowsBySquares(
+      lb, op.getInput(), op.getScale(),
+      [n, epsilon](OpBuilder &b, Location l, Value squares) {
+        auto c = [&](float v) {
+          return arith::ConstantOp::create(b, l, b.getF32FloatAttr(v));
+        };
+        Value mean = arith::DivFOp::create(b, l, squares, c(n));
+        return arith::DivFOp::create(
+            b, l, c(1.0f), math::SqrtOp::create(b, l, add(b, l, mean, c(epsilon))));
+      });
+}
+
 Value lowerLayerNorm(LinalgBuilder &lb, LayerNormOp op) {
   Value x = op.getInput();
   auto type = cast<RankedTensorType>(x.getType());
@@ -668,7 +802,8 @@ Value lower(LinalgBuilder &lb, Operation *op) {
     return lowerSequenceMask(lb, o);
   if (auto o = dyn_cast<ApplyMaskOp>(op))
     return lowerApplyMask(lb, o);
-  if (isa<Conv2DOp, Conv3DOp, MaxPool2DOp, AvgPool2DOp, MaxPool3DOp, AvgPool3DOp,
+  if (isa<Conv2DOp, Conv3DOp, ConvTranspose1DOp, ConvTranspose2DOp,
+          ConvTranspose3DOp, MaxPool2DOp, AvgPool2DOp, MaxPool3DOp, AvgPool3DOp,
           GlobalMaxPool2DOp, GlobalAvgPool2DOp, GlobalMaxPool3DOp,
           GlobalAvgPool3DOp, ZeroPaddingOp, CroppingOp, UpSamplingOp, PermuteOp>(op))
     return lowerSpatial(lb, op);
@@ -676,6 +811,12 @@ Value lower(LinalgBuilder &lb, Operation *op) {
     return lowerBatchNorm(lb, o);
   if (auto o = dyn_cast<LayerNormOp>(op))
     return lowerLayerNorm(lb, o);
+  if (auto o = dyn_cast<GroupNormOp>(op))
+    return lowerGroupNorm(lb, o);
+  if (auto o = dyn_cast<UnitNormOp>(op))
+    return lowerUnitNorm(lb, o);
+  if (auto o = dyn_cast<RMSNormOp>(op))
+    return lowerRMSNorm(lb, o);
   if (auto o = dyn_cast<DropoutOp>(op))
     return o.getInput();
   if (auto o = dyn_cast<EmbeddingOp>(op))

@@ -1,5 +1,7 @@
 // Lowering of the spatial seq ops, channels last: Conv2D/3D to
-// linalg.conv_2d_nhwc_hwcf / conv_3d_ndhwc_dhwcf, the poolings to
+// linalg.conv_2d_nhwc_hwcf / conv_3d_ndhwc_dhwcf (a depthwise Conv2D to
+// linalg.depthwise_conv_2d_nhwc_hwc), Conv1D/2D/3DTranspose to the stride-1
+// conv_1d/2d/3d of the input spread into zeros, the poolings to
 // linalg.pooling_nhwc_* / pooling_ndhwc_*, global pooling as one reduction,
 // zero padding / cropping as insert_slice / extract_slice, nearest
 // upsampling as a generic reading x[o / s], bilinear upsampling one axis at a
@@ -83,19 +85,57 @@ Value slice(LinalgBuilder &lb, Value x, ArrayRef<OpFoldResult> offsets,
                                         ones(lb, sizes.size()));
 }
 
-/// One named convolution: conv_2d_nhwc_hwcf or conv_3d_ndhwc_dhwcf.
+/// One named convolution: conv_1d_nwc_wcf, conv_2d_nhwc_hwcf or
+/// conv_3d_ndhwc_dhwcf.
 Value namedConv(LinalgBuilder &lb, int64_t spatial, Value x, Value kernel,
                 Value init, ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations) {
   auto stridesAttr = lb.b.getI64TensorAttr(strides);
   auto dilationsAttr = lb.b.getI64TensorAttr(dilations);
   Type type = init.getType();
   TypeRange types(type);
+  if (spatial == 1)
+    return linalg::Conv1DNwcWcfOp::create(lb.b, lb.loc, types, ValueRange{x, kernel},
+                                          ValueRange{init}, stridesAttr, dilationsAttr)
+        .getResult(0);
   if (spatial == 2)
     return linalg::Conv2DNhwcHwcfOp::create(lb.b, lb.loc, types, ValueRange{x, kernel},
                                             ValueRange{init}, stridesAttr, dilationsAttr)
         .getResult(0);
   return linalg::Conv3DNdhwcDhwcfOp::create(lb.b, lb.loc, types, ValueRange{x, kernel},
                                             ValueRange{init}, stridesAttr, dilationsAttr)
+      .getResult(0);
+}
+
+/// A 2-D convolution with one input channel per group (DepthwiseConv2D) as
+/// linalg.depthwise_conv_2d_nhwc_hwc: with M filters per group, channel c is
+/// first repeated M times (x'[..., c*M + m] = x[..., c]), so that filter
+/// c*M + m reads channel c*M + m; the kernel (kh, kw, 1, C*M) is (kh, kw, C*M).
+Value depthwiseConv2d(LinalgBuilder &lb, Value padded, Value kernel, Value init,
+                      int64_t groupFilters, ArrayRef<int64_t> strides,
+                      ArrayRef<int64_t> dilations) {
+  IndexMath m{lb};
+  ArrayRef<int64_t> k = typeOf(kernel).getShape();
+  Value x = padded;
+  if (groupFilters > 1) {
+    Sizes sizes = lb.dims(padded);
+    sizes.back() = m.c(k[3]);
+    SmallVector<AffineExpr> exprs;
+    for (int64_t i = 0; i < 3; ++i)
+      exprs.push_back(lb.b.getAffineDimExpr(i));
+    exprs.push_back(lb.b.getAffineDimExpr(3).floorDiv(groupFilters));
+    AffineMap repeat = AffineMap::get(4, 0, exprs, lb.b.getContext());
+    x = lb.generic(ValueRange{padded}, lb.empty(sizes), {repeat, lb.identity(4)},
+                   SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+                   [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+  }
+  auto flatType = RankedTensorType::get({k[0], k[1], k[3]}, lb.f32());
+  Value flatKernel = tensor::CollapseShapeOp::create(
+      lb.b, lb.loc, flatType, kernel,
+      SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+  return linalg::DepthwiseConv2DNhwcHwcOp::create(
+             lb.b, lb.loc, TypeRange(init.getType()), ValueRange{x, flatKernel},
+             ValueRange{init}, lb.b.getI64TensorAttr(strides),
+             lb.b.getI64TensorAttr(dilations))
       .getResult(0);
 }
 
@@ -117,6 +157,9 @@ template <typename ConvOp> Value lowerConv(LinalgBuilder &lb, ConvOp op) {
   int64_t groups = op.getGroups();
   if (groups == 1) {
     out = namedConv(lb, spatial, padded, kernel, out, strides, dilations);
+  } else if (spatial == 2 && groupChannels == 1) {
+    out = depthwiseConv2d(lb, padded, kernel, out, filters / groups, strides,
+                          dilations);
   } else {
     // Filter group g reads channel group g: one named convolution per group
     // on channel and filter slices.
@@ -138,6 +181,69 @@ template <typename ConvOp> Value lowerConv(LinalgBuilder &lb, ConvOp op) {
                                           ones(lb, spatial + 2));
     }
   }
+  return lb.activate(out, op.getActivation(), op.getAlphaAttr());
+}
+
+/// The kernel of the convolution that a transposed one is: Keras'
+/// (k..., F, C) flipped along every spatial axis, F and C swapped.
+Value flippedKernel(LinalgBuilder &lb, Value kernel, int64_t spatial) {
+  IndexMath m{lb};
+  ArrayRef<int64_t> k = typeOf(kernel).getShape();
+  Sizes sizes;
+  SmallVector<AffineExpr> exprs;
+  for (int64_t i = 0; i < spatial; ++i) {
+    sizes.push_back(m.c(k[i]));
+    exprs.push_back(k[i] - 1 - lb.b.getAffineDimExpr(i));
+  }
+  sizes.append({m.c(k[spatial + 1]), m.c(k[spatial])});
+  exprs.append({lb.b.getAffineDimExpr(spatial + 1), lb.b.getAffineDimExpr(spatial)});
+  int64_t rank = spatial + 2;
+  AffineMap read = AffineMap::get(rank, 0, exprs, lb.b.getContext());
+  return lb.generic(ValueRange{kernel}, lb.empty(sizes), {read, lb.identity(rank)},
+                    SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+                    [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+}
+
+/// A transposed convolution as the convolution it equals: the input spread
+/// `stride` apart into zeros (with span - 1 - pad zeros before it and enough
+/// after for every output), then a stride-1 convolution with the flipped
+/// kernel and the same dilation; the named convolution then vectorizes.
+template <typename ConvOp>
+Value lowerConvTranspose(LinalgBuilder &lb, ConvOp op) {
+  constexpr int64_t spatial = ConvOp::kSpatialRank;
+  IndexMath m{lb};
+  Value x = op.getInput(), kernel = op.getKernel();
+  ArrayRef<int64_t> k = typeOf(kernel).getShape();
+  ArrayRef<int64_t> strides = op.getStrides(), dilations = op.getDilationRate();
+  std::optional<ArrayRef<int64_t>> outputPadding = op.getOutputPadding();
+  int64_t filters = k[spatial];
+  Sizes spreadSizes{lb.dimOfr(x, 0)}, offsets{m.c(0)}, steps{m.c(1)};
+  Sizes outSizes{lb.dimOfr(x, 0)};
+  for (int64_t i = 0; i < spatial; ++i) {
+    // The output length is n * stride plus a part that does not depend on n
+    // (the length for n = 0).
+    shapes::TransposedAxis tail = shapes::transposedAxis(
+        0, k[i], strides[i], dilations[i], op.getPadding(),
+        outputPadding ? (*outputPadding)[i] : -1);
+    int64_t span = dilations[i] * (k[i] - 1) + 1;
+    OpFoldResult length =
+        m.add(m.mul(lb.dimOfr(x, i + 1), m.c(strides[i])), m.c(tail.length));
+    outSizes.push_back(length);
+    spreadSizes.push_back(m.add(length, m.c(span - 1)));
+    offsets.push_back(m.c(span - 1 - tail.padBefore));
+    steps.push_back(m.c(strides[i]));
+  }
+  spreadSizes.push_back(lb.dimOfr(x, spatial + 1));
+  offsets.push_back(m.c(0));
+  steps.push_back(m.c(1));
+  outSizes.push_back(m.c(filters));
+  Value spread = tensor::InsertSliceOp::create(lb.b, lb.loc, x,
+                                               lb.full(spreadSizes, 0.0), offsets,
+                                               lb.dims(x), steps);
+  Value out = op.getBias() ? lb.broadcastLastAxis(op.getBias(), outSizes)
+                           : lb.full(outSizes, 0.0);
+  out = namedConv(lb, spatial, spread, flippedKernel(lb, kernel, spatial), out,
+                  SmallVector<int64_t>(spatial, 1), dilations);
   return lb.activate(out, op.getActivation(), op.getAlphaAttr());
 }
 
@@ -354,6 +460,8 @@ Value lowerPermute(LinalgBuilder &lb, PermuteOp op) {
 Value seq::lowering::lowerSpatial(LinalgBuilder &lb, Operation *op) {
   return llvm::TypeSwitch<Operation *, Value>(op)
       .Case<Conv2DOp, Conv3DOp>([&](auto o) { return lowerConv(lb, o); })
+      .Case<ConvTranspose1DOp, ConvTranspose2DOp, ConvTranspose3DOp>(
+          [&](auto o) { return lowerConvTranspose(lb, o); })
       .Case<MaxPool2DOp, MaxPool3DOp>([&](auto o) { return lowerPool(lb, o, true); })
       .Case<AvgPool2DOp, AvgPool3DOp>([&](auto o) { return lowerPool(lb, o, false); })
       .Case<GlobalMaxPool2DOp, GlobalMaxPool3DOp>(

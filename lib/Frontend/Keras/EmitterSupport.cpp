@@ -131,5 +131,20 @@ Expected<Padding> parsePadding(const LayerConfig &layer, bool allowCausal) {
                      " supported)");
 }
 
+Error requireLastAxis(const LayerConfig &layer, size_t rank) {
+  const llvm::json::Value *axis = layer.getObject().get("axis");
+  if (!axis)
+    return Error::success();
+  std::optional<int64_t> value = axis->getAsInteger();
+  if (const llvm::json::Array *list = axis->getAsArray())
+    if (list->size() == 1)
+      value = (*list)[0].getAsInteger();
+  if (value && (*value == -1 || *value == static_cast<int64_t>(rank) - 1))
+    return Error::success();
+  return layer.error("config 'axis' must be the last axis (-1 or " +
+                     Twine(static_cast<int64_t>(rank) - 1) +
+                     "): seqc normalises over the last axis only; put the "
+                     "axis last with a Permute before the layer");
+}
 
 } // namespace seq::keras::emit

@@ -101,7 +101,11 @@ public:
   }
 
   /// The next array as a constant; `shape` may hold kDynamic wildcards.
-  Expected<Value> next(StringRef role, ArrayRef<int64_t> shape) {
+  /// With `as` (of as many elements), the constant has that shape instead:
+  /// the same values in the same order (a depthwise kernel (k..., C, M)
+  /// as a grouped one (k..., 1, C*M)).
+  Expected<Value> next(StringRef role, ArrayRef<int64_t> shape,
+                       ArrayRef<int64_t> as = {}) {
     const WeightArray &array = arrays[used++];
     bool ok = array.shape.size() == shape.size();
     for (size_t i = 0; ok && i < shape.size(); ++i)
@@ -110,7 +114,7 @@ public:
       return layer.error(role + " '" + array.name + "' has shape " +
                          shapeText(array.shape) + ", expected " +
                          shapeText(shape) + " from the config");
-    auto type = tensorType(b, array.shape);
+    auto type = tensorType(b, as.empty() ? ArrayRef<int64_t>(array.shape) : as);
     auto blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(
         ArrayRef<float>(array.data));
     auto attr = DenseResourceElementsAttr::get(
@@ -169,6 +173,10 @@ Expected<ActivationSpec> parseActivation(OpBuilder &b, const LayerConfig &layer,
 
 /// A layer error unless `input` has rank `rank` (batch axis included).
 Error requireRank(const LayerConfig &layer, Value input, size_t rank);
+
+/// A layer error unless config 'axis' means the last axis of a rank-`rank`
+/// input: absent, -1, rank-1, or a one-element list of it.
+Error requireLastAxis(const LayerConfig &layer, size_t rank);
 
 /// Config 'padding': valid, same, and with `allowCausal` causal.
 Expected<Padding> parsePadding(const LayerConfig &layer, bool allowCausal);

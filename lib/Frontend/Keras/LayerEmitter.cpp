@@ -38,21 +38,6 @@ Error requireChannelsLast(const LayerConfig &layer) {
   return Error::success();
 }
 
-/// Whether the last axis is meant: -1, rank-1, or a one-element list of it.
-Error requireLastAxis(const LayerConfig &layer, size_t rank) {
-  const llvm::json::Value *axis = layer.getObject().get("axis");
-  if (!axis)
-    return Error::success();
-  std::optional<int64_t> value = axis->getAsInteger();
-  if (const llvm::json::Array *list = axis->getAsArray())
-    if (list->size() == 1)
-      value = (*list)[0].getAsInteger();
-  if (value && (*value == -1 || *value == static_cast<int64_t>(rank) - 1))
-    return Error::success();
-  return layer.error("normalisation over an axis other than the last is not "
-                     "supported");
-}
-
 } // namespace
 
 bool LayerEmitter::isShapePreserving(StringRef className) {

@@ -8,6 +8,16 @@ FamilyEmitter findLayerFamily(llvm::StringRef className) {
   static const llvm::StringMap<FamilyEmitter> families = {
       {"Conv2D", emitConvolution},
       {"Conv3D", emitConvolution},
+      {"Conv1DTranspose", emitTransposedConvolution},
+      {"Conv2DTranspose", emitTransposedConvolution},
+      {"Conv3DTranspose", emitTransposedConvolution},
+      {"DepthwiseConv1D", emitDepthwiseConvolution},
+      {"DepthwiseConv2D", emitDepthwiseConvolution},
+      {"SeparableConv1D", emitDepthwiseConvolution},
+      {"SeparableConv2D", emitDepthwiseConvolution},
+      {"GroupNormalization", emitGroupNormalization},
+      {"UnitNormalization", emitUnitNormalization},
+      {"RMSNormalization", emitRMSNormalization},
       {"MaxPooling2D", emitPooling},
       {"MaxPool2D", emitPooling},
       {"MaxPooling3D", emitPooling},
@@ -87,6 +97,82 @@ Value toChannelsFirst(EmitContext &context, Value x) {
   for (int64_t i = 1; i + 1 < rank; ++i)
     dims.push_back(i);
   return permuteAxes(context, x, dims, "channels_first");
+}
+
+
+namespace {
+constexpr int64_t kMaxSize = (int64_t(1) << 31) - 1;
+} // namespace
+
+int64_t spatialRankOf(StringRef className) {
+  if (className.contains("1D"))
+    return 1;
+  return className.contains("3D") ? 3 : 2;
+}
+
+Expected<SmallVector<int64_t>> spatialSizes(const LayerConfig &layer,
+                                            StringRef key, int64_t n,
+                                            ArrayRef<int64_t> fallback,
+                                            int64_t minimum) {
+  const llvm::json::Value *value = layer.getObject().get(key);
+  if (!value || value->kind() == llvm::json::Value::Null) {
+    if (fallback.empty())
+      return layer.error("config has no '" + key + "'");
+    return SmallVector<int64_t>(fallback);
+  }
+  SmallVector<int64_t> sizes;
+  if (std::optional<int64_t> one = value->getAsInteger()) {
+    sizes.assign(n, *one);
+  } else if (const llvm::json::Array *list = value->getAsArray()) {
+    for (const llvm::json::Value &e : *list) {
+      std::optional<int64_t> size = e.getAsInteger();
+      if (!size)
+        break;
+      sizes.push_back(*size);
+    }
+    if (static_cast<int64_t>(sizes.size()) != n ||
+        static_cast<int64_t>(list->size()) != n)
+      return layer.error("config '" + key + "' must be an integer or a list of " +
+                         Twine(n) + " integers");
+  } else {
+    return layer.error("config '" + key + "' must be an integer or a list of " +
+                       Twine(n) + " integers");
+  }
+  for (int64_t size : sizes)
+    if (size < minimum || size > kMaxSize)
+      return layer.error("config '" + key + "' must hold sizes in [" +
+                         Twine(minimum) + ", " + Twine(kMaxSize) + "], got " +
+                         Twine(size));
+  return sizes;
+}
+
+Error requireWindowsFit(const LayerConfig &layer, ArrayRef<int64_t> input,
+                        ArrayRef<int64_t> output, StringRef window) {
+  for (size_t i = 1; i + 1 < output.size(); ++i)
+    if (output[i] == 0)
+      return layer.error("the " + window + " along spatial axis " +
+                         Twine(i - 1) + " is larger than the input's " +
+                         Twine(input[i]) + " (input shape " + shapeText(input) +
+                         " in channels_last order)");
+  return Error::success();
+}
+
+Expected<std::pair<Value, bool>> channelsLastInput(EmitContext &c,
+                                                   int64_t spatial) {
+  if (Error e = requireRank(c.layer, c.input, spatial + 2))
+    return std::move(e);
+  Expected<bool> first = channelsFirst(c.layer);
+  if (!first)
+    return first.takeError();
+  return std::make_pair(*first ? toChannelsLast(c, c.input) : c.input, *first);
+}
+
+Expected<int64_t> staticChannels(const LayerConfig &layer, Value x) {
+  int64_t channels = shapeOf(x).back();
+  if (channels == kDynamic)
+    return layer.error("the input's channel axis has no fixed size: give the "
+                       "model a fixed input shape (--input-shape)");
+  return channels;
 }
 
 } // namespace emit

@@ -36,6 +36,15 @@ FamilyEmitter findLayerFamily(llvm::StringRef className);
 
 /// Conv2D, Conv3D (ImageLayers.cpp).
 llvm::Expected<mlir::Value> emitConvolution(EmitContext &context);
+/// Conv1DTranspose, Conv2DTranspose, Conv3DTranspose (TransposedConvLayers.cpp).
+llvm::Expected<mlir::Value> emitTransposedConvolution(EmitContext &context);
+/// DepthwiseConv1D/2D and SeparableConv1D/2D (DepthwiseConvLayers.cpp).
+llvm::Expected<mlir::Value> emitDepthwiseConvolution(EmitContext &context);
+/// GroupNormalization, UnitNormalization, RMSNormalization
+/// (NormalizationLayers.cpp).
+llvm::Expected<mlir::Value> emitGroupNormalization(EmitContext &context);
+llvm::Expected<mlir::Value> emitUnitNormalization(EmitContext &context);
+llvm::Expected<mlir::Value> emitRMSNormalization(EmitContext &context);
 /// MaxPooling2D/3D, AveragePooling2D/3D (ImageLayers.cpp).
 llvm::Expected<mlir::Value> emitPooling(EmitContext &context);
 /// GlobalMax/AveragePooling2D/3D (ImageLayers.cpp).
@@ -65,6 +74,30 @@ Value permuteAxes(EmitContext &context, Value x, ArrayRef<int64_t> dims,
 /// (batch, channels, spatial...) to (batch, spatial..., channels) and back.
 Value toChannelsLast(EmitContext &context, Value x);
 Value toChannelsFirst(EmitContext &context, Value x);
+
+/// 1 for a class name holding "1D" (Conv1DTranspose, DepthwiseConv1D), 3 for
+/// "3D", else 2.
+int64_t spatialRankOf(StringRef className);
+
+/// Config `key` as one size per spatial axis: one int for all of them or a
+/// list of `n`, each in [minimum, 2^31); `fallback` when absent or null (an
+/// error when `fallback` is empty).
+Expected<SmallVector<int64_t>> spatialSizes(const LayerConfig &layer,
+                                            StringRef key, int64_t n,
+                                            ArrayRef<int64_t> fallback = {},
+                                            int64_t minimum = 1);
+
+/// A layer error if a window does not fit: output size 0 on some axis.
+Error requireWindowsFit(const LayerConfig &layer, ArrayRef<int64_t> input,
+                        ArrayRef<int64_t> output, StringRef window);
+
+/// The input (of rank spatial + 2) in channels-last order, and whether to
+/// permute back.
+Expected<std::pair<Value, bool>> channelsLastInput(EmitContext &c,
+                                                   int64_t spatial);
+
+/// The channel axis' size of channels-last `x`; a layer error when dynamic.
+Expected<int64_t> staticChannels(const LayerConfig &layer, Value x);
 
 } // namespace emit
 

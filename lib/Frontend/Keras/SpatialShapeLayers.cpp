@@ -18,11 +18,6 @@ namespace {
 
 constexpr int64_t kMaxSize = (int64_t(1) << 31) - 1;
 
-/// 1, 2 or 3 from the class name's suffix.
-int64_t spatialRankOf(StringRef className) {
-  return className.ends_with("1D") ? 1 : className.ends_with("2D") ? 2 : 3;
-}
-
 /// One (before, after) pair per spatial axis from config `key`: one int for
 /// every side, `n` ints (one per axis, both sides; for a 1-D layer one
 /// (before, after) pair), or `n` pairs.

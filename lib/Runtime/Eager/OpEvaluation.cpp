@@ -393,6 +393,31 @@ Expected<Tensor> evaluateConv(ConvOp op, const Operands &in) {
                      alphaValue(op.getAlpha()));
 }
 
+template <typename ConvOp>
+Expected<Tensor> evaluateConvTranspose(ConvOp op, const Operands &in) {
+  constexpr int64_t spatial = ConvOp::kSpatialRank;
+  const Tensor &x = in(op.getInput()), &kernel = in(op.getKernel());
+  if (Error e = requireRank(op, x, spatial + 2, "input"))
+    return std::move(e);
+  if (Error e = requireSize(op, x, spatial + 1, kernel.shape[spatial + 1],
+                            "input", "the kernel"))
+    return std::move(e);
+  SmallVector<int64_t> outSizes, pads;
+  for (int64_t i = 0; i < spatial; ++i) {
+    auto outputPadding = op.getOutputPadding();
+    shapes::TransposedAxis axis = shapes::transposedAxis(
+        x.shape[i + 1], kernel.shape[i], op.getStrides()[i],
+        op.getDilationRate()[i], op.getPadding(),
+        outputPadding ? (*outputPadding)[i] : -1);
+    outSizes.push_back(axis.length);
+    pads.push_back(axis.padBefore);
+  }
+  return transposedConvolution(x, kernel, in.optional(op.getBias()),
+                               op.getStrides(), op.getDilationRate(), outSizes,
+                               pads, kernelActivation(op.getActivation()),
+                               alphaValue(op.getAlpha()));
+}
+
 template <typename PoolOp>
 Expected<Tensor> evaluatePoolNd(PoolOp op, const Tensor &x, bool isMax) {
   constexpr int64_t spatial = PoolOp::kSpatialRank;
@@ -442,6 +467,30 @@ Expected<Tensor> evaluate(LayerNormOp op, const Operands &in) {
     return std::move(e);
   return layerNorm(x, &gamma, &in(op.getBeta()),
                    op.getEpsilon().convertToFloat());
+}
+
+Expected<Tensor> evaluate(GroupNormOp op, const Operands &in) {
+  const Tensor &x = in(op.getInput()), &gamma = in(op.getGamma());
+  if (Error e = requireLastAxis(op, x, gamma.shape[0], "gamma"))
+    return std::move(e);
+  if (x.rank() < 2)
+    return opError(op, "expects an input of rank >= 2, got " + x.shapeString());
+  return groupNorm(x, gamma, in(op.getBeta()), op.getGroups(),
+                   op.getEpsilon().convertToFloat());
+}
+
+Expected<Tensor> evaluate(UnitNormOp op, const Operands &in) {
+  const Tensor &x = in(op.getInput());
+  if (x.rank() < 2)
+    return opError(op, "expects an input of rank >= 2, got " + x.shapeString());
+  return unitNorm(x);
+}
+
+Expected<Tensor> evaluate(RMSNormOp op, const Operands &in) {
+  const Tensor &x = in(op.getInput()), &scale = in(op.getScale());
+  if (Error e = requireLastAxis(op, x, scale.shape[0], "scale"))
+    return std::move(e);
+  return rmsNorm(x, scale, op.getEpsilon().convertToFloat());
 }
 
 Expected<Tensor> withLocation(Operation *op, Expected<Tensor> result) {
@@ -545,9 +594,9 @@ Expected<Tensor> evaluateOp(Operation *op, ValueLookup lookup,
       .Case<LSTMOp, GRUOp, SimpleRNNOp, LSTMRecurrenceOp, GRURecurrenceOp,
             SimpleRNNRecurrenceOp>(
           [&](auto op) { return evaluate(op, in, finalState); })
-      .Case<BidirectionalOp, Conv1DOp, BatchNormOp, LayerNormOp, ActivationOp,
-            ReluOp, PReluOp, MergeOp, ConcatenateOp>(
-          [&](auto op) { return evaluate(op, in); })
+      .Case<BidirectionalOp, Conv1DOp, BatchNormOp, LayerNormOp, GroupNormOp,
+            UnitNormOp, RMSNormOp, ActivationOp, ReluOp, PReluOp, MergeOp,
+            ConcatenateOp>([&](auto op) { return evaluate(op, in); })
       .Case<MaxPool1DOp>([&](MaxPool1DOp op) {
         return evaluatePool(op, in(op.getInput()), maxPool1d);
       })
@@ -580,6 +629,8 @@ Expected<Tensor> evaluateOp(Operation *op, ValueLookup lookup,
         return applyMask(x, mask);
       })
       .Case<Conv2DOp, Conv3DOp>([&](auto op) { return evaluateConv(op, in); })
+      .Case<ConvTranspose1DOp, ConvTranspose2DOp, ConvTranspose3DOp>(
+          [&](auto op) { return evaluateConvTranspose(op, in); })
       .Case<MaxPool2DOp, MaxPool3DOp>([&](auto op) {
         return evaluatePoolNd(op, in(op.getInput()), /*isMax=*/true);
       })

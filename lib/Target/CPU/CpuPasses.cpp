@@ -300,12 +300,18 @@ std::optional<SmallVector<OpFoldResult>> rowTiles(OpBuilder &b, linalg::LinalgOp
     return divisorAtMost(ranges[loop], cap);
   };
   SmallVector<std::optional<int64_t>> sizes;
-  if (isa<linalg::Conv2DNhwcHwcfOp>(op)) // (n, oh, ow, f, kh, kw, c)
-    sizes = {1, 1, sized(2, 8), sized(3, 16), 1, 0, sized(6, 16)};
-  else // pooling_nhwc: (n, oh, ow, c, kh, kw)
-    sizes = {1, 1, sized(2, 8), sized(3, 16), 1, 0};
-  if (ShapedType::isDynamic(ranges[5]))
-    return std::nullopt;
+  if (isa<linalg::Conv1DNwcWcfOp>(op)) { // (n, ow, f, kw, c)
+    sizes = {1, sized(1, 8), sized(2, 16), 0, sized(4, 16)};
+    if (ShapedType::isDynamic(ranges[3]))
+      return std::nullopt;
+  } else {
+    if (isa<linalg::Conv2DNhwcHwcfOp>(op)) // (n, oh, ow, f, kh, kw, c)
+      sizes = {1, 1, sized(2, 8), sized(3, 16), 1, 0, sized(6, 16)};
+    else // pooling_nhwc and depthwise_conv_2d_nhwc_hwc: (n, oh, ow, c, kh, kw)
+      sizes = {1, 1, sized(2, 8), sized(3, 16), 1, 0};
+    if (ShapedType::isDynamic(ranges[5]))
+      return std::nullopt;
+  }
   SmallVector<OpFoldResult> tiles;
   for (std::optional<int64_t> size : sizes) {
     if (!size)
@@ -315,10 +321,12 @@ std::optional<SmallVector<OpFoldResult>> rowTiles(OpBuilder &b, linalg::LinalgOp
   return tiles;
 }
 
-/// linalg.conv_2d_nhwc_hwcf and linalg.pooling_nhwc_max/sum (what
-/// --seq-to-linalg makes of Conv2D and the 2-D poolings) become vector code
-/// with upstream transforms: tiled into output rows, decomposed into their
-/// 1-D forms (conv_1d_nwc_wcf, pooling_nwc_*), and vectorized
+/// linalg.conv_2d_nhwc_hwcf, depthwise_conv_2d_nhwc_hwc and
+/// pooling_nhwc_max/sum (what --seq-to-linalg makes of Conv2D, a depthwise
+/// Conv2D and the 2-D poolings) become vector code with upstream transforms:
+/// tiled into output rows, decomposed into their 1-D forms (conv_1d_nwc_wcf,
+/// depthwise_conv_1d_nwc_wc, pooling_nwc_*), and vectorized; conv_1d_nwc_wcf
+/// (a Conv1DTranspose) is tiled alike and vectorized
 /// (linalg::vectorize: one vector.contract per kernel tap, or a vector
 /// max/add). Ops whose sizes are not static stay for convert-linalg-to-loops.
 /// Runs on tensors, before bufferization.
@@ -339,8 +347,9 @@ struct VectorizeConvPass
     IRRewriter rewriter(&getContext());
     SmallVector<linalg::LinalgOp> rows;
     func.walk([&](linalg::LinalgOp op) {
-      if (isa<linalg::Conv2DNhwcHwcfOp, linalg::PoolingNhwcMaxOp,
-              linalg::PoolingNhwcSumOp>(op) &&
+      if (isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp,
+              linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp,
+              linalg::Conv1DNwcWcfOp>(op) &&
           op.hasPureTensorSemantics())
         rows.push_back(op);
     });
@@ -365,8 +374,8 @@ struct VectorizeConvPass
 
     SmallVector<linalg::LinalgOp> oneDimensional;
     func.walk([&](linalg::LinalgOp op) {
-      if (isa<linalg::Conv1DNwcWcfOp, linalg::PoolingNwcMaxOp,
-              linalg::PoolingNwcSumOp>(op) &&
+      if (isa<linalg::Conv1DNwcWcfOp, linalg::DepthwiseConv1DNwcWcOp,
+              linalg::PoolingNwcMaxOp, linalg::PoolingNwcSumOp>(op) &&
           op.hasPureTensorSemantics() && !op.hasDynamicShape())
         oneDimensional.push_back(op);
     });

@@ -636,7 +636,8 @@ Error Emitter::emitOp(Operation *op) {
         result(y);
         return Error::success();
       })
-      .Case<Conv2DOp, Conv3DOp, MaxPool2DOp, AvgPool2DOp, MaxPool3DOp, AvgPool3DOp,
+      .Case<Conv2DOp, Conv3DOp, ConvTranspose1DOp, ConvTranspose2DOp, ConvTranspose3DOp,
+            MaxPool2DOp, AvgPool2DOp, MaxPool3DOp, AvgPool3DOp,
             GlobalMaxPool2DOp, GlobalAvgPool2DOp, GlobalMaxPool3DOp, GlobalAvgPool3DOp,
             ZeroPaddingOp, CroppingOp, UpSamplingOp, PermuteOp>(
           [&](Operation *) { return emitSpatial(op); })
@@ -661,6 +662,52 @@ Error Emitter::emitOp(Operation *op) {
                                          ptr(y) + ", " + product(dimsOf(*x)) + ", " +
                                          Twine(channels) + ", " +
                                          floatLiteral(o.getEpsilon().convertToFloat()) + ")");
+        result(y);
+        return Error::success();
+      })
+      .Case<GroupNormOp>([&](GroupNormOp o) -> Error {
+        Expected<unsigned> x = operand(op, o.getInput());
+        if (!x)
+          return x.takeError();
+        Expected<std::string> g = weight(op, o.getGamma(), "gamma");
+        Expected<std::string> be = g ? weight(op, o.getBeta(), "beta") : g.takeError();
+        if (!be)
+          return be.takeError();
+        Dims in = dimsOf(*x);
+        unsigned y = newBuffer(in, tag(op) + " output");
+        comment(op, "group normalization, " + Twine(o.getGroups()) + " groups -> " +
+                        buffers[y].name);
+        forwardCode += tryLaunch(
+            op, "seqc::group_norm(m->stream, " + ptr(*x) + ", " + *g + ", " + *be + ", " +
+                    ptr(y) + ", " + in.front() + ", " +
+                    product(llvm::ArrayRef(in).drop_front().drop_back()) + ", (int)" +
+                    in.back() + ", " + Twine(o.getGroups()) + ", " +
+                    floatLiteral(o.getEpsilon().convertToFloat()) + ")");
+        result(y);
+        return Error::success();
+      })
+      .Case<UnitNormOp, RMSNormOp>([&](auto o) -> Error {
+        constexpr bool unit = std::is_same_v<decltype(o), UnitNormOp>;
+        Expected<unsigned> x = operand(op, o.getInput());
+        if (!x)
+          return x.takeError();
+        Expected<std::string> scale = std::string("nullptr");
+        if constexpr (!unit)
+          scale = weight(op, o.getScale(), "scale");
+        if (!scale)
+          return scale.takeError();
+        float epsilon = 0.0f;
+        if constexpr (!unit)
+          epsilon = o.getEpsilon().convertToFloat();
+        Dims in = dimsOf(*x);
+        unsigned y = newBuffer(in, tag(op) + " output");
+        comment(op, std::string(unit ? "unit" : "RMS") +
+                        " normalization over the last axis -> " + buffers[y].name);
+        forwardCode += tryLaunch(op, "seqc::rms_norm(m->stream, " + ptr(*x) + ", " + *scale +
+                                         ", " + ptr(y) + ", " +
+                                         product(llvm::ArrayRef(in).drop_back()) + ", (int)" +
+                                         in.back() + ", " + floatLiteral(epsilon) + ", " +
+                                         (unit ? "true" : "false") + ")");
         result(y);
         return Error::success();
       })

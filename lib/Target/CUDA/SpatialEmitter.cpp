@@ -1,8 +1,9 @@
 //===- SpatialEmitter.cpp - Conv2D/3D, 2-D/3-D pooling, shape layers ------===//
 //
 // The launches of the spatial ops (kernels/seqc_kernels.cuh, "Spatial
-// layers"): a direct convolution and a pooling kernel over up to three
-// spatial axes, global pooling as the 1-D kernel over all positions, and
+// layers"): a direct convolution, a direct (gathering) transposed
+// convolution and a pooling kernel over up to three spatial axes, global
+// pooling as the 1-D kernel over all positions, and
 // index-mapping kernels for zero padding, cropping, upsampling and permute
 // (tensors of rank <= 5, which covers every Keras layer of these kinds).
 //
@@ -10,7 +11,11 @@
 
 #include "ModelEmitter.h"
 
+#include "seq/Dialect/Seq/IR/SeqShapes.h"
+
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 
@@ -106,6 +111,55 @@ Error Emitter::emitSpatial(Operation *op) {
                 Twine(o.getGroups()) + ", " + sizes3(o.getStrides()) + ", " +
                 sizes3(o.getDilationRate()) + ", " + paddingName(o.getPadding()) + ", " +
                 floatLiteral(o.getAlpha()) + ")");
+    bufferOf[op->getResult(0)] = y;
+    return Error::success();
+  };
+
+  auto convTranspose = [&](auto o) -> Error {
+    constexpr int64_t n = decltype(o)::kSpatialRank;
+    Expected<unsigned> x = inputOfRank(n + 2);
+    if (!x)
+      return x.takeError();
+    auto kType = cast<ShapedType>(o.getKernel().getType());
+    if (!kType.hasStaticShape())
+      return fail(op, "expects a kernel of static shape");
+    llvm::ArrayRef<int64_t> k = kType.getShape();
+    int64_t filters = k[n], channels = k[n + 1];
+    Expected<std::string> w = weight(op, o.getKernel(), "kernel");
+    if (!w)
+      return w.takeError();
+    Expected<std::string> b = optionalWeight(op, o.getBias(), "bias");
+    if (!b)
+      return b.takeError();
+    std::optional<llvm::ArrayRef<int64_t>> outputPadding = o.getOutputPadding();
+    Dims in = dimsOf(*x), out{in[0]}, spatial;
+    llvm::SmallVector<int64_t> pads;
+    for (int64_t i = 0; i < n; ++i) {
+      // out = in * stride + the length for an empty input (seq's shape rule).
+      shapes::TransposedAxis tail = shapes::transposedAxis(
+          0, k[i], o.getStrides()[i], o.getDilationRate()[i], o.getPadding(),
+          outputPadding ? (*outputPadding)[i] : -1);
+      out.push_back("(" + in[i + 1] + " * " + std::to_string(o.getStrides()[i]) +
+                    (tail.length < 0 ? " - " : " + ") +
+                    std::to_string(std::abs(tail.length)) + ")");
+      pads.push_back(tail.padBefore);
+      spatial.push_back(in[i + 1]);
+    }
+    out.push_back(std::to_string(filters));
+    unsigned y = newBuffer(out, tag(op) + " output");
+    Dims outDims;
+    for (int64_t i = 0; i < n; ++i)
+      outDims.push_back(dim(y, i + 1));
+    comment(op, "transposed convolution, kernel " + joined(k.take_front(n), "x") + ", " +
+                    stringifyPadding(o.getPadding()) + ", " +
+                    stringifyActivation(o.getActivation()) + " -> " + buffers[y].name);
+    forwardCode += tryLaunch(
+        op, "seqc::conv_transpose_nd<" + actName(o.getActivation()) + ">(m->stream, " +
+                ptr(*x) + ", " + *w + ", " + *b + ", " + ptr(y) + ", " + in[0] + ", " +
+                sizes3(spatial) + ", " + Twine(channels) + ", " + sizes3(k.take_front(n)) +
+                ", " + Twine(filters) + ", " + sizes3(o.getStrides()) + ", " +
+                sizes3(o.getDilationRate()) + ", " + sizes3(outDims) + ", " + sizes3(pads) +
+                ", " + floatLiteral(o.getAlpha()) + ")");
     bufferOf[op->getResult(0)] = y;
     return Error::success();
   };
@@ -254,6 +308,7 @@ Error Emitter::emitSpatial(Operation *op) {
 
   return llvm::TypeSwitch<Operation *, Error>(op)
       .Case<Conv2DOp, Conv3DOp>(conv)
+      .Case<ConvTranspose1DOp, ConvTranspose2DOp, ConvTranspose3DOp>(convTranspose)
       .Case<MaxPool2DOp, MaxPool3DOp>([&](auto o) { return pool(o, true); })
       .Case<AvgPool2DOp, AvgPool3DOp>([&](auto o) { return pool(o, false); })
       .Case<GlobalMaxPool2DOp, GlobalMaxPool3DOp>([&](auto o) { return globalPool(o, true); })

@@ -1,21 +1,23 @@
-// LayerNormalization over the last axis, and a BatchNormalization that the
-// fusion cannot fold (nothing linear before it).
-// RUN: seq-compile %s --target=cuda --emit=cuda | FileCheck %s
+// GroupNormalization, UnitNormalization and RMSNormalization on CUDA: one
+// warp per (sample, group) or per last-axis row. (Checked numerically by
+// sim-fixtures.test.)
+// RUN: seq-compile %s --target=cuda --emit=cuda --cuda-skip-fusion | FileCheck %s
 
 module {
-  func.func @predict(%x: tensor<?x5x3xf32>) -> tensor<?x5x3xf32> {
-    %g = arith.constant dense<1.5> : tensor<3xf32> loc("bn/gamma")
-    %b = arith.constant dense<0.25> : tensor<3xf32> loc("bn/beta")
-    %m = arith.constant dense<0.125> : tensor<3xf32> loc("bn/moving_mean")
-    %v = arith.constant dense<2.0> : tensor<3xf32> loc("bn/moving_variance")
-    %n = seq.batch_norm %x, %g, %b, %m, %v {epsilon = 1.000000e-03 : f32} : (tensor<?x5x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<?x5x3xf32> loc("bn")
-    %lg = arith.constant dense<0.75> : tensor<3xf32> loc("ln/gamma")
-    %lb = arith.constant dense<-0.25> : tensor<3xf32> loc("ln/beta")
-    %y = seq.layer_norm %n, %lg, %lb {epsilon = 1.000000e-05 : f32} : (tensor<?x5x3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<?x5x3xf32> loc("ln")
-    return %y : tensor<?x5x3xf32>
+  func.func @predict(%x: tensor<?x5x6xf32>) -> tensor<?x5x6xf32> {
+    %g = arith.constant dense<1.5> : tensor<6xf32> loc("gn/gamma")
+    %b = arith.constant dense<0.25> : tensor<6xf32> loc("gn/beta")
+    %s = arith.constant dense<0.5> : tensor<6xf32> loc("rms/scale")
+    %0 = seq.group_norm %x, %g, %b {epsilon = 1.0e-3 : f32, groups = 3 : i64} : (tensor<?x5x6xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<?x5x6xf32> loc("gn")
+    %1 = seq.unit_norm %0 : tensor<?x5x6xf32> loc("unit")
+    %2 = seq.rms_norm %1, %s {epsilon = 1.0e-2 : f32} : (tensor<?x5x6xf32>, tensor<6xf32>) -> tensor<?x5x6xf32> loc("rms")
+    return %2 : tensor<?x5x6xf32>
   }
 }
 
-// CHECK-LABEL: static int seqc_forward(
-// CHECK: SEQC_TRY({{seqc_str_[0-9]+}}, (seqc::batch_norm(m->stream, m->v0, m->w + weights::bn_gamma, m->w + weights::bn_beta, m->w + weights::bn_moving_mean, m->w + weights::bn_moving_variance, m->v1, D.v0[0] * D.v0[1] * D.v0[2], 3, 0.00100000005f)));
-// CHECK: SEQC_TRY({{seqc_str_[0-9]+}}, (seqc::layer_norm(m->stream, m->v1, m->w + weights::ln_gamma, m->w + weights::ln_beta, m->v2, D.v1[0] * D.v1[1], (int)D.v1[2], 9.99999975e-06f)));
+// CHECK: gn: seq.group_norm, group normalization, 3 groups -> v1
+// CHECK: unit: seq.unit_norm, unit normalization over the last axis -> v2
+// CHECK: rms: seq.rms_norm, RMS normalization over the last axis -> v3
+// CHECK: seqc::group_norm(m->stream, m->v0, m->w + weights::gn_gamma, m->w + weights::gn_beta, m->v1, D.v0[0], D.v0[1], (int)D.v0[2], 3, 0.00100000005f)
+// CHECK: seqc::rms_norm(m->stream, m->v1, nullptr, m->v2, D.v1[0] * D.v1[1], (int)D.v1[2], 0.0f, true)
+// CHECK: seqc::rms_norm(m->stream, m->v2, m->w + weights::rms_scale, m->v3, D.v2[0] * D.v2[1], (int)D.v2[2], 0.00999999978f, false)

@@ -286,6 +286,49 @@ template <typename ConvOp> LogicalResult verifyConvNd(ConvOp op) {
   return check.result(expected);
 }
 
+/// Conv1DTranspose / Conv2DTranspose / Conv3DTranspose, channels last.
+template <typename ConvOp> LogicalResult verifyConvTransposeNd(ConvOp op) {
+  constexpr int64_t spatial = ConvOp::kSpatialRank;
+  Check check(op);
+  Value input = op.getInput(), kernel = op.getKernel();
+  if (failed(check.rank(input, "input", spatial + 2)) ||
+      failed(check.rank(kernel, "kernel", spatial + 2)) ||
+      failed(spatialSizes(op, "strides", op.getStrides(), spatial)) ||
+      failed(spatialSizes(op, "dilation_rate", op.getDilationRate(), spatial)))
+    return failure();
+  if (op.getPadding() == Padding::Causal)
+    return op.emitOpError("padding 'causal' is only valid for conv1d");
+  ArrayRef<int64_t> outputPadding;
+  if (op.getOutputPadding())
+    outputPadding = *op.getOutputPadding();
+  if (op.getOutputPadding() &&
+      static_cast<int64_t>(outputPadding.size()) != spatial)
+    return op.emitOpError() << "output_padding must hold " << spatial
+                            << " sizes (one per spatial axis), got "
+                            << outputPadding.size();
+  ArrayRef<int64_t> in = Check::shape(input), k = Check::shape(kernel);
+  for (int64_t i = 0; i < static_cast<int64_t>(outputPadding.size()); ++i)
+    if (outputPadding[i] < 0 ||
+        !shapes::transposedPaddingFits(k[i], op.getStrides()[i],
+                                       op.getDilationRate()[i], op.getPadding(),
+                                       outputPadding[i]))
+      return op.emitOpError()
+             << "output_padding " << outputPadding[i] << " on spatial axis " << i
+             << " gives an output that the convolution does not map back onto "
+                "the input (valid needs 0 <= p < stride, same needs "
+                "1 <= span % 2 + p <= stride)";
+  int64_t filters = k[spatial];
+  if (failed(check.dim("kernel input channels", k[spatial + 1],
+                       "input channels", in.back())) ||
+      (op.getBias() &&
+       failed(check.vector(op.getBias(), "bias", "kernel filters", filters))) ||
+      failed(check.alpha(op.getActivation(), op.getAlpha())))
+    return failure();
+  return check.result(shapes::transposedConvolution(
+      in, k.take_front(spatial), op.getStrides(), op.getDilationRate(),
+      op.getPadding(), outputPadding, filters));
+}
+
 /// MaxPooling2D/3D, AveragePooling2D/3D, channels last.
 template <typename PoolOp> LogicalResult verifyPoolNd(PoolOp op) {
   constexpr int64_t spatial = PoolOp::kSpatialRank;
@@ -333,6 +376,9 @@ LogicalResult verifyPadOrCrop(Operation *op, Value input, ArrayRef<int64_t> low,
 
 LogicalResult Conv2DOp::verify() { return verifyConvNd(*this); }
 LogicalResult Conv3DOp::verify() { return verifyConvNd(*this); }
+LogicalResult ConvTranspose1DOp::verify() { return verifyConvTransposeNd(*this); }
+LogicalResult ConvTranspose2DOp::verify() { return verifyConvTransposeNd(*this); }
+LogicalResult ConvTranspose3DOp::verify() { return verifyConvTransposeNd(*this); }
 LogicalResult MaxPool2DOp::verify() { return verifyPoolNd(*this); }
 LogicalResult AvgPool2DOp::verify() { return verifyPoolNd(*this); }
 LogicalResult MaxPool3DOp::verify() { return verifyPoolNd(*this); }
@@ -687,6 +733,35 @@ LogicalResult LayerNormOp::verify() {
       failed(check.epsilon(getEpsilon())) ||
       failed(check.vector(getGamma(), "gamma", "channels", channels)) ||
       failed(check.vector(getBeta(), "beta", "channels", channels)));
+}
+
+LogicalResult GroupNormOp::verify() {
+  Check check(*this);
+  if (failed(check.minRank(getInput(), "input", 2)))
+    return failure();
+  int64_t channels = Check::shape(getInput()).back();
+  if (channels != kDynamic && channels % static_cast<int64_t>(getGroups()) != 0)
+    return emitOpError() << "groups (" << getGroups()
+                         << ") must divide the input channels (" << channels
+                         << ")";
+  return failure(
+      failed(check.epsilon(getEpsilon())) ||
+      failed(check.vector(getGamma(), "gamma", "channels", channels)) ||
+      failed(check.vector(getBeta(), "beta", "channels", channels)));
+}
+
+LogicalResult UnitNormOp::verify() {
+  return Check(*this).minRank(getInput(), "input", 2);
+}
+
+LogicalResult RMSNormOp::verify() {
+  Check check(*this);
+  if (failed(check.minRank(getInput(), "input", 2)))
+    return failure();
+  int64_t channels = Check::shape(getInput()).back();
+  return failure(
+      failed(check.epsilon(getEpsilon())) ||
+      failed(check.vector(getScale(), "scale", "channels", channels)));
 }
 
 LogicalResult DropoutOp::verify() {

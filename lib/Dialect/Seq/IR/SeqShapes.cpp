@@ -2,6 +2,8 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+
 namespace seq::shapes {
 
 std::string format(llvm::ArrayRef<int64_t> shape) {
@@ -51,6 +53,49 @@ llvm::SmallVector<int64_t> convolution(llvm::ArrayRef<int64_t> input,
   for (size_t i = 0; i < window.size(); ++i)
     result.push_back(conv1dLength(input[i + 1], window[i], strides[i],
                                   dilations[i], padding));
+  result.push_back(filters);
+  return result;
+}
+
+TransposedAxis transposedAxis(int64_t length, int64_t width, int64_t stride,
+                              int64_t dilation, Padding padding,
+                              int64_t outputPadding) {
+  int64_t span = dilation * (width - 1) + 1;
+  bool same = padding == Padding::Same;
+  // The length's part that does not depend on the input: out = n*s + tail.
+  int64_t tail = outputPadding < 0
+                     ? (same ? 0 : std::max(span, stride) - stride)
+                     : (same ? span % 2 : span) + outputPadding - stride;
+  int64_t padBefore =
+      same ? std::max(span - stride - tail, int64_t(0)) / 2 : 0;
+  if (length == kDynamic)
+    return {kDynamic, padBefore};
+  return {length * stride + tail, padBefore};
+}
+
+bool transposedPaddingFits(int64_t width, int64_t stride, int64_t dilation,
+                           Padding padding, int64_t outputPadding) {
+  if (outputPadding < 0)
+    return true;
+  int64_t span = dilation * (width - 1) + 1;
+  if (padding == Padding::Same)
+    return span % 2 + outputPadding >= 1 && span % 2 + outputPadding <= stride;
+  return outputPadding < stride;
+}
+
+llvm::SmallVector<int64_t>
+transposedConvolution(llvm::ArrayRef<int64_t> input,
+                      llvm::ArrayRef<int64_t> window,
+                      llvm::ArrayRef<int64_t> strides,
+                      llvm::ArrayRef<int64_t> dilations, Padding padding,
+                      llvm::ArrayRef<int64_t> outputPadding, int64_t filters) {
+  llvm::SmallVector<int64_t> result{input.front()};
+  for (size_t i = 0; i < window.size(); ++i)
+    result.push_back(transposedAxis(input[i + 1], window[i], strides[i],
+                                    dilations[i], padding,
+                                    outputPadding.empty() ? -1
+                                                          : outputPadding[i])
+                         .length);
   result.push_back(filters);
   return result;
 }

@@ -20,6 +20,14 @@ std::optional<AffineView> AffineView::match(Operation *op) {
         return AffineView{c, c.getInput(), c.getKernel(), c.getBias(),
                           c.getActivation(), c.getAlphaAttr()};
       })
+      .Case<ConvTranspose1DOp, ConvTranspose2DOp, ConvTranspose3DOp>(
+          [](auto c) {
+            AffineView view{c, c.getInput(), c.getKernel(), c.getBias(),
+                            c.getActivation(), c.getAlphaAttr()};
+            view.outputChannelStride =
+                cast<RankedTensorType>(c.getKernel().getType()).getShape().back();
+            return std::optional<AffineView>(view);
+          })
       .Default([](Operation *) { return std::nullopt; });
 }
 
@@ -53,6 +61,16 @@ Value AffineView::rebuild(RewriterBase &rewriter, Location loc, Type resultType,
                                    newAlpha)
             .getResult();
       })
+      .Case<ConvTranspose1DOp, ConvTranspose2DOp, ConvTranspose3DOp>(
+          [&](auto c) {
+            return decltype(c)::create(
+                       rewriter, loc, resultType, input, newWeight, newBias,
+                       c.getStridesAttr(), c.getDilationRateAttr(),
+                       c.getOutputPaddingAttr(), c.getPaddingAttr(),
+                       ActivationAttr::get(rewriter.getContext(), newActivation),
+                       newAlpha)
+                .getResult();
+          })
       .Default([](Operation *) -> Value {
         llvm_unreachable("AffineView only matches dense, linear and conv");
       });

@@ -1,6 +1,8 @@
 // The ops that compute activation(input @ weight + bias) along the last
 // axis: seq.dense, seq.linear and seq.conv1d/2d/3d (whose kernel's last axis
-// is also the output channel). The folds treat them alike.
+// is also the output channel), and seq.conv_transpose1d/2d/3d (whose
+// kernel's output channel is the second to last axis). The folds treat them
+// alike.
 #ifndef SEQ_LIB_DIALECT_SEQ_TRANSFORMS_AFFINEOPS_H
 #define SEQ_LIB_DIALECT_SEQ_TRANSFORMS_AFFINEOPS_H
 
@@ -17,8 +19,11 @@ struct AffineView {
   mlir::Value input, weight, bias; ///< bias may be null.
   Activation activation;
   mlir::FloatAttr alpha; ///< may be null.
+  /// Weight elements between two consecutive output channels' (1 where the
+  /// output channel is the weight's last axis).
+  int64_t outputChannelStride = 1;
 
-  /// dense / linear / conv1d / conv2d / conv3d, else std::nullopt.
+  /// dense / linear / conv / conv_transpose, else std::nullopt.
   static std::optional<AffineView> match(mlir::Operation *op);
 
   /// Builds an op of the same kind (same convolution attributes) with the given

@@ -64,7 +64,8 @@ std::optional<FoldInputs> readFoldInputs(BatchNormOp bn, const AffineView &affin
 }
 
 /// affine(x) -> batch_norm: scales the producer's output channels (the
-/// weight's last axis) and shifts its bias.
+/// weight's last axis, a transposed convolution's second to last) and shifts
+/// its bias.
 struct FoldIntoProducer : OpRewritePattern<BatchNormOp> {
   FoldIntoProducer(MLIRContext *context)
       : OpRewritePattern(context, /*benefit=*/2) {}
@@ -87,7 +88,8 @@ struct FoldIntoProducer : OpRewritePattern<BatchNormOp> {
     size_t channels = norm.scale.size();
     std::vector<float> newWeight(weight.size()), newBias(channels);
     for (size_t i = 0; i < weight.size(); ++i)
-      newWeight[i] = weight[i] * norm.scale[i % channels];
+      newWeight[i] =
+          weight[i] * norm.scale[(i / affine->outputChannelStride) % channels];
     for (size_t c = 0; c < channels; ++c)
       newBias[c] = (bias ? (*bias)[c] : 0.0) * norm.scale[c] + norm.shift[c];
 
@@ -117,7 +119,8 @@ struct FoldIntoConsumer : OpRewritePattern<BatchNormOp> {
       return failure();
     Operation *consumer = *bn->user_begin();
     std::optional<AffineView> affine = AffineView::match(consumer);
-    if (!affine || isa<Conv1DOp, Conv2DOp, Conv3DOp>(consumer) ||
+    if (!affine || isa<Conv1DOp, Conv2DOp, Conv3DOp, ConvTranspose1DOp,
+                            ConvTranspose2DOp, ConvTranspose3DOp>(consumer) ||
         affine->input != bn.getOutput())
       return rewriter.notifyMatchFailure(bn, "no dense/linear consumer");
     std::optional<FoldInputs> in = readFoldInputs(bn, *affine);

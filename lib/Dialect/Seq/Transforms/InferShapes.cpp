@@ -98,6 +98,18 @@ FailureOr<std::optional<Shape>> ruleShape(Operation *op) {
                                     conv.getDilationRate(), conv.getPadding(),
                                     k.back())};
       })
+      .Case<ConvTranspose1DOp, ConvTranspose2DOp, ConvTranspose3DOp>(
+          [](auto conv) -> Result {
+            constexpr int64_t spatial = decltype(conv)::kSpatialRank;
+            ArrayRef<int64_t> k = shapeOf(conv.getKernel());
+            ArrayRef<int64_t> outputPadding;
+            if (conv.getOutputPadding())
+              outputPadding = *conv.getOutputPadding();
+            return {shapes::transposedConvolution(
+                shapeOf(conv.getInput()), k.take_front(spatial),
+                conv.getStrides(), conv.getDilationRate(), conv.getPadding(),
+                outputPadding, k[spatial])};
+          })
       .Case<MaxPool2DOp, AvgPool2DOp, MaxPool3DOp, AvgPool3DOp>(
           [](auto pool) -> Result {
             return {shapes::pooling(shapeOf(pool.getInput()),
@@ -123,7 +135,7 @@ FailureOr<std::optional<Shape>> ruleShape(Operation *op) {
       .Case([](PermuteOp permute) -> Result {
         return {shapes::permuted(shapeOf(permute.getInput()), permute.getDims())};
       })
-      .Case<BatchNormOp, LayerNormOp, DropoutOp, ActivationOp, ReluOp,
+      .Case<BatchNormOp, LayerNormOp, GroupNormOp, UnitNormOp, RMSNormOp, DropoutOp, ActivationOp, ReluOp,
             PReluOp, ApplyMaskOp>(
           [](auto same) -> Result { return {Shape(shapeOf(same.getInput()))}; })
       .Case([](EmbeddingOp embedding) -> Result {

@@ -44,7 +44,8 @@ std::string details(Operation *op) {
     return text;
   };
   return llvm::TypeSwitch<Operation *, std::string>(op)
-      .Case<DenseOp, LinearOp, Conv1DOp, Conv2DOp, Conv3DOp, ActivationOp>(
+      .Case<DenseOp, LinearOp, Conv1DOp, Conv2DOp, Conv3DOp, ConvTranspose1DOp,
+            ConvTranspose2DOp, ConvTranspose3DOp, ActivationOp>(
           [](auto o) {
         if (o.getActivation() == Activation::Linear && !isa<ActivationOp>(o))
           return std::string();

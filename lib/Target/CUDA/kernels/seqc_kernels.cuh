@@ -1013,6 +1013,85 @@ inline cudaError_t layer_norm(cudaStream_t stream, const float *x, const float *
   return cudaGetLastError();
 }
 
+/// GroupNormalization: one warp per (sample, group), whose values are the
+/// group's `per_group` channels at each of `positions` positions; biased
+/// variance, two passes.
+__global__ void group_norm_kernel(const float *__restrict__ x, const float *__restrict__ gamma,
+                                  const float *__restrict__ beta, float *__restrict__ y,
+                                  int64_t batch, int64_t positions, int channels, int groups,
+                                  float epsilon) {
+  int64_t row = (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+  int lane = threadIdx.x % 32;
+  if (row >= batch * groups)
+    return;
+  int64_t b = row / groups;
+  int g = row % groups, per_group = channels / groups;
+  int64_t count = positions * per_group;
+  const float *xs = x + b * positions * channels + g * per_group;
+  float *ys = y + b * positions * channels + g * per_group;
+  float sum = 0.0f;
+  for (int64_t i = lane; i < count; i += 32)
+    sum += xs[i / per_group * channels + i % per_group];
+  for (int off = 16; off > 0; off /= 2)
+    sum += __shfl_xor_sync(0xffffffffu, sum, off);
+  float mean = sum / count;
+  float sq = 0.0f;
+  for (int64_t i = lane; i < count; i += 32) {
+    float d = xs[i / per_group * channels + i % per_group] - mean;
+    sq += d * d;
+  }
+  for (int off = 16; off > 0; off /= 2)
+    sq += __shfl_xor_sync(0xffffffffu, sq, off);
+  float scale = 1.0f / sqrtf(sq / count + epsilon);
+  for (int64_t i = lane; i < count; i += 32) {
+    int64_t at = i / per_group * channels + i % per_group;
+    int c = g * per_group + (int)(i % per_group);
+    ys[at] = (xs[at] - mean) * scale * gamma[c] + beta[c];
+  }
+}
+
+inline cudaError_t group_norm(cudaStream_t stream, const float *x, const float *gamma,
+                              const float *beta, float *y, int64_t batch, int64_t positions,
+                              int channels, int groups, float epsilon) {
+  if (batch == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(group_norm_kernel, blocks_for(batch * groups, 8), 256, 0, stream)(
+      x, gamma, beta, y, batch, positions, channels, groups, epsilon);
+  return cudaGetLastError();
+}
+
+/// UnitNormalization (no scale; 1 / sqrt(max(sum, 1e-12))) and
+/// RMSNormalization (1 / sqrt(sum / n + epsilon), times scale) over rows of
+/// length n: one warp per row.
+__global__ void rms_norm_kernel(const float *__restrict__ x, const float *__restrict__ scale,
+                                float *__restrict__ y, int64_t rows, int n, float epsilon,
+                                bool unit) {
+  int64_t row = (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+  int lane = threadIdx.x % 32;
+  if (row >= rows)
+    return;
+  const float *xr = x + row * n;
+  float *yr = y + row * n;
+  float sq = 0.0f;
+  for (int i = lane; i < n; i += 32)
+    sq += xr[i] * xr[i];
+  for (int off = 16; off > 0; off /= 2)
+    sq += __shfl_xor_sync(0xffffffffu, sq, off);
+  float factor = unit ? 1.0f / sqrtf(fmaxf(sq, 1e-12f)) : 1.0f / sqrtf(sq / n + epsilon);
+  for (int i = lane; i < n; i += 32)
+    yr[i] = xr[i] * factor * (scale ? scale[i] : 1.0f);
+}
+
+/// `scale` null for UnitNormalization.
+inline cudaError_t rms_norm(cudaStream_t stream, const float *x, const float *scale, float *y,
+                            int64_t rows, int n, float epsilon, bool unit) {
+  if (rows == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(rms_norm_kernel, blocks_for(rows, 8), 256, 0, stream)(x, scale, y, rows, n,
+                                                             epsilon, unit);
+  return cudaGetLastError();
+}
+
 /// BatchNormalization at inference: per channel of the last axis.
 __global__ void batch_norm_kernel(const float *__restrict__ x, const float *__restrict__ gamma,
                                   const float *__restrict__ beta, const float *__restrict__ mean,
@@ -1347,6 +1426,78 @@ cudaError_t conv_nd(cudaStream_t stream, const float *x, const float *kernel, co
   if (rows * filters == 0)
     return cudaSuccess;
   SEQC_LAUNCH(conv_nd_kernel<A>, blocks_for(rows * filters, 256), 256, 0, stream)(
+      x, kernel, bias, y, s, alpha);
+  cudaError_t err = cudaGetLastError();
+  if (err == cudaSuccess)
+    err = softmax_rows<A>(stream, y, rows, filters);
+  return err;
+}
+
+struct ConvTransposeShape {
+  int batch, channels, filters;
+  Sizes3 in, out, kernel, stride, dilation, pad;
+};
+
+/// Gathers every (input position, tap) pair that reaches one output: along
+/// each axis t * stride + j * dilation == o + pad.
+template <Act A>
+__global__ void conv_transpose_nd_kernel(const float *__restrict__ x,
+                                         const float *__restrict__ kernel,
+                                         const float *__restrict__ bias, float *__restrict__ y,
+                                         ConvTransposeShape s, float alpha) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  int n = s.in.n;
+  int out1 = n > 1 ? s.out.v[1] : 1, out2 = n > 2 ? s.out.v[2] : 1;
+  int64_t positions = (int64_t)s.out.v[0] * out1 * out2;
+  if (i >= (int64_t)s.batch * positions * s.filters)
+    return;
+  int f = i % s.filters;
+  int64_t p = (i / s.filters) % positions;
+  int b = i / ((int64_t)s.filters * positions);
+  int o[3] = {(int)(p / ((int64_t)out1 * out2)), (int)(p / out2 % out1), (int)(p % out2)};
+  int in[3] = {s.in.v[0], n > 1 ? s.in.v[1] : 1, n > 2 ? s.in.v[2] : 1};
+  int k[3] = {s.kernel.v[0], n > 1 ? s.kernel.v[1] : 1, n > 2 ? s.kernel.v[2] : 1};
+  float sum = bias ? bias[f] : 0.0f;
+  for (int a0 = 0; a0 < k[0]; ++a0) {
+    int u0 = o[0] + s.pad.v[0] - a0 * s.dilation.v[0];
+    if (u0 < 0 || u0 % s.stride.v[0] != 0 || u0 / s.stride.v[0] >= in[0])
+      continue;
+    for (int a1 = 0; a1 < k[1]; ++a1) {
+      int u1 = n > 1 ? o[1] + s.pad.v[1] - a1 * s.dilation.v[1] : 0;
+      if (n > 1 && (u1 < 0 || u1 % s.stride.v[1] != 0 || u1 / s.stride.v[1] >= in[1]))
+        continue;
+      for (int a2 = 0; a2 < k[2]; ++a2) {
+        int u2 = n > 2 ? o[2] + s.pad.v[2] - a2 * s.dilation.v[2] : 0;
+        if (n > 2 && (u2 < 0 || u2 % s.stride.v[2] != 0 || u2 / s.stride.v[2] >= in[2]))
+          continue;
+        int t0 = u0 / s.stride.v[0], t1 = n > 1 ? u1 / s.stride.v[1] : 0,
+            t2 = n > 2 ? u2 / s.stride.v[2] : 0;
+        const float *xr = x + ((((size_t)b * in[0] + t0) * in[1] + t1) * in[2] + t2) * s.channels;
+        const float *kr =
+            kernel + ((((size_t)a0 * k[1] + a1) * k[2] + a2) * s.filters + f) * s.channels;
+        for (int c = 0; c < s.channels; ++c)
+          sum = fmaf(xr[c], kr[c], sum);
+      }
+    }
+  }
+  y[i] = activate<A>(sum, alpha);
+}
+
+/// x (batch, in..., channels), kernel (k..., filters, channels) (Keras'
+/// Conv*Transpose layout); `out` and `pad` per axis as seq's shape rules give
+/// them.
+template <Act A>
+cudaError_t conv_transpose_nd(cudaStream_t stream, const float *x, const float *kernel,
+                              const float *bias, float *y, int64_t batch, Sizes3 in,
+                              int channels, Sizes3 kernel_size, int filters, Sizes3 stride,
+                              Sizes3 dilation, Sizes3 out, Sizes3 pad, float alpha) {
+  ConvTransposeShape s{(int)batch, channels, filters, in, out, kernel_size, stride, dilation, pad};
+  int64_t rows = batch;
+  for (int i = 0; i < in.n; ++i)
+    rows *= out.v[i];
+  if (rows * filters == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(conv_transpose_nd_kernel<A>, blocks_for(rows * filters, 256), 256, 0, stream)(
       x, kernel, bias, y, s, alpha);
   cudaError_t err = cudaGetLastError();
   if (err == cudaSuccess)

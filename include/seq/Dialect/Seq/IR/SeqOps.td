@@ -315,6 +315,47 @@ class Seq_ConvNdOp<string mnemonic, string keras, int spatial> :
 def Seq_Conv2DOp : Seq_ConvNdOp<"conv2d", "Conv2D", 2>;
 def Seq_Conv3DOp : Seq_ConvNdOp<"conv3d", "Conv3D", 3>;
 
+// DepthwiseConv1D/2D import as seq.conv2d with `groups` equal to the input
+// channels (1-D layers through a reshape to one row); SeparableConv1D/2D as
+// that depthwise convolution followed by a 1x1 seq.conv2d.
+
+class Seq_ConvTransposeNdOp<string mnemonic, string keras, int spatial> :
+    Seq_TensorOp<mnemonic> {
+  let summary = "Keras " # keras # " (channels last)";
+  let description = [{
+    The transpose (gradient) of a convolution, as TensorFlow's
+    conv_transpose computes it. `input` `(batch, }] # !cond(!eq(spatial, 1) : "time",
+    !eq(spatial, 2) : "rows, cols", true : "d1, d2, d3") # [{, channels)`,
+    `kernel` `(}] # !cond(!eq(spatial, 1) : "width", !eq(spatial, 2) : "kh, kw",
+    true : "k1, k2, k3") # [{, filters, channels)` (Keras' layout), optional
+    `bias` `(filters)`. Per spatial axis, with span `d*(k-1)+1`: the output
+    size is valid `(n-1)*s + max(span, s)`, same `n*s`; with
+    `output_padding` p: valid `(n-1)*s + span + p`, same
+    `(n-1)*s + span%2 + p`. Output position `o` receives input `i` through
+    tap `j` where `i*s + j*d = o + pad`, with `pad` 0 for valid and
+    `max((n-1)*s + span - out, 0) / 2` for same. The output must be one that
+    the forward convolution maps back onto the input (TensorFlow refuses
+    others).
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, Seq_F32Tensor:$kernel,
+                   Optional<Seq_F32Tensor>:$bias,
+                   DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilation_rate,
+                   OptionalAttr<DenseI64ArrayAttr>:$output_padding,
+                   Seq_PaddingAttr:$padding,
+                   Seq_ActivationAttr:$activation, OptionalAttr<F32Attr>:$alpha);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $kernel (`,` $bias^)? `padding` `(` $padding `)`
+    `activation` `(` $activation `)` attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = "static constexpr int64_t kSpatialRank = " #
+                              !cast<string>(spatial) # ";";
+}
+
+def Seq_ConvTranspose1DOp : Seq_ConvTransposeNdOp<"conv_transpose1d", "Conv1DTranspose", 1>;
+def Seq_ConvTranspose2DOp : Seq_ConvTransposeNdOp<"conv_transpose2d", "Conv2DTranspose", 2>;
+def Seq_ConvTranspose3DOp : Seq_ConvTransposeNdOp<"conv_transpose3d", "Conv3DTranspose", 3>;
+
 class Seq_PoolNdOp<string mnemonic, string keras, int spatial> :
     Seq_TensorOp<mnemonic> {
   let summary = "Keras " # keras # " (channels last)";
@@ -387,6 +428,48 @@ def Seq_LayerNormOp : Seq_TensorOp<"layer_norm", [AllTypesMatch<["input", "outpu
   let results = (outs Seq_F32Tensor:$output);
   let assemblyFormat = [{
     $input `,` $gamma `,` $beta attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Seq_GroupNormOp : Seq_TensorOp<"group_norm", [AllTypesMatch<["input", "output"]>]> {
+  let summary = "Keras GroupNormalization over channel groups of the last axis";
+  let description = [{
+    `input` `(batch, ..., channels)`, the channels split into `groups` equal
+    groups; each sample's group is normalized by the mean and biased
+    variance of all its values (every axis but the batch axis, the group's
+    channels only): `(x - mean) / sqrt(var + epsilon) * gamma + beta`, with
+    gamma and beta `(channels)` (ones / zeros when Keras has `scale=False` /
+    `center=False`).
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, Seq_F32Tensor:$gamma, Seq_F32Tensor:$beta,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$groups, F32Attr:$epsilon);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $gamma `,` $beta attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Seq_UnitNormOp : Seq_TensorOp<"unit_norm", [AllTypesMatch<["input", "output"]>]> {
+  let summary = "Keras UnitNormalization over the last axis";
+  let description = [{
+    Each last-axis row divided by its L2 norm: `x / sqrt(max(sum(x^2),
+    1e-12))` (TensorFlow's l2_normalize, which both Kerases use).
+  }];
+  let arguments = (ins Seq_F32Tensor:$input);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Seq_RMSNormOp : Seq_TensorOp<"rms_norm", [AllTypesMatch<["input", "output"]>]> {
+  let summary = "Keras RMSNormalization over the last axis";
+  let description = [{
+    Each last-axis row divided by its root mean square, then scaled per
+    channel: `x / sqrt(mean(x^2) + epsilon) * scale`, `scale` `(channels)`.
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, Seq_F32Tensor:$scale, F32Attr:$epsilon);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $scale attr-dict `:` functional-type(operands, results)
   }];
 }
 

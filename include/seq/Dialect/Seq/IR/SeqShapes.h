@@ -38,6 +38,31 @@ llvm::SmallVector<int64_t> convolution(llvm::ArrayRef<int64_t> input,
                                        llvm::ArrayRef<int64_t> dilations,
                                        Padding padding, int64_t filters);
 
+/// One spatial axis of a transposed convolution (Keras Conv*Transpose with
+/// TensorFlow's conv_transpose): the output length and the padding before
+/// the first output. `outputPadding` < 0 means none.
+struct TransposedAxis {
+  int64_t length, padBefore;
+};
+TransposedAxis transposedAxis(int64_t length, int64_t width, int64_t stride,
+                              int64_t dilation, Padding padding,
+                              int64_t outputPadding);
+
+/// Whether TensorFlow can run an output padding: the forward convolution of
+/// the output must give back the input (valid: p < stride; same:
+/// 1 <= span % 2 + p <= stride). Always true without output padding.
+bool transposedPaddingFits(int64_t width, int64_t stride, int64_t dilation,
+                           Padding padding, int64_t outputPadding);
+
+/// Channels-last transposed convolution: (batch, spatial..., channels) to
+/// (batch, out..., filters); `outputPadding` empty or one per spatial axis.
+llvm::SmallVector<int64_t>
+transposedConvolution(llvm::ArrayRef<int64_t> input,
+                      llvm::ArrayRef<int64_t> window,
+                      llvm::ArrayRef<int64_t> strides,
+                      llvm::ArrayRef<int64_t> dilations, Padding padding,
+                      llvm::ArrayRef<int64_t> outputPadding, int64_t filters);
+
 /// Channels-last pooling: convolution() keeping the channels.
 llvm::SmallVector<int64_t> pooling(llvm::ArrayRef<int64_t> input,
                                    llvm::ArrayRef<int64_t> window,
