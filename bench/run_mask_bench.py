@@ -32,11 +32,11 @@ import argparse
 import ctypes
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
+
+from interleave import interleaved, print_table, summarize
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 T, F, U = 100, 128, 256
@@ -136,20 +136,6 @@ class SeqcAot:
         return y
 
 
-def interleaved(engines, rounds, burst_seconds):
-    per_round = {name: [] for name in engines}
-    for _ in range(rounds):
-        for name, call in engines.items():
-            samples = []
-            start = time.perf_counter()
-            while time.perf_counter() - start < burst_seconds or len(samples) < 3:
-                t0 = time.perf_counter()
-                call()
-                samples.append((time.perf_counter() - t0) * 1e6)
-            per_round[name].append(statistics.median(samples))
-    return per_round
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -202,25 +188,13 @@ def main():
             if err > 1e-4:
                 sys.exit("%s differs from Keras by %g at batch %d" % (name, err, batch))
         times = interleaved(engines, args.rounds, args.burst)
-        row = {"batch": batch, "true_lengths": [int(n) for n in lengths]}
-        for name, ts in times.items():
-            row[name] = statistics.median(ts)
-            if name != "seqc AOT":
-                row[name + " / seqc"] = statistics.median(
-                    t / s for t, s in zip(ts, times["seqc AOT"]))
-        rows.append(row)
-        print(json.dumps(row), flush=True)
+        rows.append(summarize({"batch": batch, "true_lengths": [int(n) for n in lengths]},
+                              times, "seqc AOT"))
 
-    print("\n| batch | seqc AOT | ONNX Runtime | OpenVINO |")
-    print("|---|---|---|---|")
-    for r in rows:
-        print("| %d | %.0f us | %.0f us (%.2fx) | %.0f us (%.2fx) |" % (
-            r["batch"], r["seqc AOT"], r["ONNX Runtime"], r["ONNX Runtime / seqc"],
-            r["OpenVINO"], r["OpenVINO / seqc"]))
+    print_table(rows, "batch", "seqc AOT", ["ONNX Runtime", "OpenVINO"])
     with open(args.out, "w") as f:
         json.dump({"versions": {"onnxruntime": ort.__version__, "openvino": ov.__version__},
                    "core": core, "rows": rows}, f, indent=1)
-    print("\nratios are peer time / seqc time per round (above 1: seqc is faster)")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ stream) and batch 16 (16 streams at once). One "call" is one chunk.
 Before timing, all three stream 20 chunks and are checked against Keras'
 own stateful predictions of the same chunks.
 
-Engines run interleaved (bench/run_mask_bench.py: every round times a burst
+Engines run interleaved (bench/interleave.py: every round times a burst
 of calls of each engine in turn); the table reports the median over rounds
 of each engine's median call time and of the per-round ratios. One process
 pinned to one core, one thread per engine.
@@ -28,13 +28,11 @@ import argparse
 import ctypes
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_mask_bench import interleaved  # noqa: E402
+from interleave import interleaved, print_table, summarize
 
 ROOT = os.path.dirname(os.path.abspath(os.path.dirname(__file__)))
 T, F, U, OUT = 10, 32, 128, 8
@@ -180,25 +178,12 @@ def main():
                    "ONNX Runtime": lambda: peers["ONNX Runtime"](x),
                    "OpenVINO": lambda: peers["OpenVINO"](x)}
         times = interleaved(engines, args.rounds, args.burst)
-        row = {"batch": batch, "steps_per_call": T}
-        for name, ts in times.items():
-            row[name] = statistics.median(ts)
-            if name != "seqc AOT":
-                row[name + " / seqc"] = statistics.median(
-                    t / s for t, s in zip(ts, times["seqc AOT"]))
-        rows.append(row)
-        print(json.dumps(row), flush=True)
+        rows.append(summarize({"batch": batch, "steps_per_call": T}, times, "seqc AOT"))
 
-    print("\n| batch | seqc AOT | ONNX Runtime | OpenVINO |")
-    print("|---|---|---|---|")
-    for r in rows:
-        print("| %d | %.1f us | %.1f us (%.2fx) | %.1f us (%.2fx) |" % (
-            r["batch"], r["seqc AOT"], r["ONNX Runtime"], r["ONNX Runtime / seqc"],
-            r["OpenVINO"], r["OpenVINO / seqc"]))
+    print_table(rows, "batch", "seqc AOT", ["ONNX Runtime", "OpenVINO"], digits=1)
     with open(args.out, "w") as f:
         json.dump({"versions": {"onnxruntime": ort.__version__, "openvino": ov.__version__},
                    "core": core, "rows": rows}, f, indent=1)
-    print("\nratios are peer time / seqc time per round (above 1: seqc is faster)")
 
 
 if __name__ == "__main__":

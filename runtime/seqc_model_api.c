@@ -412,28 +412,28 @@ SEQC_API int64_t seqc_model_state_offset(int i) {
   return i >= 0 && i <= seqc_state_count ? seqc_state_offsets[i] : -1;
 }
 
-SEQC_API int seqc_model_get_state(seqc_model *m, float *state) {
+/* Copies the state between an instance (`m->state`) and the caller; `what`
+ * names the API function in messages. */
+static int copy_state(seqc_model *m, float *to, const float *from, const char *what) {
   if (!m)
     return SEQC_ERROR_ARGUMENT;
-  if (state_size() > 0 && !state)
-    return fail(m, SEQC_ERROR_ARGUMENT, "seqc_model_get_state: state must "
-                                        "not be NULL");
-  if (state_size() > 0)
-    memcpy(state, m->state, (size_t)state_size() * sizeof(float));
+  if (state_size() > 0) {
+    if (!to || !from) {
+      snprintf(m->error, sizeof m->error, "%s: state must not be NULL", what);
+      return SEQC_ERROR_ARGUMENT;
+    }
+    memcpy(to, from, (size_t)state_size() * sizeof(float));
+  }
   m->error[0] = 0;
   return SEQC_OK;
 }
 
+SEQC_API int seqc_model_get_state(seqc_model *m, float *state) {
+  return copy_state(m, state, m ? m->state : NULL, "seqc_model_get_state");
+}
+
 SEQC_API int seqc_model_set_state(seqc_model *m, const float *state) {
-  if (!m)
-    return SEQC_ERROR_ARGUMENT;
-  if (state_size() > 0 && !state)
-    return fail(m, SEQC_ERROR_ARGUMENT, "seqc_model_set_state: state must "
-                                        "not be NULL");
-  if (state_size() > 0)
-    memcpy(m->state, state, (size_t)state_size() * sizeof(float));
-  m->error[0] = 0;
-  return SEQC_OK;
+  return copy_state(m, m ? m->state : NULL, state, "seqc_model_set_state");
 }
 
 SEQC_API int seqc_model_reset_state(seqc_model *m) {

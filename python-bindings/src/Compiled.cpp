@@ -6,8 +6,6 @@
 #include "seq/Dialect/Seq/IR/ModelState.h"
 #include "seq/Runtime/Eager.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/shared_ptr.h>
@@ -56,8 +54,7 @@ llvm::Expected<Tensor> Compiled::run(const Tensor &input) {
   // A model built for a fixed batch (a stateful one) takes any whole number
   // of batches, run one after the other as Keras' predict(x, batch_size)
   // does: each starts from the state the one before left.
-  int64_t batch = seq::fixedBatch(source->module().lookupSymbol<mlir::func::FuncOp>("predict"))
-                      .value_or(-1);
+  int64_t batch = seq::fixedBatch(source->module()).value_or(-1);
   if (batch > 0 && input.shape[0] != batch) {
     std::unique_lock<std::mutex> lock;
     if (serial)

@@ -137,8 +137,7 @@ int runWorker(seqc::Session &session) {
     return fail(toString(log.takeError()));
   // A stateful model runs the input as its fixed batches, each run from
   // zeros: every run then computes the same.
-  std::optional<int64_t> fixed =
-      seq::fixedBatch(session.model.module->lookupSymbol<mlir::func::FuncOp>("predict"));
+  std::optional<int64_t> fixed = seq::fixedBatch(*session.model.module);
   auto run = [&]() -> Expected<Tensor> {
     if (!fixed)
       return (*engine)->run(*input);

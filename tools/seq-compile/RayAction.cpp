@@ -96,8 +96,7 @@ std::optional<int> rayAction(seqc::Session &session) {
   if (!llvm::is_contained(names, seqc::engineName))
     return seqc::fail("unknown engine '" + seqc::engineName +
                       "' (available: " + join(names, ", ") + ")", 2);
-  auto predict = session.model.module->lookupSymbol<mlir::func::FuncOp>("predict");
-  if (seq::fixedBatch(predict))
+  if (seq::fixedBatch(*session.model.module))
     return seqc::fail("--ray runs batches in parallel, but this model's batches depend on "
                       "each other (stateful layers carry their state from one to the next): "
                       "run without --ray", 2);

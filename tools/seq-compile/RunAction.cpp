@@ -70,11 +70,6 @@ cl::opt<ProgressMode> progressMode(
 /// The model's input shape without the batch axis (-1 where dynamic).
 std::vector<int64_t> modelRowShape(mlir::ModuleOp module);
 
-/// The batch of a model whose batch axis is fixed (a stateful one).
-std::optional<int64_t> fixedBatch(mlir::ModuleOp module) {
-  return seq::fixedBatch(module.lookupSymbol<mlir::func::FuncOp>("predict"));
-}
-
 } // namespace
 
 namespace seqc {
@@ -120,7 +115,7 @@ Expected<std::vector<RunShard>> checkRunShards(mlir::ModuleOp module) {
     // A stateful model runs its fixed batch, shard rows one batch after
     // the other.
     std::vector<int64_t> callShape = shape;
-    if (std::optional<int64_t> batch = fixedBatch(module)) {
+    if (std::optional<int64_t> batch = seq::fixedBatch(module)) {
       if (shape[0] % *batch)
         return error("'" + spec + "' has " + Twine(shape[0]) + " rows; the model runs its "
                      "fixed batch of " + Twine(*batch) + " rows (its layers keep a state "
@@ -313,7 +308,7 @@ std::optional<int> runAction(seqc::Session &session) {
   // By default, about 512 KiB of input per batch: it stays in cache. A
   // stateful model runs its own batch, each call from the state the one
   // before left, as Keras' predict(x, batch_size) does.
-  std::optional<int64_t> fixed = fixedBatch(module);
+  std::optional<int64_t> fixed = seq::fixedBatch(module);
   if (fixed && batchSize && batchSize != *fixed)
     return seqc::fail("--batch " + Twine(batchSize) + ": the model runs only its fixed "
                       "batch of " + Twine(*fixed) + " rows (its layers keep a state per "

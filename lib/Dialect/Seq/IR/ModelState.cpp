@@ -40,7 +40,8 @@ int64_t seq::stateSize(const std::vector<StateSlot> &slots) {
   return slots.empty() ? 0 : slots.back().offset + slots.back().size;
 }
 
-std::optional<int64_t> seq::fixedBatch(func::FuncOp predict) {
+std::optional<int64_t> seq::fixedBatch(ModuleOp module) {
+  auto predict = module.lookupSymbol<func::FuncOp>("predict");
   if (!predict || predict.getNumArguments() < 1)
     return std::nullopt;
   auto type = dyn_cast<RankedTensorType>(predict.getArgumentTypes()[0]);

@@ -8,6 +8,7 @@
 #define SEQ_DIALECT_SEQ_IR_MODELSTATE_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
 
 #include "llvm/Support/Error.h"
 
@@ -34,11 +35,11 @@ llvm::Expected<std::vector<StateSlot>> stateSlots(mlir::func::FuncOp predict);
 /// Floats of all the slots together.
 int64_t stateSize(const std::vector<StateSlot> &slots);
 
-/// The batch size `predict` is built for when its input's batch axis is
-/// fixed (a stateful model keeps one state row per batch row), else
+/// The batch size the module's @predict is built for when its input's batch
+/// axis is fixed (a stateful model keeps one state row per batch row), else
 /// std::nullopt. Drivers run such a model on any whole number of batches,
 /// one after the other, as Keras' predict(x, batch_size) does.
-std::optional<int64_t> fixedBatch(mlir::func::FuncOp predict);
+std::optional<int64_t> fixedBatch(mlir::ModuleOp module);
 
 } // namespace seq
 
