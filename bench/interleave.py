@@ -6,9 +6,48 @@ changes on a shared machine hit all of them alike; a row reports the median
 over rounds of each engine's median call time, and for each peer the median
 of its per-round time / the reference engine's (above 1: the reference is
 faster)."""
+import argparse
 import json
+import os
 import statistics
 import time
+
+
+def parse_and_pin(description, default_out, root):
+    """The benchmarks' command line (--build, --rounds, --burst, --out); then
+    this process pinned to one core with one thread (and TensorFlow quiet, on
+    the CPU). Returns (args, the core)."""
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--build", default=os.path.join(root, "build"))
+    p.add_argument("--rounds", type=int, default=15)
+    p.add_argument("--burst", type=float, default=0.2, help="seconds per engine per round")
+    p.add_argument("--out", default=default_out)
+    args = p.parse_args()
+    os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    os.environ["OMP_NUM_THREADS"] = "1"
+    core = sorted(os.sched_getaffinity(0))[-1]
+    os.sched_setaffinity(0, {core})
+    return args, core
+
+
+def onnx_runtime_session(proto):
+    """An ONNX Runtime CPU session of ONNX bytes, one thread."""
+    import onnxruntime as ort
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    return ort.InferenceSession(proto, options, providers=["CPUExecutionProvider"])
+
+
+def openvino_model(proto):
+    """ONNX bytes compiled by OpenVINO for the CPU: one thread, one stream,
+    float32 inference."""
+    import openvino as ov
+    core = ov.Core()
+    return core.compile_model(core.read_model(model=proto, weights=b""), "CPU",
+                              {"INFERENCE_NUM_THREADS": 1, "NUM_STREAMS": 1,
+                               "INFERENCE_PRECISION_HINT": "f32"})
 
 
 def interleaved(engines, rounds, burst_seconds):

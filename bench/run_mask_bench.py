@@ -28,7 +28,6 @@ Needs tensorflow + tf_keras (to write the model and the reference output),
 numpy, onnx, onnxruntime and openvino, e.g. in a separate virtual
 environment: pip install tensorflow-cpu tf-keras onnx onnxruntime openvino.
 """
-import argparse
 import ctypes
 import json
 import os
@@ -36,7 +35,8 @@ import subprocess
 import sys
 import tempfile
 
-from interleave import interleaved, print_table, summarize
+from interleave import (interleaved, onnx_runtime_session, openvino_model, parse_and_pin,
+                        print_table, summarize)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 T, F, U = 100, 128, 256
@@ -137,17 +137,7 @@ class SeqcAot:
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--build", default=os.path.join(ROOT, "build"))
-    p.add_argument("--rounds", type=int, default=15)
-    p.add_argument("--burst", type=float, default=0.2, help="seconds per engine per round")
-    p.add_argument("--out", default="mask-bench.json")
-    args = p.parse_args()
-    os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    os.environ["OMP_NUM_THREADS"] = "1"
-    core = sorted(os.sched_getaffinity(0))[-1]
-    os.sched_setaffinity(0, {core})
+    args, core = parse_and_pin(__doc__.splitlines()[0], "mask-bench.json", ROOT)
     import numpy as np
     import onnxruntime as ort
     import openvino as ov
@@ -158,14 +148,8 @@ def main():
     lib = os.path.join(work, "libmasked.so")
     subprocess.run([os.path.join(args.build, "bin", "seq-compile"), path, "-o", lib], check=True)
     proto = onnx_model(keras_model).SerializeToString()
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
-    options.inter_op_num_threads = 1
-    session = ort.InferenceSession(proto, options, providers=["CPUExecutionProvider"])
-    ov_proto = onnx_model(keras_model, last_from_sequence=True).SerializeToString()
-    compiled = ov.Core().compile_model(ov.Core().read_model(model=ov_proto, weights=b""), "CPU",
-                                       {"INFERENCE_NUM_THREADS": 1, "NUM_STREAMS": 1,
-                                        "INFERENCE_PRECISION_HINT": "f32"})
+    session = onnx_runtime_session(proto)
+    compiled = openvino_model(onnx_model(keras_model, last_from_sequence=True).SerializeToString())
     request = compiled.create_infer_request()
 
     rng = np.random.default_rng(7)

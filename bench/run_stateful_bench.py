@@ -24,7 +24,6 @@ pinned to one core, one thread per engine.
 
 Needs tensorflow + tf_keras, numpy, onnx, onnxruntime and openvino.
 """
-import argparse
 import ctypes
 import json
 import os
@@ -32,7 +31,8 @@ import subprocess
 import sys
 import tempfile
 
-from interleave import interleaved, print_table, summarize
+from interleave import (interleaved, onnx_runtime_session, openvino_model, parse_and_pin,
+                        print_table, summarize)
 
 ROOT = os.path.dirname(os.path.abspath(os.path.dirname(__file__)))
 T, F, U, OUT = 10, 32, 128, 8
@@ -119,17 +119,7 @@ class FedBack:
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--build", default=os.path.join(ROOT, "build"))
-    p.add_argument("--rounds", type=int, default=15)
-    p.add_argument("--burst", type=float, default=0.2, help="seconds per engine per round")
-    p.add_argument("--out", default="stateful-bench.json")
-    args = p.parse_args()
-    os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    os.environ["OMP_NUM_THREADS"] = "1"
-    core = sorted(os.sched_getaffinity(0))[-1]
-    os.sched_setaffinity(0, {core})
+    args, core = parse_and_pin(__doc__.splitlines()[0], "stateful-bench.json", ROOT)
     import numpy as np
     import onnxruntime as ort
     import openvino as ov
@@ -144,13 +134,8 @@ def main():
         subprocess.run([os.path.join(args.build, "bin", "seq-compile"), path, "-o", lib],
                        check=True)
         proto = onnx_model(keras_model, batch).SerializeToString()
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        session = ort.InferenceSession(proto, options, providers=["CPUExecutionProvider"])
-        compiled = ov.Core().compile_model(ov.Core().read_model(model=proto, weights=b""), "CPU",
-                                           {"INFERENCE_NUM_THREADS": 1, "NUM_STREAMS": 1,
-                                            "INFERENCE_PRECISION_HINT": "f32"})
+        session = onnx_runtime_session(proto)
+        compiled = openvino_model(proto)
         request = compiled.create_infer_request()
 
         def ort_run(x, h, c):
