@@ -1,5 +1,6 @@
-"""Writes the Keras 3 files of masking.test (run with TensorFlow + keras 3;
-the files are committed, the test never needs TensorFlow):
+"""Writes the Keras 3 (and one tf_keras) files of masking.test (run with
+TensorFlow, keras 3 and tf_keras; the files are committed, the test never
+needs TensorFlow):
 
     python make_masking.py
 """
@@ -31,3 +32,14 @@ inp = keras.Input((4, 3), name="x")
 hand = keras.ops.any(keras.ops.not_equal(inp, 5.0), axis=-1)
 out = L.LSTM(2, name="lstm")(L.Masking(0.0, name="masking")(inp), mask=hand)
 save(keras.Model(inp, out), "mask_by_hand")
+
+# Masked branches merged (tf_keras .h5, which saves no mask nodes): Keras 2
+# ANDs the masks and Keras 3 ORs them; seqc refuses the merge by name.
+import tf_keras as k2  # noqa: E402
+
+inp = k2.Input((4, 3), name="x")
+masked = k2.layers.Masking(name="masking")(inp)
+summed = k2.layers.Add(name="add")([k2.layers.Dense(2, name="a")(masked),
+                                    k2.layers.Dense(2, name="b")(masked)])
+k2.Model(inp, k2.layers.LSTM(2, name="lstm")(summed)).save(
+    os.path.join(HERE, "mask_merged_keras2.h5"), save_format="h5")
