@@ -283,6 +283,17 @@ RecurrenceSpec flagsOf(RecurrentOp op, Cell cell) {
   return spec;
 }
 
+Expected<std::vector<unsigned>> Emitter::operands(Operation *op, ValueRange values) {
+  std::vector<unsigned> buffers;
+  for (Value v : values) {
+    Expected<unsigned> x = operand(op, v);
+    if (!x)
+      return x.takeError();
+    buffers.push_back(*x);
+  }
+  return buffers;
+}
+
 /// The pointer expression of `mask`'s buffer into spec.mask, if there is one.
 Error Emitter::bindMask(Operation *op, Value mask, RecurrenceSpec &spec) {
   if (!mask)
@@ -816,13 +827,10 @@ Error Emitter::emitOp(Operation *op) {
         return Error::success();
       })
       .Case<MergeOp>([&](MergeOp o) -> Error {
-        std::vector<unsigned> in;
-        for (Value v : o.getInputs()) {
-          Expected<unsigned> x = operand(op, v);
-          if (!x)
-            return x.takeError();
-          in.push_back(*x);
-        }
+        Expected<std::vector<unsigned>> inputs = operands(op, o.getInputs());
+        if (!inputs)
+          return inputs.takeError();
+        std::vector<unsigned> &in = *inputs;
         Dims dims = dimsOf(in[0]);
         unsigned y = newBuffer(dims, tag(op) + " output");
         std::string kind = stringifyMergeKind(o.getKind()).str();
@@ -843,13 +851,10 @@ Error Emitter::emitOp(Operation *op) {
         return Error::success();
       })
       .Case<ConcatenateOp>([&](ConcatenateOp o) -> Error {
-        std::vector<unsigned> in;
-        for (Value v : o.getInputs()) {
-          Expected<unsigned> x = operand(op, v);
-          if (!x)
-            return x.takeError();
-          in.push_back(*x);
-        }
+        Expected<std::vector<unsigned>> inputs = operands(op, o.getInputs());
+        if (!inputs)
+          return inputs.takeError();
+        std::vector<unsigned> &in = *inputs;
         size_t axis = o.getAxis();
         Dims dims = dimsOf(in[0]);
         std::string total;

@@ -126,6 +126,8 @@ private:
   unsigned rank(unsigned buffer) const { return buffers[buffer].dims.size(); }
   std::string ptr(unsigned buffer) const { return "m->" + buffers[buffer].storage; }
   Expected<unsigned> operand(Operation *op, Value value);
+  /// operand() of each value, in order.
+  Expected<std::vector<unsigned>> operands(Operation *op, mlir::ValueRange values);
   Expected<std::string> weight(Operation *op, Value value, StringRef role);
   Expected<std::string> optionalWeight(Operation *op, Value value, StringRef role) {
     if (!value)

@@ -253,18 +253,28 @@ LogicalResult windowsFit(Operation *op, ArrayRef<int64_t> input,
   return success();
 }
 
-/// Conv2D / Conv3D, channels last.
-template <typename ConvOp> LogicalResult verifyConvNd(ConvOp op) {
+/// What every N-D convolution (plain or transposed) checks first: input and
+/// kernel ranks, per-axis strides and dilations, and no causal padding.
+template <typename ConvOp> LogicalResult verifyConvOperands(ConvOp op) {
   constexpr int64_t spatial = ConvOp::kSpatialRank;
   Check check(op);
-  Value input = op.getInput(), kernel = op.getKernel();
-  if (failed(check.rank(input, "input", spatial + 2)) ||
-      failed(check.rank(kernel, "kernel", spatial + 2)) ||
+  if (failed(check.rank(op.getInput(), "input", spatial + 2)) ||
+      failed(check.rank(op.getKernel(), "kernel", spatial + 2)) ||
       failed(spatialSizes(op, "strides", op.getStrides(), spatial)) ||
       failed(spatialSizes(op, "dilation_rate", op.getDilationRate(), spatial)))
     return failure();
   if (op.getPadding() == Padding::Causal)
     return op.emitOpError("padding 'causal' is only valid for conv1d");
+  return success();
+}
+
+/// Conv2D / Conv3D, channels last.
+template <typename ConvOp> LogicalResult verifyConvNd(ConvOp op) {
+  constexpr int64_t spatial = ConvOp::kSpatialRank;
+  Check check(op);
+  Value input = op.getInput(), kernel = op.getKernel();
+  if (failed(verifyConvOperands(op)))
+    return failure();
   ArrayRef<int64_t> in = Check::shape(input), k = Check::shape(kernel);
   int64_t groups = op.getGroups(), filters = k[spatial + 1];
   if (failed(check.dim("kernel input channels x groups",
@@ -291,13 +301,8 @@ template <typename ConvOp> LogicalResult verifyConvTransposeNd(ConvOp op) {
   constexpr int64_t spatial = ConvOp::kSpatialRank;
   Check check(op);
   Value input = op.getInput(), kernel = op.getKernel();
-  if (failed(check.rank(input, "input", spatial + 2)) ||
-      failed(check.rank(kernel, "kernel", spatial + 2)) ||
-      failed(spatialSizes(op, "strides", op.getStrides(), spatial)) ||
-      failed(spatialSizes(op, "dilation_rate", op.getDilationRate(), spatial)))
+  if (failed(verifyConvOperands(op)))
     return failure();
-  if (op.getPadding() == Padding::Causal)
-    return op.emitOpError("padding 'causal' is only valid for conv1d");
   ArrayRef<int64_t> outputPadding;
   if (op.getOutputPadding())
     outputPadding = *op.getOutputPadding();
