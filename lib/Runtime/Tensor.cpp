@@ -46,6 +46,15 @@ int64_t Tensor::offset(std::initializer_list<int64_t> index) const {
   return flat;
 }
 
+Tensor Tensor::rows(int64_t first, int64_t count) const {
+  int64_t rowSize = shape.empty() || shape[0] == 0 ? 0 : numElements() / shape[0];
+  Tensor part{shape, {}};
+  part.shape[0] = count;
+  part.data.assign(data.begin() + first * rowSize,
+                   data.begin() + (first + count) * rowSize);
+  return part;
+}
+
 std::string Tensor::shapeString() const {
   std::string s = "(";
   for (size_t i = 0; i < shape.size(); ++i) {

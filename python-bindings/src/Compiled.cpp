@@ -3,7 +3,7 @@
 #include "Engines.h"
 #include "Error.h"
 
-#include "seq/Dialect/Seq/IR/ModelState.h"
+#include "seq/Dialect/Seq/IR/ModelIO.h"
 #include "seq/Runtime/Eager.h"
 
 #include <nanobind/ndarray.h>
@@ -46,33 +46,40 @@ std::shared_ptr<Compiled> Compiled::create(std::shared_ptr<Model> model,
   return compiled;
 }
 
-llvm::Expected<Tensor> Compiled::run(const Tensor &input) {
-  if (input.rank() < 1)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "input has shape " + input.shapeString() +
-                                       ": it needs a batch axis");
+llvm::Expected<std::vector<Tensor>>
+Compiled::runAll(const std::vector<Tensor> &inputs) {
+  for (const Tensor &input : inputs)
+    if (input.rank() < 1)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "input has shape " + input.shapeString() +
+                                         ": it needs a batch axis");
+  std::unique_lock<std::mutex> lock;
+  if (serial)
+    lock = std::unique_lock<std::mutex>(*serial);
   // A model built for a fixed batch (a stateful one) takes any whole number
   // of batches, run one after the other as Keras' predict(x, batch_size)
   // does: each starts from the state the one before left.
   int64_t batch = seq::fixedBatch(source->module()).value_or(-1);
-  if (batch > 0 && input.shape[0] != batch) {
-    std::unique_lock<std::mutex> lock;
-    if (serial)
-      lock = std::unique_lock<std::mutex>(*serial);
-    return seq::rt::runInBatches(*engine, input, batch);
-  }
-  if (llvm::Error e = seq::rt::checkInputShape(source->module(), input.shape))
-    return std::move(e);
-  std::unique_lock<std::mutex> lock;
-  if (serial)
-    lock = std::unique_lock<std::mutex>(*serial);
-  llvm::Expected<Tensor> output = engine->run(input);
-  if (output && (output->rank() < 1 || output->shape[0] != input.shape[0]))
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "engine '" + name + "' returned shape " + output->shapeString() + " for " +
-            std::to_string(input.shape[0]) + " rows");
-  return output;
+  if (batch > 0 && !inputs.empty() && inputs[0].shape[0] != batch)
+    return seq::rt::runInBatches(*engine, inputs, batch);
+  llvm::Expected<std::vector<Tensor>> outputs = engine->runAll(inputs);
+  if (outputs)
+    for (const Tensor &output : *outputs)
+      if (output.rank() < 1 || output.shape[0] != inputs[0].shape[0])
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            "engine '" + name + "' returned shape " + output.shapeString() +
+                " for " + std::to_string(inputs[0].shape[0]) + " rows");
+  return outputs;
+}
+
+llvm::Expected<Tensor> Compiled::run(const Tensor &input) {
+  if (io().inputs.size() != 1 || io().outputs.size() != 1)
+    return engine->run(input); // its error names the ports
+  llvm::Expected<std::vector<Tensor>> outputs = runAll({input});
+  if (!outputs)
+    return outputs.takeError();
+  return std::move(outputs->front());
 }
 
 InputArray asInputArray(nb::handle x) {
@@ -100,6 +107,13 @@ nb::ndarray<nb::numpy, float> toNumpy(Tensor tensor) {
                                        owner);
 }
 
+std::vector<std::string> namesOf(const std::vector<seq::ModelPort> &ports) {
+  std::vector<std::string> names;
+  for (const seq::ModelPort &p : ports)
+    names.push_back(p.name);
+  return names;
+}
+
 } // namespace
 
 void bindCompiled(nb::module_ &m) {
@@ -112,25 +126,74 @@ void bindCompiled(nb::module_ &m) {
           "reentrant", [](const Compiled &self) { return isReentrant(self.engineName()); },
           "True when calls from several threads run in parallel ('eager', "
           "'jit'); other engines take one call at a time.")
+      .def_prop_ro(
+          "input_names", [](const Compiled &self) { return namesOf(self.io().inputs); },
+          "The model's inputs' Keras names (its InputLayers'), in Keras' order.")
+      .def_prop_ro(
+          "output_names", [](const Compiled &self) { return namesOf(self.io().outputs); },
+          "The model's outputs' Keras names (their layers'), in Keras' order.")
       .def(
           "__call__",
-          [](Compiled &self, nb::handle arrayLike) {
-            InputArray x = asInputArray(arrayLike);
-            llvm::Expected<Tensor> output = [&] {
+          [](Compiled &self, nb::handle given) -> nb::object {
+            const seq::ModelIO &io = self.io();
+            std::vector<InputArray> arrays;
+            if (nb::isinstance<nb::dict>(given)) {
+              nb::dict byName = nb::borrow<nb::dict>(given);
+              for (const seq::ModelPort &p : io.inputs) {
+                nb::str key(p.name.c_str());
+                if (!byName.contains(key))
+                  throw Error("input '" + p.name + "' is missing; the model's inputs "
+                              "are " + seq::portList(io.inputs));
+                arrays.push_back(asInputArray(byName[key]));
+              }
+              if (nb::len(byName) != io.inputs.size())
+                throw Error("the dict names an input the model does not have; its "
+                            "inputs are " + seq::portList(io.inputs));
+            } else if (io.inputs.size() > 1 &&
+                       (nb::isinstance<nb::list>(given) || nb::isinstance<nb::tuple>(given))) {
+              if (nb::len(given) != io.inputs.size())
+                throw Error("the model takes " + std::to_string(io.inputs.size()) +
+                            " inputs (" + seq::portList(io.inputs) + "), got " +
+                            std::to_string(nb::len(given)));
+              for (nb::handle item : given)
+                arrays.push_back(asInputArray(item));
+            } else {
+              if (io.inputs.size() > 1)
+                throw Error("the model takes " + std::to_string(io.inputs.size()) +
+                            " inputs (" + seq::portList(io.inputs) +
+                            "): pass a dict by name or a list in that order");
+              arrays.push_back(asInputArray(given));
+            }
+            std::vector<Tensor> inputs;
+            for (const InputArray &a : arrays)
+              inputs.push_back(toTensor(a));
+            llvm::Expected<std::vector<Tensor>> outputs = [&] {
               nb::gil_scoped_release release;
-              return self.run(toTensor(x));
+              return self.runAll(inputs);
             }();
-            return toNumpy(unwrap(std::move(output)));
+            std::vector<Tensor> results = unwrap(std::move(outputs));
+            if (results.size() == 1)
+              return nb::cast(toNumpy(std::move(results.front())));
+            nb::dict byName;
+            for (auto [p, t] : llvm::zip(io.outputs, results))
+              byName[p.name.c_str()] = toNumpy(std::move(t));
+            return byName;
           },
           nb::arg("x"),
-          nb::sig("def __call__(self, x: numpy.typing.ArrayLike) -> "
-                  "numpy.typing.NDArray[numpy.float32]"),
+          nb::sig("def __call__(self, x: numpy.typing.ArrayLike | "
+                  "dict[str, numpy.typing.ArrayLike] | "
+                  "list[numpy.typing.ArrayLike]) -> "
+                  "numpy.typing.NDArray[numpy.float32] | "
+                  "dict[str, numpy.typing.NDArray[numpy.float32]]"),
           "Runs one batch: x is batch-major float32 (other dtypes, layouts "
           "and nested lists are converted), any batch size; returns a new "
-          "float32 array. A stateful model (fixed batch B) takes any multiple "
-          "of B rows and runs them as consecutive batches of B, each from the "
-          "state the one before left (Keras' predict(x, batch_size=B)). The GIL "
-          "is released while it runs. Raises seqc.Error.")
+          "float32 array. A model with several inputs takes a dict {input name: "
+          "array} (or a list in input_names order), all with the same rows; a "
+          "model with several outputs returns a dict {output name: array}. A "
+          "stateful model (fixed batch B) takes any multiple of B rows and runs "
+          "them as consecutive batches of B, each from the state the one before "
+          "left (Keras' predict(x, batch_size=B)). The GIL is released while it "
+          "runs. Raises seqc.Error.")
       .def_prop_rw(
           "state",
           [](const Compiled &self) {

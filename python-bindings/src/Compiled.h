@@ -28,6 +28,10 @@ public:
   /// Runs one batch; checks the shape first. Call without the GIL: engines
   /// that are not reentrant are called one thread at a time.
   llvm::Expected<seq::rt::Tensor> run(const seq::rt::Tensor &input);
+  /// One batch of each input (the model's input order); each output.
+  llvm::Expected<std::vector<seq::rt::Tensor>>
+  runAll(const std::vector<seq::rt::Tensor> &inputs);
+  const seq::ModelIO &io() const { return engine->io(); }
 
   /// The engine's state slots (a stateful model's; empty otherwise), its
   /// flat state, and setting or zeroing it (see seq::rt::Engine).

@@ -23,10 +23,6 @@ BAD_MESSAGES = {
     "bad_custom": L("layer 'my_scale' (ScaleLayer): 'ScaleLayer' is not a Keras layer but a "
                     "custom class, whose code is not in the file and which seqc never "
                     "runs; rebuild the model from built-in layers and re-save"),
-    "bad_two_inputs": L("the Functional model has several inputs ('a', 'b'): only "
-                        "single-input models are supported yet"),
-    "bad_two_outputs": L("the Functional model has 2 outputs: only single-output models "
-                         "are supported yet"),
     "bad_shared_layer": L("layer 'shared' is called 3 times (a shared layer): not "
                           "supported yet"),
     "bad_weights_only": L("a weights-only HDF5 file (no 'model_config'): pass the "

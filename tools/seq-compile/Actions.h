@@ -6,6 +6,7 @@
 #define SEQ_TOOLS_SEQ_COMPILE_ACTIONS_H
 
 #include "seq/Frontend/Keras/Importer.h"
+#include "seq/Runtime/Engine.h"
 #include "seq/Runtime/RowSource.h"
 #include "seq/Runtime/Tensor.h"
 
@@ -63,6 +64,13 @@ llvm::StringRef runProgressMode();
 /// -o names a directory (an existing one, or a path ending in '/'): one
 /// output per input shard, DIR/<shard name>.npy.
 bool outputIsDirectory();
+
+/// The --input values of a model with several inputs, NAME=FILE each,
+/// in the model's input order; an error names what is missing or unknown.
+llvm::Expected<std::vector<std::string>> namedInputSpecs(const seq::ModelIO &io);
+/// --run of a model with several inputs or outputs (RunPorts.cpp): -o DIR/
+/// gets one <output name>.npy per output. Returns the exit code.
+int runModelPorts(seq::rt::Engine &engine, std::optional<int64_t> fixedBatch);
 
 struct Session {
   mlir::MLIRContext &context;

@@ -15,7 +15,7 @@
 // Exit code 3 when any verdict fails.
 #include "Actions.h"
 
-#include "seq/Dialect/Seq/IR/ModelState.h"
+#include "seq/Dialect/Seq/IR/ModelIO.h"
 #include "seq/Runtime/Compare.h"
 #include "seq/Runtime/Engine.h"
 #include "seq/Runtime/Npy.h"
@@ -84,27 +84,53 @@ std::string join(StringRef dir, StringRef file) {
   return std::string(path);
 }
 
-/// Inputs drawn from N(0, 1) with a fixed seed; integer ids below the table
-/// size when the model starts with an Embedding. Dynamic axes: batch 2,
-/// others 10.
-Tensor randomInput(mlir::ModuleOp module) {
+/// Inputs drawn from N(0, 1) with a fixed seed, one per model input;
+/// integer ids below the table size for an input that feeds an Embedding.
+/// Dynamic axes: batch 2 (or the model's fixed batch), others 10.
+std::vector<Tensor> randomInputs(mlir::ModuleOp module) {
   auto predict = module.lookupSymbol<mlir::func::FuncOp>("predict");
-  auto type = cast<mlir::RankedTensorType>(predict.getArgumentTypes()[0]);
-  Tensor input;
-  for (auto [i, d] : llvm::enumerate(type.getShape()))
-    input.shape.push_back(mlir::ShapedType::isDynamic(d) ? (i == 0 ? 2 : 10) : d);
-  input.data.resize(input.numElements());
+  std::vector<Tensor> inputs;
   std::mt19937 random(0);
-  int64_t vocabulary = 0;
-  for (mlir::Operation *user : predict.getArgument(0).getUsers())
-    if (auto embedding = dyn_cast<seq::EmbeddingOp>(user))
-      vocabulary = cast<mlir::RankedTensorType>(embedding.getTable().getType()).getDimSize(0);
-  std::normal_distribution<float> normal(0, 1);
-  std::uniform_int_distribution<int64_t> ids(0, std::max<int64_t>(vocabulary - 1, 0));
-  for (float &x : input.data)
-    x = vocabulary ? static_cast<float>(ids(random)) : normal(random);
-  return input;
+  for (mlir::BlockArgument arg : predict.getArguments()) {
+    if (predict.getArgAttr(arg.getArgNumber(), seq::kStateAttrName))
+      break;
+    auto type = cast<mlir::RankedTensorType>(arg.getType());
+    Tensor input;
+    for (auto [i, d] : llvm::enumerate(type.getShape()))
+      input.shape.push_back(mlir::ShapedType::isDynamic(d) ? (i == 0 ? 2 : 10) : d);
+    input.data.resize(input.numElements());
+    int64_t vocabulary = 0;
+    for (mlir::Operation *user : arg.getUsers())
+      if (auto embedding = dyn_cast<seq::EmbeddingOp>(user))
+        vocabulary =
+            cast<mlir::RankedTensorType>(embedding.getTable().getType()).getDimSize(0);
+    std::normal_distribution<float> normal(0, 1);
+    std::uniform_int_distribution<int64_t> ids(0, std::max<int64_t>(vocabulary - 1, 0));
+    for (float &x : input.data)
+      x = vocabulary ? static_cast<float>(ids(random)) : normal(random);
+    inputs.push_back(std::move(input));
+  }
+  return inputs;
 }
+
+/// The outputs as one tensor for the verdict: the only one as it is,
+/// several as rows of all their values one after the other.
+Tensor joinOutputs(std::vector<Tensor> outputs) {
+  if (outputs.size() == 1)
+    return std::move(outputs.front());
+  int64_t batch = outputs.front().shape[0];
+  Tensor joined{{batch, 0}, {}};
+  for (int64_t row = 0; row < batch; ++row)
+    for (const Tensor &t : outputs) {
+      int64_t size = batch ? t.numElements() / batch : 0;
+      joined.data.insert(joined.data.end(), t.data.begin() + row * size,
+                         t.data.begin() + (row + 1) * size);
+    }
+  joined.shape[1] = batch ? static_cast<int64_t>(joined.data.size()) / batch : 0;
+  return joined;
+}
+
+std::string inputFile(size_t k) { return "input_" + std::to_string(k) + ".npy"; }
 
 /// Worker mode: one timed run of one engine per round the parent asks for,
 /// results left in the directory.
@@ -124,14 +150,18 @@ int runWorker(seqc::Session &session) {
       return fail(toString(injected.takeError()));
     fault = *injected;
   }
-  Expected<Tensor> input = seq::rt::readNpy(join(workerDir, "input.npy"));
-  if (!input)
-    return fail(toString(input.takeError()));
   seqc::registerEngines();
   Expected<std::unique_ptr<seq::rt::Engine>> engine =
       seq::rt::createEngine(workerEngine, *session.model.module);
   if (!engine)
     return fail(toString(engine.takeError()));
+  std::vector<Tensor> inputs;
+  for (size_t k = 0; k < (*engine)->io().inputs.size(); ++k) {
+    Expected<Tensor> input = seq::rt::readNpy(join(workerDir, inputFile(k)));
+    if (!input)
+      return fail(toString(input.takeError()));
+    inputs.push_back(std::move(*input));
+  }
   Expected<seq::rt::SampleLog> log = seq::rt::SampleLog::open(workerDir);
   if (!log)
     return fail(toString(log.takeError()));
@@ -139,10 +169,16 @@ int runWorker(seqc::Session &session) {
   // zeros: every run then computes the same.
   std::optional<int64_t> fixed = seq::fixedBatch(*session.model.module);
   auto run = [&]() -> Expected<Tensor> {
-    if (!fixed)
-      return (*engine)->run(*input);
-    (*engine)->resetState();
-    return seq::rt::runInBatches(**engine, *input, *fixed);
+    Expected<std::vector<Tensor>> outputs = std::vector<Tensor>();
+    if (fixed) {
+      (*engine)->resetState();
+      outputs = seq::rt::runInBatches(**engine, inputs, *fixed);
+    } else {
+      outputs = (*engine)->runAll(inputs);
+    }
+    if (!outputs)
+      return outputs.takeError();
+    return joinOutputs(std::move(*outputs));
   };
   Tensor output;
   for (int64_t i = 0; seq::rt::nextWorkerCommand() == seq::rt::WorkerCommand::Round;
@@ -220,16 +256,31 @@ int runCompare(seqc::Session &session) {
   if (std::find(known.begin(), known.end(), compiled) == known.end())
     return seqc::fail("unknown engine '" + compiled + "' for --compare", 2);
 
-  Tensor input;
-  if (seqc::inputSpecs.size() > 1)
-    return seqc::fail("--compare takes one --input", 2);
+  std::vector<Tensor> inputs;
+  mlir::ModuleOp module = *session.model.module;
+  Expected<seq::ModelIO> io =
+      seq::modelIO(module.lookupSymbol<mlir::func::FuncOp>("predict"));
+  if (!io)
+    return seqc::fail(toString(io.takeError()));
   if (seqc::inputSpecs.empty()) {
-    input = randomInput(*session.model.module);
-  } else {
+    inputs = randomInputs(module);
+  } else if (io->inputs.size() == 1) {
+    if (seqc::inputSpecs.size() > 1)
+      return seqc::fail("--compare takes one --input", 2);
     Expected<Tensor> given = seqc::readInput(seqc::inputSpecs.front());
     if (!given)
       return seqc::fail(toString(given.takeError()));
-    input = std::move(*given);
+    inputs.push_back(std::move(*given));
+  } else {
+    Expected<std::vector<std::string>> specs = seqc::namedInputSpecs(*io);
+    if (!specs)
+      return seqc::fail(toString(specs.takeError()), 2);
+    for (const std::string &spec : *specs) {
+      Expected<Tensor> given = seqc::readInput(spec);
+      if (!given)
+        return seqc::fail(toString(given.takeError()));
+      inputs.push_back(std::move(*given));
+    }
   }
 
   SmallString<128> root;
@@ -249,8 +300,9 @@ int runCompare(seqc::Session &session) {
           return Error::success();
         }))
       return seqc::fail(toString(std::move(e)));
-    if (Error e = seq::rt::writeNpy(join(dir, "input.npy"), input))
-      return seqc::fail(toString(std::move(e)));
+    for (auto [k, input] : llvm::enumerate(inputs))
+      if (Error e = seq::rt::writeNpy(join(dir, inputFile(k)), input))
+        return seqc::fail(toString(std::move(e)));
   }
 
   if (minSlowdownUs < 0 || minSlowdownPct < 0)

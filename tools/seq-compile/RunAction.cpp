@@ -13,7 +13,7 @@
 #include "Actions.h"
 #include "Mode.h"
 
-#include "seq/Dialect/Seq/IR/ModelState.h"
+#include "seq/Dialect/Seq/IR/ModelIO.h"
 #include "seq/Runtime/Eager.h"
 #include "seq/Runtime/Engine.h"
 #include "seq/Runtime/Npy.h"
@@ -277,6 +277,18 @@ std::optional<int> runAction(seqc::Session &session) {
   }
   mlir::ModuleOp module = *session.model.module;
   std::vector<int64_t> rowShape = modelRowShape(module);
+  auto predict = module.lookupSymbol<mlir::func::FuncOp>("predict");
+  if (Expected<seq::ModelIO> io = seq::modelIO(predict);
+      io && (io->inputs.size() > 1 || io->outputs.size() > 1)) {
+    Expected<std::unique_ptr<seq::rt::Engine>> engine =
+        seq::rt::createEngine(engineName, module);
+    if (!engine)
+      return seqc::fail("engine '" + engineName +
+                        "': " + toString(engine.takeError()));
+    return seqc::runModelPorts(**engine, seq::fixedBatch(module));
+  } else if (!io) {
+    return seqc::fail(toString(io.takeError()));
+  }
 
   Expected<std::vector<Shard>> checked = seqc::checkRunShards(module);
   if (!checked)

@@ -118,9 +118,9 @@ protected:
   /// One call; for a model with a fixed batch (a stateful one), the
   /// input's batches one after the other from a zero state.
   Tensor run(seq::rt::Engine &e, const Tensor &input) {
-    llvm::Expected<Tensor> out = Tensor();
+    llvm::Expected<std::vector<Tensor>> out = std::vector<Tensor>();
     if (e.stateSlots().empty()) {
-      out = e.run(input);
+      out = e.runAll(input);
     } else {
       e.resetState();
       out = seq::rt::runInBatches(e, input, e.stateSlots().front().shape[1]);
@@ -129,7 +129,7 @@ protected:
       ADD_FAILURE() << llvm::toString(out.takeError());
       return {};
     }
-    return std::move(*out);
+    return std::move(out->front());
   }
   mlir::MLIRContext context;
 };

@@ -5,7 +5,7 @@
 #ifndef SEQ_RUNTIME_ENGINE_H
 #define SEQ_RUNTIME_ENGINE_H
 
-#include "seq/Dialect/Seq/IR/ModelState.h"
+#include "seq/Dialect/Seq/IR/ModelIO.h"
 #include "seq/Runtime/Tensor.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -25,15 +25,21 @@ namespace seq::rt {
 class Engine {
 public:
   virtual ~Engine() = default;
-  /// Runs the model on one batch, batch-major float32, and returns its
-  /// output. A shape that does not fit the model is an error, not a crash.
-  /// A stateful model starts from the state the last call left and leaves
-  /// its new state (see ModelState.h); its calls run one at a time.
-  virtual llvm::Expected<Tensor> run(const Tensor &input) = 0;
+  /// Runs the model on one batch of each of its inputs (io().inputs order,
+  /// batch-major float32, the same batch) and returns its outputs
+  /// (io().outputs order). Inputs that do not fit the model are an error,
+  /// not a crash. A stateful model starts from the state the last call left
+  /// and leaves its new state (see ModelState.h); its calls run one at a
+  /// time.
+  llvm::Expected<std::vector<Tensor>> runAll(llvm::ArrayRef<Tensor> inputs);
+  /// runAll for a model with one input and one output.
+  llvm::Expected<Tensor> run(const Tensor &input);
 
+  /// The model's inputs, outputs and state slots.
+  const ModelIO &io() const { return ports; }
   /// The layers whose state persists between calls (Keras stateful=True);
   /// empty for a stateless model.
-  const std::vector<StateSlot> &stateSlots() const { return slots; }
+  const std::vector<StateSlot> &stateSlots() const { return ports.state; }
   /// Every slot's state, flat in slot order: zeros after creation and
   /// after resetState.
   std::vector<float> state() const;
@@ -42,23 +48,31 @@ public:
   void resetState();
 
 protected:
-  /// Called by a stateful engine's factory.
-  void initState(std::vector<StateSlot> stateSlots);
-  /// Held by run() of a stateful engine while it reads and writes
+  /// Called by each engine's factory: the model's ports (and zero state).
+  void initIO(ModelIO io);
+  /// runAll once the inputs are checked against io().
+  virtual llvm::Expected<std::vector<Tensor>>
+  execute(llvm::ArrayRef<Tensor> inputs) = 0;
+  /// Held by execute() of a stateful engine while it reads and writes
   /// `stateValues`.
   mutable std::mutex stateMutex;
   std::vector<float> stateValues;
 
 private:
-  std::vector<StateSlot> slots;
+  llvm::Error checkInputs(llvm::ArrayRef<Tensor> inputs) const;
+  ModelIO ports;
 };
 
-/// Runs `input` on a model built for a fixed batch of `batch` rows (a
-/// stateful one): its rows, a multiple of `batch`, as consecutive calls,
+/// Checks `inputs` against the model's inputs: their count, each shape
+/// (static sizes equal), the values each holds, one batch for all.
+llvm::Error checkInputs(const ModelIO &io, llvm::ArrayRef<Tensor> inputs);
+
+/// Runs `inputs` on a model built for a fixed batch of `batch` rows (a
+/// stateful one): their rows, a multiple of `batch`, as consecutive calls,
 /// each from the state the one before left (Keras' predict(x,
-/// batch_size)); the outputs joined. Any other row count is an error.
-llvm::Expected<Tensor> runInBatches(Engine &engine, const Tensor &input,
-                                    int64_t batch);
+/// batch_size)); each output joined. Any other row count is an error.
+llvm::Expected<std::vector<Tensor>>
+runInBatches(Engine &engine, llvm::ArrayRef<Tensor> inputs, int64_t batch);
 
 /// Builds an engine for `module`; the module must outlive the engine unless
 /// the engine copies what it needs.

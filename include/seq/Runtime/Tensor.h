@@ -36,6 +36,8 @@ struct Tensor {
   float at(std::initializer_list<int64_t> index) const {
     return data[offset(index)];
   }
+  /// Rows [first, first + count) of axis 0, copied.
+  Tensor rows(int64_t first, int64_t count) const;
   /// The shape as Python prints a tuple: "(2, 5, 3)", "(4,)", "()".
   std::string shapeString() const;
 };

@@ -9,7 +9,7 @@
 #include "seq/Frontend/Keras/FileFormat.h"
 
 #include "seq/Dialect/Seq/IR/Metadata.h"
-#include "seq/Dialect/Seq/IR/ModelState.h"
+#include "seq/Dialect/Seq/IR/ModelIO.h"
 #include "seq/Dialect/Seq/IR/SeqOps.h"
 #include "seq/Dialect/Seq/IR/SeqShapes.h"
 
@@ -172,6 +172,33 @@ resolveInputShape(const ImportOptions &options, const ModelConfig &config,
                      "without the batch axis, e.g. --input-shape=10,12)");
 }
 
+/// The shape (batch axis included) one of several inputs records: every
+/// size known but the batch's and the time axis' (axis 1); a stateful
+/// model's batch too.
+Expected<SmallVector<int64_t>> recordedInputShape(const ModelInput &input,
+                                                  bool stateful, StringRef where) {
+  auto fail = [&](const Twine &why) {
+    return fileError(where, "input layer '" + input.name + "' " + why);
+  };
+  if (!input.shape || input.shape->size() < 2)
+    return fail("records no shape: a model with several inputs needs each "
+                "InputLayer's shape");
+  SmallVector<int64_t> shape{kDynamic};
+  if (stateful && input.shape->front())
+    shape[0] = *input.shape->front();
+  for (size_t i = 1; i < input.shape->size(); ++i) {
+    std::optional<int64_t> size = (*input.shape)[i];
+    if (size && (*size < 1 || *size > kMaxDimension))
+      return fail("records size " + Twine(*size) + " on axis " + Twine(i) +
+                  "; sizes must be in [1, " + Twine(kMaxDimension) + "]");
+    if (!size && (i != 1 || input.shape->size() == 2))
+      return fail("records no size on axis " + Twine(i) +
+                  ": only the batch and time axes may be unknown");
+    shape.push_back(size.value_or(kDynamic));
+  }
+  return shape;
+}
+
 std::string jsonList(const std::vector<std::string> &items) {
   llvm::json::Array array;
   for (const std::string &s : items)
@@ -256,10 +283,41 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
       options.configPath.empty() &&
       llvm::all_of(weights, [](const std::vector<WeightArray> &w) { return w.empty(); });
 
-  Expected<std::vector<int64_t>> inputShape =
-      resolveInputShape(options, *config, weights, where);
-  if (!inputShape)
-    return inputShape.takeError();
+  // One argument per model input: a single input's shape may be recovered
+  // from the weights or given with --input-shape; each of several inputs
+  // has its InputLayer's.
+  bool stateful = llvm::any_of(config->layers, isStateful);
+  std::vector<std::string> inputNames;
+  SmallVector<Type> argTypes;
+  if (config->inputs.size() > 1) {
+    if (options.inputShape)
+      return fileError(where, "--input-shape applies to a model with one input; "
+                              "this one has " + Twine(config->inputs.size()) +
+                              " and each InputLayer records its own shape");
+    for (const ModelInput &input : config->inputs) {
+      Expected<SmallVector<int64_t>> shape =
+          recordedInputShape(input, stateful, where);
+      if (!shape)
+        return shape.takeError();
+      argTypes.push_back(RankedTensorType::get(*shape, Float32Type::get(&context)));
+      inputNames.push_back(input.name);
+    }
+  } else {
+    Expected<std::vector<int64_t>> inputShape =
+        resolveInputShape(options, *config, weights, where);
+    if (!inputShape)
+      return inputShape.takeError();
+    // A stateful layer keeps one state row per batch row: the batch is the
+    // one the model was built with.
+    SmallVector<int64_t> argShape{kDynamic};
+    if (stateful && config->inputShape && !config->inputShape->empty() &&
+        config->inputShape->front())
+      argShape[0] = *config->inputShape->front();
+    argShape.append(inputShape->begin(), inputShape->end());
+    argTypes.push_back(RankedTensorType::get(argShape, Float32Type::get(&context)));
+    inputNames.push_back(config->inputs.empty() ? std::string("input")
+                                                : config->inputs[0].name);
+  }
 
   OpBuilder builder(&context);
   Location fileLoc = FileLineColLoc::get(&context, where, 0, 0);
@@ -267,17 +325,8 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   model.modelName = config->modelName;
   model.module = ModuleOp::create(fileLoc);
   builder.setInsertionPointToEnd(model.module->getBody());
-
-  // A stateful layer keeps one state row per batch row: the batch is the
-  // one the model was built with.
-  SmallVector<int64_t> argShape{kDynamic};
-  if (llvm::any_of(config->layers, isStateful) && config->inputShape &&
-      !config->inputShape->empty() && config->inputShape->front())
-    argShape[0] = *config->inputShape->front();
-  argShape.append(inputShape->begin(), inputShape->end());
-  auto argType = RankedTensorType::get(argShape, builder.getF32Type());
   auto func = func::FuncOp::create(builder, fileLoc, "predict",
-                                   builder.getFunctionType({argType}, {}));
+                                   builder.getFunctionType(argTypes, {}));
   Block *entry = func.addEntryBlock();
   builder.setInsertionPointToStart(entry);
 
@@ -287,7 +336,8 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   // A Functional layer reads the values (and masks) of the layers it names;
   // a Sequential one the value before it.
   llvm::StringMap<std::pair<Value, Value>> produced;
-  produced[config->inputLayer] = {value, nullptr};
+  for (auto [i, name] : llvm::enumerate(inputNames))
+    produced[name] = {entry->getArgument(i), nullptr};
   std::vector<std::string> layerNames;
   // A graph (a layer reads several, or several read one) lists what each
   // layer reads in its summary, as Keras does for such models.
@@ -340,9 +390,12 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
     model.layers.push_back(std::move(row));
     layerNames.push_back(layer.getName());
   }
-  if (!config->outputLayer.empty())
-    value = produced.lookup(config->outputLayer).first;
-  SmallVector<Value> results{value};
+  std::vector<std::string> outputNames = config->outputs;
+  if (outputNames.empty())
+    outputNames.push_back(config->layers.back().getName());
+  SmallVector<Value> results;
+  for (const std::string &name : outputNames)
+    results.push_back(produced.lookup(name).first);
   for (const LayerEmitter::LayerState &state : emitter.layerStates())
     results.push_back(state.final);
   func::ReturnOp::create(builder, fileLoc, results);
@@ -351,6 +404,10 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   for (const LayerEmitter::LayerState &state : emitter.layerStates())
     func.setArgAttr(state.initial.getArgNumber(), kStateAttrName,
                     builder.getStringAttr(state.layer));
+  for (auto [i, name] : llvm::enumerate(inputNames))
+    func.setArgAttr(i, kInputAttrName, builder.getStringAttr(name));
+  for (auto [i, name] : llvm::enumerate(outputNames))
+    func.setResultAttr(i, kOutputAttrName, builder.getStringAttr(name));
 
   // Metadata: the file's own entries, then seqc's (which a file cannot
   // override), then the user's --metadata on top.

@@ -398,8 +398,16 @@ Error parseLayerList(ArrayRef<const json::Value *> list, StringRef where,
         model.inputShapeSource = layer->getName();
       }
     }
-    if (layer->getClassName() != "InputLayer")
+    if (layer->getClassName() != "InputLayer") {
       model.layers.push_back(std::move(*layer));
+      continue;
+    }
+    ModelInput input{layer->getName(), std::nullopt};
+    for (StringRef key : {"batch_input_shape", "batch_shape"})
+      if (Expected<std::optional<KerasShape>> shape = layer->getShape(key);
+          shape && *shape)
+        input.shape = **shape;
+    model.inputs.push_back(std::move(input));
   }
   return Error::success();
 }
@@ -474,12 +482,8 @@ Error parseFunctional(const json::Object &config, StringRef where,
     names.push_back(name);
     reads[name] = std::move(inbound);
   }
-  if (inputLayers.size() != 1)
-    return fileError(where, inputLayers.empty()
-                                ? Twine("the Functional model has no input layer")
-                                : "the Functional model has several inputs ('" +
-                                      inputLayers[0] + "', '" + inputLayers[1] +
-                                      "'): only single-input models are supported yet");
+  if (inputLayers.empty())
+    return fileError(where, "the Functional model has no input layer");
   std::vector<const json::Value *> ordered;
   StringSet<> placed;
   while (ordered.size() < names.size()) {
@@ -500,24 +504,43 @@ Error parseFunctional(const json::Object &config, StringRef where,
       return fileError(where, "layers " + cycle + " read each other in a cycle");
     }
   }
-  // The model's output: one layer's first output. (Other outputs of a
+  // The model's outputs: layers' first outputs. (Other outputs of a
   // return_state layer are its states, refused below by name.)
-  std::vector<TensorRef> outputs;
   if (const json::Value *list = config.get("output_layers"))
     for (TensorRef &ref : tensorRefs(*list))
       if (ref.index == 0)
-        outputs.push_back(std::move(ref));
-  if (outputs.size() > 1)
-    return fileError(where, "the Functional model has " + Twine(outputs.size()) +
-                                " outputs: only single-output models are supported yet");
-  model.inputLayer = inputLayers[0];
-  model.outputLayer = outputs.empty() ? nameOf(ordered.back()->getAsObject())
-                                      : outputs[0].layer;
-  if (!placed.contains(model.outputLayer))
-    return fileError(where, "the Functional model's output '" + model.outputLayer +
-                                "' is not one of its layers");
+        model.outputs.push_back(std::move(ref.layer));
+  if (model.outputs.empty())
+    model.outputs.push_back(nameOf(ordered.back()->getAsObject()));
+  for (const std::string &output : model.outputs)
+    if (!placed.contains(output))
+      return fileError(where, "the Functional model's output '" + output +
+                                  "' is not one of its layers");
   if (Error e = parseLayerList(ordered, where, model))
     return e;
+  for (const std::string &name : inputLayers)
+    if (!llvm::any_of(model.inputs,
+                      [&](const ModelInput &in) { return in.name == name; }))
+      return fileError(where, "layer '" + name + "' reads nothing but is not an "
+                                  "InputLayer: the model config is malformed");
+  // Keras' input order, when the config records it (else file order).
+  std::vector<ModelInput> inputs;
+  if (const json::Value *list = config.get("input_layers"))
+    for (const TensorRef &ref : tensorRefs(*list)) {
+      auto it = llvm::find_if(model.inputs, [&](const ModelInput &in) {
+        return in.name == ref.layer;
+      });
+      if (it == model.inputs.end())
+        return fileError(where, "the Functional model's input '" + ref.layer +
+                                    "' is not one of its input layers");
+      inputs.push_back(std::move(*it));
+      model.inputs.erase(it);
+    }
+  if (!inputs.empty() && !model.inputs.empty())
+    return fileError(where, "input layer '" + model.inputs.front().name +
+                                "' is not one of the Functional model's inputs");
+  if (!inputs.empty())
+    model.inputs = std::move(inputs);
   // Which layers' outputs after the first (return_state's states) some
   // layer or the model's outputs read.
   StringSet<> statesRead;

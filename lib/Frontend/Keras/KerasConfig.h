@@ -91,7 +91,7 @@ public:
   bool inFunctional() const { return functional; }
   void setInFunctional() { functional = true; }
   /// The layers whose (first) outputs a Functional layer reads, in order;
-  /// the model's input is ModelConfig::inputLayer. Empty in a Sequential
+  /// the model's inputs are ModelConfig::inputs. Empty in a Sequential
   /// model, where each layer reads the one before.
   const std::vector<std::string> &getInputs() const { return inputs; }
   void setInputs(std::vector<std::string> names) { inputs = std::move(names); }
@@ -111,15 +111,25 @@ private:
   bool functional = false;
 };
 
+/// One input of a Functional model: its InputLayer.
+struct ModelInput {
+  std::string name;
+  /// The shape its InputLayer records (batch axis included), if any.
+  std::optional<KerasShape> shape;
+};
+
 struct ModelConfig {
   std::string modelName;
   /// The layers in execution order (each after the layers it reads),
   /// InputLayer removed.
   std::vector<LayerConfig> layers;
-  /// A Functional model's InputLayer and the layer whose output is the
-  /// model's output; empty for a Sequential model (the last layer's).
-  std::string inputLayer, outputLayer;
-  /// The input shape the config records (batch axis included), if any.
+  /// The InputLayers in Keras' input order (model.inputs; a Sequential
+  /// model has at most one), and a Functional model's layers whose first
+  /// outputs are its outputs, in order (empty for a Sequential model: the
+  /// last layer's output).
+  std::vector<ModelInput> inputs;
+  std::vector<std::string> outputs;
+  /// The first input shape the config records (batch axis included), if any.
   std::optional<KerasShape> inputShape;
   /// The layer that recorded inputShape, for messages.
   std::string inputShapeSource;

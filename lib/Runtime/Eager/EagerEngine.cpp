@@ -40,11 +40,6 @@ Expected<func::FuncOp> predictFunction(ModuleOp module) {
   auto predict = module.lookupSymbol<func::FuncOp>("predict");
   if (!predict || predict.isExternal())
     return error("the module has no func.func @predict with a body");
-  FunctionType type = predict.getFunctionType();
-  if (type.getNumInputs() < 1 || type.getNumResults() < 1 ||
-      !isa<RankedTensorType>(type.getInput(0)))
-    return error("@predict must take a ranked tensor (and states) and return "
-                 "a value (and states)");
   return predict;
 }
 
@@ -62,7 +57,7 @@ class EagerEngine final : public Engine {
 public:
   static Expected<std::unique_ptr<Engine>> create(ModuleOp module);
 
-  Expected<Tensor> run(const Tensor &input) override;
+  Expected<std::vector<Tensor>> execute(ArrayRef<Tensor> inputs) override;
 
 private:
   /// Intermediate values of one run.
@@ -112,11 +107,11 @@ Expected<std::unique_ptr<Engine>> EagerEngine::create(ModuleOp module) {
   });
   if (failure)
     return std::move(failure);
-  Expected<std::vector<StateSlot>> slots = seq::stateSlots(*predict);
-  if (!slots)
-    return slots.takeError();
+  Expected<ModelIO> io = seq::modelIO(*predict);
+  if (!io)
+    return io.takeError();
   std::unique_ptr<EagerEngine> engine(new EagerEngine(*predict, std::move(weights)));
-  engine->initState(std::move(*slots));
+  engine->initIO(std::move(*io));
   return std::unique_ptr<Engine>(std::move(engine));
 }
 
@@ -129,23 +124,16 @@ const Tensor &EagerEngine::lookup(Value v, const Frame &frame) const {
   return weights.find(v)->second;
 }
 
-Expected<Tensor> EagerEngine::run(const Tensor &input) {
-  auto argType = cast<RankedTensorType>(predict.getArgument(0).getType());
-  if (!fits(input.shape, argType))
-    return error("input has shape " + input.shapeString() +
-                 " but the model expects " +
-                 shapes::format(argType.getShape()));
-  if (static_cast<int64_t>(input.data.size()) != input.numElements())
-    return error("input of shape " + input.shapeString() + " holds " +
-                 Twine(input.data.size()) + " values");
+Expected<std::vector<Tensor>> EagerEngine::execute(ArrayRef<Tensor> inputs) {
   Frame frame;
-  frame[predict.getArgument(0)] = input;
+  for (auto [i, input] : llvm::enumerate(inputs))
+    frame[predict.getArgument(i)] = input;
   const std::vector<StateSlot> &slots = stateSlots();
   std::unique_lock<std::mutex> lock(stateMutex, std::defer_lock);
   if (!slots.empty()) {
     lock.lock();
     for (auto [i, slot] : llvm::enumerate(slots))
-      frame[predict.getArgument(i + 1)] =
+      frame[predict.getArgument(inputs.size() + i)] =
           Tensor{slot.shape,
                  std::vector<float>(stateValues.begin() + slot.offset,
                                     stateValues.begin() + slot.offset + slot.size)};
@@ -154,10 +142,12 @@ Expected<Tensor> EagerEngine::run(const Tensor &input) {
   if (!results)
     return results.takeError();
   // Only a call that succeeded moves the state on.
+  size_t outputs = results->size() - slots.size();
   for (auto [i, slot] : llvm::enumerate(slots))
-    std::copy((*results)[i + 1].data.begin(), (*results)[i + 1].data.end(),
+    std::copy((*results)[outputs + i].data.begin(), (*results)[outputs + i].data.end(),
               stateValues.begin() + slot.offset);
-  return std::move(results->front());
+  results->resize(outputs);
+  return results;
 }
 
 Expected<std::vector<Tensor>> EagerEngine::runBlock(Block &block,

@@ -29,37 +29,91 @@ void Engine::resetState() {
   std::fill(stateValues.begin(), stateValues.end(), 0.0f);
 }
 
-void Engine::initState(std::vector<StateSlot> stateSlots) {
-  slots = std::move(stateSlots);
-  stateValues.assign(stateSize(slots), 0.0f);
+void Engine::initIO(ModelIO io) {
+  ports = std::move(io);
+  stateValues.assign(stateSize(ports.state), 0.0f);
 }
 
-llvm::Expected<Tensor> runInBatches(Engine &engine, const Tensor &input,
-                                    int64_t batch) {
-  int64_t rows = input.rank() >= 1 ? input.shape[0] : 0;
+static std::string shapeText(llvm::ArrayRef<int64_t> dims) {
+  std::string text = "(";
+  for (size_t i = 0; i < dims.size(); ++i)
+    text += (i ? ", " : "") + (dims[i] < 0 ? std::string("?") : std::to_string(dims[i]));
+  return text + (dims.size() == 1 ? ",)" : ")");
+}
+
+llvm::Error checkInputs(const ModelIO &io, llvm::ArrayRef<Tensor> inputs) {
+  if (inputs.size() != io.inputs.size())
+    return llvm::createStringError(
+        "the model takes " + std::to_string(io.inputs.size()) + " input(s) (" +
+        portList(io.inputs) + "), got " + std::to_string(inputs.size()));
+  for (auto [port, input] : llvm::zip(io.inputs, inputs)) {
+    std::string which = io.inputs.size() == 1 ? "input" : "input '" + port.name + "'";
+    bool fits = input.shape.size() == port.shape.size();
+    for (size_t i = 0; fits && i < port.shape.size(); ++i)
+      fits = port.shape[i] < 0 || port.shape[i] == input.shape[i];
+    if (!fits)
+      return llvm::createStringError(which + " has shape " + shapeText(input.shape) +
+                                     " but the model expects " + shapeText(port.shape));
+    if (static_cast<int64_t>(input.data.size()) != input.numElements())
+      return llvm::createStringError(which + " of shape " + input.shapeString() +
+                                     " holds " + std::to_string(input.data.size()) +
+                                     " values");
+    if (input.shape[0] != inputs[0].shape[0])
+      return llvm::createStringError(
+          which + " has a batch of " + std::to_string(input.shape[0]) + " rows but '" +
+          io.inputs[0].name + "' has " + std::to_string(inputs[0].shape[0]) +
+          ": every input needs one row per sample");
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error Engine::checkInputs(llvm::ArrayRef<Tensor> inputs) const {
+  return rt::checkInputs(ports, inputs);
+}
+
+llvm::Expected<std::vector<Tensor>> Engine::runAll(llvm::ArrayRef<Tensor> inputs) {
+  if (llvm::Error e = checkInputs(inputs))
+    return std::move(e);
+  return execute(inputs);
+}
+
+llvm::Expected<Tensor> Engine::run(const Tensor &input) {
+  if (ports.inputs.size() != 1 || ports.outputs.size() != 1)
+    return llvm::createStringError(
+        "the model has " + std::to_string(ports.inputs.size()) + " input(s) and " +
+        std::to_string(ports.outputs.size()) + " output(s): name each (" +
+        portList(ports.inputs) + " in; " + portList(ports.outputs) + " out)");
+  llvm::Expected<std::vector<Tensor>> outputs = runAll(input);
+  if (!outputs)
+    return outputs.takeError();
+  return std::move(outputs->front());
+}
+
+llvm::Expected<std::vector<Tensor>>
+runInBatches(Engine &engine, llvm::ArrayRef<Tensor> inputs, int64_t batch) {
+  int64_t rows = !inputs.empty() && inputs[0].rank() >= 1 ? inputs[0].shape[0] : 0;
   if (batch < 1 || rows % batch)
     return llvm::createStringError(
         "input has " + std::to_string(rows) + " rows; the model runs its fixed batch of " +
         std::to_string(batch) + " rows (its layers keep a state per row), so give a "
         "multiple of " + std::to_string(batch));
-  int64_t rowSize = rows ? input.numElements() / rows : 0;
-  Tensor output;
+  std::vector<Tensor> outputs;
   for (int64_t first = 0; first < rows; first += batch) {
-    Tensor part{input.shape, {}};
-    part.shape[0] = batch;
-    part.data.assign(input.data.begin() + first * rowSize,
-                     input.data.begin() + (first + batch) * rowSize);
-    llvm::Expected<Tensor> out = engine.run(part);
+    std::vector<Tensor> parts;
+    for (const Tensor &input : inputs)
+      parts.push_back(input.rows(first, batch));
+    llvm::Expected<std::vector<Tensor>> out = engine.runAll(parts);
     if (!out)
       return out.takeError();
-    if (output.shape.empty()) {
-      output.shape = out->shape;
-      output.shape[0] = 0;
+    if (outputs.empty())
+      for (const Tensor &o : *out)
+        outputs.push_back(Tensor{o.shape, {}}), outputs.back().shape[0] = 0;
+    for (auto [joined, o] : llvm::zip(outputs, *out)) {
+      joined.shape[0] += batch;
+      joined.data.insert(joined.data.end(), o.data.begin(), o.data.end());
     }
-    output.shape[0] += batch;
-    output.data.insert(output.data.end(), out->data.begin(), out->data.end());
   }
-  return output;
+  return outputs;
 }
 
 namespace {

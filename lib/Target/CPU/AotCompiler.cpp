@@ -47,6 +47,8 @@ const unsigned char kSupportObject[] = {
 /// The largest input / output rank of a library (SEQC_MAX_RANK in
 /// runtime/seqc_model_api.c, whose descriptors have this many sizes).
 constexpr size_t kMaxAotRank = 8;
+/// The most inputs, and outputs, of a library (SEQC_MAX_PORTS there).
+constexpr size_t kMaxAotPorts = 16;
 
 StringRef runtimeFile(StringRef name) {
   for (const EmbeddedFile &f : kRuntimeFiles)
@@ -61,8 +63,12 @@ Error failure(const llvm::Twine &message) {
 
 int64_t defaultSeqLen(const seq::cpu::ModelSignature &s,
                       const seq::cpu::AotOptions &options) {
-  if (s.input.size() >= 2 && s.input[1] >= 0)
-    return s.input[1];
+  bool dynamic = false;
+  for (const seq::ModelPort &input : s.io.inputs)
+    dynamic |= input.shape.size() >= 2 && input.shape[1] < 0;
+  const std::vector<int64_t> &first = s.io.inputs[0].shape;
+  if (!dynamic)
+    return first.size() >= 2 ? first[1] : 0;
   return options.defaultMaxSeqLen > 0 ? options.defaultMaxSeqLen : 512;
 }
 
@@ -79,7 +85,8 @@ std::string whitelisted(StringRef text) {
 /// fixed (a stateful model's).
 int64_t defaultBatch(const seq::cpu::ModelSignature &s,
                      const seq::cpu::AotOptions &options) {
-  return s.input[0] >= 0 ? s.input[0] : options.defaultMaxBatch;
+  int64_t batch = s.io.inputs[0].shape[0];
+  return batch >= 0 ? batch : options.defaultMaxBatch;
 }
 
 /// Adds the model's data that runtime/seqc_model_api.c reads, as hidden
@@ -114,19 +121,37 @@ void addModelData(llvm::Module &m, const seq::cpu::ModelSignature &s,
     gv->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
     return gv;
   };
-  define("seqc_input_rank", llvm::ConstantInt::get(i32, s.input.size()));
-  define("seqc_output_rank", llvm::ConstantInt::get(i32, s.output.size()));
-  define("seqc_input_dims", dims(s.input));
-  define("seqc_output_dims", dims(s.output));
+  llvm::PointerType *ptr = llvm::PointerType::getUnqual(ctx);
+  auto strings = [&](llvm::ArrayRef<std::string> texts) {
+    std::vector<llvm::Constant *> pointers;
+    for (const std::string &text : texts)
+      pointers.push_back(string(text));
+    pointers.push_back(llvm::ConstantPointerNull::get(ptr));
+    return llvm::ConstantArray::get(llvm::ArrayType::get(ptr, pointers.size()),
+                                    pointers);
+  };
+  // Each port list: count, ranks, all dimensions, names.
+  auto ports = [&](StringRef kind, const std::vector<seq::ModelPort> &list) {
+    std::vector<uint32_t> ranks;
+    std::vector<int64_t> all;
+    std::vector<std::string> names;
+    for (const seq::ModelPort &port : list) {
+      ranks.push_back(port.shape.size());
+      all.insert(all.end(), port.shape.begin(), port.shape.end());
+      names.push_back(port.name);
+    }
+    std::string prefix = ("seqc_" + kind).str();
+    define(prefix + "_count", llvm::ConstantInt::get(i32, list.size()));
+    define(prefix + "_ranks",
+           llvm::ConstantDataArray::get(ctx, llvm::ArrayRef<uint32_t>(ranks)));
+    define(prefix + "_dims", dims(all));
+    define(prefix + "_names", strings(names));
+  };
+  ports("input", s.io.inputs);
+  ports("output", s.io.outputs);
   define("seqc_metadata", llvm::ConstantDataArray::getString(ctx, metadata, true));
   define("seqc_error_site_count", llvm::ConstantInt::get(i32, s.errorSites.size()));
-  llvm::PointerType *ptr = llvm::PointerType::getUnqual(ctx);
-  std::vector<llvm::Constant *> sites;
-  for (const std::string &site : s.errorSites)
-    sites.push_back(string(site));
-  sites.push_back(llvm::ConstantPointerNull::get(ptr));
-  define("seqc_error_sites",
-         llvm::ConstantArray::get(llvm::ArrayType::get(ptr, sites.size()), sites));
+  define("seqc_error_sites", strings(s.errorSites));
   define("seqc_default_max_batch",
          llvm::ConstantInt::get(i64, defaultBatch(s, options)));
   define("seqc_default_max_seq_len",
@@ -134,39 +159,21 @@ void addModelData(llvm::Module &m, const seq::cpu::ModelSignature &s,
 
   // The state slots: count, each one's offset in the flat state and its
   // layer's name, and the total.
-  std::vector<llvm::Constant *> layers;
+  std::vector<std::string> layers;
   std::vector<int64_t> offsets;
-  for (const seq::StateSlot &slot : s.state) {
-    layers.push_back(string(slot.layer));
+  for (const seq::StateSlot &slot : s.io.state) {
+    layers.push_back(slot.layer);
     offsets.push_back(slot.offset);
   }
-  layers.push_back(llvm::ConstantPointerNull::get(ptr));
-  offsets.push_back(seq::stateSize(s.state));
-  define("seqc_state_count", llvm::ConstantInt::get(i32, s.state.size()));
+  offsets.push_back(seq::stateSize(s.io.state));
+  define("seqc_state_count", llvm::ConstantInt::get(i32, s.io.state.size()));
   define("seqc_state_offsets", dims(offsets));
-  define("seqc_state_layers",
-         llvm::ConstantArray::get(llvm::ArrayType::get(ptr, layers.size()), layers));
+  define("seqc_state_layers", strings(layers));
 }
 
 /// seqc_model_predict(result, input, state): the one entry the C API calls,
 /// whether @predict takes a state (then `result` holds the output's and
 /// the state's descriptors) or not (then `state` is unused).
-void addPredictEntry(llvm::Module &m, bool stateful) {
-  llvm::LLVMContext &ctx = m.getContext();
-  llvm::PointerType *ptr = llvm::PointerType::getUnqual(ctx);
-  llvm::Type *voidType = llvm::Type::getVoidTy(ctx);
-  auto *type = llvm::FunctionType::get(voidType, {ptr, ptr, ptr}, false);
-  auto *entry = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
-                                       "seqc_model_predict", m);
-  llvm::Function *predict = m.getFunction("_mlir_ciface_predict");
-  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
-  llvm::SmallVector<llvm::Value *, 3> args{entry->getArg(0), entry->getArg(1)};
-  if (stateful)
-    args.push_back(entry->getArg(2));
-  b.CreateCall(predict, args);
-  b.CreateRetVoid();
-}
-
 std::string replaceAll(std::string text, StringRef key, StringRef value) {
   for (size_t at = text.find(key.str()); at != std::string::npos;
        at = text.find(key.str(), at + value.size()))
@@ -188,18 +195,25 @@ std::string publicHeader(const seq::cpu::ModelSignature &s, StringRef headerPath
   std::string text = runtimeFile("seqc_model.h.in").str();
   text = replaceAll(text, "@HEADER_NAME@", name);
   text = replaceAll(text, "@GUARD@", guard);
-  text = replaceAll(text, "@INPUT_SHAPE@", seq::cpu::shapeText(s.input));
-  text = replaceAll(text, "@OUTPUT_SHAPE@", seq::cpu::shapeText(s.output));
+  // Shapes only: the ports' names come from the file and stay out of text.
+  auto shapes = [](const std::vector<seq::ModelPort> &ports) {
+    std::string text;
+    for (const seq::ModelPort &port : ports)
+      text += (text.empty() ? "" : ", ") + seq::cpu::shapeText(port.shape);
+    return text;
+  };
+  text = replaceAll(text, "@INPUTS@", shapes(s.io.inputs));
+  text = replaceAll(text, "@OUTPUTS@", shapes(s.io.outputs));
   text = replaceAll(text, "@TARGET_CPU@", whitelisted(cpu));
   text = replaceAll(text, "@LIBRARY@",
                     whitelisted(llvm::sys::path::filename(libraryPath)));
   text = replaceAll(text, "@DEFAULT_BATCH@", std::to_string(defaultBatch(s, options)));
   text = replaceAll(text, "@DEFAULT_SEQ_LEN@", std::to_string(defaultSeqLen(s, options)));
   text = replaceAll(text, "@STATE@",
-                    s.state.empty()
+                    s.io.state.empty()
                         ? std::string("none (the model is stateless)")
-                        : std::to_string(seq::stateSize(s.state)) + " floats of " +
-                              std::to_string(s.state.size()) +
+                        : std::to_string(seq::stateSize(s.io.state)) + " floats of " +
+                              std::to_string(s.io.state.size()) +
                               " stateful layer(s), kept by each instance");
   return text;
 }
@@ -239,14 +253,20 @@ Error seq::cpu::compileAot(ModuleOp module, AotArtifact kind,
       translateToLLVMIR(*lowered->module, context, **tm);
   if (!llvmModule)
     return llvmModule.takeError();
-  if (signature.input.size() > kMaxAotRank ||
-      signature.output.size() > kMaxAotRank)
-    return failure("the model's input or output has rank " +
-                   llvm::Twine(std::max(signature.input.size(),
-                                        signature.output.size())) +
-                   "; an AOT library supports at most " + llvm::Twine(kMaxAotRank));
+  for (const std::vector<seq::ModelPort> *ports :
+       {&signature.io.inputs, &signature.io.outputs}) {
+    if (ports->size() > kMaxAotPorts)
+      return failure("the model has " + llvm::Twine(ports->size()) +
+                     (ports == &signature.io.inputs ? " inputs" : " outputs") +
+                     "; an AOT library supports at most " + llvm::Twine(kMaxAotPorts));
+    for (const seq::ModelPort &port : *ports)
+      if (port.shape.size() > kMaxAotRank)
+        return failure("the model's " + llvm::Twine(port.name) + " has rank " +
+                       llvm::Twine(port.shape.size()) +
+                       "; an AOT library supports at most " + llvm::Twine(kMaxAotRank));
+  }
   addModelData(**llvmModule, signature, metadataToJson(module), options);
-  addPredictEntry(**llvmModule, !signature.state.empty());
+  seq::cpu::addPredictEntry(**llvmModule, signature);
   // Only the C API leaves the library: several models can live in one
   // process without their code or allocation hooks meeting.
   for (llvm::GlobalValue &gv : (*llvmModule)->global_values())

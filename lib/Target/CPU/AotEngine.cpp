@@ -19,9 +19,10 @@ namespace {
 struct Api {
   void *(*createSized)(int64_t, int64_t);
   void (*destroy)(void *);
-  int (*run)(void *, const float *, int64_t, int64_t, float *);
+  int (*runAll)(void *, const float *const *, int64_t, const int64_t *,
+                float *const *);
   const char *(*lastError)(void *);
-  int64_t (*outputSize)(void *, int64_t, int64_t);
+  int64_t (*outputSizeOf)(void *, int, int64_t, const int64_t *);
   int (*getState)(void *, float *);
   int (*setState)(void *, const float *);
 };
@@ -30,7 +31,7 @@ class AotEngine final : public seq::rt::Engine {
 public:
   AotEngine(void *library, Api api, seq::cpu::ModelSignature signature)
       : library(library), api(api), signature(std::move(signature)) {
-    initState(this->signature.state);
+    initIO(this->signature.io);
   }
   ~AotEngine() override {
     if (instance)
@@ -38,19 +39,26 @@ public:
     dlclose(library);
   }
 
-  llvm::Expected<Tensor> run(const Tensor &input) override {
-    if (llvm::Error e = signature.checkInput(input.shape))
-      return std::move(e);
+  llvm::Expected<std::vector<Tensor>>
+  execute(llvm::ArrayRef<Tensor> inputs) override {
     std::lock_guard<std::mutex> lock(mutex);
     std::lock_guard<std::mutex> stateLock(stateMutex);
-    int64_t batch = input.shape[0];
-    int64_t seqLen = input.shape.size() >= 2 ? input.shape[1] : 0;
+    int64_t batch = inputs[0].shape[0];
+    std::vector<int64_t> seqLens;
+    std::vector<const float *> inputData;
+    int64_t longest = 0;
+    for (auto [port, input] : llvm::zip(signature.io.inputs, inputs)) {
+      bool dynamic = port.shape.size() >= 2 && port.shape[1] < 0;
+      seqLens.push_back(dynamic ? input.shape[1] : 0);
+      longest = std::max(longest, seqLens.back());
+      inputData.push_back(input.data.data());
+    }
     // An instance is sized for its largest call; a larger one replaces it.
-    if (!instance || batch > maxBatch || seqLen > maxSeqLen) {
+    if (!instance || batch > maxBatch || longest > maxSeqLen) {
       if (instance)
         api.destroy(instance);
       maxBatch = std::max<int64_t>(batch, std::max<int64_t>(maxBatch, 1));
-      maxSeqLen = std::max<int64_t>(seqLen, std::max<int64_t>(maxSeqLen, 1));
+      maxSeqLen = std::max<int64_t>(longest, std::max<int64_t>(maxSeqLen, 1));
       instance = api.createSized(maxBatch, maxSeqLen);
       if (!instance) {
         maxBatch = maxSeqLen = 0;
@@ -59,34 +67,40 @@ public:
             api.lastError(nullptr));
       }
     }
-    int64_t size = api.outputSize(instance, batch, seqLen);
-    if (size < 0)
-      return llvm::createStringError(std::string("seqc_model_output_size: ") +
-                                     api.lastError(instance));
-    std::vector<float> output(size);
+    std::vector<Tensor> outputs;
+    std::vector<float *> outputData;
+    for (auto [k, port] : llvm::enumerate(signature.io.outputs)) {
+      int64_t size = api.outputSizeOf(instance, k, batch, seqLens.data());
+      if (size < 0)
+        return llvm::createStringError(std::string("seqc_model_output_size_of: ") +
+                                       api.lastError(instance));
+      Tensor t;
+      t.shape = port.shape;
+      t.shape[0] = batch;
+      int64_t known = 1, dynamicAxis = -1;
+      for (size_t i = 1; i < t.shape.size(); ++i) {
+        if (t.shape[i] < 0)
+          dynamicAxis = i;
+        else
+          known *= t.shape[i];
+      }
+      if (dynamicAxis > 0)
+        t.shape[dynamicAxis] = batch && known ? size / (batch * known) : 0;
+      t.data.resize(size);
+      outputs.push_back(std::move(t));
+    }
+    for (Tensor &t : outputs)
+      outputData.push_back(t.data.data());
     // The engine's state is what the library's instance runs from (the
     // engine's may have been set or reset since the last call).
     if (!stateValues.empty() && api.setState(instance, stateValues.data()) != 0)
       return llvm::createStringError(api.lastError(instance));
-    if (api.run(instance, input.data.data(), batch, seqLen, output.data()) != 0)
+    if (api.runAll(instance, inputData.data(), batch, seqLens.data(),
+                   outputData.data()) != 0)
       return llvm::createStringError(api.lastError(instance));
     if (!stateValues.empty() && api.getState(instance, stateValues.data()) != 0)
       return llvm::createStringError(api.lastError(instance));
-    Tensor t;
-    t.shape = signature.output;
-    t.shape[0] = batch;
-    int64_t known = 1;
-    int64_t dynamicAxis = -1;
-    for (size_t i = 1; i < t.shape.size(); ++i) {
-      if (t.shape[i] < 0)
-        dynamicAxis = i;
-      else
-        known *= t.shape[i];
-    }
-    if (dynamicAxis > 0)
-      t.shape[dynamicAxis] = batch && known ? size / (batch * known) : 0;
-    t.data = std::move(output);
-    return t;
+    return outputs;
   }
 
 private:
@@ -111,7 +125,7 @@ llvm::Error resolveApi(void *library, Api &api) {
     return e;
   if (llvm::Error e = resolve(library, "seqc_model_destroy", api.destroy))
     return e;
-  if (llvm::Error e = resolve(library, "seqc_model_run", api.run))
+  if (llvm::Error e = resolve(library, "seqc_model_run_all", api.runAll))
     return e;
   if (llvm::Error e = resolve(library, "seqc_last_error", api.lastError))
     return e;
@@ -119,7 +133,7 @@ llvm::Error resolveApi(void *library, Api &api) {
     return e;
   if (llvm::Error e = resolve(library, "seqc_model_set_state", api.setState))
     return e;
-  return resolve(library, "seqc_model_output_size", api.outputSize);
+  return resolve(library, "seqc_model_output_size_of", api.outputSizeOf);
 }
 
 llvm::Expected<std::unique_ptr<seq::rt::Engine>> createAotEngine(ModuleOp module) {
@@ -127,12 +141,11 @@ llvm::Expected<std::unique_ptr<seq::rt::Engine>> createAotEngine(ModuleOp module
       seq::cpu::ModelSignature::of(module);
   if (!signature)
     return signature.takeError();
-  int dynamicAxes = 0;
-  for (size_t i = 1; i < signature->output.size(); ++i)
-    dynamicAxes += signature->output[i] < 0;
-  if (dynamicAxes > 1)
-    return llvm::createStringError("the aot engine needs at most one dynamic "
-                                   "output axis besides the batch");
+  for (const seq::ModelPort &output : signature->io.outputs)
+    if (llvm::count_if(llvm::drop_begin(output.shape),
+                       [](int64_t d) { return d < 0; }) > 1)
+      return llvm::createStringError("the aot engine needs at most one dynamic "
+                                     "output axis besides the batch");
   llvm::Expected<seq::cpu::TempDir> dir = seq::cpu::TempDir::create("seqc-aot-engine");
   if (!dir)
     return dir.takeError();

@@ -2,6 +2,7 @@
 #include "seq/Target/CPU/Pipeline.h"
 
 #include "PackState.h"
+#include "seq/Dialect/Seq/IR/ModelIO.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -54,8 +55,15 @@ struct PrepareEntryPass
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (fn.isPrivate() || fn.isExternal())
         continue;
-      if (fn.getName() == "predict" && failed(seq::cpu::packModelState(fn)))
-        return signalPassFailure();
+      if (fn.getName() == "predict") {
+        if (failed(seq::cpu::packModelState(fn)))
+          return signalPassFailure();
+        // The ports' Keras names were read before lowering (ModelIO.h).
+        for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+          fn.removeArgAttr(i, seq::kInputAttrName);
+        for (unsigned i = 0; i < fn.getNumResults(); ++i)
+          fn.removeResultAttr(i, StringAttr::get(&getContext(), seq::kOutputAttrName));
+      }
       fn->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                   UnitAttr::get(&getContext()));
       for (unsigned i = 0; i < fn.getNumArguments(); ++i)

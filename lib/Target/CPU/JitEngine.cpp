@@ -29,18 +29,17 @@ extern "C" void reportError(int32_t site, int64_t count) {
   seqc_arena_report_error(site, count);
 }
 
-/// The C interface of @predict: (result descriptor, input descriptor), and
-/// of a stateful one (results: output and state descriptors; input; state).
-using PredictFn = void (*)(void *result, void *input);
-using StatefulPredictFn = void (*)(void *results, void *input, void *state);
+/// seqc_model_predict(results, inputs, state): see ModelSignature.
+using PredictFn = void (*)(void *results, void **inputs, void *state);
 
-/// What seqc_arena_run calls for a stateful model.
-struct StatefulCall {
-  StatefulPredictFn predict;
-  void *input, *state;
+/// What seqc_arena_run calls.
+struct PredictCall {
+  PredictFn predict;
+  void **inputs;
+  void *state;
   static void run(void *results, void *call) {
-    auto *c = static_cast<StatefulCall *>(call);
-    c->predict(results, c->input, c->state);
+    auto *c = static_cast<PredictCall *>(call);
+    c->predict(results, c->inputs, c->state);
   }
 };
 
@@ -51,7 +50,7 @@ public:
             seq::cpu::ModelSignature signature)
       : memory(std::move(memory)), engine(std::move(engine)), predict(predict),
         signature(std::move(signature)) {
-    initState(this->signature.state);
+    initIO(this->signature.io);
   }
 
   ~JitEngine() override {
@@ -61,17 +60,20 @@ public:
     }
   }
 
-  llvm::Expected<Tensor> run(const Tensor &input) override {
-    if (llvm::Error e = signature.checkInput(input.shape))
-      return std::move(e);
+  llvm::Expected<std::vector<Tensor>>
+  execute(llvm::ArrayRef<Tensor> inputs) override {
     seqc_arena *arena = acquireArena();
-    std::vector<int64_t> in = seq::cpu::describe(input.data.data(), input.shape);
-    size_t outputWords = seq::cpu::descriptorSize(signature.outputRank());
-    std::vector<int64_t> out(outputWords + seq::cpu::descriptorSize(1));
-    bool stateful = !signature.state.empty();
+    std::vector<std::vector<int64_t>> descriptors;
+    std::vector<void *> inputPointers;
+    for (const Tensor &input : inputs)
+      descriptors.push_back(seq::cpu::describe(input.data.data(), input.shape));
+    for (std::vector<int64_t> &d : descriptors)
+      inputPointers.push_back(d.data());
+    std::vector<int64_t> results(signature.resultWords());
+    bool stateful = !signature.io.state.empty();
     std::unique_lock<std::mutex> stateLock(stateMutex, std::defer_lock);
     std::vector<int64_t> stateIn;
-    StatefulCall call{reinterpret_cast<StatefulPredictFn>(predict), in.data()};
+    PredictCall call{predict, inputPointers.data(), nullptr};
     if (stateful) {
       stateLock.lock();
       stateIn = seq::cpu::describe(stateValues.data(),
@@ -79,17 +81,16 @@ public:
       call.state = stateIn.data();
     }
     // An allocation that fails abandons the call (seqc_arena_run).
-    int status = stateful ? seqc_arena_run(arena, StatefulCall::run, out.data(), &call)
-                          : seqc_arena_run(arena, predict, out.data(), in.data());
-    llvm::Expected<Tensor> result =
-        status == 0 ? signature.readOutput(out.data(), arena)
+    int status = seqc_arena_run(arena, PredictCall::run, results.data(), &call);
+    llvm::Expected<std::vector<Tensor>> outputs =
+        status == 0 ? signature.readOutputs(results.data(), arena)
                     : llvm::createStringError(
                           "out of memory: the model could not allocate " +
                           std::to_string(arena->failed_size) +
                           " bytes of working memory for this input");
     // Only a call that succeeded moves the state on.
-    if (result && stateful) {
-      const int64_t *d = out.data() + outputWords;
+    if (outputs && stateful) {
+      const int64_t *d = signature.stateResult(results.data());
       const float *next = reinterpret_cast<const float *>(d[1]) + d[2];
       std::copy(next, next + stateValues.size(), stateValues.begin());
     }
@@ -97,10 +98,10 @@ public:
     seqc_arena_end(arena);
     // Grow once so that the next call of this size allocates nothing.
     // (A failed call's size is not kept: it would fail again.)
-    if (result && needed > arena->capacity)
+    if (outputs && needed > arena->capacity)
       seqc_arena_reserve(arena, needed);
     releaseArena(arena);
-    return result;
+    return outputs;
   }
 
 private:
@@ -150,6 +151,7 @@ seq::cpu::createJitEngine(ModuleOp module) {
       translationError = llvm::toString(m.takeError());
       return nullptr;
     }
+    seq::cpu::addPredictEntry(**m, lowered->signature);
     memory->sizeFor(**m);
     return std::move(*m);
   };
@@ -181,7 +183,7 @@ seq::cpu::createJitEngine(ModuleOp module) {
     return symbols;
   });
   (*engine)->initialize();
-  llvm::Expected<void *> predict = (*engine)->lookup("_mlir_ciface_predict");
+  llvm::Expected<void *> predict = (*engine)->lookup("seqc_model_predict");
   if (!predict)
     return predict.takeError();
   return std::make_unique<JitEngine>(std::move(memory), std::move(*engine),

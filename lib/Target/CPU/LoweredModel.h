@@ -8,6 +8,10 @@
 
 #include "mlir/IR/OwningOpRef.h"
 
+namespace llvm {
+class Module;
+}
+
 namespace seq::cpu {
 
 struct LoweredModel {
@@ -18,6 +22,12 @@ struct LoweredModel {
 /// Reads the signature of `module`, then lowers a clone of it (fused first
 /// unless `fuse` is false); `module` itself is left as it is.
 llvm::Expected<LoweredModel> lowerModel(mlir::ModuleOp module, bool fuse = true);
+
+/// Adds the entry that the JIT and the AOT runtime call to the translated
+/// model: `void seqc_model_predict(void *results, void **inputs, void
+/// *state)`, which passes each input's descriptor (and the state's) on to
+/// @predict's C interface (see ModelSignature).
+void addPredictEntry(llvm::Module &m, const ModelSignature &signature);
 
 } // namespace seq::cpu
 

@@ -34,75 +34,51 @@ std::string seq::cpu::shapeText(const std::vector<int64_t> &dims) {
   return text + (dims.size() == 1 ? ",)" : ")");
 }
 
-static std::vector<int64_t> dimsOf(RankedTensorType type) {
-  std::vector<int64_t> dims;
-  for (int64_t d : type.getShape())
-    dims.push_back(ShapedType::isDynamic(d) ? -1 : d);
-  return dims;
-}
-
 llvm::Expected<seq::cpu::ModelSignature>
 seq::cpu::ModelSignature::of(ModuleOp module) {
   auto predict = module.lookupSymbol<func::FuncOp>("predict");
   if (!predict)
     return llvm::createStringError("the module has no func.func @predict");
-  FunctionType type = predict.getFunctionType();
-  llvm::Expected<std::vector<StateSlot>> state = stateSlots(predict);
-  if (!state)
-    return state.takeError();
-  auto in = type.getNumInputs() >= 1
-                ? dyn_cast<RankedTensorType>(type.getInput(0))
-                : nullptr;
-  auto out = type.getNumResults() >= 1
-                 ? dyn_cast<RankedTensorType>(type.getResult(0))
-                 : nullptr;
-  if (!in || !out || !in.getElementType().isF32() ||
-      !out.getElementType().isF32() || in.getRank() < 1 || out.getRank() < 1)
-    return llvm::createStringError(
-        "@predict must take and return one ranked f32 tensor with a batch "
-        "axis; the CPU backend cannot compile this module");
+  llvm::Expected<ModelIO> io = modelIO(predict);
+  if (!io)
+    return llvm::createStringError(llvm::toString(io.takeError()) +
+                                   "; the CPU backend cannot compile this module");
+  for (const ModelPort &input : io->inputs)
+    for (size_t i = 2; i < input.shape.size(); ++i)
+      if (input.shape[i] < 0)
+        return llvm::createStringError(
+            (io->inputs.size() == 1 ? std::string("input")
+                                    : "input '" + input.name + "'") +
+            " axis " + std::to_string(i) + " of " + shapeText(input.shape) +
+            " is dynamic: only batch and time may be; give the shape with "
+            "--input-shape");
   ModelSignature s;
-  s.input = dimsOf(in);
-  s.output = dimsOf(out);
-  s.state = std::move(*state);
-  for (size_t i = 2; i < s.input.size(); ++i)
-    if (s.input[i] < 0)
-      return llvm::createStringError(
-          "input axis " + std::to_string(i) + " of " + shapeText(s.input) +
-          " is dynamic: only batch and time may be; give the shape with "
-          "--input-shape");
+  s.io = std::move(*io);
   return s;
 }
 
-llvm::Error
-seq::cpu::ModelSignature::checkInput(const std::vector<int64_t> &shape) const {
-  bool fits = shape.size() == input.size();
-  for (size_t i = 0; fits && i < shape.size(); ++i)
-    fits = input[i] < 0 || input[i] == shape[i];
-  if (fits)
-    return llvm::Error::success();
-  return llvm::createStringError("input has shape " + shapeText(shape) +
-                                 " but the model expects " + shapeText(input));
+size_t seq::cpu::ModelSignature::resultWords() const {
+  size_t words = io.state.empty() ? 0 : descriptorSize(1);
+  for (const ModelPort &output : io.outputs)
+    words += descriptorSize(output.shape.size());
+  return words;
 }
 
-llvm::Expected<seq::rt::Tensor>
-seq::cpu::ModelSignature::readOutput(const int64_t *d,
-                                     const seqc_arena *arena) const {
-  if (arena->error_site >= 0) {
-    std::string what = size_t(arena->error_site) < errorSites.size()
-                           ? errorSites[arena->error_site]
-                           : "runtime error " + std::to_string(arena->error_site);
-    return llvm::createStringError(what + " (" + std::to_string(arena->error_count) +
-                                   " values); check the input");
-  }
-  size_t rank = output.size();
+const int64_t *
+seq::cpu::ModelSignature::stateResult(const int64_t *results) const {
+  for (const ModelPort &output : io.outputs)
+    results += descriptorSize(output.shape.size());
+  return results;
+}
+
+/// Copies the f32 tensor described by `d` (possibly strided), row-major.
+static seq::rt::Tensor copyOut(const int64_t *d, size_t rank) {
   const float *base = reinterpret_cast<const float *>(d[1]) + d[2];
-  rt::Tensor t;
+  seq::rt::Tensor t;
   t.shape.assign(d + 3, d + 3 + rank);
   t.data.resize(t.numElements());
   if (t.data.empty())
     return t;
-  // Row-major copy through the (possibly strided) layout.
   std::vector<int64_t> index(rank, 0);
   const int64_t *strides = d + 3 + rank;
   int64_t inner = t.shape[rank - 1], innerStride = strides[rank - 1];
@@ -123,4 +99,22 @@ seq::cpu::ModelSignature::readOutput(const int64_t *d,
     }
   }
   return t;
+}
+
+llvm::Expected<std::vector<seq::rt::Tensor>>
+seq::cpu::ModelSignature::readOutputs(const int64_t *results,
+                                      const seqc_arena *arena) const {
+  if (arena->error_site >= 0) {
+    std::string what = size_t(arena->error_site) < errorSites.size()
+                           ? errorSites[arena->error_site]
+                           : "runtime error " + std::to_string(arena->error_site);
+    return llvm::createStringError(what + " (" + std::to_string(arena->error_count) +
+                                   " values); check the input");
+  }
+  std::vector<rt::Tensor> outputs;
+  for (const ModelPort &output : io.outputs) {
+    outputs.push_back(copyOut(results, output.shape.size()));
+    results += descriptorSize(output.shape.size());
+  }
+  return outputs;
 }

@@ -2,7 +2,7 @@
 #ifndef SEQ_LIB_TARGET_CPU_MODELSIGNATURE_H
 #define SEQ_LIB_TARGET_CPU_MODELSIGNATURE_H
 
-#include "seq/Dialect/Seq/IR/ModelState.h"
+#include "seq/Dialect/Seq/IR/ModelIO.h"
 #include "seq/Runtime/Tensor.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -25,27 +25,29 @@ std::vector<int64_t> describe(const float *data,
                               const std::vector<int64_t> &shape);
 
 struct ModelSignature {
-  /// Dimensions with -1 for dynamic ones; axis 0 is the batch.
-  std::vector<int64_t> input, output;
+  /// The model's inputs and outputs (axis 0 the batch, -1 for dynamic
+  /// sizes) and state slots. The compiled model's entry is
+  /// seqc_model_predict(results, inputs, state) (addPredictEntry): `inputs`
+  /// points to one descriptor per input; `results` receives one descriptor
+  /// per output and then, for a stateful model, the flat state's
+  /// (PackState.h).
+  ModelIO io;
   /// What seqc_report_error(site, ...) means, from seqc.error_sites.
   std::vector<std::string> errorSites;
-  /// A stateful model's state slots (empty when stateless): the compiled
-  /// @predict then takes and returns their values as one flat vector after
-  /// the input and output (PackState.h).
-  std::vector<StateSlot> state;
 
-  /// Reads @predict's types; errors when it does not take and return one
-  /// ranked f32 tensor each (besides states), or when an axis other than
-  /// batch and time (axis 1) of the input is dynamic.
+  /// Reads @predict's ports; errors when an axis of an input other than
+  /// batch and time (axis 1) is dynamic.
   static llvm::Expected<ModelSignature> of(mlir::ModuleOp module);
 
-  size_t outputRank() const { return output.size(); }
-  /// "input has shape (2, 9, 12) but the model expects (?, 10, 12)".
-  llvm::Error checkInput(const std::vector<int64_t> &shape) const;
-  /// Copies the result described by `descriptor` out of the arena, or
+  /// int64 words of the results: every output's descriptor, then the
+  /// state's when the model is stateful.
+  size_t resultWords() const;
+  /// The new state's descriptor in `results`.
+  const int64_t *stateResult(const int64_t *results) const;
+  /// Copies each output described in `results` out of the arena, or
   /// returns the runtime error the call reported.
-  llvm::Expected<rt::Tensor> readOutput(const int64_t *descriptor,
-                                        const seqc_arena *arena) const;
+  llvm::Expected<std::vector<rt::Tensor>> readOutputs(const int64_t *results,
+                                                      const seqc_arena *arena) const;
 };
 
 /// "(?, 10, 12)".

@@ -5,6 +5,8 @@
 // AOT library's runtime pass.
 #include "PackState.h"
 
+#include "seq/Dialect/Seq/IR/ModelState.h"
+
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include "llvm/ADT/BitVector.h"
@@ -12,54 +14,62 @@
 using namespace mlir;
 
 LogicalResult seq::cpu::packModelState(func::FuncOp predict) {
-  unsigned count = predict.getNumArguments();
-  if (count < 2)
+  FailureOr<std::vector<StateSlot>> slots = [&]() -> FailureOr<std::vector<StateSlot>> {
+    llvm::Expected<std::vector<StateSlot>> s = stateSlots(predict);
+    if (!s) {
+      llvm::consumeError(s.takeError());
+      return failure();
+    }
+    return std::move(*s);
+  }();
+  if (failed(slots))
+    return failure();
+  if (slots->empty())
     return success();
+  unsigned count = predict.getNumArguments(), states = slots->size();
+  unsigned inputs = count - states;
   Block &entry = predict.front();
   Location loc = predict.getLoc();
   OpBuilder b(&entry, entry.begin());
   Type f32 = b.getF32Type();
-  int64_t total = 0;
-  for (unsigned i = 1; i < count; ++i)
-    total += cast<RankedTensorType>(entry.getArgument(i).getType()).getNumElements();
+  int64_t total = stateSize(*slots);
   auto flatType = RankedTensorType::get({total}, f32);
   if (failed(predict.insertArgument(count, flatType, {}, loc)))
     return failure();
   Value flat = entry.getArgument(count);
 
   auto ret = cast<func::ReturnOp>(entry.getTerminator());
+  unsigned outputs = ret.getNumOperands() - states;
   SmallVector<ReassociationIndices> all{{0, 1, 2}};
   Value packed = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{total}, f32);
   OpBuilder atReturn(ret);
-  int64_t offset = 0;
-  for (unsigned i = 1; i < count; ++i) {
-    BlockArgument arg = entry.getArgument(i);
+  for (auto [j, slot] : llvm::enumerate(*slots)) {
+    BlockArgument arg = entry.getArgument(inputs + j);
     auto type = cast<RankedTensorType>(arg.getType());
-    int64_t size = type.getNumElements();
-    auto sliceType = RankedTensorType::get({size}, f32);
+    auto sliceType = RankedTensorType::get({slot.size}, f32);
     Value slice = tensor::ExtractSliceOp::create(
-        b, loc, sliceType, flat, ArrayRef<OpFoldResult>{b.getIndexAttr(offset)},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(size)},
+        b, loc, sliceType, flat, ArrayRef<OpFoldResult>{b.getIndexAttr(slot.offset)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(slot.size)},
         ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
     arg.replaceAllUsesWith(
         tensor::ExpandShapeOp::create(b, loc, type, slice, all).getResult());
     Value final = tensor::CollapseShapeOp::create(atReturn, loc, sliceType,
-                                                  ret.getOperand(i), all);
+                                                  ret.getOperand(outputs + j), all);
     packed = tensor::InsertSliceOp::create(
-        atReturn, loc, final, packed, ArrayRef<OpFoldResult>{atReturn.getIndexAttr(offset)},
-        ArrayRef<OpFoldResult>{atReturn.getIndexAttr(size)},
+        atReturn, loc, final, packed,
+        ArrayRef<OpFoldResult>{atReturn.getIndexAttr(slot.offset)},
+        ArrayRef<OpFoldResult>{atReturn.getIndexAttr(slot.size)},
         ArrayRef<OpFoldResult>{atReturn.getIndexAttr(1)});
-    offset += size;
   }
-  Value output = ret.getOperand(0);
-  ret->setOperands(ValueRange{output, packed});
-  llvm::BitVector states(count + 1);
-  states.set(1, count);
-  if (failed(predict.eraseArguments(states)))
+  SmallVector<Value> results(ret.getOperands().take_front(outputs));
+  results.push_back(packed);
+  ret->setOperands(results);
+  llvm::BitVector erased(count + 1);
+  erased.set(inputs, count);
+  if (failed(predict.eraseArguments(erased)))
     return failure();
-  predict.setType(FunctionType::get(predict.getContext(),
-                                    {entry.getArgument(0).getType(), flatType},
-                                    {output.getType(), flatType}));
+  predict.setType(FunctionType::get(predict.getContext(), entry.getArgumentTypes(),
+                                    ValueRange(results).getTypes()));
   predict.removeResAttrsAttr();
   return success();
 }

@@ -7,8 +7,8 @@
 
 namespace seq::cpu {
 
-/// (input, s1..sn) -> (output, s1'..sn') becomes (input, state) ->
-/// (output, state'); a stateless function is left as it is.
+/// (inputs, s1..sn) -> (outputs, s1'..sn') becomes (inputs, state) ->
+/// (outputs, state'); a stateless function is left as it is.
 mlir::LogicalResult packModelState(mlir::func::FuncOp predict);
 
 } // namespace seq::cpu

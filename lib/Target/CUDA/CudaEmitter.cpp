@@ -1022,10 +1022,15 @@ Expected<CudaModule> Emitter::run() {
   auto func = module.lookupSymbol<func::FuncOp>("predict");
   if (!func || func.isExternal())
     return fail(nullptr, "the module has no func.func @predict to compile");
-  Expected<std::vector<StateSlot>> slots = seq::stateSlots(func);
-  if (!slots)
-    return fail(nullptr, llvm::toString(slots.takeError()));
-  stateSlots = std::move(*slots);
+  Expected<ModelIO> io = seq::modelIO(func);
+  if (!io)
+    return fail(nullptr, llvm::toString(io.takeError()));
+  if (io->inputs.size() != 1 || io->outputs.size() != 1)
+    return fail(nullptr, "the model has " + Twine(io->inputs.size()) + " input(s) and " +
+                             Twine(io->outputs.size()) +
+                             " output(s): the CUDA backend compiles models with one input "
+                             "and one output yet; use the CPU backend (--target=cpu)");
+  stateSlots = std::move(io->state);
   for (auto [i, slot] : llvm::enumerate(stateSlots)) {
     stateOffsetOf[func.getArgument(i + 1)] = slot.offset;
     (void)text(slot.layer); // seqc_model_state_layer's bytes

@@ -40,9 +40,9 @@ constexpr int64_t kChunkRows = 256;
 
 class CudaEngine : public rt::Engine {
 public:
-  CudaEngine(std::string dir, void *library, ModelApi api, std::vector<StateSlot> slots)
+  CudaEngine(std::string dir, void *library, ModelApi api, ModelIO io)
       : dir(std::move(dir)), library(library), api(api) {
-    initState(std::move(slots));
+    initIO(std::move(io));
   }
 
   ~CudaEngine() override {
@@ -53,7 +53,18 @@ public:
     sys::fs::remove_directories(dir);
   }
 
-  Expected<rt::Tensor> run(const rt::Tensor &input) override {
+  /// The emitter compiles models with one input and one output only.
+  Expected<std::vector<rt::Tensor>> execute(ArrayRef<rt::Tensor> inputs) override {
+    Expected<rt::Tensor> output = runOne(inputs.front());
+    if (!output)
+      return output.takeError();
+    std::vector<rt::Tensor> outputs;
+    outputs.push_back(std::move(*output));
+    return outputs;
+  }
+
+private:
+  Expected<rt::Tensor> runOne(const rt::Tensor &input) {
     int rank = api.inputRank();
     if (input.rank() != rank)
       return error("the model expects a rank-" + Twine(rank) + " input, got " +
@@ -112,7 +123,6 @@ public:
     return output;
   }
 
-private:
   /// An instance whose memory fits `rows` and `seqLen`, created (once per
   /// growth, never per call) with seqc_model_create_sized.
   Error reserve(int64_t rows, int64_t seqLen) {
@@ -193,13 +203,13 @@ Expected<std::unique_ptr<rt::Engine>> createCudaEngine(mlir::ModuleOp module,
     return cleanup(error("the " + backend + " engine: " + why));
   }
   api.destroy(probe);
-  Expected<std::vector<StateSlot>> slots =
-      seq::stateSlots(module.lookupSymbol<mlir::func::FuncOp>("predict"));
-  if (!slots) {
+  Expected<ModelIO> io =
+      seq::modelIO(module.lookupSymbol<mlir::func::FuncOp>("predict"));
+  if (!io) {
     dlclose(handle);
-    return cleanup(slots.takeError());
+    return cleanup(io.takeError());
   }
-  return std::make_unique<CudaEngine>(dir.str().str(), handle, api, std::move(*slots));
+  return std::make_unique<CudaEngine>(dir.str().str(), handle, api, std::move(*io));
 }
 
 void registerCudaEngines() {

@@ -6,7 +6,7 @@
 
 #include "seq/Target/CUDA/CudaEmitter.h"
 
-#include "seq/Dialect/Seq/IR/ModelState.h"
+#include "seq/Dialect/Seq/IR/ModelIO.h"
 #include "seq/Dialect/Seq/IR/SeqOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -1,9 +1,10 @@
 // The state of a stateful model (Keras stateful=True recurrent layers) as
-// @predict carries it: argument 0 is the input, each further argument is
-// one layer's state before the call, `(states, batch, units)`, marked with
-// the argument attribute `seq.state` = the Keras layer's name; result 0 is
-// the output and result i is argument i's state after the call. Engines
-// own the state between calls and hand it in and out.
+// @predict carries it: after the model's inputs (ModelIO.h), each argument
+// is one layer's state before the call, `(states, batch, units)`, marked
+// with the argument attribute `seq.state` = the Keras layer's name; after
+// the model's outputs, the results are the same states after the call, in
+// the same order. Engines own the state between calls and hand it in and
+// out.
 #ifndef SEQ_DIALECT_SEQ_IR_MODELSTATE_H
 #define SEQ_DIALECT_SEQ_IR_MODELSTATE_H
 
