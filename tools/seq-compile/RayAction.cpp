@@ -13,7 +13,9 @@
 #include "Actions.h"
 #include "Mode.h"
 
-#include "seq/Dialect/Seq/IR/ModelState.h"
+#include "seq/Dialect/Seq/IR/ModelIO.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "seq/Runtime/Engine.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -100,6 +102,14 @@ std::optional<int> rayAction(seqc::Session &session) {
     return seqc::fail("--ray runs batches in parallel, but this model's batches depend on "
                       "each other (stateful layers carry their state from one to the next): "
                       "run without --ray", 2);
+  Expected<seq::ModelIO> io = seq::modelIO(
+      session.model.module->lookupSymbol<mlir::func::FuncOp>("predict"));
+  if (!io)
+    return seqc::fail(toString(io.takeError()));
+  if (io->inputs.size() > 1 || io->outputs.size() > 1)
+    return seqc::fail("--ray runs models with one input and one output yet; this one has " +
+                      Twine(io->inputs.size()) + " input(s) and " +
+                      Twine(io->outputs.size()) + " output(s): run without --ray", 2);
   Expected<std::vector<std::string>> specs = seqc::expandInputs(seqc::inputSpecs);
   if (!specs)
     return seqc::fail(toString(specs.takeError()));
