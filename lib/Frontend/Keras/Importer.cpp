@@ -172,6 +172,44 @@ resolveInputShape(const ImportOptions &options, const ModelConfig &config,
                      "without the batch axis, e.g. --input-shape=10,12)");
 }
 
+/// The layers that take an initial_state and hand their states on: one
+/// value per layer, (states, batch, units), LSTM h then c.
+bool handsStatesOn(StringRef className) {
+  return className == "LSTM" || className == "GRU" || className == "SimpleRNN";
+}
+
+/// A recurrent layer's final state and its class.
+struct FinalState {
+  Value value;
+  std::string className;
+};
+
+/// The initial state of `layer` from the states it reads (another layer's
+/// return_state outputs 1..n, all of them in order, as Keras' initial_state
+/// of a layer of the same class); null when it reads none.
+Expected<Value> linkedState(const LayerConfig &layer,
+                            ArrayRef<std::pair<std::string, int64_t>> reads,
+                            const llvm::StringMap<FinalState> &finalStates) {
+  if (reads.empty())
+    return Value();
+  StringRef cls = layer.getClassName();
+  if (!handsStatesOn(cls))
+    return layer.error("reads the states of '" + reads.front().first +
+                       "': only LSTM, GRU and SimpleRNN layers take them as "
+                       "initial_state");
+  int64_t count = cls == "LSTM" ? 2 : 1;
+  bool whole = static_cast<int64_t>(reads.size()) == count;
+  for (auto [k, read] : llvm::enumerate(reads))
+    whole &= read.first == reads.front().first &&
+             read.second == static_cast<int64_t>(k) + 1;
+  auto it = finalStates.find(reads.front().first);
+  if (!whole || it == finalStates.end() || it->second.className != cls)
+    return layer.error("initial_state must be all the states of one earlier " + cls +
+                       " layer with return_state=True, in order (" + Twine(count) +
+                       " of them); other initial states are not supported yet");
+  return it->second.value;
+}
+
 /// The shape (batch axis included) one of several inputs records: every
 /// size known but the batch's and the time axis' (axis 1); a stateful
 /// model's batch too.
@@ -336,6 +374,8 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   // A Functional layer reads the values (and masks) of the layers it names;
   // a Sequential one the value before it.
   llvm::StringMap<std::pair<Value, Value>> produced;
+  // The final states of the layers whose return_state states others read.
+  llvm::StringMap<FinalState> finalStates;
   for (auto [i, name] : llvm::enumerate(inputNames))
     produced[name] = {entry->getArgument(i), nullptr};
   std::vector<std::string> layerNames;
@@ -351,13 +391,27 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   for (size_t i = 0; i < config->layers.size(); ++i) {
     const LayerConfig &layer = config->layers[i];
     SmallVector<Value> inputs, masks;
-    for (const std::string &from : layer.getInputs()) {
+    std::vector<std::pair<std::string, int64_t>> stateReads;
+    for (auto [k, from] : llvm::enumerate(layer.getInputs())) {
+      int64_t index = k < layer.getInputIndices().size() ? layer.getInputIndices()[k] : 0;
+      if (index > 0) {
+        stateReads.push_back({from, index});
+        continue;
+      }
       auto it = produced.find(from);
       if (it == produced.end())
         return layer.error("reads '" + from + "', which no earlier layer makes");
       inputs.push_back(it->second.first);
       masks.push_back(it->second.second);
     }
+    Expected<Value> initialState = linkedState(layer, stateReads, finalStates);
+    if (!initialState)
+      return initialState.takeError();
+    bool keepFinal = layer.areStatesRead();
+    if (keepFinal && !handsStatesOn(layer.getClassName()))
+      return layer.error("its return_state states are read by another layer: only "
+                         "LSTM, GRU and SimpleRNN layers hand their states on");
+    emitter.setStateLinks(*initialState, keepFinal);
     if (inputs.empty()) {
       inputs.push_back(value);
       masks.push_back(emitter.currentMask());
@@ -379,6 +433,8 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
       return out.takeError();
     value = *out;
     produced[layer.getName()] = {value, emitter.currentMask()};
+    if (keepFinal)
+      finalStates[layer.getName()] = {emitter.finalState(), layer.getClassName()};
     LayerSummary row{layer.getName(), layer.getSourceClassName(),
                      std::vector<int64_t>(
                          cast<RankedTensorType>(value.getType()).getShape()),

@@ -257,9 +257,17 @@ std::vector<TensorRef> tensorRefs(const json::Value &v) {
           take(*history);
         return;
       }
+      // Keras 3 node: positional args, then keyword args (initial_state)
+      // in key order; json::Object does not keep the file's order.
+      std::vector<llvm::StringRef> keys;
       for (const auto &kv : *o)
         if (kv.first != "mask")
-          visit(kv.second);
+          keys.push_back(kv.first);
+      llvm::sort(keys, [](llvm::StringRef a, llvm::StringRef b) {
+        return (a != "args") < (b != "args") || ((a != "args") == (b != "args") && a < b);
+      });
+      for (llvm::StringRef key : keys)
+        visit(*o->get(key));
       return;
     }
     if (const json::Array *a = v.getAsArray()) {
@@ -275,11 +283,16 @@ std::vector<TensorRef> tensorRefs(const json::Value &v) {
   return refs;
 }
 
+std::vector<TensorRef> inboundTensors(const json::Object &layer) {
+  if (const json::Value *nodes = layer.get("inbound_nodes"))
+    return tensorRefs(*nodes);
+  return {};
+}
+
 std::vector<std::string> inboundLayers(const json::Object &layer) {
   std::vector<std::string> names;
-  if (const json::Value *nodes = layer.get("inbound_nodes"))
-    for (TensorRef &ref : tensorRefs(*nodes))
-      names.push_back(std::move(ref.layer));
+  for (TensorRef &ref : inboundTensors(layer))
+    names.push_back(std::move(ref.layer));
   return names;
 }
 
@@ -541,19 +554,20 @@ Error parseFunctional(const json::Object &config, StringRef where,
                                 "' is not one of the Functional model's inputs");
   if (!inputs.empty())
     model.inputs = std::move(inputs);
-  // Which layers' outputs after the first (return_state's states) some
-  // layer or the model's outputs read.
+  // Which layers' outputs after the first (return_state's states) another
+  // layer reads; states as model outputs are not supported.
   StringSet<> statesRead;
-  auto noteStates = [&](const json::Value &v) {
-    for (const TensorRef &ref : tensorRefs(v))
+  for (const json::Value &entry : *layers)
+    for (const TensorRef &ref : inboundTensors(*entry.getAsObject()))
       if (ref.index > 0)
         statesRead.insert(ref.layer);
-  };
-  for (const json::Value &entry : *layers)
-    if (const json::Value *nodes = entry.getAsObject()->get("inbound_nodes"))
-      noteStates(*nodes);
   if (const json::Value *outputs = config.get("output_layers"))
-    noteStates(*outputs);
+    for (const TensorRef &ref : tensorRefs(*outputs))
+      if (ref.index > 0)
+        return fileError(where, "the states of layer '" + ref.layer +
+                                    "' (return_state=True) are model outputs: not "
+                                    "supported yet; output its sequence or a layer "
+                                    "that reads the states");
   // parseLayerList drops the InputLayer: match the rest by position.
   size_t i = 0;
   for (const json::Value *entry : ordered) {
@@ -570,6 +584,10 @@ Error parseFunctional(const json::Object &config, StringRef where,
     }
     model.layers[i].setInFunctional();
     model.layers[i].setInputs(reads[nameOf(o)]);
+    std::vector<int64_t> indices;
+    for (const TensorRef &ref : inboundTensors(*o))
+      indices.push_back(ref.index);
+    model.layers[i].setInputIndices(std::move(indices));
     model.layers[i].setStatesRead(statesRead.contains(nameOf(o)));
     model.layers[i++].setMaskArgument(std::move(mask));
   }

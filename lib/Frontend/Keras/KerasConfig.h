@@ -82,8 +82,8 @@ public:
   const std::string &getMaskArgument() const { return maskArgument; }
   void setMaskArgument(std::string node) { maskArgument = std::move(node); }
 
-  /// Whether another layer or the model's outputs read this layer's outputs
-  /// after the first (the states of a return_state=True recurrent layer).
+  /// Whether another layer reads this layer's outputs after the first (the
+  /// states of a return_state=True recurrent layer, as its initial_state).
   /// Only Functional configs can; a Sequential chain reads the first only.
   bool areStatesRead() const { return statesRead; }
   void setStatesRead(bool read) { statesRead = read; }
@@ -95,6 +95,13 @@ public:
   /// model, where each layer reads the one before.
   const std::vector<std::string> &getInputs() const { return inputs; }
   void setInputs(std::vector<std::string> names) { inputs = std::move(names); }
+  /// Which output of each input layer it reads: 0 for the layer's value,
+  /// i > 0 for the i-th state of a return_state=True recurrent layer (read
+  /// as an initial_state).
+  const std::vector<int64_t> &getInputIndices() const { return inputIndices; }
+  void setInputIndices(std::vector<int64_t> indices) {
+    inputIndices = std::move(indices);
+  }
 
 private:
   llvm::Expected<int64_t> checkSize(llvm::StringRef key,
@@ -107,6 +114,7 @@ private:
   std::string sourceClass;
   std::string maskArgument;
   std::vector<std::string> inputs;
+  std::vector<int64_t> inputIndices;
   bool statesRead = false;
   bool functional = false;
 };

@@ -15,6 +15,8 @@
 
 #include "llvm/ADT/StringSwitch.h"
 
+#include <utility>
+
 using namespace mlir;
 using llvm::Error;
 using llvm::Expected;
@@ -94,14 +96,16 @@ Expected<Value> LayerEmitter::emitRecurrent(const LayerConfig &layer,
   if (Error e = firstError(units, useBias, sequences, backwards, returnState,
                            stateful, timeMajor, zeroOutput, activation, recurrent))
     return std::move(e);
-  // A Functional chain may leave the states of return_state=True unread:
-  // then the layer is its first output. Reading them needs a graph.
+  // A Functional graph may leave the states of return_state=True unread
+  // (then the layer is its first output) or hand them on as another
+  // layer's initial_state (setStateLinks).
   if (*returnState && !layer.inFunctional())
     return layer.error("return_state=True is not supported in a Sequential model");
-  if (*returnState && layer.areStatesRead())
-    return layer.error("return_state=True and the states are read by another "
-                       "layer or are model outputs: only Functional chains "
-                       "that use the first output alone are supported");
+  Value linkedInitial = std::exchange(linkedInitialState, nullptr);
+  bool keepFinal = std::exchange(keepFinalState, false);
+  if (*stateful && (linkedInitial || keepFinal))
+    return layer.error("stateful=True with states handed between layers "
+                       "(return_state / initial_state) is not supported");
   int64_t batch = shapeOf(input)[0];
   if (*stateful && (!stateBlock || batch == kDynamic))
     return layer.error("stateful=True needs the fixed batch size the model was "
@@ -168,6 +172,10 @@ Expected<Value> LayerEmitter::emitRecurrent(const LayerConfig &layer,
   if (*stateful) {
     stateType = tensorType(builder, {cls == "LSTM" ? 2 : 1, batch, *units});
     initialState = stateBlock->addArgument(stateType, loc);
+  } else {
+    if (keepFinal)
+      stateType = tensorType(builder, {cls == "LSTM" ? 2 : 1, batch, *units});
+    initialState = linkedInitial;
   }
   Operation *op;
   if (cls == "LSTM")
@@ -188,6 +196,8 @@ Expected<Value> LayerEmitter::emitRecurrent(const LayerConfig &layer,
   if (*stateful)
     states.push_back({locName.str(), cast<BlockArgument>(initialState),
                       op->getResult(1)});
+  else if (keepFinal)
+    lastFinalState = op->getResult(1);
   return op->getResult(0);
 }
 

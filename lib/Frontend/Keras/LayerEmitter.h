@@ -32,6 +32,17 @@ public:
   /// has its own).
   void setMask(mlir::Value m) { mask = m; }
 
+  /// For the next LSTM, GRU or SimpleRNN layer emitted (a Functional
+  /// encoder-decoder): the state it starts from, (states, batch, units) as
+  /// another layer's final state, or null; and whether its final state is
+  /// wanted (its return_state states are read), then finalState() after it.
+  void setStateLinks(mlir::Value initial, bool keepFinal) {
+    linkedInitialState = initial;
+    keepFinalState = keepFinal;
+    lastFinalState = nullptr;
+  }
+  mlir::Value finalState() const { return lastFinalState; }
+
   /// Add, Subtract, Multiply, Average, Maximum, Minimum, Concatenate
   /// (MergeLayers.cpp): layers that read several values.
   static bool isMergeLayer(llvm::StringRef className);
@@ -97,6 +108,8 @@ private:
   mlir::Value mask;
   mlir::Block *stateBlock = nullptr;
   std::vector<LayerState> states;
+  mlir::Value linkedInitialState, lastFinalState;
+  bool keepFinalState = false;
 };
 
 } // namespace seq::keras
