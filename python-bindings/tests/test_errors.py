@@ -23,8 +23,6 @@ BAD_MESSAGES = {
     "bad_custom": L("layer 'my_scale' (ScaleLayer): 'ScaleLayer' is not a Keras layer but a "
                     "custom class, whose code is not in the file and which seqc never "
                     "runs; rebuild the model from built-in layers and re-save"),
-    "bad_shared_layer": L("layer 'shared' is called 3 times (a shared layer): not "
-                          "supported yet"),
     "bad_weights_only": L("a weights-only HDF5 file (no 'model_config'): pass the "
                           "architecture with --config model.json (from model.to_json())"),
     "bad_keras1_gate_order": L("layer 'lstm_1' (LSTM): Keras 1 weight 3 is "

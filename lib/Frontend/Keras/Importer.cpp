@@ -13,6 +13,8 @@
 #include "seq/Dialect/Seq/IR/SeqOps.h"
 #include "seq/Dialect/Seq/IR/SeqShapes.h"
 
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
@@ -172,6 +174,55 @@ resolveInputShape(const ImportOptions &options, const ModelConfig &config,
                      "without the batch axis, e.g. --input-shape=10,12)");
 }
 
+/// What a Functional layer's call reads, as Keras' summary lists it:
+/// 'name[call][output]'.
+std::vector<std::string> connectionsOf(const LayerConfig &layer) {
+  std::vector<std::string> list;
+  for (auto [k, id] : llvm::enumerate(layer.getInputs())) {
+    auto [name, node] = StringRef(id).split('\x1f');
+    int64_t index = k < layer.getInputIndices().size() ? layer.getInputIndices()[k] : 0;
+    list.push_back((name + "[" + (node.empty() ? StringRef("0") : node) + "][" +
+                    Twine(index) + "]")
+                       .str());
+  }
+  return list;
+}
+
+/// A shared layer's calls read one set of weights: a later call's
+/// constants (same layer, role and type, same bytes) are replaced by the
+/// first call's.
+void shareWeights(func::FuncOp func) {
+  llvm::StringMap<arith::ConstantOp> first;
+  SmallVector<arith::ConstantOp> repeated;
+  func.walk([&](arith::ConstantOp op) {
+    auto loc = dyn_cast<NameLoc>(op.getLoc());
+    auto attr = dyn_cast<DenseResourceElementsAttr>(op.getValue());
+    if (!loc || !attr)
+      return;
+    std::string key;
+    llvm::raw_string_ostream os(key);
+    os << loc.getName().getValue() << '\0' << op.getType();
+    auto [it, inserted] = first.try_emplace(key, op);
+    if (inserted)
+      return;
+    auto bytes = [](DenseResourceElementsAttr a) -> ArrayRef<char> {
+      AsmResourceBlob *blob = a.getRawHandle().getBlob();
+      return blob ? blob->getData() : ArrayRef<char>();
+    };
+    auto other = cast<DenseResourceElementsAttr>(it->second.getValue());
+    if (bytes(attr) == bytes(other) && !bytes(attr).empty() &&
+        op->getBlock() == it->second->getBlock())
+      repeated.push_back(op);
+  });
+  for (arith::ConstantOp op : repeated) {
+    std::string key;
+    llvm::raw_string_ostream os(key);
+    os << cast<NameLoc>(op.getLoc()).getName().getValue() << '\0' << op.getType();
+    op.replaceAllUsesWith(first[key].getResult());
+    op.erase();
+  }
+}
+
 /// The layers that take an initial_state and hand their states on: one
 /// value per layer, (states, batch, units), LSTM h then c.
 bool handsStatesOn(StringRef className) {
@@ -302,9 +353,21 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   // A custom class is reported as such before its weights are read.
   if (Error e = checkLayerClasses(config->layers))
     return std::move(e);
-  std::unique_ptr<WeightStore> store = source->openWeights(config->layers);
+  // A shared layer's later calls use its first call's weights: the store
+  // sees each layer once.
+  std::vector<LayerConfig> firstCalls;
+  for (const LayerConfig &layer : config->layers)
+    if (layer.getCallNode() == 0)
+      firstCalls.push_back(layer);
+  std::unique_ptr<WeightStore> store = source->openWeights(firstCalls);
   std::vector<std::vector<WeightArray>> weights;
+  llvm::StringMap<size_t> firstCallOf;
   for (const LayerConfig &layer : config->layers) {
+    if (layer.getCallNode() > 0) {
+      weights.push_back(weights[firstCallOf.lookup(layer.getName())]);
+      continue;
+    }
+    firstCallOf[layer.getName()] = weights.size();
     Expected<std::vector<WeightArray>> w = store->read(layer);
     if (!w)
       return w.takeError();
@@ -384,7 +447,11 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   llvm::StringMap<int> readers;
   bool graph = false;
   for (const LayerConfig &layer : config->layers) {
-    graph |= layer.getInputs().size() > 1;
+    graph |= layer.getInputs().size() > 1 || layer.getCallCount() > 1;
+    if (layer.getCallCount() > 1 && isStateful(layer))
+      return layer.error("is called " + Twine(layer.getCallCount()) +
+                         " times and keeps a state (stateful=True): a shared "
+                         "stateful layer is not supported");
     for (const std::string &from : layer.getInputs())
       graph |= ++readers[from] > 1;
   }
@@ -400,7 +467,8 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
       }
       auto it = produced.find(from);
       if (it == produced.end())
-        return layer.error("reads '" + from + "', which no earlier layer makes");
+        return layer.error("reads '" + StringRef(from).split('\x1f').first +
+                           "', which no earlier layer makes");
       inputs.push_back(it->second.first);
       masks.push_back(it->second.second);
     }
@@ -432,9 +500,19 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
     if (!out)
       return out.takeError();
     value = *out;
-    produced[layer.getName()] = {value, emitter.currentMask()};
+    produced[layer.getCallId()] = {value, emitter.currentMask()};
     if (keepFinal)
-      finalStates[layer.getName()] = {emitter.finalState(), layer.getClassName()};
+      finalStates[layer.getCallId()] = {emitter.finalState(), layer.getClassName()};
+    // A shared layer is one row (its weights counted once) listing what
+    // every call reads, as Keras' summary does.
+    std::vector<std::string> connections = connectionsOf(layer);
+    if (layer.getCallNode() > 0) {
+      for (LayerSummary &row : model.layers)
+        if (row.name == layer.getName())
+          row.connectedTo.insert(row.connectedTo.end(), connections.begin(),
+                                 connections.end());
+      continue;
+    }
     LayerSummary row{layer.getName(), layer.getSourceClassName(),
                      std::vector<int64_t>(
                          cast<RankedTensorType>(value.getType()).getShape()),
@@ -442,16 +520,24 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
     for (const WeightArray &w : weights[i])
       row.params += static_cast<int64_t>(w.data.size());
     if (graph)
-      row.connectedTo = layer.getInputs();
+      row.connectedTo = std::move(connections);
     model.layers.push_back(std::move(row));
     layerNames.push_back(layer.getName());
   }
-  std::vector<std::string> outputNames = config->outputs;
-  if (outputNames.empty())
-    outputNames.push_back(config->layers.back().getName());
+  shareWeights(func);
+  std::vector<std::string> outputCalls = config->outputs;
+  if (outputCalls.empty())
+    outputCalls.push_back(config->layers.back().getCallId());
   SmallVector<Value> results;
-  for (const std::string &name : outputNames)
-    results.push_back(produced.lookup(name).first);
+  std::vector<std::string> outputNames;
+  for (const std::string &id : outputCalls) {
+    results.push_back(produced.lookup(id).first);
+    // The output layer's name, as Keras names outputs; two calls of one
+    // shared layer as outputs: the later one "name_<call>".
+    auto [name, node] = StringRef(id).split('\x1f');
+    bool taken = llvm::is_contained(outputNames, name.str());
+    outputNames.push_back(taken ? (name + "_" + node).str() : name.str());
+  }
   for (const LayerEmitter::LayerState &state : emitter.layerStates())
     results.push_back(state.final);
   func::ReturnOp::create(builder, fileLoc, results);

@@ -12,6 +12,12 @@ Error fileError(StringRef where, const Twine &message) {
                            "'" + where + "': " + message);
 }
 
+int64_t LayerConfig::getCallNode() const {
+  StringRef node = StringRef(getCallId()).split('\x1f').second;
+  int64_t value = 0;
+  return node.empty() || node.getAsInteger(10, value) ? 0 : value;
+}
+
 Error LayerConfig::error(const Twine &message) const {
   return fileError(where, "layer '" + name + "' (" + getSourceClassName() +
                               "): " + message);
@@ -238,6 +244,8 @@ namespace {
 struct TensorRef {
   std::string layer;
   int64_t index = 0;
+  /// Which call of the layer made the tensor (a shared layer has several).
+  int64_t node = 0;
 };
 
 /// Every tensor referenced in `v`: Keras 2's ["name", node_index,
@@ -248,7 +256,8 @@ std::vector<TensorRef> tensorRefs(const json::Value &v) {
   std::vector<TensorRef> refs;
   auto take = [&](const json::Array &a) {
     refs.push_back({(a)[0].getAsString()->str(),
-                    a.size() >= 3 ? a[2].getAsInteger().value_or(0) : 0});
+                    a.size() >= 3 ? a[2].getAsInteger().value_or(0) : 0,
+                    a.size() >= 2 ? a[1].getAsInteger().value_or(0) : 0});
   };
   std::function<void(const json::Value &)> visit = [&](const json::Value &v) {
     if (const json::Object *o = v.getAsObject()) {
@@ -287,6 +296,16 @@ std::vector<TensorRef> inboundTensors(const json::Object &layer) {
   if (const json::Value *nodes = layer.get("inbound_nodes"))
     return tensorRefs(*nodes);
   return {};
+}
+
+/// What each call of a layer reads: one list per inbound node (none for an
+/// input layer).
+std::vector<std::vector<TensorRef>> inboundCalls(const json::Object &layer) {
+  std::vector<std::vector<TensorRef>> calls;
+  if (const json::Array *nodes = layer.getArray("inbound_nodes"))
+    for (const json::Value &node : *nodes)
+      calls.push_back(tensorRefs(node));
+  return calls;
 }
 
 std::vector<std::string> inboundLayers(const json::Object &layer) {
@@ -425,6 +444,19 @@ Error parseLayerList(ArrayRef<const json::Value *> list, StringRef where,
   return Error::success();
 }
 
+/// The name of one call of a layer: its name for the first call (and the
+/// only one of most layers), the name, a unit separator and the node for a
+/// shared layer's later ones (see LayerConfig::getCallId).
+std::string callId(StringRef layer, int64_t node) {
+  return node == 0 ? layer.str() : (layer + "\x1f" + Twine(node)).str();
+}
+
+/// "name" or "name (call 2)", for messages.
+std::string callText(StringRef id) {
+  auto [name, node] = id.split('\x1f');
+  return node.empty() ? name.str() : (name + " (call " + node + ")").str();
+}
+
 /// Orders a Functional model's layers so that each comes after the layers
 /// it reads, and records what each reads; or explains what is not supported.
 Error parseFunctional(const json::Object &config, StringRef where,
@@ -473,31 +505,50 @@ Error parseFunctional(const json::Object &config, StringRef where,
                                   "Embedding(mask_zero=True) layers are "
                                   "supported");
   }
-  // The graph: every layer after the layers it reads (Kahn's algorithm,
-  // in file order among the ready ones, so a chain keeps its order).
+  // The graph: every call of a layer after the calls it reads (Kahn's
+  // algorithm, in file order among the ready ones, so a chain keeps its
+  // order). A shared layer is called several times: one entry per call.
   std::vector<std::string> names, inputLayers;
   StringMap<std::vector<std::string>> reads;
+  StringMap<std::vector<int64_t>> readIndices;
+  StringMap<const json::Value *> entryOf;
+  StringMap<int64_t> callCount;
+  for (const json::Value &entry : *layers) {
+    const json::Object *o = entry.getAsObject();
+    if (!isMaskNode(o))
+      callCount[nameOf(o)] = std::max<size_t>(inboundCalls(*o).size(), 1);
+  }
   for (const json::Value &entry : *layers) {
     const json::Object *o = entry.getAsObject();
     if (isMaskNode(o))
       continue;
     std::string name = nameOf(o);
-    if (const json::Array *nodes = o->getArray("inbound_nodes"); nodes && nodes->size() > 1)
-      return fileError(where, "layer '" + name + "' is called " + Twine(nodes->size()) +
-                                  " times (a shared layer): not supported yet");
-    std::vector<std::string> inbound = inboundLayers(*o);
-    for (const std::string &from : inbound)
-      if (!byName.lookup(from) || isMaskNode(byName.lookup(from)->getAsObject()))
-        return fileError(where, "layer '" + name + "' reads '" + from +
-                                    "', which is not a layer of the model");
-    if (inbound.empty())
-      inputLayers.push_back(name);
-    names.push_back(name);
-    reads[name] = std::move(inbound);
+    std::vector<std::vector<TensorRef>> calls = inboundCalls(*o);
+    if (calls.empty())
+      calls.emplace_back();
+    for (auto [node, refs] : llvm::enumerate(calls)) {
+      std::string id = callId(name, node);
+      for (const TensorRef &ref : refs) {
+        if (!byName.lookup(ref.layer) || isMaskNode(byName.lookup(ref.layer)->getAsObject()))
+          return fileError(where, "layer '" + name + "' reads '" + ref.layer +
+                                      "', which is not a layer of the model");
+        if (ref.node < 0 || ref.node >= callCount.lookup(ref.layer))
+          return fileError(where, "layer '" + name + "' reads call " + Twine(ref.node) +
+                                      " of '" + ref.layer + "', which is called " +
+                                      Twine(callCount.lookup(ref.layer)) + " time(s)");
+        reads[id].push_back(callId(ref.layer, ref.node));
+        readIndices[id].push_back(ref.index);
+      }
+      if (refs.empty())
+        inputLayers.push_back(id);
+      names.push_back(id);
+      entryOf[id] = &entry;
+    }
   }
   if (inputLayers.empty())
     return fileError(where, "the Functional model has no input layer");
   std::vector<const json::Value *> ordered;
+  std::vector<std::string> orderedIds;
   StringSet<> placed;
   while (ordered.size() < names.size()) {
     size_t before = ordered.size();
@@ -507,13 +558,14 @@ Error parseFunctional(const json::Object &config, StringRef where,
             return placed.contains(from);
           })) {
         placed.insert(name);
-        ordered.push_back(byName[name]);
+        ordered.push_back(entryOf[name]);
+        orderedIds.push_back(name);
       }
     if (ordered.size() == before) {
       std::string cycle;
       for (const std::string &name : names)
         if (!placed.contains(name))
-          cycle += (cycle.empty() ? "'" : ", '") + name + "'";
+          cycle += (cycle.empty() ? "'" : ", '") + callText(name) + "'";
       return fileError(where, "layers " + cycle + " read each other in a cycle");
     }
   }
@@ -522,12 +574,12 @@ Error parseFunctional(const json::Object &config, StringRef where,
   if (const json::Value *list = config.get("output_layers"))
     for (TensorRef &ref : tensorRefs(*list))
       if (ref.index == 0)
-        model.outputs.push_back(std::move(ref.layer));
+        model.outputs.push_back(callId(ref.layer, ref.node));
   if (model.outputs.empty())
     model.outputs.push_back(nameOf(ordered.back()->getAsObject()));
   for (const std::string &output : model.outputs)
     if (!placed.contains(output))
-      return fileError(where, "the Functional model's output '" + output +
+      return fileError(where, "the Functional model's output '" + callText(output) +
                                   "' is not one of its layers");
   if (Error e = parseLayerList(ordered, where, model))
     return e;
@@ -560,7 +612,7 @@ Error parseFunctional(const json::Object &config, StringRef where,
   for (const json::Value &entry : *layers)
     for (const TensorRef &ref : inboundTensors(*entry.getAsObject()))
       if (ref.index > 0)
-        statesRead.insert(ref.layer);
+        statesRead.insert(callId(ref.layer, ref.node));
   if (const json::Value *outputs = config.get("output_layers"))
     for (const TensorRef &ref : tensorRefs(*outputs))
       if (ref.index > 0)
@@ -570,7 +622,7 @@ Error parseFunctional(const json::Object &config, StringRef where,
                                     "that reads the states");
   // parseLayerList drops the InputLayer: match the rest by position.
   size_t i = 0;
-  for (const json::Value *entry : ordered) {
+  for (auto [entry, id] : llvm::zip(ordered, orderedIds)) {
     const json::Object *o = entry->getAsObject();
     if (o->getString("class_name") == "InputLayer")
       continue;
@@ -583,12 +635,10 @@ Error parseFunctional(const json::Object &config, StringRef where,
       model.masksNamed = true;
     }
     model.layers[i].setInFunctional();
-    model.layers[i].setInputs(reads[nameOf(o)]);
-    std::vector<int64_t> indices;
-    for (const TensorRef &ref : inboundTensors(*o))
-      indices.push_back(ref.index);
-    model.layers[i].setInputIndices(std::move(indices));
-    model.layers[i].setStatesRead(statesRead.contains(nameOf(o)));
+    model.layers[i].setCall(id, callCount.lookup(nameOf(o)));
+    model.layers[i].setInputs(reads[id]);
+    model.layers[i].setInputIndices(readIndices[id]);
+    model.layers[i].setStatesRead(statesRead.contains(id));
     model.layers[i++].setMaskArgument(std::move(mask));
   }
   return Error::success();

@@ -99,6 +99,17 @@ public:
   /// i > 0 for the i-th state of a return_state=True recurrent layer (read
   /// as an initial_state).
   const std::vector<int64_t> &getInputIndices() const { return inputIndices; }
+  /// Which call of the layer this is, as other layers' getInputs() name it:
+  /// the layer's name for its first call; a shared layer (called several
+  /// times, one set of weights) has one LayerConfig per call, the later
+  /// ones named "<name>\x1f<node>". getCallCount() is how many calls.
+  const std::string &getCallId() const { return callId.empty() ? name : callId; }
+  int64_t getCallNode() const;
+  int64_t getCallCount() const { return callCount; }
+  void setCall(std::string id, int64_t count) {
+    callId = std::move(id);
+    callCount = count;
+  }
   void setInputIndices(std::vector<int64_t> indices) {
     inputIndices = std::move(indices);
   }
@@ -115,6 +126,8 @@ private:
   std::string maskArgument;
   std::vector<std::string> inputs;
   std::vector<int64_t> inputIndices;
+  std::string callId;
+  int64_t callCount = 1;
   bool statesRead = false;
   bool functional = false;
 };

@@ -42,7 +42,7 @@ void graphRow(llvm::raw_ostream &os, llvm::StringRef a, llvm::StringRef b,
 std::string connections(const std::vector<std::string> &layers) {
   std::string text = "[";
   for (size_t i = 0; i < layers.size(); ++i)
-    text += (i ? ", '" : "'") + layers[i] + "[0][0]'";
+    text += (i ? ", '" : "'") + layers[i] + "'";
   return text + "]";
 }
 
