@@ -306,6 +306,11 @@ Tensor cropping(const Tensor &x, llvm::ArrayRef<int64_t> low,
 Tensor upsampling(const Tensor &x, llvm::ArrayRef<int64_t> size,
                   bool bilinear);
 
+/// Resizing (seq.resize): the spatial axes (all but the first and last)
+/// take the sizes in `size`, nearest or bilinear with half-pixel centres as
+/// tf.image.resize computes them, the last spatial axis first.
+Tensor resize(const Tensor &x, llvm::ArrayRef<int64_t> size, bool bilinear);
+
 /// Keras Permute: output axis i (1-based, after the batch axis) is input
 /// axis dims[i-1].
 Tensor permute(const Tensor &x, llvm::ArrayRef<int64_t> dims);

@@ -657,6 +657,13 @@ Expected<Tensor> evaluateOp(Operation *op, ValueLookup lookup,
         return upsampling(x, op.getSize(),
                           op.getInterpolation() == Interpolation::Bilinear);
       })
+      .Case<ResizeOp>([&](ResizeOp op) -> Expected<Tensor> {
+        const Tensor &x = in(op.getInput());
+        if (Error e = requireRank(op, x, op.getSize().size() + 2, "input"))
+          return std::move(e);
+        return resize(x, op.getSize(),
+                      op.getInterpolation() == Interpolation::Bilinear);
+      })
       .Case<PermuteOp>([&](PermuteOp op) -> Expected<Tensor> {
         const Tensor &x = in(op.getInput());
         if (Error e = requireRank(op, x, op.getDims().size() + 1, "input"))

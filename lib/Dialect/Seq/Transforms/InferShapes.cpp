@@ -132,6 +132,9 @@ FailureOr<std::optional<Shape>> ruleShape(Operation *op) {
       .Case([](UpSamplingOp up) -> Result {
         return {shapes::upsampled(shapeOf(up.getInput()), up.getSize())};
       })
+      .Case([](ResizeOp resize) -> Result {
+        return {shapes::resized(shapeOf(resize.getInput()), resize.getSize())};
+      })
       .Case([](PermuteOp permute) -> Result {
         return {shapes::permuted(shapeOf(permute.getInput()), permute.getDims())};
       })

@@ -1650,6 +1650,41 @@ inline cudaError_t upsample_linear(cudaStream_t stream, const float *x, float *y
   return cudaGetLastError();
 }
 
+/// Resizing along one axis (seq.resize): TensorFlow's half-pixel nearest or
+/// linear rule with scale = length / out_length.
+__global__ void resize_axis_kernel(const float *__restrict__ x, float *__restrict__ y,
+                                   int64_t outer, int length, int out_length, int64_t inner,
+                                   float scale, bool bilinear) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= outer * out_length * inner)
+    return;
+  int64_t k = i % inner;
+  int t = (i / inner) % out_length;
+  int64_t o = i / (inner * out_length);
+  float centre = ((float)t + 0.5f) * scale;
+  if (!bilinear) {
+    int source = min((int)floorf(centre), length - 1);
+    y[i] = x[(o * length + source) * inner + k];
+    return;
+  }
+  float in = centre - 0.5f;
+  float below = floorf(in);
+  int lo = max((int)below, 0), hi = min((int)ceilf(in), length - 1);
+  float a = x[(o * length + lo) * inner + k], b = x[(o * length + hi) * inner + k];
+  y[i] = a + (b - a) * (in - below);
+}
+
+inline cudaError_t resize_axis(cudaStream_t stream, const float *x, float *y, int64_t outer,
+                               int length, int out_length, int64_t inner, bool bilinear) {
+  int64_t n = outer * out_length * inner;
+  if (n == 0)
+    return cudaSuccess;
+  float scale = (float)length / (float)out_length;
+  SEQC_LAUNCH(resize_axis_kernel, blocks_for(n, 256), 256, 0, stream)(
+      x, y, outer, length, out_length, inner, scale, bilinear);
+  return cudaGetLastError();
+}
+
 /// Permute: output axis a is input axis perm.d[a] (perm.d[0] = 0).
 __global__ void permute_kernel(const float *__restrict__ x, float *__restrict__ y, Shape5 in,
                                Shape5 perm) {

@@ -406,6 +406,9 @@ def Seq_BatchNormOp : Seq_TensorOp<"batch_norm", [AllTypesMatch<["input", "outpu
     `(x - moving_mean) / sqrt(moving_variance + epsilon) * gamma + beta`.
     All four parameters are `(channels)`; the importer writes ones / zeros
     for gamma / beta when Keras has `scale=False` / `center=False`.
+    `epsilon` may be 0: Rescaling (mean 0, variance 1, gamma = scale, beta =
+    offset) and Normalization (variance = max(sqrt(variance), 1e-7)^2) import
+    to it that way, their exact formulas.
   }];
   let arguments = (ins Seq_F32Tensor:$input, Seq_F32Tensor:$gamma, Seq_F32Tensor:$beta,
                    Seq_F32Tensor:$moving_mean, Seq_F32Tensor:$moving_variance,
@@ -561,6 +564,36 @@ def Seq_UpSamplingOp : Seq_TensorOp<"upsampling"> {
     channel axis). `nearest` repeats each element `size` times; `bilinear`
     (Keras' UpSampling2D) interpolates linearly along every axis as
     `tf.image.resize` does, with half-pixel centres and clamped borders.
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, DenseI64ArrayAttr:$size,
+                   Seq_InterpolationAttr:$interpolation);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $interpolation $input $size attr-dict `:` type($input) `->` type($output)
+  }];
+}
+
+def Seq_ResizeOp : Seq_TensorOp<"resize"> {
+  let summary = "Keras Resizing: tf.image.resize of the spatial axes (channels last)";
+  let description = [{
+    `input` is `(batch, d1, ..., dn, channels)` with static spatial sizes;
+    `size` holds the output's spatial sizes. Every spatial axis of input
+    size `in` and output size `out` is resized as TensorFlow's
+    ResizeNearestNeighbor / ResizeBilinear kernels do with half-pixel
+    centres (what `tf.image.resize` runs, without antialiasing), with
+    `scale = float(in) / float(out)` in float32:
+    - `nearest`: output `o` reads `min(floor((o + 0.5) * scale), in - 1)`;
+    - `bilinear`: `s = (o + 0.5) * scale - 0.5`, `lo = max(floor(s), 0)`,
+      `hi = min(ceil(s), in - 1)`, `y = x[lo] + (x[hi] - x[lo]) * (s - floor(s))`,
+      the last spatial axis first (TensorFlow interpolates along the width,
+      then the height).
+    Keras' Resizing, CenterCrop (an input smaller than the crop) and tf_keras'
+    RandomCrop at inference import to it, after a seq.cropping where they
+    crop to the target's aspect ratio.
+
+    ```mlir
+    %y = seq.resize bilinear %x [4, 5] : tensor<?x8x6x3xf32> -> tensor<?x4x5x3xf32>
+    ```
   }];
   let arguments = (ins Seq_F32Tensor:$input, DenseI64ArrayAttr:$size,
                    Seq_InterpolationAttr:$interpolation);

@@ -84,6 +84,11 @@ llvm::SmallVector<int64_t> padded(llvm::ArrayRef<int64_t> input,
 llvm::SmallVector<int64_t> upsampled(llvm::ArrayRef<int64_t> input,
                                      llvm::ArrayRef<int64_t> size);
 
+/// seq.resize: the spatial axes (all but the first and the last) take the
+/// sizes in `size`.
+llvm::SmallVector<int64_t> resized(llvm::ArrayRef<int64_t> input,
+                                   llvm::ArrayRef<int64_t> size);
+
 /// Keras Permute: output axis i is input axis dims[i-1] (1-based, batch
 /// axis fixed). `dims` must be a permutation of 1..rank-1.
 llvm::SmallVector<int64_t> permuted(llvm::ArrayRef<int64_t> input,
