@@ -41,11 +41,9 @@ Error requireChannelsLast(const LayerConfig &layer) {
 } // namespace
 
 bool LayerEmitter::isShapePreserving(StringRef className) {
+  if (findLayerFamily(className) == emitInferenceIdentity)
+    return true;
   return llvm::StringSwitch<bool>(className)
-      .Cases({"Dropout", "SpatialDropout1D", "SpatialDropout2D",
-              "SpatialDropout3D", "GaussianDropout", "GaussianNoise",
-              "AlphaDropout", "ActivityRegularization"},
-             true)
       .Cases({"Activation", "LeakyReLU", "ELU", "ReLU", "ThresholdedReLU",
               "PReLU", "Softmax"},
              true)
@@ -63,6 +61,9 @@ int64_t LayerEmitter::nonTrainableParams(const LayerConfig &layer,
   } else if (!*trainable) {
     return all;
   }
+  // Normalization's mean, variance and count are never trained.
+  if (layer.getClassName() == "Normalization")
+    return all;
   if (layer.getClassName() == "BatchNormalization" && weights.size() >= 2)
     return static_cast<int64_t>(weights[weights.size() - 1].data.size() +
                                 weights[weights.size() - 2].data.size());

@@ -57,8 +57,18 @@ llvm::Expected<mlir::Value> emitUpSampling(EmitContext &context);
 llvm::Expected<mlir::Value> emitPermute(EmitContext &context);
 /// Flatten of any rank, either data format (SpatialShapeLayers.cpp).
 llvm::Expected<mlir::Value> emitFlatten(EmitContext &context);
-/// Dropout and the other identities at inference (InferenceIdentities.cpp).
+/// Dropout, the random augmentation layers and the other identities at
+/// inference; RandomCrop (InferenceIdentities.cpp).
 llvm::Expected<mlir::Value> emitInferenceIdentity(EmitContext &context);
+llvm::Expected<mlir::Value> emitRandomCrop(EmitContext &context);
+/// Rescaling and Normalization as seq.batch_norm (PreprocessingLayers.cpp).
+llvm::Expected<mlir::Value> emitRescaling(EmitContext &context);
+llvm::Expected<mlir::Value> emitNormalization(EmitContext &context);
+/// Resizing, CenterCrop, and tf_keras' RandomCrop at inference: Keras'
+/// smart_resize to (height, width), bilinear (ResizingLayers.cpp).
+llvm::Expected<mlir::Value> emitResizing(EmitContext &context);
+llvm::Expected<mlir::Value> emitCenterCrop(EmitContext &context);
+llvm::Expected<mlir::Value> emitSmartResize(EmitContext &context);
 
 namespace emit {
 
