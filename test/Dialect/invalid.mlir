@@ -1265,3 +1265,35 @@ func.func @resize_result(%x: tensor<?x4x5x3xf32>) {
   %0 = seq.resize bilinear %x [3, 2] : tensor<?x4x5x3xf32> -> tensor<?x2x2x3xf32>
   return
 }
+
+// -----
+
+func.func @discretize_boundaries(%x: tensor<?x4xf32>, %b: tensor<2x2xf32>) {
+  // expected-error @+1 {{'seq.discretize' op boundaries must have rank 1, got 'tensor<2x2xf32>'}}
+  %0 = seq.discretize %x, %b : (tensor<?x4xf32>, tensor<2x2xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @category_encoding_rank(%x: tensor<?x3x2xf32>) {
+  // expected-error @+1 {{'seq.category_encoding' op input must have rank 2, got 'tensor<?x3x2xf32>'}}
+  %0 = seq.category_encoding count %x {num_tokens = 5 : i64} : tensor<?x3x2xf32> -> tensor<?x5xf32>
+  return
+}
+
+// -----
+
+func.func @category_encoding_result(%x: tensor<?x3xf32>) {
+  // expected-error @+1 {{'seq.category_encoding' op result shape (?, 5) does not match the expected (?, 3, 5)}}
+  %0 = seq.category_encoding one_hot %x {num_tokens = 5 : i64} : tensor<?x3xf32> -> tensor<?x5xf32>
+  return
+}
+
+// -----
+
+func.func @category_encoding_tokens(%x: tensor<?x3xf32>) {
+  // expected-error @+1 {{'seq.category_encoding' op attribute 'num_tokens' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  %0 = seq.category_encoding count %x {num_tokens = 0 : i64} : tensor<?x3xf32> -> tensor<?x0xf32>
+  return
+}

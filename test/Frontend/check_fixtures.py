@@ -68,6 +68,7 @@ OP_OF_CLASS = {
     "Resizing": ("resize", "cropping", "dropout"), "CenterCrop": ("cropping", "resize"),
     # Rescaling and Normalization are affine maps per channel.
     "Rescaling": "batch_norm", "Normalization": "batch_norm",
+    "Discretization": "discretize", "CategoryEncoding": "category_encoding",
     # The merge layers of Functional graphs.
     "Add": "merge", "Subtract": "merge", "Multiply": "merge", "Average": "merge",
     "Maximum": "merge", "Minimum": "merge", "Concatenate": "concatenate",

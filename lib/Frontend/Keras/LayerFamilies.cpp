@@ -45,6 +45,8 @@ FamilyEmitter findLayerFamily(llvm::StringRef className) {
       {"UpSampling3D", emitUpSampling},
       {"Rescaling", emitRescaling},
       {"Normalization", emitNormalization},
+      {"Discretization", emitDiscretization},
+      {"CategoryEncoding", emitCategoryEncoding},
       {"Resizing", emitResizing},
       {"CenterCrop", emitCenterCrop},
       {"Permute", emitPermute},

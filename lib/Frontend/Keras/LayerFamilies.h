@@ -64,6 +64,9 @@ llvm::Expected<mlir::Value> emitRandomCrop(EmitContext &context);
 /// Rescaling and Normalization as seq.batch_norm (PreprocessingLayers.cpp).
 llvm::Expected<mlir::Value> emitRescaling(EmitContext &context);
 llvm::Expected<mlir::Value> emitNormalization(EmitContext &context);
+/// Discretization and CategoryEncoding (CategoricalLayers.cpp).
+llvm::Expected<mlir::Value> emitDiscretization(EmitContext &context);
+llvm::Expected<mlir::Value> emitCategoryEncoding(EmitContext &context);
 /// Resizing, CenterCrop, and tf_keras' RandomCrop at inference: Keras'
 /// smart_resize to (height, width), bilinear (ResizingLayers.cpp).
 llvm::Expected<mlir::Value> emitResizing(EmitContext &context);

@@ -451,6 +451,19 @@ LogicalResult ResizeOp::verify() {
   return check.result(shapes::resized(in, getSize()));
 }
 
+LogicalResult DiscretizeOp::verify() {
+  Check check(*this);
+  return check.rank(getBoundaries(), "boundaries", 1);
+}
+
+LogicalResult CategoryEncodingOp::verify() {
+  Check check(*this);
+  if (failed(check.rank(getInput(), "input", 2)))
+    return failure();
+  return check.result(shapes::categoryEncoded(Check::shape(getInput()),
+                                              getNumTokens(), getMode()));
+}
+
 LogicalResult PermuteOp::verify() {
   Check check(*this);
   if (failed(check.minRank(getInput(), "input", 2)))

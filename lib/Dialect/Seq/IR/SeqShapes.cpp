@@ -137,6 +137,13 @@ llvm::SmallVector<int64_t> upsampled(llvm::ArrayRef<int64_t> input,
   return result;
 }
 
+llvm::SmallVector<int64_t> categoryEncoded(llvm::ArrayRef<int64_t> input,
+                                           int64_t numTokens, CategoryMode mode) {
+  if (mode == CategoryMode::OneHot && input.size() == 2 && input[1] != 1)
+    return {input[0], input[1], numTokens};
+  return {input.empty() ? kDynamic : input[0], numTokens};
+}
+
 llvm::SmallVector<int64_t> resized(llvm::ArrayRef<int64_t> input,
                                    llvm::ArrayRef<int64_t> size) {
   llvm::SmallVector<int64_t> result(input);

@@ -1142,6 +1142,60 @@ inline cudaError_t embedding(cudaStream_t stream, const float *ids, const float 
   return cudaGetLastError();
 }
 
+/// Discretization: the number of boundaries b with !(x < b) (TensorFlow's
+/// Bucketize), as float.
+__global__ void discretize_kernel(const float *__restrict__ x, const float *__restrict__ bounds,
+                                  float *__restrict__ y, int64_t count, int n) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count)
+    return;
+  float v = x[i];
+  int bucket = 0;
+  for (int j = 0; j < n; ++j)
+    bucket += !(v < bounds[j]);
+  y[i] = (float)bucket;
+}
+
+inline cudaError_t discretize(cudaStream_t stream, const float *x, const float *bounds, float *y,
+                              int64_t count, int n) {
+  if (count == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(discretize_kernel, blocks_for(count, 256), 256, 0, stream)(x, bounds, y, count, n);
+  return cudaGetLastError();
+}
+
+/// CategoryEncoding of (batch, k) ids, one thread per output element: with
+/// `rows` (one_hot, k != 1) y[b, j, t] = (x[b, j] == t); else y[b, t] is the
+/// count (`count`) or the presence of t among x[b, :].
+__global__ void category_encoding_kernel(const float *__restrict__ x, float *__restrict__ y,
+                                         int64_t batch, int k, int n, bool rows, bool count) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  int t = i % n;
+  if (rows) {
+    if (i >= batch * k * n)
+      return;
+    y[i] = x[i / n] == (float)t ? 1.0f : 0.0f;
+    return;
+  }
+  if (i >= batch * n)
+    return;
+  int64_t b = i / n;
+  float total = 0.0f;
+  for (int j = 0; j < k; ++j)
+    total += x[b * k + j] == (float)t ? 1.0f : 0.0f;
+  y[i] = count ? total : (total > 0.0f ? 1.0f : 0.0f);
+}
+
+inline cudaError_t category_encoding(cudaStream_t stream, const float *x, float *y, int64_t batch,
+                                     int k, int n, bool rows, bool count) {
+  int64_t total = batch * (rows ? k : 1) * n;
+  if (total == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(category_encoding_kernel, blocks_for(total, 256), 256, 0, stream)(x, y, batch, k, n,
+                                                                              rows, count);
+  return cudaGetLastError();
+}
+
 /// RepeatVector: (batch, f) -> (batch, n, f).
 __global__ void repeat_vector_kernel(const float *__restrict__ x, float *__restrict__ y,
                                      int batch, int n, int f) {

@@ -489,6 +489,42 @@ def Seq_DropoutOp : Seq_TensorOp<"dropout", [AllTypesMatch<["input", "output"]>]
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
+def Seq_DiscretizeOp : Seq_TensorOp<"discretize", [AllTypesMatch<["input", "output"]>]> {
+  let summary = "Keras Discretization (output_mode int): bucket indices, as float32";
+  let description = [{
+    Each element becomes the number of `boundaries` (1-D, ascending, as
+    Keras' `bin_boundaries`) that are not greater than it: the index `i` with
+    `boundaries[i-1] <= x < boundaries[i]`, as TensorFlow's Bucketize
+    computes it (a NaN lands in the last bucket). Keras returns int64
+    indices; seqc computes in float32 throughout, so the indices are exact
+    float32 integers.
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, Seq_F32Tensor:$boundaries);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $boundaries attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Seq_CategoryEncodingOp : Seq_TensorOp<"category_encoding"> {
+  let summary = "Keras CategoryEncoding: one_hot, multi_hot or count of integer ids";
+  let description = [{
+    `input` `(batch, k)` holds integer ids as float32. With `n = num_tokens`:
+    - `count`: `(batch, n)`, entry `t` the number of ids equal to `t`;
+    - `multi_hot`: `(batch, n)`, 1 where some id equals `t`, else 0;
+    - `one_hot`: `(batch, n)` when `k` is 1 (the same as multi_hot), else
+      `(batch, k, n)` with one row per id.
+    An id that is not an integer in `[0, n)` counts for no token (Keras
+    leaves such inputs undefined or fails on them).
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, ConfinedAttr<I64Attr, [IntPositive]>:$num_tokens,
+                   Seq_CategoryModeAttr:$mode);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $mode $input attr-dict `:` type($input) `->` type($output)
+  }];
+}
+
 def Seq_EmbeddingOp : Seq_TensorOp<"embedding"> {
   let summary = "Keras Embedding: looks up rows of `table` by integer id";
   let description = [{
