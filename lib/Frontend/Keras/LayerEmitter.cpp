@@ -397,6 +397,20 @@ Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
   return out;
 }
 
+ArrayRef<StringRef> LayerEmitter::ownClasses() {
+  // Keep in step with emitLayer below (test/Docs/layer-table.test lists
+  // them in docs/Usage.md).
+  static const StringRef classes[] = {
+      "LSTM", "GRU", "SimpleRNN", "RNN", "Bidirectional", "TimeDistributed",
+      "Dense", "Conv1D", "MaxPooling1D", "MaxPool1D", "AveragePooling1D",
+      "AvgPool1D", "GlobalMaxPooling1D", "GlobalMaxPool1D",
+      "GlobalAveragePooling1D", "GlobalAvgPool1D", "BatchNormalization",
+      "LayerNormalization", "Embedding", "Reshape", "RepeatVector", "PReLU",
+      "Activation", "LeakyReLU", "ELU", "ReLU", "ThresholdedReLU", "Softmax",
+      "Masking"};
+  return classes;
+}
+
 Expected<Value> LayerEmitter::emitLayer(const LayerConfig &layer, Value input,
                                         ArrayRef<WeightArray> arrays,
                                         Value incomingMask) {

@@ -4,7 +4,8 @@
 
 namespace seq::keras {
 
-FamilyEmitter findLayerFamily(llvm::StringRef className) {
+namespace {
+const llvm::StringMap<FamilyEmitter> &familyTable() {
   static const llvm::StringMap<FamilyEmitter> families = {
       {"Conv2D", emitConvolution},
       {"Conv3D", emitConvolution},
@@ -88,8 +89,21 @@ FamilyEmitter findLayerFamily(llvm::StringRef className) {
       {"Solarization", emitInferenceIdentity},
       {"RandomCrop", emitRandomCrop},
   };
+  return families;
+}
+} // namespace
+
+FamilyEmitter findLayerFamily(llvm::StringRef className) {
+  const llvm::StringMap<FamilyEmitter> &families = familyTable();
   auto it = families.find(className);
   return it == families.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> layerFamilyClasses() {
+  std::vector<std::string> names;
+  for (const auto &entry : familyTable())
+    names.push_back(entry.getKey().str());
+  return names;
 }
 
 namespace emit {

@@ -32,6 +32,9 @@ using FamilyEmitter = llvm::Expected<mlir::Value> (*)(EmitContext &);
 /// The emitter of the family that imports `className`, or null.
 FamilyEmitter findLayerFamily(llvm::StringRef className);
 
+/// Every class name in the table (unordered).
+std::vector<std::string> layerFamilyClasses();
+
 // The families (one file each).
 
 /// Conv2D, Conv3D (ImageLayers.cpp).
