@@ -1180,18 +1180,18 @@ __global__ void category_encoding_kernel(const float *__restrict__ x, float *__r
   if (i >= batch * n)
     return;
   int64_t b = i / n;
-  float total = 0.0f;
+  float hits = 0.0f;
   for (int j = 0; j < k; ++j)
-    total += x[b * k + j] == (float)t ? 1.0f : 0.0f;
-  y[i] = count ? total : (total > 0.0f ? 1.0f : 0.0f);
+    hits += x[b * k + j] == (float)t ? 1.0f : 0.0f;
+  y[i] = count ? hits : (hits > 0.0f ? 1.0f : 0.0f);
 }
 
 inline cudaError_t category_encoding(cudaStream_t stream, const float *x, float *y, int64_t batch,
                                      int k, int n, bool rows, bool count) {
-  int64_t total = batch * (rows ? k : 1) * n;
-  if (total == 0)
+  int64_t elements = batch * (rows ? k : 1) * n;
+  if (elements == 0)
     return cudaSuccess;
-  SEQC_LAUNCH(category_encoding_kernel, blocks_for(total, 256), 256, 0, stream)(x, y, batch, k, n,
+  SEQC_LAUNCH(category_encoding_kernel, blocks_for(elements, 256), 256, 0, stream)(x, y, batch, k, n,
                                                                               rows, count);
   return cudaGetLastError();
 }
