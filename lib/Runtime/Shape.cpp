@@ -200,6 +200,52 @@ Tensor seq::rt::upsampling(const Tensor &x, llvm::ArrayRef<int64_t> size,
   return y;
 }
 
+/// x resized to `out` along `axis` as TensorFlow's half-pixel
+/// ResizeNearestNeighbor / ResizeBilinear compute it, in float32.
+static Tensor resizeAxis(const Tensor &x, int64_t axis, int64_t out,
+                         bool bilinear) {
+  std::vector<int64_t> shape = x.shape;
+  int64_t length = x.shape[axis];
+  shape[axis] = out;
+  Tensor y = Tensor::zeros(shape);
+  int64_t inner = detail::product(llvm::ArrayRef<int64_t>(x.shape).drop_front(axis + 1));
+  int64_t outer = detail::product(llvm::ArrayRef<int64_t>(x.shape).take_front(axis));
+  float scale = static_cast<float>(length) / static_cast<float>(out);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t t = 0; t < out; ++t) {
+      float *dst = &y.data[(o * out + t) * inner];
+      if (!bilinear) {
+        int64_t source = std::min<int64_t>(
+            static_cast<int64_t>(std::floor((static_cast<float>(t) + 0.5f) * scale)),
+            length - 1);
+        const float *src = &x.data[(o * length + source) * inner];
+        std::copy(src, src + inner, dst);
+        continue;
+      }
+      float in = (static_cast<float>(t) + 0.5f) * scale - 0.5f;
+      float below = std::floor(in);
+      int64_t lo = std::max<int64_t>(static_cast<int64_t>(below), 0);
+      int64_t hi = std::min<int64_t>(static_cast<int64_t>(std::ceil(in)), length - 1);
+      float lerp = in - below;
+      const float *a = &x.data[(o * length + lo) * inner];
+      const float *b = &x.data[(o * length + hi) * inner];
+      for (int64_t i = 0; i < inner; ++i)
+        dst[i] = a[i] + (b[i] - a[i]) * lerp;
+    }
+  return y;
+}
+
+Tensor seq::rt::resize(const Tensor &x, llvm::ArrayRef<int64_t> size,
+                       bool bilinear) {
+  require(x.rank() == static_cast<int64_t>(size.size()) + 2,
+          "resize needs one size per spatial axis of " + x.shapeString());
+  Tensor y = x;
+  for (int64_t i = static_cast<int64_t>(size.size()); i >= 1; --i)
+    if (y.shape[i] != size[i - 1])
+      y = resizeAxis(y, i, size[i - 1], bilinear);
+  return y;
+}
+
 Tensor seq::rt::permute(const Tensor &x, llvm::ArrayRef<int64_t> dims) {
   require(static_cast<int64_t>(dims.size()) == x.rank() - 1,
           "permute needs one axis per axis after the batch axis of " +

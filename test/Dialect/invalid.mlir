@@ -464,8 +464,8 @@ func.func @batch_norm_variance(%x: tensor<?x4xf32>, %p: tensor<4xf32>, %q: tenso
 // -----
 
 func.func @batch_norm_epsilon(%x: tensor<?x4xf32>, %p: tensor<4xf32>) {
-  // expected-error @+1 {{'seq.batch_norm' op epsilon must be positive, got 0}}
-  %0 = seq.batch_norm %x, %p, %p, %p, %p {epsilon = 0.0 : f32} : (tensor<?x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<?x4xf32>
+  // expected-error @+1 {{'seq.batch_norm' op epsilon must be non-negative, got -1}}
+  %0 = seq.batch_norm %x, %p, %p, %p, %p {epsilon = -1.0 : f32} : (tensor<?x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<?x4xf32>
   return
 }
 
@@ -1223,5 +1223,77 @@ func.func @rms_norm_epsilon(%x: tensor<?x6xf32>, %s: tensor<6xf32>) {
 func.func @rms_norm_scale(%x: tensor<?x6xf32>, %s: tensor<5xf32>) {
   // expected-error @+1 {{'seq.rms_norm' op scale size (5) must equal channels (6)}}
   %0 = seq.rms_norm %x, %s {epsilon = 1.0e-6 : f32} : (tensor<?x6xf32>, tensor<5xf32>) -> tensor<?x6xf32>
+  return
+}
+
+// -----
+
+func.func @resize_rank(%x: tensor<?x4xf32>) {
+  // expected-error @+1 {{'seq.resize' op input must have rank >= 3, got 'tensor<?x4xf32>'}}
+  %0 = seq.resize nearest %x [2] : tensor<?x4xf32> -> tensor<?x2xf32>
+  return
+}
+
+// -----
+
+func.func @resize_count(%x: tensor<?x4x5x3xf32>) {
+  // expected-error @+1 {{'seq.resize' op size must hold one size per spatial axis (2), got 1}}
+  %0 = seq.resize nearest %x [2] : tensor<?x4x5x3xf32> -> tensor<?x2x5x3xf32>
+  return
+}
+
+// -----
+
+func.func @resize_dynamic(%x: tensor<?x?x5x3xf32>) {
+  // expected-error @+1 {{'seq.resize' op input spatial axis 1 must have a static size, got 'tensor<?x?x5x3xf32>'}}
+  %0 = seq.resize bilinear %x [2, 2] : tensor<?x?x5x3xf32> -> tensor<?x2x2x3xf32>
+  return
+}
+
+// -----
+
+func.func @resize_positive(%x: tensor<?x4x5x3xf32>) {
+  // expected-error @+1 {{'seq.resize' op sizes must be positive, got 0}}
+  %0 = seq.resize bilinear %x [0, 2] : tensor<?x4x5x3xf32> -> tensor<?x0x2x3xf32>
+  return
+}
+
+// -----
+
+func.func @resize_result(%x: tensor<?x4x5x3xf32>) {
+  // expected-error @+1 {{'seq.resize' op result shape (?, 2, 2, 3) does not match the expected (?, 3, 2, 3)}}
+  %0 = seq.resize bilinear %x [3, 2] : tensor<?x4x5x3xf32> -> tensor<?x2x2x3xf32>
+  return
+}
+
+// -----
+
+func.func @discretize_boundaries(%x: tensor<?x4xf32>, %b: tensor<2x2xf32>) {
+  // expected-error @+1 {{'seq.discretize' op boundaries must have rank 1, got 'tensor<2x2xf32>'}}
+  %0 = seq.discretize %x, %b : (tensor<?x4xf32>, tensor<2x2xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @category_encoding_rank(%x: tensor<?x3x2xf32>) {
+  // expected-error @+1 {{'seq.category_encoding' op input must have rank 2, got 'tensor<?x3x2xf32>'}}
+  %0 = seq.category_encoding count %x {num_tokens = 5 : i64} : tensor<?x3x2xf32> -> tensor<?x5xf32>
+  return
+}
+
+// -----
+
+func.func @category_encoding_result(%x: tensor<?x3xf32>) {
+  // expected-error @+1 {{'seq.category_encoding' op result shape (?, 5) does not match the expected (?, 3, 5)}}
+  %0 = seq.category_encoding one_hot %x {num_tokens = 5 : i64} : tensor<?x3xf32> -> tensor<?x5xf32>
+  return
+}
+
+// -----
+
+func.func @category_encoding_tokens(%x: tensor<?x3xf32>) {
+  // expected-error @+1 {{'seq.category_encoding' op attribute 'num_tokens' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  %0 = seq.category_encoding count %x {num_tokens = 0 : i64} : tensor<?x3xf32> -> tensor<?x0xf32>
   return
 }

@@ -126,6 +126,13 @@ func.func @spatial_shapes(%x: tensor<?x4x5x3xf32>, %s: tensor<?x?x3xf32>)
   %4 = seq.upsampling bilinear %x [2, 2, 1] : tensor<?x4x5x3xf32> -> tensor<?x8x10x3xf32>
   // CHECK: seq.permute %{{.*}} [2, 1, 3] : tensor<?x4x5x3xf32> -> tensor<?x5x4x3xf32>
   %5 = seq.permute %x [2, 1, 3] : tensor<?x4x5x3xf32> -> tensor<?x5x4x3xf32>
+  // CHECK: seq.discretize %{{.*}}, %{{.*}} : (tensor<?x4x5x3xf32>, tensor<3xf32>) -> tensor<?x4x5x3xf32>
+  %b = arith.constant dense<[0.0, 1.0, 2.0]> : tensor<3xf32>
+  %d = seq.discretize %x, %b : (tensor<?x4x5x3xf32>, tensor<3xf32>) -> tensor<?x4x5x3xf32>
+  // CHECK: seq.resize bilinear %{{.*}} [3, 7] : tensor<?x4x5x3xf32> -> tensor<?x3x7x3xf32>
+  %6 = seq.resize bilinear %x [3, 7] : tensor<?x4x5x3xf32> -> tensor<?x3x7x3xf32>
+  // CHECK: seq.resize nearest %{{.*}} [2, 5] : tensor<?x4x5x3xf32> -> tensor<?x2x5x3xf32>
+  %7 = seq.resize nearest %x [2, 5] : tensor<?x4x5x3xf32> -> tensor<?x2x5x3xf32>
   return %0, %1, %2, %3, %4, %5 : tensor<?x6x5x3xf32>, tensor<?x?x3xf32>, tensor<?x3x3x3xf32>, tensor<?x8x5x3xf32>, tensor<?x8x10x3xf32>, tensor<?x5x4x3xf32>
 }
 
@@ -280,4 +287,17 @@ func.func @unit_rms_norm(%x: tensor<?x4x6xf32>, %s: tensor<6xf32>) -> (tensor<?x
   // CHECK: seq.rms_norm %{{.*}}, %{{.*}} {epsilon = 9.99999997E-7 : f32} : (tensor<?x4x6xf32>, tensor<6xf32>) -> tensor<?x4x6xf32>
   %1 = seq.rms_norm %x, %s {epsilon = 1.0e-6 : f32} : (tensor<?x4x6xf32>, tensor<6xf32>) -> tensor<?x4x6xf32>
   return %0, %1 : tensor<?x4x6xf32>, tensor<?x4x6xf32>
+}
+
+// CHECK-LABEL: func.func @category_encoding
+func.func @category_encoding(%x: tensor<?x3xf32>, %y: tensor<?x1xf32>) -> (tensor<?x5xf32>, tensor<?x5xf32>, tensor<?x3x5xf32>, tensor<?x5xf32>) {
+  // CHECK: seq.category_encoding count %{{.*}} {num_tokens = 5 : i64} : tensor<?x3xf32> -> tensor<?x5xf32>
+  %0 = seq.category_encoding count %x {num_tokens = 5 : i64} : tensor<?x3xf32> -> tensor<?x5xf32>
+  // CHECK: seq.category_encoding multi_hot %{{.*}} {num_tokens = 5 : i64} : tensor<?x3xf32> -> tensor<?x5xf32>
+  %1 = seq.category_encoding multi_hot %x {num_tokens = 5 : i64} : tensor<?x3xf32> -> tensor<?x5xf32>
+  // CHECK: seq.category_encoding one_hot %{{.*}} {num_tokens = 5 : i64} : tensor<?x3xf32> -> tensor<?x3x5xf32>
+  %2 = seq.category_encoding one_hot %x {num_tokens = 5 : i64} : tensor<?x3xf32> -> tensor<?x3x5xf32>
+  // CHECK: seq.category_encoding one_hot %{{.*}} {num_tokens = 5 : i64} : tensor<?x1xf32> -> tensor<?x5xf32>
+  %3 = seq.category_encoding one_hot %y {num_tokens = 5 : i64} : tensor<?x1xf32> -> tensor<?x5xf32>
+  return %0, %1, %2, %3 : tensor<?x5xf32>, tensor<?x5xf32>, tensor<?x3x5xf32>, tensor<?x5xf32>
 }

@@ -54,6 +54,21 @@ OP_OF_CLASS = {
     "SpatialDropout2D": "dropout", "SpatialDropout3D": "dropout",
     "GaussianNoise": "dropout", "GaussianDropout": "dropout", "AlphaDropout": "dropout",
     "ActivityRegularization": "dropout",
+    # The random augmentation layers are identities at inference; tf_keras'
+    # RandomCrop resizes (a cropping then a resize), Keras 3's returns its input.
+    **{c: "dropout" for c in (
+        "RandomFlip", "RandomRotation", "RandomZoom", "RandomTranslation",
+        "RandomContrast", "RandomBrightness", "RandomHeight", "RandomWidth",
+        "RandomColorDegeneration", "RandomColorJitter", "RandomElasticTransform",
+        "RandomErasing", "RandomGaussianBlur", "RandomGrayscale", "RandomHue",
+        "RandomInvert", "RandomPerspective", "RandomPosterization", "RandomSaturation",
+        "RandomSharpness", "RandomShear", "AugMix", "CutMix", "MixUp", "RandAugment",
+        "Equalization", "Solarization")},
+    "RandomCrop": ("dropout", "cropping", "resize"),
+    "Resizing": ("resize", "cropping", "dropout"), "CenterCrop": ("cropping", "resize"),
+    # Rescaling and Normalization are affine maps per channel.
+    "Rescaling": "batch_norm", "Normalization": "batch_norm",
+    "Discretization": "discretize", "CategoryEncoding": "category_encoding",
     # The merge layers of Functional graphs.
     "Add": "merge", "Subtract": "merge", "Multiply": "merge", "Average": "merge",
     "Maximum": "merge", "Minimum": "merge", "Concatenate": "concatenate",
@@ -146,6 +161,14 @@ def check(seq_compile, fixtures, fixture):
         # the output.
         if keras_shape and isinstance(keras_shape[0], list):
             keras_shape = keras_shape[0]
+        # Keras 3's RandomCrop reports its training shape but returns its input
+        # unchanged at inference, as seqc does.
+        if layer["class"] == "RandomCrop" and op == "dropout":
+            keras_shape = shape
+        # tf_keras' RandomHeight/RandomWidth report their axis as unknown (its
+        # training size varies); at inference it keeps the input's.
+        if layer["class"] in ("RandomHeight", "RandomWidth") and len(shape) == len(keras_shape):
+            keras_shape = [k if k is not None else s for k, s in zip(keras_shape, shape)]
         if shape != keras_shape:
             problems.append(f"layer '{layer['name']}' has shape {shape}, Keras says {keras_shape}")
         if layer["class"] == "Bidirectional":

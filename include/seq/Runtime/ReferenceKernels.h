@@ -306,6 +306,21 @@ Tensor cropping(const Tensor &x, llvm::ArrayRef<int64_t> low,
 Tensor upsampling(const Tensor &x, llvm::ArrayRef<int64_t> size,
                   bool bilinear);
 
+/// Discretization (seq.discretize): each element becomes the number of
+/// boundaries not greater than it (TensorFlow's Bucketize), as float32.
+Tensor discretize(const Tensor &x, const Tensor &boundaries);
+
+/// CategoryEncoding (seq.category_encoding) of (batch, k) ids: (batch, n)
+/// multi-hot (or with `count` counts), or with `oneHot` and k != 1 one row
+/// per id (batch, k, n); ids that are not integers in [0, n) count for none.
+Tensor categoryEncoding(const Tensor &x, int64_t numTokens, bool oneHot,
+                        bool count);
+
+/// Resizing (seq.resize): the spatial axes (all but the first and last)
+/// take the sizes in `size`, nearest or bilinear with half-pixel centres as
+/// tf.image.resize computes them, the last spatial axis first.
+Tensor resize(const Tensor &x, llvm::ArrayRef<int64_t> size, bool bilinear);
+
 /// Keras Permute: output axis i (1-based, after the batch axis) is input
 /// axis dims[i-1].
 Tensor permute(const Tensor &x, llvm::ArrayRef<int64_t> dims);

@@ -453,6 +453,77 @@ std::string layerName(Operation *op) {
   return op->getName().getStringRef().str();
 }
 
+/// out[i...] = the number of boundaries b with !(x[i...] < b): a reduction
+/// over the boundaries (TensorFlow's Bucketize, NaN in the last bucket).
+Value lowerDiscretize(LinalgBuilder &lb, DiscretizeOp op) {
+  Value x = op.getInput();
+  unsigned rank = cast<RankedTensorType>(x.getType()).getRank();
+  SmallVector<AffineExpr> outer;
+  for (unsigned i = 0; i < rank; ++i)
+    outer.push_back(d(lb, i));
+  MLIRContext *ctx = lb.b.getContext();
+  AffineMap xMap = AffineMap::get(rank + 1, 0, outer, ctx);
+  AffineMap bMap = AffineMap::get(rank + 1, 0, d(lb, rank));
+  return lb.generic(ValueRange{x, op.getBoundaries()}, lb.full(lb.dims(x), 0.0),
+                    {xMap, bMap, xMap}, iterators(rank, 1),
+                    [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                      Value notBelow = arith::CmpFOp::create(
+                          b, l, arith::CmpFPredicate::UGE, a[0], a[1]);
+                      Value one = arith::SelectOp::create(
+                          b, l, notBelow,
+                          arith::ConstantOp::create(b, l, b.getF32FloatAttr(1.0f)),
+                          arith::ConstantOp::create(b, l, b.getF32FloatAttr(0.0f)));
+                      return add(b, l, a[2], one);
+                    });
+}
+
+/// x (B, k): one_hot with k != 1 is out[b, j, t] = (x[b, j] == t); the
+/// others reduce over j into out[b, t] by max (multi_hot, one_hot of one id)
+/// or sum (count). An id that equals no t in [0, n) counts for none.
+Value lowerCategoryEncoding(LinalgBuilder &lb, CategoryEncodingOp op) {
+  Value x = op.getInput();
+  int64_t n = op.getNumTokens();
+  auto type = cast<RankedTensorType>(x.getType());
+  bool rows = op.getMode() == CategoryMode::OneHot && type.getDimSize(1) != 1;
+  bool count = op.getMode() == CategoryMode::Count;
+  MLIRContext *ctx = lb.b.getContext();
+  // 1 where x == t (t the token loop's index).
+  auto hit = [](OpBuilder &b, Location l, Value id, unsigned tokenLoop) -> Value {
+    Value t = arith::SIToFPOp::create(
+        b, l, b.getF32Type(),
+        arith::IndexCastOp::create(b, l, b.getI64Type(),
+                                   linalg::IndexOp::create(b, l, tokenLoop)));
+    Value equal = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, id, t);
+    return arith::SelectOp::create(
+        b, l, equal, arith::ConstantOp::create(b, l, b.getF32FloatAttr(1.0f)),
+        arith::ConstantOp::create(b, l, b.getF32FloatAttr(0.0f)));
+  };
+  SmallVector<OpFoldResult> sizes{lb.dimOfr(x, 0)};
+  if (rows) {
+    // Loops (b, j, t).
+    sizes.push_back(lb.dimOfr(x, 1));
+    sizes.push_back(lb.b.getIndexAttr(n));
+    AffineMap xMap = AffineMap::get(3, 0, {d(lb, 0), d(lb, 1)}, ctx);
+    return lb.generic(ValueRange{x}, lb.empty(sizes), {xMap, lb.identity(3)},
+                      iterators(3, 0),
+                      [&](OpBuilder &b, Location l, ValueRange a) {
+                        return hit(b, l, a[0], 2);
+                      });
+  }
+  // Loops (b, t, j), j reduced.
+  sizes.push_back(lb.b.getIndexAttr(n));
+  AffineMap xMap = AffineMap::get(3, 0, {d(lb, 0), d(lb, 2)}, ctx);
+  AffineMap outMap = AffineMap::get(3, 0, {d(lb, 0), d(lb, 1)}, ctx);
+  return lb.generic(ValueRange{x}, lb.full(sizes, 0.0), {xMap, outMap},
+                    iterators(2, 1),
+                    [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                      Value one = hit(b, l, a[0], 1);
+                      if (count)
+                        return add(b, l, a[1], one);
+                      return arith::MaximumFOp::create(b, l, a[1], one);
+                    });
+}
+
 Value lowerEmbedding(LinalgBuilder &lb, EmbeddingOp op) {
   Value ids = op.getIds(), table = op.getTable();
   auto idsType = cast<RankedTensorType>(ids.getType());
@@ -805,7 +876,7 @@ Value lower(LinalgBuilder &lb, Operation *op) {
   if (isa<Conv2DOp, Conv3DOp, ConvTranspose1DOp, ConvTranspose2DOp,
           ConvTranspose3DOp, MaxPool2DOp, AvgPool2DOp, MaxPool3DOp, AvgPool3DOp,
           GlobalMaxPool2DOp, GlobalAvgPool2DOp, GlobalMaxPool3DOp,
-          GlobalAvgPool3DOp, ZeroPaddingOp, CroppingOp, UpSamplingOp, PermuteOp>(op))
+          GlobalAvgPool3DOp, ZeroPaddingOp, CroppingOp, UpSamplingOp, ResizeOp, PermuteOp>(op))
     return lowerSpatial(lb, op);
   if (auto o = dyn_cast<BatchNormOp>(op))
     return lowerBatchNorm(lb, o);
@@ -819,6 +890,10 @@ Value lower(LinalgBuilder &lb, Operation *op) {
     return lowerRMSNorm(lb, o);
   if (auto o = dyn_cast<DropoutOp>(op))
     return o.getInput();
+  if (auto o = dyn_cast<DiscretizeOp>(op))
+    return lowerDiscretize(lb, o);
+  if (auto o = dyn_cast<CategoryEncodingOp>(op))
+    return lowerCategoryEncoding(lb, o);
   if (auto o = dyn_cast<EmbeddingOp>(op))
     return lowerEmbedding(lb, o);
   if (auto o = dyn_cast<FlattenOp>(op))

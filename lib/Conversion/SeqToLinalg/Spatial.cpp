@@ -5,7 +5,8 @@
 // linalg.pooling_nhwc_* / pooling_ndhwc_*, global pooling as one reduction,
 // zero padding / cropping as insert_slice / extract_slice, nearest
 // upsampling as a generic reading x[o / s], bilinear upsampling one axis at a
-// time, permute as linalg.transpose. Padding ("same") is an insert_slice into
+// time, resize one axis at a time (the last spatial axis first),
+// permute as linalg.transpose. Padding ("same") is an insert_slice into
 // a filled tensor (0, or -inf for max pooling) in front of the named op.
 #include "LinalgBuilder.h"
 
@@ -443,6 +444,68 @@ Value lowerUpSampling(LinalgBuilder &lb, UpSamplingOp op) {
                     [](OpBuilder &, Location, ValueRange a) { return a[0]; });
 }
 
+/// x resized to `out` along `axis` (static sizes) as the reference kernel
+/// (resize) computes it: TensorFlow's half-pixel nearest or linear rule.
+Value resizeAxis(LinalgBuilder &lb, Value x, int64_t axis, int64_t out,
+                 bool bilinear) {
+  int64_t rank = typeOf(x).getRank();
+  int64_t length = typeOf(x).getDimSize(axis);
+  Sizes sizes;
+  for (int64_t i = 0; i < rank; ++i)
+    sizes.push_back(i == axis ? OpFoldResult(lb.b.getIndexAttr(out))
+                              : lb.dimOfr(x, i));
+  float scale = static_cast<float>(length) / static_cast<float>(out);
+  return lb.map(ValueRange{}, lb.empty(sizes),
+                [&](OpBuilder &b, Location l, ValueRange) -> Value {
+                  auto f32 = [&](float v) {
+                    return arith::ConstantOp::create(b, l, b.getF32FloatAttr(v));
+                  };
+                  auto toIndex = [&](Value v) -> Value {
+                    return arith::IndexCastOp::create(
+                        b, l, b.getIndexType(),
+                        arith::FPToSIOp::create(b, l, b.getI64Type(), v));
+                  };
+                  SmallVector<Value> index;
+                  for (int64_t i = 0; i < rank; ++i)
+                    index.push_back(linalg::IndexOp::create(b, l, i));
+                  Value t = arith::SIToFPOp::create(
+                      b, l, b.getF32Type(),
+                      arith::IndexCastOp::create(b, l, b.getI64Type(), index[axis]));
+                  Value centre = arith::MulFOp::create(
+                      b, l, arith::AddFOp::create(b, l, t, f32(0.5f)), f32(scale));
+                  Value last = arith::ConstantIndexOp::create(b, l, length - 1);
+                  if (!bilinear) {
+                    SmallVector<Value> source(index);
+                    source[axis] = arith::MinSIOp::create(
+                        b, l, toIndex(math::FloorOp::create(b, l, centre)), last);
+                    return tensor::ExtractOp::create(b, l, x, source);
+                  }
+                  Value in = arith::SubFOp::create(b, l, centre, f32(0.5f));
+                  Value below = math::FloorOp::create(b, l, in);
+                  Value above = math::CeilOp::create(b, l, in);
+                  Value zero = arith::ConstantIndexOp::create(b, l, 0);
+                  SmallVector<Value> loIndex(index), hiIndex(index);
+                  loIndex[axis] = arith::MaxSIOp::create(b, l, toIndex(below), zero);
+                  hiIndex[axis] = arith::MinSIOp::create(b, l, toIndex(above), last);
+                  Value a = tensor::ExtractOp::create(b, l, x, loIndex);
+                  Value c = tensor::ExtractOp::create(b, l, x, hiIndex);
+                  Value lerp = arith::SubFOp::create(b, l, in, below);
+                  return arith::AddFOp::create(
+                      b, l, a,
+                      arith::MulFOp::create(b, l, arith::SubFOp::create(b, l, c, a), lerp));
+                });
+}
+
+Value lowerResize(LinalgBuilder &lb, ResizeOp op) {
+  Value x = op.getInput();
+  ArrayRef<int64_t> size = op.getSize();
+  bool bilinear = op.getInterpolation() == Interpolation::Bilinear;
+  for (int64_t i = static_cast<int64_t>(size.size()); i >= 1; --i)
+    if (typeOf(x).getDimSize(i) != size[i - 1])
+      x = resizeAxis(lb, x, i, size[i - 1], bilinear);
+  return x;
+}
+
 Value lowerPermute(LinalgBuilder &lb, PermuteOp op) {
   Value x = op.getInput();
   SmallVector<int64_t> permutation{0};
@@ -471,6 +534,7 @@ Value seq::lowering::lowerSpatial(LinalgBuilder &lb, Operation *op) {
       .Case([&](ZeroPaddingOp o) { return lowerZeroPadding(lb, o); })
       .Case([&](CroppingOp o) { return lowerCropping(lb, o); })
       .Case([&](UpSamplingOp o) { return lowerUpSampling(lb, o); })
+      .Case([&](ResizeOp o) { return lowerResize(lb, o); })
       .Case([&](PermuteOp o) { return lowerPermute(lb, o); })
       .Default([](Operation *op) -> Value {
         op->emitError("the CPU backend cannot lower '") << op->getName() << "'";

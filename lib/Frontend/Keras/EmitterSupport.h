@@ -153,6 +153,13 @@ public:
     return std::make_pair(*kernel, *bias);
   }
 
+  /// How many arrays the file has for the layer.
+  size_t size() const { return arrays.size(); }
+
+  /// The next array as it is in the file (after expect()), for a layer that
+  /// folds it into constants of its own.
+  const WeightArray &take() { return arrays[used++]; }
+
   /// The shape of the next array, before taking it.
   ArrayRef<int64_t> peekShape() const { return arrays[used].shape; }
 

@@ -43,11 +43,9 @@ Error requireChannelsLast(const LayerConfig &layer) {
 } // namespace
 
 bool LayerEmitter::isShapePreserving(StringRef className) {
+  if (findLayerFamily(className) == emitInferenceIdentity)
+    return true;
   return llvm::StringSwitch<bool>(className)
-      .Cases({"Dropout", "SpatialDropout1D", "SpatialDropout2D",
-              "SpatialDropout3D", "GaussianDropout", "GaussianNoise",
-              "AlphaDropout", "ActivityRegularization"},
-             true)
       .Cases({"Activation", "LeakyReLU", "ELU", "ReLU", "ThresholdedReLU",
               "PReLU", "Softmax"},
              true)
@@ -65,6 +63,9 @@ int64_t LayerEmitter::nonTrainableParams(const LayerConfig &layer,
   } else if (!*trainable) {
     return all;
   }
+  // Normalization's mean, variance and count are never trained.
+  if (layer.getClassName() == "Normalization")
+    return all;
   if (layer.getClassName() == "BatchNormalization" && weights.size() >= 2)
     return static_cast<int64_t>(weights[weights.size() - 1].data.size() +
                                 weights[weights.size() - 2].data.size());
@@ -404,6 +405,20 @@ Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
   if (keeps)
     mask = incoming;
   return out;
+}
+
+ArrayRef<StringRef> LayerEmitter::ownClasses() {
+  // Keep in step with emitLayer below (test/Docs/layer-table.test lists
+  // them in docs/Usage.md).
+  static const StringRef classes[] = {
+      "LSTM", "GRU", "SimpleRNN", "RNN", "Bidirectional", "TimeDistributed",
+      "Dense", "Conv1D", "MaxPooling1D", "MaxPool1D", "AveragePooling1D",
+      "AvgPool1D", "GlobalMaxPooling1D", "GlobalMaxPool1D",
+      "GlobalAveragePooling1D", "GlobalAvgPool1D", "BatchNormalization",
+      "LayerNormalization", "Embedding", "Reshape", "RepeatVector", "PReLU",
+      "Activation", "LeakyReLU", "ELU", "ReLU", "ThresholdedReLU", "Softmax",
+      "Masking"};
+  return classes;
 }
 
 Expected<Value> LayerEmitter::emitLayer(const LayerConfig &layer, Value input,

@@ -46,6 +46,10 @@ public:
   /// Add, Subtract, Multiply, Average, Maximum, Minimum, Concatenate
   /// (MergeLayers.cpp): layers that read several values.
   static bool isMergeLayer(llvm::StringRef className);
+  /// The merge layers (Functional graphs) and the classes emitLayer imports
+  /// itself, not through a layer family.
+  static llvm::ArrayRef<llvm::StringRef> mergeClasses();
+  static llvm::ArrayRef<llvm::StringRef> ownClasses();
   /// Emits merge layer `layer` over `inputs`, whose masks are `masks`.
   llvm::Expected<mlir::Value> emitMerge(const LayerConfig &layer,
                                         llvm::ArrayRef<mlir::Value> inputs,

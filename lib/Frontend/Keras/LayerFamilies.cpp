@@ -4,7 +4,8 @@
 
 namespace seq::keras {
 
-FamilyEmitter findLayerFamily(llvm::StringRef className) {
+namespace {
+const llvm::StringMap<FamilyEmitter> &familyTable() {
   static const llvm::StringMap<FamilyEmitter> families = {
       {"Conv2D", emitConvolution},
       {"Conv3D", emitConvolution},
@@ -43,6 +44,12 @@ FamilyEmitter findLayerFamily(llvm::StringRef className) {
       {"UpSampling1D", emitUpSampling},
       {"UpSampling2D", emitUpSampling},
       {"UpSampling3D", emitUpSampling},
+      {"Rescaling", emitRescaling},
+      {"Normalization", emitNormalization},
+      {"Discretization", emitDiscretization},
+      {"CategoryEncoding", emitCategoryEncoding},
+      {"Resizing", emitResizing},
+      {"CenterCrop", emitCenterCrop},
       {"Permute", emitPermute},
       {"Flatten", emitFlatten},
       {"Dropout", emitInferenceIdentity},
@@ -53,9 +60,50 @@ FamilyEmitter findLayerFamily(llvm::StringRef className) {
       {"GaussianNoise", emitInferenceIdentity},
       {"AlphaDropout", emitInferenceIdentity},
       {"ActivityRegularization", emitInferenceIdentity},
+      {"RandomFlip", emitInferenceIdentity},
+      {"RandomRotation", emitInferenceIdentity},
+      {"RandomZoom", emitInferenceIdentity},
+      {"RandomTranslation", emitInferenceIdentity},
+      {"RandomContrast", emitInferenceIdentity},
+      {"RandomBrightness", emitInferenceIdentity},
+      {"RandomHeight", emitInferenceIdentity},
+      {"RandomWidth", emitInferenceIdentity},
+      {"RandomColorDegeneration", emitInferenceIdentity},
+      {"RandomColorJitter", emitInferenceIdentity},
+      {"RandomElasticTransform", emitInferenceIdentity},
+      {"RandomErasing", emitInferenceIdentity},
+      {"RandomGaussianBlur", emitInferenceIdentity},
+      {"RandomGrayscale", emitInferenceIdentity},
+      {"RandomHue", emitInferenceIdentity},
+      {"RandomInvert", emitInferenceIdentity},
+      {"RandomPerspective", emitInferenceIdentity},
+      {"RandomPosterization", emitInferenceIdentity},
+      {"RandomSaturation", emitInferenceIdentity},
+      {"RandomSharpness", emitInferenceIdentity},
+      {"RandomShear", emitInferenceIdentity},
+      {"AugMix", emitInferenceIdentity},
+      {"CutMix", emitInferenceIdentity},
+      {"MixUp", emitInferenceIdentity},
+      {"RandAugment", emitInferenceIdentity},
+      {"Equalization", emitInferenceIdentity},
+      {"Solarization", emitInferenceIdentity},
+      {"RandomCrop", emitRandomCrop},
   };
+  return families;
+}
+} // namespace
+
+FamilyEmitter findLayerFamily(llvm::StringRef className) {
+  const llvm::StringMap<FamilyEmitter> &families = familyTable();
   auto it = families.find(className);
   return it == families.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> layerFamilyClasses() {
+  std::vector<std::string> names;
+  for (const auto &entry : familyTable())
+    names.push_back(entry.getKey().str());
+  return names;
 }
 
 namespace emit {

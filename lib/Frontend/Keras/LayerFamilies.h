@@ -32,6 +32,9 @@ using FamilyEmitter = llvm::Expected<mlir::Value> (*)(EmitContext &);
 /// The emitter of the family that imports `className`, or null.
 FamilyEmitter findLayerFamily(llvm::StringRef className);
 
+/// Every class name in the table (unordered).
+std::vector<std::string> layerFamilyClasses();
+
 // The families (one file each).
 
 /// Conv2D, Conv3D (ImageLayers.cpp).
@@ -57,8 +60,21 @@ llvm::Expected<mlir::Value> emitUpSampling(EmitContext &context);
 llvm::Expected<mlir::Value> emitPermute(EmitContext &context);
 /// Flatten of any rank, either data format (SpatialShapeLayers.cpp).
 llvm::Expected<mlir::Value> emitFlatten(EmitContext &context);
-/// Dropout and the other identities at inference (InferenceIdentities.cpp).
+/// Dropout, the random augmentation layers and the other identities at
+/// inference; RandomCrop (InferenceIdentities.cpp).
 llvm::Expected<mlir::Value> emitInferenceIdentity(EmitContext &context);
+llvm::Expected<mlir::Value> emitRandomCrop(EmitContext &context);
+/// Rescaling and Normalization as seq.batch_norm (PreprocessingLayers.cpp).
+llvm::Expected<mlir::Value> emitRescaling(EmitContext &context);
+llvm::Expected<mlir::Value> emitNormalization(EmitContext &context);
+/// Discretization and CategoryEncoding (CategoricalLayers.cpp).
+llvm::Expected<mlir::Value> emitDiscretization(EmitContext &context);
+llvm::Expected<mlir::Value> emitCategoryEncoding(EmitContext &context);
+/// Resizing, CenterCrop, and tf_keras' RandomCrop at inference: Keras'
+/// smart_resize to (height, width), bilinear (ResizingLayers.cpp).
+llvm::Expected<mlir::Value> emitResizing(EmitContext &context);
+llvm::Expected<mlir::Value> emitCenterCrop(EmitContext &context);
+llvm::Expected<mlir::Value> emitSmartResize(EmitContext &context);
 
 namespace emit {
 

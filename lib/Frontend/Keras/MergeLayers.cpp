@@ -19,12 +19,15 @@ namespace seq::keras {
 
 using namespace emit;
 
+llvm::ArrayRef<StringRef> LayerEmitter::mergeClasses() {
+  static const StringRef classes[] = {"Add",     "Subtract", "Multiply",
+                                      "Average", "Maximum",  "Minimum",
+                                      "Concatenate"};
+  return classes;
+}
+
 bool LayerEmitter::isMergeLayer(StringRef className) {
-  return llvm::StringSwitch<bool>(className)
-      .Cases({"Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum",
-              "Concatenate"},
-             true)
-      .Default(false);
+  return llvm::is_contained(mergeClasses(), className);
 }
 
 Expected<Value> LayerEmitter::emitMerge(const LayerConfig &layer,

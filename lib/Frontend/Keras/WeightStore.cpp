@@ -19,7 +19,11 @@ Expected<WeightArray> WeightStore::readArray(const LayerConfig &layer,
   Expected<HDF5File::Dataset> dataset = file.readFloatDataset(path);
   if (!dataset)
     return layerError(layer, dataset.takeError());
-  if (dataset->dtype != "float32")
+  // A scalar integer is a counter (Normalization's sample count), which no
+  // computation reads.
+  bool counter = dataset->shape.empty() &&
+                 StringRef(dataset->dtype).contains("int");
+  if (dataset->dtype != "float32" && !counter)
     return layer.error("weight '" + path + "' is " + dataset->dtype +
                        ", expected float32 (seqc reads float32 models)");
   return WeightArray{path, std::move(dataset->shape), std::move(dataset->data)};

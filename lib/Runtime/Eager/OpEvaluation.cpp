@@ -657,6 +657,24 @@ Expected<Tensor> evaluateOp(Operation *op, ValueLookup lookup,
         return upsampling(x, op.getSize(),
                           op.getInterpolation() == Interpolation::Bilinear);
       })
+      .Case<DiscretizeOp>([&](DiscretizeOp op) -> Expected<Tensor> {
+        return discretize(in(op.getInput()), in(op.getBoundaries()));
+      })
+      .Case<CategoryEncodingOp>([&](CategoryEncodingOp op) -> Expected<Tensor> {
+        const Tensor &x = in(op.getInput());
+        if (Error e = requireRank(op, x, 2, "input"))
+          return std::move(e);
+        return categoryEncoding(x, op.getNumTokens(),
+                                op.getMode() == CategoryMode::OneHot,
+                                op.getMode() == CategoryMode::Count);
+      })
+      .Case<ResizeOp>([&](ResizeOp op) -> Expected<Tensor> {
+        const Tensor &x = in(op.getInput());
+        if (Error e = requireRank(op, x, op.getSize().size() + 2, "input"))
+          return std::move(e);
+        return resize(x, op.getSize(),
+                      op.getInterpolation() == Interpolation::Bilinear);
+      })
       .Case<PermuteOp>([&](PermuteOp op) -> Expected<Tensor> {
         const Tensor &x = in(op.getInput());
         if (Error e = requireRank(op, x, op.getDims().size() + 1, "input"))

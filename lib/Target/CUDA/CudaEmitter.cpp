@@ -650,7 +650,7 @@ Error Emitter::emitOp(Operation *op) {
       .Case<Conv2DOp, Conv3DOp, ConvTranspose1DOp, ConvTranspose2DOp, ConvTranspose3DOp,
             MaxPool2DOp, AvgPool2DOp, MaxPool3DOp, AvgPool3DOp,
             GlobalMaxPool2DOp, GlobalAvgPool2DOp, GlobalMaxPool3DOp, GlobalAvgPool3DOp,
-            ZeroPaddingOp, CroppingOp, UpSamplingOp, PermuteOp>(
+            ZeroPaddingOp, CroppingOp, UpSamplingOp, ResizeOp, PermuteOp>(
           [&](Operation *) { return emitSpatial(op); })
       .Case<BatchNormOp>([&](BatchNormOp o) -> Error {
         Expected<unsigned> x = operand(op, o.getInput());
@@ -746,6 +746,44 @@ Error Emitter::emitOp(Operation *op) {
         if (!x)
           return x.takeError();
         result(*x); // the identity at inference
+        return Error::success();
+      })
+      .Case<DiscretizeOp>([&](DiscretizeOp o) -> Error {
+        Expected<unsigned> x = operand(op, o.getInput());
+        if (!x)
+          return x.takeError();
+        Expected<std::string> bounds = weight(op, o.getBoundaries(), "boundaries");
+        if (!bounds)
+          return bounds.takeError();
+        int64_t n = cast<ShapedType>(o.getBoundaries().getType()).getDimSize(0);
+        unsigned y = newBuffer(dimsOf(*x), tag(op) + " output");
+        comment(op, "bucket indices over " + Twine(n) + " boundaries -> " + buffers[y].name);
+        forwardCode += tryLaunch(op, "seqc::discretize(m->stream, " + ptr(*x) + ", " + *bounds +
+                                         ", " + ptr(y) + ", " + product(dimsOf(*x)) + ", " +
+                                         Twine(n) + ")");
+        result(y);
+        return Error::success();
+      })
+      .Case<CategoryEncodingOp>([&](CategoryEncodingOp o) -> Error {
+        Expected<unsigned> x = operand(op, o.getInput());
+        if (!x)
+          return x.takeError();
+        Dims in = dimsOf(*x);
+        int64_t n = o.getNumTokens();
+        bool rows = o.getMode() == CategoryMode::OneHot && o.getInput().getType().getDimSize(1) != 1;
+        bool count = o.getMode() == CategoryMode::Count;
+        Dims out{in[0]};
+        if (rows)
+          out.push_back(in[1]);
+        out.push_back(std::to_string(n));
+        unsigned y = newBuffer(out, tag(op) + " output");
+        comment(op, Twine(stringifyCategoryMode(o.getMode())) + " encoding of " + Twine(n) +
+                        " tokens -> " + buffers[y].name);
+        forwardCode += tryLaunch(op, "seqc::category_encoding(m->stream, " + ptr(*x) + ", " +
+                                         ptr(y) + ", " + in[0] + ", (int)" + in[1] + ", " +
+                                         Twine(n) + ", " + (rows ? "true" : "false") + ", " +
+                                         (count ? "true" : "false") + ")");
+        result(y);
         return Error::success();
       })
       .Case<EmbeddingOp>([&](EmbeddingOp o) -> Error {

@@ -4,7 +4,7 @@
 // layers"): a direct convolution, a direct (gathering) transposed
 // convolution and a pooling kernel over up to three spatial axes, global
 // pooling as the 1-D kernel over all positions, and
-// index-mapping kernels for zero padding, cropping, upsampling and permute
+// index-mapping kernels for zero padding, cropping, upsampling, resize and permute
 // (tensors of rank <= 5, which covers every Keras layer of these kinds).
 //
 //===----------------------------------------------------------------------===//
@@ -287,6 +287,39 @@ Error Emitter::emitSpatial(Operation *op) {
     return Error::success();
   };
 
+  auto resize = [&](ResizeOp o) -> Error {
+    Expected<unsigned> x = input();
+    if (!x)
+      return x.takeError();
+    if (Error e = requireSmallRank(*x))
+      return e;
+    llvm::ArrayRef<int64_t> size = o.getSize();
+    llvm::ArrayRef<int64_t> inShape = o.getInput().getType().getShape();
+    bool bilinear = o.getInterpolation() == Interpolation::Bilinear;
+    // One axis at a time, the last spatial axis first, each into its own
+    // buffer.
+    unsigned current = *x;
+    for (size_t i = size.size(); i >= 1; --i) {
+      if (inShape[i] == size[i - 1])
+        continue;
+      Dims in = dimsOf(current), out = in;
+      out[i] = std::to_string(size[i - 1]);
+      unsigned y = newBuffer(out, tag(op) + " output (axis " + std::to_string(i) + ")");
+      comment(op, Twine(bilinear ? "linear" : "nearest") + " resize of axis " + Twine(i) +
+                      " to " + Twine(size[i - 1]) + " -> " + buffers[y].name);
+      forwardCode += tryLaunch(
+          op, "seqc::resize_axis(m->stream, " + ptr(current) + ", " + ptr(y) + ", " +
+                  product(llvm::ArrayRef(in).take_front(i)) + ", (int)" + in[i] + ", " +
+                  Twine(size[i - 1]) + ", " + product(llvm::ArrayRef(in).drop_front(i + 1)) +
+                  ", " + (bilinear ? "true" : "false") + ")");
+      current = y;
+    }
+    if (current == *x) // every size unchanged: the identity
+      current = newBuffer(dimsOf(*x), tag(op) + " output", *x);
+    bufferOf[op->getResult(0)] = current;
+    return Error::success();
+  };
+
   auto permute = [&](PermuteOp o) -> Error {
     Expected<unsigned> x = input();
     if (!x)
@@ -316,6 +349,7 @@ Error Emitter::emitSpatial(Operation *op) {
       .Case([&](ZeroPaddingOp o) { return padOrCrop(o.getLow(), o.getHigh(), 1); })
       .Case([&](CroppingOp o) { return padOrCrop(o.getLow(), o.getHigh(), -1); })
       .Case(upsample)
+      .Case(resize)
       .Case(permute)
       .Default([&](Operation *) { return fail(op, "the CUDA backend cannot compile this op"); });
 }

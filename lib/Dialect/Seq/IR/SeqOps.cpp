@@ -62,7 +62,14 @@ public:
                              << shapes::format(expected);
   }
 
-  LogicalResult epsilon(APFloat epsilon) {
+  /// `allowZero`: batch_norm, whose variances are weights (Rescaling and
+  /// Normalization import with epsilon 0 and positive variances).
+  LogicalResult epsilon(APFloat epsilon, bool allowZero = false) {
+    if (allowZero && (epsilon.isNegative() || epsilon.isNaN()))
+      return op->emitOpError() << "epsilon must be non-negative, got "
+                               << epsilon.convertToDouble();
+    if (allowZero)
+      return success();
     if (epsilon.isPosZero() || epsilon.isNegative() || epsilon.isNaN())
       return op->emitOpError() << "epsilon must be positive, got "
                                << epsilon.convertToDouble();
@@ -425,6 +432,38 @@ LogicalResult UpSamplingOp::verify() {
   return check.result(shapes::upsampled(in, getSize()));
 }
 
+LogicalResult ResizeOp::verify() {
+  Check check(*this);
+  if (failed(check.minRank(getInput(), "input", 3)))
+    return failure();
+  ArrayRef<int64_t> in = Check::shape(getInput());
+  if (getSize().size() != in.size() - 2)
+    return emitOpError() << "size must hold one size per spatial axis ("
+                         << in.size() - 2 << "), got " << getSize().size();
+  for (size_t i = 0; i < getSize().size(); ++i) {
+    if (in[i + 1] == shapes::kDynamic)
+      return emitOpError() << "input spatial axis " << i + 1
+                           << " must have a static size, got "
+                           << getInput().getType();
+    if (getSize()[i] < 1)
+      return emitOpError() << "sizes must be positive, got " << getSize()[i];
+  }
+  return check.result(shapes::resized(in, getSize()));
+}
+
+LogicalResult DiscretizeOp::verify() {
+  Check check(*this);
+  return check.rank(getBoundaries(), "boundaries", 1);
+}
+
+LogicalResult CategoryEncodingOp::verify() {
+  Check check(*this);
+  if (failed(check.rank(getInput(), "input", 2)))
+    return failure();
+  return check.result(shapes::categoryEncoded(Check::shape(getInput()),
+                                              getNumTokens(), getMode()));
+}
+
 LogicalResult PermuteOp::verify() {
   Check check(*this);
   if (failed(check.minRank(getInput(), "input", 2)))
@@ -721,7 +760,7 @@ LogicalResult BatchNormOp::verify() {
     return failure();
   int64_t channels = Check::shape(getInput()).back();
   return failure(
-      failed(check.epsilon(getEpsilon())) ||
+      failed(check.epsilon(getEpsilon(), /*allowZero=*/true)) ||
       failed(check.vector(getGamma(), "gamma", "channels", channels)) ||
       failed(check.vector(getBeta(), "beta", "channels", channels)) ||
       failed(check.vector(getMovingMean(), "moving_mean", "channels", channels)) ||

@@ -137,6 +137,21 @@ llvm::SmallVector<int64_t> upsampled(llvm::ArrayRef<int64_t> input,
   return result;
 }
 
+llvm::SmallVector<int64_t> categoryEncoded(llvm::ArrayRef<int64_t> input,
+                                           int64_t numTokens, CategoryMode mode) {
+  if (mode == CategoryMode::OneHot && input.size() == 2 && input[1] != 1)
+    return {input[0], input[1], numTokens};
+  return {input.empty() ? kDynamic : input[0], numTokens};
+}
+
+llvm::SmallVector<int64_t> resized(llvm::ArrayRef<int64_t> input,
+                                   llvm::ArrayRef<int64_t> size) {
+  llvm::SmallVector<int64_t> result(input);
+  for (size_t i = 0; i < size.size() && i + 2 < input.size(); ++i)
+    result[i + 1] = size[i];
+  return result;
+}
+
 bool isPermutation(llvm::ArrayRef<int64_t> dims) {
   llvm::SmallVector<bool> seen(dims.size() + 1, false);
   for (int64_t d : dims) {

@@ -132,10 +132,17 @@ FailureOr<std::optional<Shape>> ruleShape(Operation *op) {
       .Case([](UpSamplingOp up) -> Result {
         return {shapes::upsampled(shapeOf(up.getInput()), up.getSize())};
       })
+      .Case([](CategoryEncodingOp op) -> Result {
+        return {shapes::categoryEncoded(shapeOf(op.getInput()), op.getNumTokens(),
+                                        op.getMode())};
+      })
+      .Case([](ResizeOp resize) -> Result {
+        return {shapes::resized(shapeOf(resize.getInput()), resize.getSize())};
+      })
       .Case([](PermuteOp permute) -> Result {
         return {shapes::permuted(shapeOf(permute.getInput()), permute.getDims())};
       })
-      .Case<BatchNormOp, LayerNormOp, GroupNormOp, UnitNormOp, RMSNormOp, DropoutOp, ActivationOp, ReluOp,
+      .Case<DiscretizeOp, BatchNormOp, LayerNormOp, GroupNormOp, UnitNormOp, RMSNormOp, DropoutOp, ActivationOp, ReluOp,
             PReluOp, ApplyMaskOp>(
           [](auto same) -> Result { return {Shape(shapeOf(same.getInput()))}; })
       .Case([](EmbeddingOp embedding) -> Result {

@@ -1142,6 +1142,60 @@ inline cudaError_t embedding(cudaStream_t stream, const float *ids, const float 
   return cudaGetLastError();
 }
 
+/// Discretization: the number of boundaries b with !(x < b) (TensorFlow's
+/// Bucketize), as float.
+__global__ void discretize_kernel(const float *__restrict__ x, const float *__restrict__ bounds,
+                                  float *__restrict__ y, int64_t count, int n) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count)
+    return;
+  float v = x[i];
+  int bucket = 0;
+  for (int j = 0; j < n; ++j)
+    bucket += !(v < bounds[j]);
+  y[i] = (float)bucket;
+}
+
+inline cudaError_t discretize(cudaStream_t stream, const float *x, const float *bounds, float *y,
+                              int64_t count, int n) {
+  if (count == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(discretize_kernel, blocks_for(count, 256), 256, 0, stream)(x, bounds, y, count, n);
+  return cudaGetLastError();
+}
+
+/// CategoryEncoding of (batch, k) ids, one thread per output element: with
+/// `rows` (one_hot, k != 1) y[b, j, t] = (x[b, j] == t); else y[b, t] is the
+/// count (`count`) or the presence of t among x[b, :].
+__global__ void category_encoding_kernel(const float *__restrict__ x, float *__restrict__ y,
+                                         int64_t batch, int k, int n, bool rows, bool count) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  int t = i % n;
+  if (rows) {
+    if (i >= batch * k * n)
+      return;
+    y[i] = x[i / n] == (float)t ? 1.0f : 0.0f;
+    return;
+  }
+  if (i >= batch * n)
+    return;
+  int64_t b = i / n;
+  float hits = 0.0f;
+  for (int j = 0; j < k; ++j)
+    hits += x[b * k + j] == (float)t ? 1.0f : 0.0f;
+  y[i] = count ? hits : (hits > 0.0f ? 1.0f : 0.0f);
+}
+
+inline cudaError_t category_encoding(cudaStream_t stream, const float *x, float *y, int64_t batch,
+                                     int k, int n, bool rows, bool count) {
+  int64_t elements = batch * (rows ? k : 1) * n;
+  if (elements == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(category_encoding_kernel, blocks_for(elements, 256), 256, 0, stream)(x, y, batch, k, n,
+                                                                              rows, count);
+  return cudaGetLastError();
+}
+
 /// RepeatVector: (batch, f) -> (batch, n, f).
 __global__ void repeat_vector_kernel(const float *__restrict__ x, float *__restrict__ y,
                                      int batch, int n, int f) {
@@ -1647,6 +1701,41 @@ inline cudaError_t upsample_linear(cudaStream_t stream, const float *x, float *y
     return cudaSuccess;
   SEQC_LAUNCH(upsample_linear_kernel, blocks_for(n, 256), 256, 0, stream)(x, y, outer, length,
                                                                           inner, factor);
+  return cudaGetLastError();
+}
+
+/// Resizing along one axis (seq.resize): TensorFlow's half-pixel nearest or
+/// linear rule with scale = length / out_length.
+__global__ void resize_axis_kernel(const float *__restrict__ x, float *__restrict__ y,
+                                   int64_t outer, int length, int out_length, int64_t inner,
+                                   float scale, bool bilinear) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= outer * out_length * inner)
+    return;
+  int64_t k = i % inner;
+  int t = (i / inner) % out_length;
+  int64_t o = i / (inner * out_length);
+  float centre = ((float)t + 0.5f) * scale;
+  if (!bilinear) {
+    int source = min((int)floorf(centre), length - 1);
+    y[i] = x[(o * length + source) * inner + k];
+    return;
+  }
+  float in = centre - 0.5f;
+  float below = floorf(in);
+  int lo = max((int)below, 0), hi = min((int)ceilf(in), length - 1);
+  float a = x[(o * length + lo) * inner + k], b = x[(o * length + hi) * inner + k];
+  y[i] = a + (b - a) * (in - below);
+}
+
+inline cudaError_t resize_axis(cudaStream_t stream, const float *x, float *y, int64_t outer,
+                               int length, int out_length, int64_t inner, bool bilinear) {
+  int64_t n = outer * out_length * inner;
+  if (n == 0)
+    return cudaSuccess;
+  float scale = (float)length / (float)out_length;
+  SEQC_LAUNCH(resize_axis_kernel, blocks_for(n, 256), 256, 0, stream)(
+      x, y, outer, length, out_length, inner, scale, bilinear);
   return cudaGetLastError();
 }
 

@@ -109,6 +109,14 @@ def Seq_InterpolationAttr : I32EnumAttr<"Interpolation", "Keras UpSampling inter
   let cppNamespace = "::seq";
 }
 
+def Seq_CategoryModeAttr : I32EnumAttr<"CategoryMode", "Keras CategoryEncoding output_mode", [
+  I32EnumAttrCase<"OneHot", 0, "one_hot">,
+  I32EnumAttrCase<"MultiHot", 1, "multi_hot">,
+  I32EnumAttrCase<"Count", 2, "count">
+]> {
+  let cppNamespace = "::seq";
+}
+
 class Seq_Op<string mnemonic, list<Trait> traits = []> :
     Op<Seq_Dialect, mnemonic, traits>;
 

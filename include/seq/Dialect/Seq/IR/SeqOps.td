@@ -406,6 +406,9 @@ def Seq_BatchNormOp : Seq_TensorOp<"batch_norm", [AllTypesMatch<["input", "outpu
     `(x - moving_mean) / sqrt(moving_variance + epsilon) * gamma + beta`.
     All four parameters are `(channels)`; the importer writes ones / zeros
     for gamma / beta when Keras has `scale=False` / `center=False`.
+    `epsilon` may be 0: Rescaling (mean 0, variance 1, gamma = scale, beta =
+    offset) and Normalization (variance = max(sqrt(variance), 1e-7)^2) import
+    to it that way, their exact formulas.
   }];
   let arguments = (ins Seq_F32Tensor:$input, Seq_F32Tensor:$gamma, Seq_F32Tensor:$beta,
                    Seq_F32Tensor:$moving_mean, Seq_F32Tensor:$moving_variance,
@@ -486,6 +489,42 @@ def Seq_DropoutOp : Seq_TensorOp<"dropout", [AllTypesMatch<["input", "output"]>]
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
+def Seq_DiscretizeOp : Seq_TensorOp<"discretize", [AllTypesMatch<["input", "output"]>]> {
+  let summary = "Keras Discretization (output_mode int): bucket indices, as float32";
+  let description = [{
+    Each element becomes the number of `boundaries` (1-D, ascending, as
+    Keras' `bin_boundaries`) that are not greater than it: the index `i` with
+    `boundaries[i-1] <= x < boundaries[i]`, as TensorFlow's Bucketize
+    computes it (a NaN lands in the last bucket). Keras returns int64
+    indices; seqc computes in float32 throughout, so the indices are exact
+    float32 integers.
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, Seq_F32Tensor:$boundaries);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $boundaries attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Seq_CategoryEncodingOp : Seq_TensorOp<"category_encoding"> {
+  let summary = "Keras CategoryEncoding: one_hot, multi_hot or count of integer ids";
+  let description = [{
+    `input` `(batch, k)` holds integer ids as float32. With `n = num_tokens`:
+    - `count`: `(batch, n)`, entry `t` the number of ids equal to `t`;
+    - `multi_hot`: `(batch, n)`, 1 where some id equals `t`, else 0;
+    - `one_hot`: `(batch, n)` when `k` is 1 (the same as multi_hot), else
+      `(batch, k, n)` with one row per id.
+    An id that is not an integer in `[0, n)` counts for no token (Keras
+    leaves such inputs undefined or fails on them).
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, ConfinedAttr<I64Attr, [IntPositive]>:$num_tokens,
+                   Seq_CategoryModeAttr:$mode);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $mode $input attr-dict `:` type($input) `->` type($output)
+  }];
+}
+
 def Seq_EmbeddingOp : Seq_TensorOp<"embedding"> {
   let summary = "Keras Embedding: looks up rows of `table` by integer id";
   let description = [{
@@ -561,6 +600,36 @@ def Seq_UpSamplingOp : Seq_TensorOp<"upsampling"> {
     channel axis). `nearest` repeats each element `size` times; `bilinear`
     (Keras' UpSampling2D) interpolates linearly along every axis as
     `tf.image.resize` does, with half-pixel centres and clamped borders.
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, DenseI64ArrayAttr:$size,
+                   Seq_InterpolationAttr:$interpolation);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $interpolation $input $size attr-dict `:` type($input) `->` type($output)
+  }];
+}
+
+def Seq_ResizeOp : Seq_TensorOp<"resize"> {
+  let summary = "Keras Resizing: tf.image.resize of the spatial axes (channels last)";
+  let description = [{
+    `input` is `(batch, d1, ..., dn, channels)` with static spatial sizes;
+    `size` holds the output's spatial sizes. Every spatial axis of input
+    size `in` and output size `out` is resized as TensorFlow's
+    ResizeNearestNeighbor / ResizeBilinear kernels do with half-pixel
+    centres (what `tf.image.resize` runs, without antialiasing), with
+    `scale = float(in) / float(out)` in float32:
+    - `nearest`: output `o` reads `min(floor((o + 0.5) * scale), in - 1)`;
+    - `bilinear`: `s = (o + 0.5) * scale - 0.5`, `lo = max(floor(s), 0)`,
+      `hi = min(ceil(s), in - 1)`, `y = x[lo] + (x[hi] - x[lo]) * (s - floor(s))`,
+      the last spatial axis first (TensorFlow interpolates along the width,
+      then the height).
+    Keras' Resizing, CenterCrop (an input smaller than the crop) and tf_keras'
+    RandomCrop at inference import to it, after a seq.cropping where they
+    crop to the target's aspect ratio.
+
+    ```mlir
+    %y = seq.resize bilinear %x [4, 5] : tensor<?x8x6x3xf32> -> tensor<?x4x5x3xf32>
+    ```
   }];
   let arguments = (ins Seq_F32Tensor:$input, DenseI64ArrayAttr:$size,
                    Seq_InterpolationAttr:$interpolation);

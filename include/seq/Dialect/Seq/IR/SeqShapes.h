@@ -84,6 +84,16 @@ llvm::SmallVector<int64_t> padded(llvm::ArrayRef<int64_t> input,
 llvm::SmallVector<int64_t> upsampled(llvm::ArrayRef<int64_t> input,
                                      llvm::ArrayRef<int64_t> size);
 
+/// seq.category_encoding of a (batch, k) input: (batch, n), or (batch, k, n)
+/// for one_hot with k other than 1.
+llvm::SmallVector<int64_t> categoryEncoded(llvm::ArrayRef<int64_t> input,
+                                           int64_t numTokens, CategoryMode mode);
+
+/// seq.resize: the spatial axes (all but the first and the last) take the
+/// sizes in `size`.
+llvm::SmallVector<int64_t> resized(llvm::ArrayRef<int64_t> input,
+                                   llvm::ArrayRef<int64_t> size);
+
 /// Keras Permute: output axis i is input axis dims[i-1] (1-based, batch
 /// axis fixed). `dims` must be a permutation of 1..rank-1.
 llvm::SmallVector<int64_t> permuted(llvm::ArrayRef<int64_t> input,
