@@ -376,6 +376,27 @@ Sizes upsampledSizes(LinalgBuilder &lb, Value x, ArrayRef<int64_t> factors) {
   return sizes;
 }
 
+/// x at `index` with axis `axis` at the real position `in`: linear between
+/// the elements at floor(in) and ceil(in), both clamped to [0, last].
+Value lerpAlongAxis(OpBuilder &b, Location l, Value x, ArrayRef<Value> index,
+                    int64_t axis, Value in, Value last) {
+  auto toIndex = [&](Value v) -> Value {
+    return arith::IndexCastOp::create(b, l, b.getIndexType(),
+                                      arith::FPToSIOp::create(b, l, b.getI64Type(), v));
+  };
+  Value below = math::FloorOp::create(b, l, in);
+  Value above = math::CeilOp::create(b, l, in);
+  Value zero = arith::ConstantIndexOp::create(b, l, 0);
+  SmallVector<Value> loIndex(index), hiIndex(index);
+  loIndex[axis] = arith::MaxSIOp::create(b, l, toIndex(below), zero);
+  hiIndex[axis] = arith::MinSIOp::create(b, l, toIndex(above), last);
+  Value a = tensor::ExtractOp::create(b, l, x, loIndex);
+  Value c = tensor::ExtractOp::create(b, l, x, hiIndex);
+  Value lerp = arith::SubFOp::create(b, l, in, below);
+  return arith::AddFOp::create(
+      b, l, a, arith::MulFOp::create(b, l, arith::SubFOp::create(b, l, c, a), lerp));
+}
+
 /// x grown `factor` times along `axis` by linear interpolation with
 /// half-pixel centres, as the reference kernel (upsampling) computes it.
 Value interpolateAxis(LinalgBuilder &lb, Value x, int64_t axis, int64_t factor) {
@@ -399,27 +420,9 @@ Value interpolateAxis(LinalgBuilder &lb, Value x, int64_t axis, int64_t factor) 
                       arith::MulFOp::create(b, l, arith::AddFOp::create(b, l, t, f32(0.5f)),
                                             f32(1.0f / factor)),
                       f32(0.5f));
-                  Value below = math::FloorOp::create(b, l, in);
-                  Value above = math::CeilOp::create(b, l, in);
-                  auto toIndex = [&](Value v) -> Value {
-                    return arith::IndexCastOp::create(
-                        b, l, b.getIndexType(),
-                        arith::FPToSIOp::create(b, l, b.getI64Type(), v));
-                  };
-                  Value zero = arith::ConstantIndexOp::create(b, l, 0);
                   Value last = arith::SubIOp::create(
                       b, l, length, arith::ConstantIndexOp::create(b, l, 1));
-                  Value lo = arith::MaxSIOp::create(b, l, toIndex(below), zero);
-                  Value hi = arith::MinSIOp::create(b, l, toIndex(above), last);
-                  SmallVector<Value> loIndex(index), hiIndex(index);
-                  loIndex[axis] = lo;
-                  hiIndex[axis] = hi;
-                  Value a = tensor::ExtractOp::create(b, l, x, loIndex);
-                  Value c = tensor::ExtractOp::create(b, l, x, hiIndex);
-                  Value lerp = arith::SubFOp::create(b, l, in, below);
-                  return arith::AddFOp::create(
-                      b, l, a,
-                      arith::MulFOp::create(b, l, arith::SubFOp::create(b, l, c, a), lerp));
+                  return lerpAlongAxis(b, l, x, index, axis, in, last);
                 });
 }
 
@@ -481,18 +484,7 @@ Value resizeAxis(LinalgBuilder &lb, Value x, int64_t axis, int64_t out,
                     return tensor::ExtractOp::create(b, l, x, source);
                   }
                   Value in = arith::SubFOp::create(b, l, centre, f32(0.5f));
-                  Value below = math::FloorOp::create(b, l, in);
-                  Value above = math::CeilOp::create(b, l, in);
-                  Value zero = arith::ConstantIndexOp::create(b, l, 0);
-                  SmallVector<Value> loIndex(index), hiIndex(index);
-                  loIndex[axis] = arith::MaxSIOp::create(b, l, toIndex(below), zero);
-                  hiIndex[axis] = arith::MinSIOp::create(b, l, toIndex(above), last);
-                  Value a = tensor::ExtractOp::create(b, l, x, loIndex);
-                  Value c = tensor::ExtractOp::create(b, l, x, hiIndex);
-                  Value lerp = arith::SubFOp::create(b, l, in, below);
-                  return arith::AddFOp::create(
-                      b, l, a,
-                      arith::MulFOp::create(b, l, arith::SubFOp::create(b, l, c, a), lerp));
+                  return lerpAlongAxis(b, l, x, index, axis, in, last);
                 });
 }
 
