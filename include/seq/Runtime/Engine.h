@@ -59,7 +59,6 @@ protected:
   std::vector<float> stateValues;
 
 private:
-  llvm::Error checkInputs(llvm::ArrayRef<Tensor> inputs) const;
   ModelIO ports;
 };
 

@@ -376,6 +376,26 @@ Sizes upsampledSizes(LinalgBuilder &lb, Value x, ArrayRef<int64_t> factors) {
   return sizes;
 }
 
+/// The linalg.index of every loop of a `rank`-deep generic.
+SmallVector<Value> indices(OpBuilder &b, Location l, int64_t rank) {
+  SmallVector<Value> index;
+  for (int64_t i = 0; i < rank; ++i)
+    index.push_back(linalg::IndexOp::create(b, l, i));
+  return index;
+}
+
+/// (i + 0.5) * scale in f32: output position i's half-pixel centre in the
+/// source axis (TensorFlow's rule for resizing and linear upsampling).
+Value sourceCentre(OpBuilder &b, Location l, Value i, float scale) {
+  auto f32 = [&](float v) {
+    return arith::ConstantOp::create(b, l, b.getF32FloatAttr(v));
+  };
+  Value t = arith::SIToFPOp::create(
+      b, l, b.getF32Type(), arith::IndexCastOp::create(b, l, b.getI64Type(), i));
+  return arith::MulFOp::create(b, l, arith::AddFOp::create(b, l, t, f32(0.5f)),
+                               f32(scale));
+}
+
 /// x at `index` with axis `axis` at the real position `in`: linear between
 /// the elements at floor(in) and ceil(in), both clamped to [0, last].
 Value lerpAlongAxis(OpBuilder &b, Location l, Value x, ArrayRef<Value> index,
@@ -406,20 +426,10 @@ Value interpolateAxis(LinalgBuilder &lb, Value x, int64_t axis, int64_t factor) 
   Value length = lb.dim(x, axis);
   return lb.map(ValueRange{}, lb.empty(upsampledSizes(lb, x, size)),
                 [&](OpBuilder &b, Location l, ValueRange) -> Value {
-                  auto f32 = [&](float v) {
-                    return arith::ConstantOp::create(b, l, b.getF32FloatAttr(v));
-                  };
-                  SmallVector<Value> index;
-                  for (int64_t i = 0; i < rank; ++i)
-                    index.push_back(linalg::IndexOp::create(b, l, i));
-                  Value t = arith::SIToFPOp::create(
-                      b, l, b.getF32Type(),
-                      arith::IndexCastOp::create(b, l, b.getI64Type(), index[axis]));
+                  SmallVector<Value> index = indices(b, l, rank);
                   Value in = arith::SubFOp::create(
-                      b, l,
-                      arith::MulFOp::create(b, l, arith::AddFOp::create(b, l, t, f32(0.5f)),
-                                            f32(1.0f / factor)),
-                      f32(0.5f));
+                      b, l, sourceCentre(b, l, index[axis], 1.0f / factor),
+                      arith::ConstantOp::create(b, l, b.getF32FloatAttr(0.5f)));
                   Value last = arith::SubIOp::create(
                       b, l, length, arith::ConstantIndexOp::create(b, l, 1));
                   return lerpAlongAxis(b, l, x, index, axis, in, last);
@@ -468,14 +478,8 @@ Value resizeAxis(LinalgBuilder &lb, Value x, int64_t axis, int64_t out,
                         b, l, b.getIndexType(),
                         arith::FPToSIOp::create(b, l, b.getI64Type(), v));
                   };
-                  SmallVector<Value> index;
-                  for (int64_t i = 0; i < rank; ++i)
-                    index.push_back(linalg::IndexOp::create(b, l, i));
-                  Value t = arith::SIToFPOp::create(
-                      b, l, b.getF32Type(),
-                      arith::IndexCastOp::create(b, l, b.getI64Type(), index[axis]));
-                  Value centre = arith::MulFOp::create(
-                      b, l, arith::AddFOp::create(b, l, t, f32(0.5f)), f32(scale));
+                  SmallVector<Value> index = indices(b, l, rank);
+                  Value centre = sourceCentre(b, l, index[axis], scale);
                   Value last = arith::ConstantIndexOp::create(b, l, length - 1);
                   if (!bilinear) {
                     SmallVector<Value> source(index);

@@ -34,13 +34,6 @@ void Engine::initIO(ModelIO io) {
   stateValues.assign(stateSize(ports.state), 0.0f);
 }
 
-static std::string shapeText(llvm::ArrayRef<int64_t> dims) {
-  std::string text = "(";
-  for (size_t i = 0; i < dims.size(); ++i)
-    text += (i ? ", " : "") + (dims[i] < 0 ? std::string("?") : std::to_string(dims[i]));
-  return text + (dims.size() == 1 ? ",)" : ")");
-}
-
 llvm::Error checkInputs(const ModelIO &io, llvm::ArrayRef<Tensor> inputs) {
   if (inputs.size() != io.inputs.size())
     return llvm::createStringError(
@@ -67,12 +60,8 @@ llvm::Error checkInputs(const ModelIO &io, llvm::ArrayRef<Tensor> inputs) {
   return llvm::Error::success();
 }
 
-llvm::Error Engine::checkInputs(llvm::ArrayRef<Tensor> inputs) const {
-  return rt::checkInputs(ports, inputs);
-}
-
 llvm::Expected<std::vector<Tensor>> Engine::runAll(llvm::ArrayRef<Tensor> inputs) {
-  if (llvm::Error e = checkInputs(inputs))
+  if (llvm::Error e = checkInputs(ports, inputs))
     return std::move(e);
   return execute(inputs);
 }

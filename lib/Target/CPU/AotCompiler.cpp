@@ -199,7 +199,7 @@ std::string publicHeader(const seq::cpu::ModelSignature &s, StringRef headerPath
   auto shapes = [](const std::vector<seq::ModelPort> &ports) {
     std::string text;
     for (const seq::ModelPort &port : ports)
-      text += (text.empty() ? "" : ", ") + seq::cpu::shapeText(port.shape);
+      text += (text.empty() ? "" : ", ") + seq::shapeText(port.shape);
     return text;
   };
   text = replaceAll(text, "@INPUTS@", shapes(s.io.inputs));

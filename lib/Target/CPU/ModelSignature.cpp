@@ -24,16 +24,6 @@ std::vector<int64_t> seq::cpu::describe(const float *data,
   return d;
 }
 
-std::string seq::cpu::shapeText(const std::vector<int64_t> &dims) {
-  std::string text = "(";
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (i)
-      text += ", ";
-    text += dims[i] < 0 ? "?" : std::to_string(dims[i]);
-  }
-  return text + (dims.size() == 1 ? ",)" : ")");
-}
-
 llvm::Expected<seq::cpu::ModelSignature>
 seq::cpu::ModelSignature::of(ModuleOp module) {
   auto predict = module.lookupSymbol<func::FuncOp>("predict");

@@ -50,9 +50,6 @@ struct ModelSignature {
                                                       const seqc_arena *arena) const;
 };
 
-/// "(?, 10, 12)".
-std::string shapeText(const std::vector<int64_t> &dims);
-
 } // namespace seq::cpu
 
 #endif

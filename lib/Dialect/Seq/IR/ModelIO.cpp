@@ -55,6 +55,13 @@ llvm::Expected<seq::ModelIO> seq::modelIO(func::FuncOp predict) {
   return io;
 }
 
+std::string seq::shapeText(const std::vector<int64_t> &dims) {
+  std::string text = "(";
+  for (size_t i = 0; i < dims.size(); ++i)
+    text += (i ? ", " : "") + (dims[i] < 0 ? std::string("?") : std::to_string(dims[i]));
+  return text + (dims.size() == 1 ? ",)" : ")");
+}
+
 std::string seq::portList(const std::vector<ModelPort> &ports) {
   std::string text;
   for (size_t i = 0; i < ports.size(); ++i) {

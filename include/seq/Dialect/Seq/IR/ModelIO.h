@@ -39,6 +39,9 @@ struct ModelIO {
 /// f32 tensor with a batch axis, or the state is malformed.
 llvm::Expected<ModelIO> modelIO(mlir::func::FuncOp predict);
 
+/// A port's shape as Python prints a tuple, -1 as '?': "(?, 10, 12)".
+std::string shapeText(const std::vector<int64_t> &dims);
+
 /// "a" or "'a', 'b' and 'c'", for messages.
 std::string portList(const std::vector<ModelPort> &ports);
 
