@@ -166,6 +166,26 @@ Tensor merge(llvm::ArrayRef<const Tensor *> inputs, MergeKind kind);
 /// Keras' Concatenate: tensors of one rank joined along `axis`.
 Tensor concatenate(llvm::ArrayRef<const Tensor *> inputs, int64_t axis);
 
+/// Batched matrix product: a (B, m, k) @ b (B, k, n), or b (B, n, k) read
+/// transposed with `transposeB`; (B, m, n).
+Tensor matmul(const Tensor &a, const Tensor &b, bool transposeB);
+
+/// How seq.attention scores a query row against a key row (see its
+/// description in SeqOps.td): dot, times `scale`; or additive,
+/// scoreWeight * sum_d featureScale[d] * tanh(scale * (q_d + k_d)).
+struct AttentionOptions {
+  bool additive = false;
+  std::optional<float> scale, scoreWeight;
+  const Tensor *featureScale = nullptr;
+  bool causal = false;
+};
+
+/// Keras' attention layers: query (B, tq, h, d), key (B, tk, kvh, d), value
+/// (B, tk, kvh, dv), h a multiple of kvh; softmax over the key steps;
+/// (B, tq, h, dv).
+Tensor attention(const Tensor &query, const Tensor &key, const Tensor &value,
+                 const AttentionOptions &options);
+
 enum class MergeMode { Concat, Sum, Mul, Ave };
 
 /// Merges the outputs of a Bidirectional wrapper. `backward` came from a

@@ -169,6 +169,9 @@ Value lowerGlobalPool(LinalgBuilder &lb, Value x, bool isMax, bool keepdims,
 /// Lowers seq.merge and seq.concatenate (Merge.cpp); null for other ops.
 Value lowerMerge(LinalgBuilder &lb, mlir::Operation *op);
 
+/// Lowers seq.matmul and seq.attention (Attention.cpp); null for other ops.
+Value lowerAttention(LinalgBuilder &lb, mlir::Operation *op);
+
 /// Lowers the seq recurrences (kernel level, and the layer-level recurrent
 /// ops through their input projection). Returns the op's results (output,
 /// then the final state when it has one), or nothing when `op` is not

@@ -852,6 +852,8 @@ Value lower(LinalgBuilder &lb, Operation *op) {
                      o.getAlphaAttr());
   if (isa<MergeOp, ConcatenateOp>(op))
     return lowerMerge(lb, op);
+  if (isa<MatMulOp, AttentionOp>(op))
+    return lowerAttention(lb, op);
   if (auto o = dyn_cast<BidirectionalOp>(op))
     return lowerBidirectional(lb, o);
   if (auto o = dyn_cast<TimeDistributedOp>(op))

@@ -487,9 +487,11 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
     Expected<Value> out = Value();
     if (LayerEmitter::isMergeLayer(layer.getClassName())) {
       out = emitter.emitMerge(layer, inputs, masks);
+    } else if (LayerEmitter::isAttentionLayer(layer.getClassName())) {
+      out = emitter.emitAttention(layer, inputs, masks, weights[i]);
     } else if (inputs.size() != 1) {
       out = layer.error("reads " + Twine(inputs.size()) +
-                        " inputs; only merge layers read several");
+                        " inputs; only merge and attention layers read several");
     } else {
       emitter.setMask(masks[0]);
       if (Error e = checkMaskArgument(layer, masks[0] != nullptr,

@@ -1,6 +1,7 @@
 #include "KerasConfig.h"
 
 #include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace llvm;
@@ -16,6 +17,30 @@ int64_t LayerConfig::getCallNode() const {
   StringRef node = StringRef(getCallId()).split('\x1f').second;
   int64_t value = 0;
   return node.empty() || node.getAsInteger(10, value) ? 0 : value;
+}
+
+const json::Value *LayerConfig::getCallArgument(StringRef key) const {
+  const json::Value *found = nullptr;
+  std::function<void(const json::Value &)> visit = [&](const json::Value &v) {
+    if (found)
+      return;
+    if (const json::Object *o = v.getAsObject()) {
+      if (o->get("keras_history"))
+        return;
+      if (const json::Value *value = o->get(key)) {
+        found = value;
+        return;
+      }
+      for (const auto &kv : *o)
+        visit(kv.second);
+    } else if (const json::Array *a = v.getAsArray()) {
+      for (const json::Value &e : *a)
+        visit(e);
+    }
+  };
+  if (callNode)
+    visit(*callNode);
+  return found;
 }
 
 Error LayerConfig::error(const Twine &message) const {
@@ -246,49 +271,63 @@ struct TensorRef {
   int64_t index = 0;
   /// Which call of the layer made the tensor (a shared layer has several).
   int64_t node = 0;
+  /// The keyword argument it is passed as ("value", "initial_state"), or ""
+  /// when positional.
+  std::string argument;
 };
 
+/// The rank of a node's key when its tensors are listed: positional args
+/// first, then an attention layer's value and key (the order of their
+/// positions), then the other keywords by name.
+int keywordRank(StringRef key) {
+  return llvm::StringSwitch<int>(key).Case("args", 0).Case("value", 1).Case("key", 2).Default(3);
+}
+
 /// Every tensor referenced in `v`: Keras 2's ["name", node_index,
-/// tensor_index, kwargs] and Keras 3's {"keras_history": [name, node,
-/// tensor]}. A layer's `mask` argument is not one of its inputs (see
-/// maskArgument).
+/// tensor_index, kwargs] (kwargs may name more tensors: an attention
+/// layer's value) and Keras 3's {"keras_history": [name, node, tensor]}. A
+/// layer's `mask` argument is not one of its inputs (see maskArgument).
 std::vector<TensorRef> tensorRefs(const json::Value &v) {
   std::vector<TensorRef> refs;
-  auto take = [&](const json::Array &a) {
+  auto take = [&](const json::Array &a, const std::string &argument) {
     refs.push_back({(a)[0].getAsString()->str(),
                     a.size() >= 3 ? a[2].getAsInteger().value_or(0) : 0,
-                    a.size() >= 2 ? a[1].getAsInteger().value_or(0) : 0});
+                    a.size() >= 2 ? a[1].getAsInteger().value_or(0) : 0, argument});
   };
-  std::function<void(const json::Value &)> visit = [&](const json::Value &v) {
+  std::function<void(const json::Value &, const std::string &)> visit =
+      [&](const json::Value &v, const std::string &argument) {
     if (const json::Object *o = v.getAsObject()) {
       if (const json::Array *history = o->getArray("keras_history")) {
         if (!history->empty() && (*history)[0].getAsString())
-          take(*history);
+          take(*history, argument);
         return;
       }
-      // Keras 3 node: positional args, then keyword args (initial_state)
-      // in key order; json::Object does not keep the file's order.
+      // json::Object does not keep the file's order: see keywordRank.
       std::vector<llvm::StringRef> keys;
       for (const auto &kv : *o)
         if (kv.first != "mask")
           keys.push_back(kv.first);
       llvm::sort(keys, [](llvm::StringRef a, llvm::StringRef b) {
-        return (a != "args") < (b != "args") || ((a != "args") == (b != "args") && a < b);
+        return std::pair(keywordRank(a), a) < std::pair(keywordRank(b), b);
       });
-      for (llvm::StringRef key : keys)
-        visit(*o->get(key));
+      for (llvm::StringRef key : keys) {
+        bool wrapper = key == "args" || key == "kwargs" || key == "config";
+        visit(*o->get(key), wrapper ? argument : key.str());
+      }
       return;
     }
     if (const json::Array *a = v.getAsArray()) {
       if (a->size() >= 3 && (*a)[0].getAsString() && (*a)[1].getAsInteger()) {
-        take(*a);
+        take(*a, argument);
+        if (a->size() >= 4)
+          visit((*a)[3], "");
         return;
       }
       for (const json::Value &e : *a)
-        visit(e);
+        visit(e, argument);
     }
   };
-  visit(v);
+  visit(v, "");
   return refs;
 }
 
@@ -511,6 +550,8 @@ Error parseFunctional(const json::Object &config, StringRef where,
   std::vector<std::string> names, inputLayers;
   StringMap<std::vector<std::string>> reads;
   StringMap<std::vector<int64_t>> readIndices;
+  StringMap<std::vector<std::string>> readArguments;
+  StringMap<const json::Value *> nodeOf;
   StringMap<const json::Value *> entryOf;
   StringMap<int64_t> callCount;
   for (const json::Value &entry : *layers) {
@@ -538,9 +579,12 @@ Error parseFunctional(const json::Object &config, StringRef where,
                                       Twine(callCount.lookup(ref.layer)) + " time(s)");
         reads[id].push_back(callId(ref.layer, ref.node));
         readIndices[id].push_back(ref.index);
+        readArguments[id].push_back(ref.argument);
       }
       if (refs.empty())
         inputLayers.push_back(id);
+      if (const json::Array *nodes = o->getArray("inbound_nodes"); nodes && node < nodes->size())
+        nodeOf[id] = &(*nodes)[node];
       names.push_back(id);
       entryOf[id] = &entry;
     }
@@ -638,6 +682,8 @@ Error parseFunctional(const json::Object &config, StringRef where,
     model.layers[i].setCall(id, callCount.lookup(nameOf(o)));
     model.layers[i].setInputs(reads[id]);
     model.layers[i].setInputIndices(readIndices[id]);
+    model.layers[i].setInputArguments(readArguments[id]);
+    model.layers[i].setCallNode(nodeOf.lookup(id));
     model.layers[i].setStatesRead(statesRead.contains(id));
     model.layers[i++].setMaskArgument(std::move(mask));
   }

@@ -113,6 +113,16 @@ public:
   void setInputIndices(std::vector<int64_t> indices) {
     inputIndices = std::move(indices);
   }
+  /// The keyword argument each of getInputs() is passed as ("value",
+  /// "initial_state"), or "" when positional.
+  const std::vector<std::string> &getInputArguments() const { return inputArguments; }
+  void setInputArguments(std::vector<std::string> names) {
+    inputArguments = std::move(names);
+  }
+  /// A non-tensor argument of this call of a Functional layer
+  /// (use_causal_mask), or null when the call does not pass it.
+  const llvm::json::Value *getCallArgument(llvm::StringRef key) const;
+  void setCallNode(const llvm::json::Value *node) { callNode = node; }
 
 private:
   llvm::Expected<int64_t> checkSize(llvm::StringRef key,
@@ -126,6 +136,8 @@ private:
   std::string maskArgument;
   std::vector<std::string> inputs;
   std::vector<int64_t> inputIndices;
+  std::vector<std::string> inputArguments;
+  const llvm::json::Value *callNode = nullptr;
   std::string callId;
   int64_t callCount = 1;
   bool statesRead = false;

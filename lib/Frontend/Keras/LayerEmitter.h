@@ -55,6 +55,16 @@ public:
                                         llvm::ArrayRef<mlir::Value> inputs,
                                         llvm::ArrayRef<mlir::Value> masks);
 
+  /// Attention, AdditiveAttention, MultiHeadAttention,
+  /// GroupedQueryAttention and Dot (AttentionLayers.cpp): layers that read
+  /// several values and may have weights.
+  static bool isAttentionLayer(llvm::StringRef className);
+  static llvm::ArrayRef<llvm::StringRef> attentionClasses();
+  llvm::Expected<mlir::Value> emitAttention(const LayerConfig &layer,
+                                            llvm::ArrayRef<mlir::Value> inputs,
+                                            llvm::ArrayRef<mlir::Value> masks,
+                                            llvm::ArrayRef<WeightArray> weights);
+
   /// A stateful recurrent layer's state: `initial` is a new argument of the
   /// block given to setStateBlock, `final` the state the layer leaves.
   struct LayerState {
@@ -102,6 +112,8 @@ private:
                                                 mlir::Value input,
                                                 llvm::ArrayRef<WeightArray> weights,
                                                 mlir::Value mask);
+  llvm::Expected<mlir::Value> emitDot(const LayerConfig &layer,
+                                      llvm::ArrayRef<mlir::Value> inputs);
   llvm::Expected<mlir::Value> emitTimeDistributed(const LayerConfig &layer,
                                                   mlir::Value input,
                                                   llvm::ArrayRef<WeightArray> weights);

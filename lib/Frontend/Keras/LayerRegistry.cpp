@@ -13,6 +13,8 @@ std::vector<std::string> supportedLayerClasses() {
     names.push_back(name.str());
   for (llvm::StringRef name : LayerEmitter::mergeClasses())
     names.push_back(name.str());
+  for (llvm::StringRef name : LayerEmitter::attentionClasses())
+    names.push_back(name.str());
   names.push_back("InputLayer");
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());

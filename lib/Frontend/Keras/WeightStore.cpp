@@ -65,7 +65,12 @@ public:
     // saving_lib names a list's layers by class, counting repeats.
     StringMap<int> used;
     for (const LayerConfig &layer : layers) {
-      std::string key = toSnakeCase(layer.getClassName());
+      // The group is named after the Python class, which a few layers
+      // export under another name.
+      StringRef pythonClass = layer.getClassName() == "GroupQueryAttention"
+                                  ? StringRef("GroupedQueryAttention")
+                                  : StringRef(layer.getClassName());
+      std::string key = toSnakeCase(pythonClass);
       auto [it, inserted] = used.try_emplace(key, 0);
       if (!inserted)
         key += "_" + std::to_string(++it->second);
@@ -104,7 +109,16 @@ private:
         {"cell", "cell"},
         {"forward_layer", "layer"},
         {"backward_layer", "backward_layer"},
-        {"layer", "layer"}};
+        {"layer", "layer"},
+        // MultiHeadAttention's projections, and GroupQueryAttention's.
+        {"query_dense", "query_dense"},
+        {"key_dense", "key_dense"},
+        {"value_dense", "value_dense"},
+        {"output_dense", "output_dense"},
+        {"_query_dense", "_query_dense"},
+        {"_key_dense", "_key_dense"},
+        {"_value_dense", "_value_dense"},
+        {"_output_dense", "_output_dense"}};
     for (auto [child, key] : kChildren) {
       std::string path = group + "/" + child;
       if (!file.isGroup(path))

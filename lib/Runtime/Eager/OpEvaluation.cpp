@@ -291,6 +291,37 @@ Expected<Tensor> evaluate(MergeOp op, const Operands &in) {
   return merge(*inputs, kernelMergeKind(op.getKind()));
 }
 
+Expected<Tensor> evaluate(MatMulOp op, const Operands &in) {
+  const Tensor &a = in(op.getA()), &b = in(op.getB());
+  bool t = op.getTransposeB();
+  if (a.rank() != 3 || b.rank() != 3 || a.shape[0] != b.shape[0] ||
+      a.shape[2] != (t ? b.shape[2] : b.shape[1]))
+    return opError(op, "operands of shapes " + a.shapeString() + " and " +
+                           b.shapeString() + " do not fit together");
+  return matmul(a, b, t);
+}
+
+Expected<Tensor> evaluate(AttentionOp op, const Operands &in) {
+  const Tensor &q = in(op.getQuery()), &k = in(op.getKey()), &v = in(op.getValue());
+  bool fits = q.rank() == 4 && k.rank() == 4 && v.rank() == 4 &&
+              k.shape[0] == q.shape[0] && v.shape[0] == q.shape[0] &&
+              v.shape[1] == k.shape[1] && v.shape[2] == k.shape[2] &&
+              k.shape[3] == q.shape[3] && k.shape[2] > 0 &&
+              q.shape[2] % k.shape[2] == 0;
+  if (!fits)
+    return opError(op, "query " + q.shapeString() + ", key " + k.shapeString() +
+                           " and value " + v.shapeString() + " do not fit together");
+  AttentionOptions options;
+  options.additive = op.getScoreMode() == ScoreMode::Additive;
+  if (auto s = op.getScaleAttr())
+    options.scale = s.getValueAsDouble();
+  if (auto w = op.getScoreWeightAttr())
+    options.scoreWeight = w.getValueAsDouble();
+  options.featureScale = in.optional(op.getFeatureScale());
+  options.causal = op.getCausal();
+  return attention(q, k, v, options);
+}
+
 Expected<Tensor> evaluate(ConcatenateOp op, const Operands &in) {
   Expected<std::vector<const Tensor *>> inputs = mergeInputs(op, in, op.getAxis());
   if (!inputs)
@@ -596,7 +627,7 @@ Expected<Tensor> evaluateOp(Operation *op, ValueLookup lookup,
           [&](auto op) { return evaluate(op, in, finalState); })
       .Case<BidirectionalOp, Conv1DOp, BatchNormOp, LayerNormOp, GroupNormOp,
             UnitNormOp, RMSNormOp, ActivationOp, ReluOp, PReluOp, MergeOp,
-            ConcatenateOp>([&](auto op) { return evaluate(op, in); })
+            ConcatenateOp, MatMulOp, AttentionOp>([&](auto op) { return evaluate(op, in); })
       .Case<MaxPool1DOp>([&](MaxPool1DOp op) {
         return evaluatePool(op, in(op.getInput()), maxPool1d);
       })

@@ -644,6 +644,43 @@ LogicalResult MergeOp::verify() {
   return check.result(expected);
 }
 
+LogicalResult MatMulOp::verify() {
+  Check check(*this);
+  if (failed(check.rank(getA(), "a", 3)) || failed(check.rank(getB(), "b", 3)))
+    return failure();
+  ArrayRef<int64_t> a = Check::shape(getA()), b = Check::shape(getB());
+  int64_t bk = getTransposeB() ? b[2] : b[1], n = getTransposeB() ? b[1] : b[2];
+  if (failed(check.dim("b batch", b[0], "a batch", a[0])) ||
+      failed(check.dim("b contraction size", bk, "a contraction size", a[2])))
+    return failure();
+  return check.result({a[0] == kDynamic ? b[0] : a[0], a[1], n});
+}
+
+LogicalResult AttentionOp::verify() {
+  Check check(*this);
+  for (auto [v, name] : {std::pair{getQuery(), "query"}, {getKey(), "key"},
+                         {getValue(), "value"}})
+    if (failed(check.rank(v, name, 4)))
+      return failure();
+  ArrayRef<int64_t> q = Check::shape(getQuery()), k = Check::shape(getKey()),
+                    v = Check::shape(getValue());
+  if (failed(check.dim("key batch", k[0], "query batch", q[0])) ||
+      failed(check.dim("value batch", v[0], "query batch", q[0])) ||
+      failed(check.dim("value steps", v[1], "key steps", k[1])) ||
+      failed(check.dim("value heads", v[2], "key heads", k[2])) ||
+      failed(check.dim("key features", k[3], "query features", q[3])))
+    return failure();
+  if (q[2] != kDynamic && k[2] != kDynamic && (k[2] == 0 || q[2] % k[2] != 0))
+    return emitOpError() << "query heads (" << q[2]
+                         << ") must be a multiple of key heads (" << k[2] << ")";
+  if (getScoreMode() == ScoreMode::Dot && (getFeatureScale() || getScoreWeight()))
+    return emitOpError("feature_scale and score_weight belong to additive scores");
+  if (getFeatureScale() &&
+      failed(check.vector(getFeatureScale(), "feature_scale", "query features", q[3])))
+    return failure();
+  return check.result({q[0], q[1], q[2], v[3]});
+}
+
 LogicalResult ConcatenateOp::verify() {
   Check check(*this);
   OperandRange inputs = getInputs();

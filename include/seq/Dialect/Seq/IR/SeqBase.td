@@ -117,6 +117,15 @@ def Seq_CategoryModeAttr : I32EnumAttr<"CategoryMode", "Keras CategoryEncoding o
   let cppNamespace = "::seq";
 }
 
+def Seq_ScoreModeAttr : I32EnumAttr<"ScoreMode", "How an attention layer scores a query against a key", [
+  // q . k (Attention's "dot", MultiHeadAttention).
+  I32EnumAttrCase<"Dot", 0, "dot">,
+  // sum over features of tanh(q + k) (Attention's "concat", AdditiveAttention).
+  I32EnumAttrCase<"Additive", 1, "additive">
+]> {
+  let cppNamespace = "::seq";
+}
+
 class Seq_Op<string mnemonic, list<Trait> traits = []> :
     Op<Seq_Dialect, mnemonic, traits>;
 

@@ -165,6 +165,56 @@ def Seq_ConcatenateOp : Seq_TensorOp<"concatenate"> {
   }];
 }
 
+def Seq_MatMulOp : Seq_TensorOp<"matmul"> {
+  let summary = "Batched matrix product (Keras Dot)";
+  let description = [{
+    `a` is `(batch, m, k)`; `b` is `(batch, k, n)`, or `(batch, n, k)` with
+    `transpose_b`; the result is `(batch, m, n)`. The importer brings Keras'
+    Dot axes to this form with permutes and reshapes.
+  }];
+  let arguments = (ins Seq_F32Tensor:$a, Seq_F32Tensor:$b, UnitAttr:$transpose_b);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $a `,` $b attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Seq_AttentionOp : Seq_TensorOp<"attention"> {
+  let summary = "Keras attention: softmax(scores(query, key)) @ value, per head";
+  let description = [{
+    `query` is `(batch, tq, heads, d)`, `key` `(batch, tk, kv_heads, d)`,
+    `value` `(batch, tk, kv_heads, dv)`, with `heads` a multiple of
+    `kv_heads` (query head `h` reads key/value head `h / (heads /
+    kv_heads)`, as GroupedQueryAttention repeats them); the result is
+    `(batch, tq, heads, dv)`.
+
+    The score of query step `i` against key step `j`:
+    - `dot`: `sum_d q[i,d] * k[j,d]`, times `scale` when present;
+    - `additive`: `score_weight * sum_d feature_scale[d] * tanh(scale *
+      (q[i,d] + k[j,d]))`, each factor 1 when absent (`feature_scale`
+      `(d)`: AdditiveAttention's learned scale; `scale` and `score_weight`:
+      Attention's with score_mode "concat").
+    With `causal` step `i` sees only `j <= i`. Each row of scores goes
+    through softmax over `j` (maximum subtracted); the output is the
+    weighted sum of the value rows.
+
+    ```mlir
+    %y = seq.attention dot %q, %k, %v {scale = 0.5 : f32, causal}
+        : tensor<?x8x2x4xf32>, tensor<?x8x2x4xf32>, tensor<?x8x2x4xf32> -> tensor<?x8x2x4xf32>
+    ```
+  }];
+  let arguments = (ins Seq_F32Tensor:$query, Seq_F32Tensor:$key,
+                   Seq_F32Tensor:$value, Optional<Seq_F32Tensor>:$feature_scale,
+                   Seq_ScoreModeAttr:$score_mode, OptionalAttr<F32Attr>:$scale,
+                   OptionalAttr<F32Attr>:$score_weight, UnitAttr:$causal);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $score_mode $query `,` $key `,` $value (`feature_scale` $feature_scale^)? attr-dict
+    `:` type($query) `,` type($key) `,` type($value) (`,` type($feature_scale)^)?
+    `->` type($output)
+  }];
+}
+
 def Seq_TimeDistributedOp : Seq_TensorOp<"time_distributed",
     [SingleBlock]> {
   let summary = "Keras TimeDistributed: applies its body to every timestep";

@@ -1,0 +1,124 @@
+// seq.matmul and seq.attention: contractions as linalg.generic ops, the
+// attention scores' softmax between them.
+#include "LinalgBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace seq;
+using namespace seq::lowering;
+
+namespace {
+
+SmallVector<utils::IteratorType> loops(unsigned parallel, unsigned reduction) {
+  SmallVector<utils::IteratorType> iters(parallel, utils::IteratorType::parallel);
+  iters.append(reduction, utils::IteratorType::reduction);
+  return iters;
+}
+
+AffineMap map(LinalgBuilder &lb, unsigned dims, ArrayRef<AffineExpr> results) {
+  return AffineMap::get(dims, 0, results, lb.b.getContext());
+}
+
+Value lowerMatMul(LinalgBuilder &lb, MatMulOp op) {
+  Value a = op.getA(), b = op.getB();
+  bool t = op.getTransposeB();
+  // Loops (s, i, j, l): out[s, i, j] += a[s, i, l] * b[s, l, j].
+  AffineExpr s = lb.b.getAffineDimExpr(0), i = lb.b.getAffineDimExpr(1),
+             j = lb.b.getAffineDimExpr(2), l = lb.b.getAffineDimExpr(3);
+  Value init = lb.full({lb.dimOfr(a, 0), lb.dimOfr(a, 1), lb.dimOfr(b, t ? 1 : 2)}, 0.0);
+  return lb.generic(ValueRange{a, b}, init,
+                    {map(lb, 4, {s, i, l}), map(lb, 4, t ? ArrayRef<AffineExpr>{s, j, l}
+                                                         : ArrayRef<AffineExpr>{s, l, j}),
+                     map(lb, 4, {s, i, j})},
+                    loops(3, 1), [](OpBuilder &b, Location loc, ValueRange x) -> Value {
+                      Value p = arith::MulFOp::create(b, loc, x[0], x[1]);
+                      return arith::AddFOp::create(b, loc, x[2], p);
+                    });
+}
+
+Value lowerAttention(LinalgBuilder &lb, AttentionOp op) {
+  Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
+  auto qType = cast<RankedTensorType>(q.getType());
+  auto kType = cast<RankedTensorType>(k.getType());
+  int64_t group = qType.getDimSize(2) / kType.getDimSize(2);
+  bool additive = op.getScoreMode() == ScoreMode::Additive;
+  std::optional<float> scale, weight;
+  if (auto a = op.getScaleAttr())
+    scale = a.getValueAsDouble();
+  if (auto a = op.getScoreWeightAttr())
+    weight = a.getValueAsDouble();
+  auto dimE = [&](unsigned i) { return lb.b.getAffineDimExpr(i); };
+
+  // scores (b, h, i, j) = sum over f of score(q[b, i, h, f], k[b, j, h/g, f]).
+  AffineExpr b = dimE(0), h = dimE(1), i = dimE(2), j = dimE(3), f = dimE(4);
+  AffineExpr kh = group == 1 ? h : h.floorDiv(group);
+  SmallVector<Value> inputs{q, k};
+  SmallVector<AffineMap> maps{map(lb, 5, {b, i, h, f}), map(lb, 5, {b, j, kh, f})};
+  Value featureScale = op.getFeatureScale();
+  if (featureScale) {
+    inputs.push_back(featureScale);
+    maps.push_back(map(lb, 5, {f}));
+  }
+  maps.push_back(map(lb, 5, {b, h, i, j}));
+  Value init = lb.full({lb.dimOfr(q, 0), lb.dimOfr(q, 2), lb.dimOfr(q, 1), lb.dimOfr(k, 1)},
+                       0.0);
+  Value scores = lb.generic(
+      inputs, init, maps, loops(4, 1), [&](OpBuilder &nb, Location l, ValueRange x) -> Value {
+        Value acc = x.back();
+        if (!additive)
+          return arith::AddFOp::create(nb, l, acc, arith::MulFOp::create(nb, l, x[0], x[1]));
+        Value sum = arith::AddFOp::create(nb, l, x[0], x[1]);
+        if (scale)
+          sum = arith::MulFOp::create(
+              nb, l, arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(*scale)), sum);
+        Value t = scalarActivation(nb, l, Activation::Tanh, 0, sum);
+        if (featureScale)
+          t = arith::MulFOp::create(nb, l, x[2], t);
+        return arith::AddFOp::create(nb, l, acc, t);
+      });
+
+  // The factor after the sum, and the causal mask (-inf: weight 0).
+  std::optional<float> factor = additive ? weight : scale;
+  if (factor || op.getCausal()) {
+    bool causal = op.getCausal();
+    scores = lb.map(ValueRange{}, scores, [&](OpBuilder &nb, Location l, ValueRange x) -> Value {
+      Value s = x[0];
+      if (factor)
+        s = arith::MulFOp::create(
+            nb, l, s, arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(*factor)));
+      if (!causal)
+        return s;
+      Value row = linalg::IndexOp::create(nb, l, 2), col = linalg::IndexOp::create(nb, l, 3);
+      Value seen = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ule, col, row);
+      Value never = arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(-INFINITY));
+      return arith::SelectOp::create(nb, l, seen, s, never);
+    });
+  }
+  Value weights = lb.rowActivation(scores, Activation::Softmax, 3);
+
+  // out (b, i, h, c) = sum over j of weights[b, h, i, j] * v[b, j, h/g, c].
+  AffineExpr ob = dimE(0), oi = dimE(1), oh = dimE(2), oc = dimE(3), oj = dimE(4);
+  AffineExpr ovh = group == 1 ? oh : oh.floorDiv(group);
+  Value out = lb.full({lb.dimOfr(q, 0), lb.dimOfr(q, 1), lb.dimOfr(q, 2), lb.dimOfr(v, 3)}, 0.0);
+  return lb.generic(ValueRange{weights, v}, out,
+                    {map(lb, 5, {ob, oh, oi, oj}), map(lb, 5, {ob, oj, ovh, oc}),
+                     map(lb, 5, {ob, oi, oh, oc})},
+                    loops(4, 1), [](OpBuilder &nb, Location l, ValueRange x) -> Value {
+                      Value p = arith::MulFOp::create(nb, l, x[0], x[1]);
+                      return arith::AddFOp::create(nb, l, x[2], p);
+                    });
+}
+
+} // namespace
+
+Value seq::lowering::lowerAttention(LinalgBuilder &lb, Operation *op) {
+  if (auto o = dyn_cast<MatMulOp>(op))
+    return lowerMatMul(lb, o);
+  if (auto o = dyn_cast<AttentionOp>(op))
+    return ::lowerAttention(lb, o);
+  return nullptr;
+}

@@ -1,0 +1,396 @@
+// Keras' attention layers and Dot, which read several values: Attention and
+// AdditiveAttention (one head over the inputs themselves),
+// MultiHeadAttention and GroupQueryAttention (Dense projections into heads
+// around one seq.attention), Dot (seq.matmul between permutes and reshapes).
+#include "LayerEmitter.h"
+
+#include "EmitterSupport.h"
+
+#include "seq/Dialect/Seq/IR/SeqOps.h"
+#include "seq/Dialect/Seq/IR/SeqShapes.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <cmath>
+
+using namespace mlir;
+using llvm::Expected;
+using llvm::StringRef;
+using llvm::Twine;
+
+namespace seq::keras {
+
+using namespace emit;
+
+namespace {
+
+/// Builds the ops of one attention layer, named after it.
+struct AttentionBuilder {
+  OpBuilder &builder;
+  const LayerConfig &layer;
+  Location loc;
+
+  Expected<Value> reshape(Value x, ArrayRef<int64_t> target) {
+    std::string error;
+    auto shape = shapes::reshape(shapeOf(x), target, error);
+    if (!shape)
+      return layer.error(error);
+    return ReshapeOp::create(builder, loc, tensorType(builder, *shape), x,
+                             builder.getDenseI64ArrayAttr(target))
+        .getResult();
+  }
+
+  Value permute(Value x, ArrayRef<int64_t> dims) {
+    ArrayRef<int64_t> in = shapeOf(x);
+    SmallVector<int64_t> out{in[0]};
+    for (int64_t d : dims)
+      out.push_back(in[d]);
+    return PermuteOp::create(builder, loc, tensorType(builder, out), x,
+                             builder.getDenseI64ArrayAttr(dims))
+        .getResult();
+  }
+
+  /// x (..., k) @ kernel (k, n) + bias.
+  Value dense(Value x, Value kernel, Value bias) {
+    SmallVector<int64_t> out(shapeOf(x));
+    out.back() = shapeOf(kernel).back();
+    return DenseOp::create(builder, loc, tensorType(builder, out), x, kernel, bias,
+                           Activation::Linear, FloatAttr())
+        .getResult();
+  }
+
+  Value attention(Value q, Value k, Value v, Value featureScale, ScoreMode mode,
+                  std::optional<float> scale, std::optional<float> scoreWeight,
+                  bool causal) {
+    ArrayRef<int64_t> qs = shapeOf(q);
+    auto type = tensorType(builder, {qs[0], qs[1], qs[2], shapeOf(v)[3]});
+    auto f32 = [&](std::optional<float> x) {
+      return x ? builder.getF32FloatAttr(*x) : FloatAttr();
+    };
+    return AttentionOp::create(builder, loc, type, q, k, v, featureScale, mode,
+                               f32(scale), f32(scoreWeight), causal)
+        .getResult();
+  }
+};
+
+/// A call argument that must be false (or absent) for seqc.
+llvm::Error requireUnset(const LayerConfig &layer, StringRef key, StringRef why) {
+  const llvm::json::Value *v = layer.getCallArgument(key);
+  if (!v || v->getAsNull() || v->getAsBoolean() == false)
+    return llvm::Error::success();
+  return layer.error("is called with " + key + "=" +
+                     (v->getAsBoolean() ? "True" : "a value") + ": " + why);
+}
+
+Expected<bool> causalCall(const LayerConfig &layer) {
+  const llvm::json::Value *v = layer.getCallArgument("use_causal_mask");
+  if (!v || v->getAsNull())
+    return layer.getBoolOr("causal", false); // tf_keras' deprecated option
+  if (std::optional<bool> b = v->getAsBoolean())
+    return *b;
+  return layer.error("use_causal_mask is not a boolean");
+}
+
+/// The query, value and key of an attention layer's call: positional in
+/// that order, or by keyword (MultiHeadAttention); the key defaults to the
+/// value.
+Expected<std::array<Value, 3>> queryValueKey(const LayerConfig &layer,
+                                             ArrayRef<Value> inputs) {
+  std::array<Value, 3> qvk;
+  const std::vector<std::string> &arguments = layer.getInputArguments();
+  size_t positional = 0;
+  for (auto [i, input] : llvm::enumerate(inputs)) {
+    StringRef argument = i < arguments.size() ? StringRef(arguments[i]) : "";
+    int slot = argument.empty()                ? static_cast<int>(positional++)
+               : argument == "query" ? 0
+               : argument == "value" ? 1
+               : argument == "key"   ? 2
+                                     : -1;
+    if (slot < 0 || slot > 2)
+      return layer.error(argument.empty()
+                             ? Twine("reads more than query, value and key")
+                             : "is called with " + argument +
+                                   ", which seqc does not support yet (Keras "
+                                   "masks from Masking or Embedding layers are "
+                                   "not applied in attention either)");
+    if (qvk[slot])
+      return layer.error("reads its " + Twine(slot == 0 ? "query" : slot == 1 ? "value" : "key") +
+                         " twice");
+    qvk[slot] = input;
+  }
+  if (!qvk[0] || !qvk[1])
+    return layer.error("needs a query and a value, got " + Twine(inputs.size()) +
+                       " input(s)");
+  if (!qvk[2])
+    qvk[2] = qvk[1];
+  for (Value v : qvk)
+    if (shapeOf(v).size() != 3)
+      return layer.error("reads an input of shape " + shapeText(shapeOf(v)) +
+                         ": seqc supports attention over (batch, steps, features)");
+  if (shapes::conflict(shapeOf(qvk[1])[1], shapeOf(qvk[2])[1]))
+    return layer.error("its value " + shapeText(shapeOf(qvk[1])) + " and key " +
+                       shapeText(shapeOf(qvk[2])) + " differ in steps");
+  return qvk;
+}
+
+/// A scalar weight's value.
+Expected<float> scalarWeight(const LayerConfig &layer, const WeightArray &w) {
+  if (w.data.size() != 1)
+    return layer.error("weight '" + w.name + "' has shape " + shapeText(w.shape) +
+                       ", expected a scalar");
+  return w.data[0];
+}
+
+} // namespace
+
+llvm::ArrayRef<StringRef> LayerEmitter::attentionClasses() {
+  static const StringRef classes[] = {"Attention", "AdditiveAttention",
+                                      "MultiHeadAttention", "GroupQueryAttention",
+                                      "Dot"};
+  return classes;
+}
+
+bool LayerEmitter::isAttentionLayer(StringRef className) {
+  return llvm::is_contained(attentionClasses(), className) ||
+         className == "GroupedQueryAttention"; // the Python class's own name
+}
+
+Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
+                                            ArrayRef<Value> inputs,
+                                            ArrayRef<Value> masks,
+                                            ArrayRef<WeightArray> weights) {
+  if (llvm::any_of(masks, [](Value m) { return static_cast<bool>(m); }))
+    return layer.error("receives the timestep mask of an earlier Masking or "
+                       "Embedding(mask_zero=True) layer, which seqc does not apply "
+                       "in attention yet; remove the masking before it");
+  mask = nullptr;
+  if (llvm::Error e = requireUnset(layer, "return_attention_scores",
+                                   "seqc returns the attention output only"))
+    return std::move(e);
+  AttentionBuilder ab{builder, layer, layerLoc(builder, layer.getName())};
+  WeightList list(builder, layer, weights, layer.getName(), unbuiltModel);
+  StringRef cls = layer.getClassName();
+  if (cls == "Dot")
+    return emitDot(layer, inputs);
+  Expected<std::array<Value, 3>> qvk = queryValueKey(layer, inputs);
+  Expected<bool> causal = causalCall(layer);
+  if (!qvk || !causal)
+    return firstError(qvk, causal);
+  auto [query, value, key] = *qvk;
+  int64_t features = shapeOf(query)[2];
+
+  if (cls == "Attention" || cls == "AdditiveAttention") {
+    if (shapes::conflict(shapeOf(key)[2], features))
+      return layer.error("its query " + shapeText(shapeOf(query)) + " and key " +
+                         shapeText(shapeOf(key)) + " differ in features");
+    bool additive = cls == "AdditiveAttention";
+    Expected<bool> useScale = layer.getBoolOr("use_scale", additive);
+    Expected<std::string> mode = layer.getStringOr("score_mode", "dot");
+    if (!useScale || !mode)
+      return firstError(useScale, mode);
+    if (*mode != "dot" && *mode != "concat")
+      return layer.error("score_mode '" + *mode + "' is not one Keras has (dot, concat)");
+    additive |= *mode == "concat";
+    std::vector<StringRef> roles;
+    if (*useScale)
+      roles.push_back("scale");
+    if (cls == "Attention" && *mode == "concat")
+      roles.push_back("concat_score_weight");
+    if (llvm::Error e = list.expect(roles))
+      return std::move(e);
+    std::optional<float> scale, scoreWeight;
+    Value featureScale;
+    if (*useScale && cls == "AdditiveAttention") {
+      Expected<Value> s = list.next("scale", {features});
+      if (!s)
+        return s.takeError();
+      featureScale = *s;
+    } else if (*useScale) {
+      Expected<float> s = scalarWeight(layer, list.take());
+      if (!s)
+        return s.takeError();
+      scale = *s;
+    }
+    if (cls == "Attention" && *mode == "concat") {
+      Expected<float> w = scalarWeight(layer, list.take());
+      if (!w)
+        return w.takeError();
+      scoreWeight = *w;
+    }
+    // One head: (batch, steps, 1, features).
+    Expected<Value> q = ab.reshape(query, {-1, 1, features});
+    Expected<Value> k = ab.reshape(key, {-1, 1, shapeOf(key)[2]});
+    Expected<Value> v = ab.reshape(value, {-1, 1, shapeOf(value)[2]});
+    if (!q || !k || !v)
+      return firstError(q, k, v);
+    Value y = ab.attention(*q, *k, *v, featureScale,
+                           additive ? ScoreMode::Additive : ScoreMode::Dot, scale,
+                           scoreWeight, *causal);
+    return ab.reshape(y, {-1, shapeOf(value)[2]});
+  }
+
+  // MultiHeadAttention / GroupedQueryAttention.
+  bool grouped = cls != "MultiHeadAttention";
+  Expected<int64_t> heads = layer.getSize(grouped ? "num_query_heads" : "num_heads");
+  Expected<int64_t> kvHeads = grouped ? layer.getSize("num_key_value_heads")
+                                      : Expected<int64_t>(0);
+  Expected<int64_t> keyDim = layer.getSize(grouped ? "head_dim" : "key_dim");
+  Expected<int64_t> valueDim =
+      grouped ? Expected<int64_t>(0) : layer.getSizeOr("value_dim", 0);
+  Expected<bool> useBias = layer.getBoolOr("use_bias", true);
+  Expected<bool> useGate = layer.getBoolOr("use_gate", false);
+  if (!heads || !kvHeads || !keyDim || !valueDim || !useBias || !useGate)
+    return firstError(heads, kvHeads, keyDim, valueDim, useBias, useGate);
+  if (*useGate)
+    return layer.error("use_gate=True is not supported by seqc yet");
+  if (!grouped) {
+    *kvHeads = *heads;
+    if (*valueDim == 0)
+      *valueDim = *keyDim;
+  } else {
+    *valueDim = *keyDim;
+    if (*heads % *kvHeads != 0)
+      return layer.error("num_query_heads " + Twine(*heads) +
+                         " is not a multiple of num_key_value_heads " + Twine(*kvHeads));
+  }
+  for (StringRef option : {"sliding_window", "output_shape", "attention_axes"}) {
+    const llvm::json::Value *v = layer.getObject().get(option);
+    if (!v || v->getAsNull())
+      continue;
+    if (option == "attention_axes") {
+      const llvm::json::Array *axes = v->getAsArray();
+      std::optional<int64_t> axis =
+          axes && axes->size() == 1 ? (*axes)[0].getAsInteger() : v->getAsInteger();
+      if (axis == 1 || axis == -2)
+        continue;
+    }
+    if (option == "output_shape") {
+      const llvm::json::Array *dims = v->getAsArray();
+      std::optional<int64_t> size =
+          dims && dims->size() == 1 ? (*dims)[0].getAsInteger() : v->getAsInteger();
+      if (size && *size > 0)
+        continue;
+    }
+    return layer.error(option + " is set: seqc supports attention over the steps axis with "
+                       "one output axis, without a sliding window");
+  }
+  int64_t outputSize = features;
+  if (const llvm::json::Value *v = layer.getObject().get("output_shape"); v && !v->getAsNull()) {
+    const llvm::json::Array *dims = v->getAsArray();
+    outputSize = *(dims ? (*dims)[0].getAsInteger() : v->getAsInteger());
+  }
+  std::vector<StringRef> roles;
+  for (StringRef part : {"query", "key", "value", "output"}) {
+    roles.push_back(part);
+    if (*useBias)
+      roles.push_back(part);
+  }
+  if (llvm::Error e = list.expect(roles))
+    return std::move(e);
+  // Each projection: kernel (in, heads, dim) read as (in, heads * dim), bias
+  // (heads, dim) as (heads * dim); the output kernel (heads, dim, out) as
+  // (heads * dim, out).
+  auto projection = [&](StringRef part, Value x, int64_t h, int64_t dim) -> Expected<Value> {
+    int64_t in = shapeOf(x)[2];
+    Expected<Value> kernel = list.next((part + "/kernel").str(), {in, h, dim}, {in, h * dim});
+    if (!kernel)
+      return kernel.takeError();
+    Value bias;
+    if (*useBias) {
+      Expected<Value> b = list.next((part + "/bias").str(), {h, dim}, {h * dim});
+      if (!b)
+        return b.takeError();
+      bias = *b;
+    }
+    return ab.reshape(ab.dense(x, *kernel, bias), {-1, h, dim});
+  };
+  Expected<Value> q = projection("query", query, *heads, *keyDim);
+  if (!q)
+    return q.takeError();
+  Expected<Value> k = projection("key", key, *kvHeads, *keyDim);
+  if (!k)
+    return k.takeError();
+  Expected<Value> v = projection("value", value, *kvHeads, *valueDim);
+  if (!v)
+    return v.takeError();
+  Value heads4 = ab.attention(*q, *k, *v, Value(), ScoreMode::Dot,
+                              static_cast<float>(1.0 / std::sqrt(static_cast<double>(*keyDim))),
+                              std::nullopt, *causal);
+  Expected<Value> joined = ab.reshape(heads4, {-1, *heads * *valueDim});
+  if (!joined)
+    return joined.takeError();
+  Expected<Value> kernel =
+      list.next("output/kernel", {*heads, *valueDim, outputSize}, {*heads * *valueDim, outputSize});
+  if (!kernel)
+    return kernel.takeError();
+  Value bias;
+  if (*useBias) {
+    Expected<Value> b = list.next("output/bias", {outputSize});
+    if (!b)
+      return b.takeError();
+    bias = *b;
+  }
+  return ab.dense(*joined, *kernel, bias);
+}
+
+Expected<Value> LayerEmitter::emitDot(const LayerConfig &layer, ArrayRef<Value> inputs) {
+  if (inputs.size() != 2)
+    return layer.error("reads " + Twine(inputs.size()) + " inputs; Dot takes exactly two");
+  AttentionBuilder ab{builder, layer, layerLoc(builder, layer.getName())};
+  const llvm::json::Value *axesValue = layer.getObject().get("axes");
+  std::array<int64_t, 2> axes{};
+  const llvm::json::Array *list = axesValue ? axesValue->getAsArray() : nullptr;
+  std::optional<int64_t> single = axesValue ? axesValue->getAsInteger() : std::nullopt;
+  if (list && list->size() == 2 && (*list)[0].getAsInteger() && (*list)[1].getAsInteger())
+    axes = {*(*list)[0].getAsInteger(), *(*list)[1].getAsInteger()};
+  else if (single)
+    axes = {*single, *single};
+  else
+    return layer.error("axes is not an integer or a pair of integers");
+  Expected<bool> normalize = layer.getBoolOr("normalize", false);
+  if (!normalize)
+    return normalize.takeError();
+  // Each input as (batch, free, contracted): its free axis (none for rank 2)
+  // first, the contracted one last.
+  SmallVector<Value, 2> rows;
+  SmallVector<int64_t, 2> free;
+  for (auto [i, x] : llvm::enumerate(inputs)) {
+    int64_t rank = static_cast<int64_t>(shapeOf(x).size());
+    int64_t axis = axes[i] < 0 ? axes[i] + rank : axes[i];
+    if (rank != 2 && rank != 3)
+      return layer.error("input " + Twine(i) + " has shape " + shapeText(shapeOf(x)) +
+                         ": seqc supports Dot of (batch, n) and (batch, steps, n) inputs");
+    if (axis < 1 || axis >= rank)
+      return layer.error("axis " + Twine(axes[i]) + " is not an axis after the batch axis "
+                         "of input " + Twine(i) + " " + shapeText(shapeOf(x)));
+    Expected<Value> r = rank == 2 ? ab.reshape(x, {1, shapeOf(x)[1]})
+                        : axis == 2 ? Expected<Value>(x)
+                                    : Expected<Value>(ab.permute(x, {2, 1}));
+    if (!r)
+      return r.takeError();
+    free.push_back(rank == 2 ? -1 : shapeOf(*r)[1]);
+    rows.push_back(*normalize ? UnitNormOp::create(builder, ab.loc, r->getType(), *r).getResult()
+                              : *r);
+  }
+  ArrayRef<int64_t> a = shapeOf(rows[0]), b = shapeOf(rows[1]);
+  if (shapes::conflict(a[2], b[2]))
+    return layer.error("contracts axis " + Twine(axes[0]) + " of " +
+                       shapeText(shapeOf(inputs[0])) + " with axis " + Twine(axes[1]) +
+                       " of " + shapeText(shapeOf(inputs[1])) + ": their sizes differ");
+  auto type = tensorType(builder, {a[0], a[1], b[1]});
+  Value product = MatMulOp::create(builder, ab.loc, type, rows[0], rows[1],
+                                   /*transpose_b=*/true)
+                      .getResult();
+  // Keras' shape: the free axes of both, or (batch, 1) when neither has one.
+  SmallVector<int64_t> target;
+  for (int64_t f : free)
+    if (f != -1)
+      target.push_back(f == kDynamic ? -1 : f);
+  if (target.size() == 2)
+    return product;
+  if (target.empty())
+    target.push_back(1);
+  return ab.reshape(product, target);
+}
+
+} // namespace seq::keras
