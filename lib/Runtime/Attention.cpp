@@ -3,6 +3,8 @@
 #include "Detail.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <limits>
 
 using namespace seq::rt;
 using detail::require;
@@ -46,14 +48,24 @@ Tensor seq::rt::attention(const Tensor &query, const Tensor &key,
   require(!featureScale || (featureScale->rank() == 1 && featureScale->shape[0] == d),
           "attention feature_scale does not match the features");
   int64_t group = heads / kvHeads;
+  // Keras' masked score: a finite value, so that a row that sees nothing
+  // averages all values instead of dividing by zero.
+  const float hidden = -0.7f * std::numeric_limits<float>::max();
+  auto sees = [&](int64_t i, int64_t j) {
+    return !(options.causal && j > i) &&
+           !(options.window > 0 && std::abs(i - j) >= options.window);
+  };
   Tensor y = Tensor::zeros({batch, tq, heads, dv});
   std::vector<float> scores(tk);
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t h = 0; h < heads; ++h) {
       int64_t kh = h / group;
       for (int64_t i = 0; i < tq; ++i) {
-        int64_t seen = options.causal ? std::min(i + 1, tk) : tk;
-        for (int64_t j = 0; j < seen; ++j) {
+        for (int64_t j = 0; j < tk; ++j) {
+          if (!sees(i, j)) {
+            scores[j] = hidden;
+            continue;
+          }
           double acc = 0;
           for (int64_t f = 0; f < d; ++f) {
             float q = query.at({b, i, h, f}), k = key.at({b, j, kh, f});
@@ -71,11 +83,10 @@ Tensor seq::rt::attention(const Tensor &query, const Tensor &key,
             acc *= *options.scoreWeight;
           scores[j] = static_cast<float>(acc);
         }
-        detail::activateRow(Activation::Softmax, 0,
-                            llvm::MutableArrayRef<float>(scores.data(), seen));
+        detail::activateRow(Activation::Softmax, 0, scores);
         for (int64_t c = 0; c < dv; ++c) {
           double acc = 0;
-          for (int64_t j = 0; j < seen; ++j)
+          for (int64_t j = 0; j < tk; ++j)
             acc += static_cast<double>(scores[j]) * value.at({b, j, kh, c});
           y.at({b, i, h, c}) = static_cast<float>(acc);
         }

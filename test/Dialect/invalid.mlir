@@ -1297,3 +1297,123 @@ func.func @category_encoding_tokens(%x: tensor<?x3xf32>) {
   %0 = seq.category_encoding count %x {num_tokens = 0 : i64} : tensor<?x3xf32> -> tensor<?x0xf32>
   return
 }
+
+// -----
+
+func.func @matmul_rank(%a: tensor<?x3xf32>, %b: tensor<?x3x4xf32>) {
+  // expected-error @+1 {{'seq.matmul' op a must have rank 3, got 'tensor<?x3xf32>'}}
+  %0 = seq.matmul %a, %b : (tensor<?x3xf32>, tensor<?x3x4xf32>) -> tensor<?x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_batch(%a: tensor<2x5x3xf32>, %b: tensor<4x3x4xf32>) {
+  // expected-error @+1 {{'seq.matmul' op b batch (4) must equal a batch (2)}}
+  %0 = seq.matmul %a, %b : (tensor<2x5x3xf32>, tensor<4x3x4xf32>) -> tensor<2x5x4xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_contraction(%a: tensor<?x5x3xf32>, %b: tensor<?x4x3xf32>) {
+  // expected-error @+1 {{'seq.matmul' op b contraction size (4) must equal a contraction size (3)}}
+  %0 = seq.matmul %a, %b : (tensor<?x5x3xf32>, tensor<?x4x3xf32>) -> tensor<?x5x3xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_result(%a: tensor<?x5x3xf32>, %b: tensor<?x4x3xf32>) {
+  // expected-error @+1 {{'seq.matmul' op result shape (?, 5, 3) does not match the expected (?, 5, 4)}}
+  %0 = seq.matmul %a, %b {transpose_b} : (tensor<?x5x3xf32>, tensor<?x4x3xf32>) -> tensor<?x5x3xf32>
+  return
+}
+
+// -----
+
+func.func @attention_rank(%q: tensor<?x5x4xf32>, %k: tensor<?x5x1x4xf32>) {
+  // expected-error @+1 {{'seq.attention' op query must have rank 4, got 'tensor<?x5x4xf32>'}}
+  %0 = seq.attention dot %q, %k, %k : tensor<?x5x4xf32>, tensor<?x5x1x4xf32>, tensor<?x5x1x4xf32> -> tensor<?x5x1x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_batch(%q: tensor<2x5x1x4xf32>, %k: tensor<3x5x1x4xf32>) {
+  // expected-error @+1 {{'seq.attention' op key batch (3) must equal query batch (2)}}
+  %0 = seq.attention dot %q, %k, %k : tensor<2x5x1x4xf32>, tensor<3x5x1x4xf32>, tensor<3x5x1x4xf32> -> tensor<2x5x1x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_value_batch(%q: tensor<2x5x1x4xf32>, %k: tensor<2x5x1x4xf32>, %v: tensor<3x5x1x4xf32>) {
+  // expected-error @+1 {{'seq.attention' op value batch (3) must equal query batch (2)}}
+  %0 = seq.attention dot %q, %k, %v : tensor<2x5x1x4xf32>, tensor<2x5x1x4xf32>, tensor<3x5x1x4xf32> -> tensor<2x5x1x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_steps(%q: tensor<?x5x1x4xf32>, %k: tensor<?x6x1x4xf32>, %v: tensor<?x7x1x4xf32>) {
+  // expected-error @+1 {{'seq.attention' op value steps (7) must equal key steps (6)}}
+  %0 = seq.attention dot %q, %k, %v : tensor<?x5x1x4xf32>, tensor<?x6x1x4xf32>, tensor<?x7x1x4xf32> -> tensor<?x5x1x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_value_heads(%q: tensor<?x5x2x4xf32>, %k: tensor<?x6x2x4xf32>, %v: tensor<?x6x1x4xf32>) {
+  // expected-error @+1 {{'seq.attention' op value heads (1) must equal key heads (2)}}
+  %0 = seq.attention dot %q, %k, %v : tensor<?x5x2x4xf32>, tensor<?x6x2x4xf32>, tensor<?x6x1x4xf32> -> tensor<?x5x2x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_features(%q: tensor<?x5x1x4xf32>, %k: tensor<?x6x1x3xf32>) {
+  // expected-error @+1 {{'seq.attention' op key features (3) must equal query features (4)}}
+  %0 = seq.attention dot %q, %k, %k : tensor<?x5x1x4xf32>, tensor<?x6x1x3xf32>, tensor<?x6x1x3xf32> -> tensor<?x5x1x3xf32>
+  return
+}
+
+// -----
+
+func.func @attention_heads(%q: tensor<?x5x3x4xf32>, %k: tensor<?x6x2x4xf32>) {
+  // expected-error @+1 {{'seq.attention' op query heads (3) must be a multiple of key heads (2)}}
+  %0 = seq.attention dot %q, %k, %k : tensor<?x5x3x4xf32>, tensor<?x6x2x4xf32>, tensor<?x6x2x4xf32> -> tensor<?x5x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_dot_weight(%q: tensor<?x5x1x4xf32>) {
+  // expected-error @+1 {{'seq.attention' op feature_scale and score_weight belong to additive scores}}
+  %0 = seq.attention dot %q, %q, %q {score_weight = 2.0 : f32} : tensor<?x5x1x4xf32>, tensor<?x5x1x4xf32>, tensor<?x5x1x4xf32> -> tensor<?x5x1x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_feature_scale(%q: tensor<?x5x1x4xf32>, %w: tensor<3xf32>) {
+  // expected-error @+1 {{'seq.attention' op feature_scale size (3) must equal query features (4)}}
+  %0 = seq.attention additive %q, %q, %q feature_scale %w : tensor<?x5x1x4xf32>, tensor<?x5x1x4xf32>, tensor<?x5x1x4xf32>, tensor<3xf32> -> tensor<?x5x1x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_result(%q: tensor<?x5x1x4xf32>, %v: tensor<?x5x1x2xf32>) {
+  // expected-error @+1 {{'seq.attention' op result shape (?, 5, 1, 4) does not match the expected (?, 5, 1, 2)}}
+  %0 = seq.attention dot %q, %q, %v : tensor<?x5x1x4xf32>, tensor<?x5x1x4xf32>, tensor<?x5x1x2xf32> -> tensor<?x5x1x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_window(%q: tensor<?x5x1x4xf32>) {
+  // expected-error @+1 {{'seq.attention' op attribute 'window' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  %0 = seq.attention dot %q, %q, %q {window = 0} : tensor<?x5x1x4xf32>, tensor<?x5x1x4xf32>, tensor<?x5x1x4xf32> -> tensor<?x5x1x4xf32>
+  return
+}

@@ -178,6 +178,8 @@ struct AttentionOptions {
   std::optional<float> scale, scoreWeight;
   const Tensor *featureScale = nullptr;
   bool causal = false;
+  /// Step i sees key steps j with |i - j| < window (0: all).
+  int64_t window = 0;
 };
 
 /// Keras' attention layers: query (B, tq, h, d), key (B, tk, kvh, d), value

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace seq;
@@ -81,21 +82,36 @@ Value lowerAttention(LinalgBuilder &lb, AttentionOp op) {
         return arith::AddFOp::create(nb, l, acc, t);
       });
 
-  // The factor after the sum, and the causal mask (-inf: weight 0).
+  // The factor after the sum, and the masks: a hidden score is Keras'
+  // -0.7 * FLT_MAX (weight 0; a row that sees nothing averages the values).
   std::optional<float> factor = additive ? weight : scale;
-  if (factor || op.getCausal()) {
-    bool causal = op.getCausal();
+  bool causal = op.getCausal();
+  std::optional<int64_t> window = op.getWindow();
+  if (factor || causal || window) {
     scores = lb.map(ValueRange{}, scores, [&](OpBuilder &nb, Location l, ValueRange x) -> Value {
       Value s = x[0];
       if (factor)
         s = arith::MulFOp::create(
             nb, l, s, arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(*factor)));
-      if (!causal)
+      if (!causal && !window)
         return s;
       Value row = linalg::IndexOp::create(nb, l, 2), col = linalg::IndexOp::create(nb, l, 3);
-      Value seen = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ule, col, row);
-      Value never = arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(-INFINITY));
-      return arith::SelectOp::create(nb, l, seen, s, never);
+      Value sees;
+      if (causal)
+        sees = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ule, col, row);
+      if (window) {
+        // |i - j| < w  <=>  j < i + w  and  i < j + w.
+        Value w = arith::ConstantIndexOp::create(nb, l, *window);
+        Value ahead = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, col,
+                                            arith::AddIOp::create(nb, l, row, w));
+        Value behind = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, row,
+                                             arith::AddIOp::create(nb, l, col, w));
+        Value near = arith::AndIOp::create(nb, l, ahead, behind);
+        sees = sees ? arith::AndIOp::create(nb, l, sees, near).getResult() : near;
+      }
+      Value hidden = arith::ConstantOp::create(
+          nb, l, nb.getF32FloatAttr(-0.7f * std::numeric_limits<float>::max()));
+      return arith::SelectOp::create(nb, l, sees, s, hidden);
     });
   }
   Value weights = lb.rowActivation(scores, Activation::Softmax, 3);

@@ -61,14 +61,15 @@ struct AttentionBuilder {
 
   Value attention(Value q, Value k, Value v, Value featureScale, ScoreMode mode,
                   std::optional<float> scale, std::optional<float> scoreWeight,
-                  bool causal) {
+                  bool causal, std::optional<int64_t> window = std::nullopt) {
     ArrayRef<int64_t> qs = shapeOf(q);
     auto type = tensorType(builder, {qs[0], qs[1], qs[2], shapeOf(v)[3]});
     auto f32 = [&](std::optional<float> x) {
       return x ? builder.getF32FloatAttr(*x) : FloatAttr();
     };
     return AttentionOp::create(builder, loc, type, q, k, v, featureScale, mode,
-                               f32(scale), f32(scoreWeight), causal)
+                               f32(scale), f32(scoreWeight), causal,
+                               window ? builder.getI64IntegerAttr(*window) : IntegerAttr())
         .getResult();
   }
 };
@@ -110,9 +111,8 @@ Expected<std::array<Value, 3>> queryValueKey(const LayerConfig &layer,
       return layer.error(argument.empty()
                              ? Twine("reads more than query, value and key")
                              : "is called with " + argument +
-                                   ", which seqc does not support yet (Keras "
-                                   "masks from Masking or Embedding layers are "
-                                   "not applied in attention either)");
+                                   ", which seqc does not apply yet; build the "
+                                   "model without it");
     if (qvk[slot])
       return layer.error("reads its " + Twine(slot == 0 ? "query" : slot == 1 ? "value" : "key") +
                          " twice");
@@ -253,7 +253,15 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
       return layer.error("num_query_heads " + Twine(*heads) +
                          " is not a multiple of num_key_value_heads " + Twine(*kvHeads));
   }
-  for (StringRef option : {"sliding_window", "output_shape", "attention_axes"}) {
+  std::optional<int64_t> window;
+  if (const llvm::json::Value *v = layer.getObject().get("sliding_window");
+      v && !v->getAsNull()) {
+    Expected<int64_t> w = layer.getSize("sliding_window");
+    if (!w)
+      return w.takeError();
+    window = *w;
+  }
+  for (StringRef option : {"output_shape", "attention_axes"}) {
     const llvm::json::Value *v = layer.getObject().get(option);
     if (!v || v->getAsNull())
       continue;
@@ -271,8 +279,8 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
       if (size && *size > 0)
         continue;
     }
-    return layer.error(option + " is set: seqc supports attention over the steps axis with "
-                       "one output axis, without a sliding window");
+    return layer.error(option + " is set: seqc supports attention over the steps axis "
+                       "with one output axis");
   }
   int64_t outputSize = features;
   if (const llvm::json::Value *v = layer.getObject().get("output_shape"); v && !v->getAsNull()) {
@@ -315,7 +323,7 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
     return v.takeError();
   Value heads4 = ab.attention(*q, *k, *v, Value(), ScoreMode::Dot,
                               static_cast<float>(1.0 / std::sqrt(static_cast<double>(*keyDim))),
-                              std::nullopt, *causal);
+                              std::nullopt, *causal, window);
   Expected<Value> joined = ab.reshape(heads4, {-1, *heads * *valueDim});
   if (!joined)
     return joined.takeError();

@@ -319,6 +319,7 @@ Expected<Tensor> evaluate(AttentionOp op, const Operands &in) {
     options.scoreWeight = w.getValueAsDouble();
   options.featureScale = in.optional(op.getFeatureScale());
   options.causal = op.getCausal();
+  options.window = op.getWindow().value_or(0);
   return attention(q, k, v, options);
 }
 

@@ -194,8 +194,11 @@ def Seq_AttentionOp : Seq_TensorOp<"attention"> {
       (q[i,d] + k[j,d]))`, each factor 1 when absent (`feature_scale`
       `(d)`: AdditiveAttention's learned scale; `scale` and `score_weight`:
       Attention's with score_mode "concat").
-    With `causal` step `i` sees only `j <= i`. Each row of scores goes
-    through softmax over `j` (maximum subtracted); the output is the
+    With `causal` step `i` sees only `j <= i`, with `window` only `|i - j| <
+    window` (a sliding window; both together: both hold). A hidden score
+    counts as -0.7 * FLT_MAX, as Keras' masked attention: its weight is 0,
+    and a row that sees nothing averages all values. Each row of scores
+    goes through softmax over `j` (maximum subtracted); the output is the
     weighted sum of the value rows.
 
     ```mlir
@@ -206,7 +209,8 @@ def Seq_AttentionOp : Seq_TensorOp<"attention"> {
   let arguments = (ins Seq_F32Tensor:$query, Seq_F32Tensor:$key,
                    Seq_F32Tensor:$value, Optional<Seq_F32Tensor>:$feature_scale,
                    Seq_ScoreModeAttr:$score_mode, OptionalAttr<F32Attr>:$scale,
-                   OptionalAttr<F32Attr>:$score_weight, UnitAttr:$causal);
+                   OptionalAttr<F32Attr>:$score_weight, UnitAttr:$causal,
+                   OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$window);
   let results = (outs Seq_F32Tensor:$output);
   let assemblyFormat = [{
     $score_mode $query `,` $key `,` $value (`feature_scale` $feature_scale^)? attr-dict

@@ -1,0 +1,38 @@
+"""Writes the Keras 3 files of attention-errors.test: attention layers
+called in ways seqc refuses (run with TensorFlow + keras 3; the files are
+committed, the test never needs TensorFlow):
+
+    python make_attention.py
+"""
+import os
+
+os.environ["KERAS_BACKEND"] = "tensorflow"
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import keras  # noqa: E402
+
+L = keras.layers
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def save(model, name):
+    model.save(os.path.join(HERE, name + ".keras"))
+
+
+x = keras.Input((5, 4), name="x")
+# The scores are asked for (and left unread).
+out, _ = L.Attention(name="att")([x, x], return_attention_scores=True)
+save(keras.Model(x, L.Dense(2, name="head")(out)), "scores")
+# A timestep mask reaches the attention layer.
+masked = L.Masking(0.0, name="mask")(x)
+save(keras.Model(x, L.MultiHeadAttention(2, 3, name="mha")(masked, masked)), "masked")
+# An explicit attention mask.
+m = keras.Input((5, 5), name="m")
+save(keras.Model([x, m], L.MultiHeadAttention(2, 3, name="mha")(x, x, attention_mask=m)),
+     "attention_mask")
+# Options seqc does not implement.
+save(keras.Model(x, L.MultiHeadAttention(2, 3, use_gate=True, name="mha")(x, x)), "gate")
+# Attention over two axes of a (batch, 3, 5, 4) input; Dot of rank-4 inputs.
+x4 = keras.Input((3, 5, 4), name="x4")
+save(keras.Model(x4, L.MultiHeadAttention(2, 3, attention_axes=(1, 2), name="mha")(x4, x4)),
+     "two_axes")
+save(keras.Model(x4, L.Dot(axes=3, name="dot")([x4, x4])), "dot_rank4")
