@@ -51,9 +51,16 @@ Tensor seq::rt::attention(const Tensor &query, const Tensor &key,
   // Keras' masked score: a finite value, so that a row that sees nothing
   // averages all values instead of dividing by zero.
   const float hidden = -0.7f * std::numeric_limits<float>::max();
-  auto sees = [&](int64_t i, int64_t j) {
+  const Tensor *queryMask = options.queryMask, *keyMask = options.keyMask;
+  require(!queryMask || queryMask->shape == std::vector<int64_t>{batch, tq},
+          "attention query_mask does not match the query");
+  require(!keyMask || keyMask->shape == std::vector<int64_t>{batch, tk},
+          "attention key_mask does not match the key");
+  auto sees = [&](int64_t b, int64_t i, int64_t j) {
     return !(options.causal && j > i) &&
-           !(options.window > 0 && std::abs(i - j) >= options.window);
+           !(options.window > 0 && std::abs(i - j) >= options.window) &&
+           !(queryMask && queryMask->at({b, i}) == 0) &&
+           !(keyMask && keyMask->at({b, j}) == 0);
   };
   Tensor y = Tensor::zeros({batch, tq, heads, dv});
   std::vector<float> scores(tk);
@@ -62,7 +69,7 @@ Tensor seq::rt::attention(const Tensor &query, const Tensor &key,
       int64_t kh = h / group;
       for (int64_t i = 0; i < tq; ++i) {
         for (int64_t j = 0; j < tk; ++j) {
-          if (!sees(i, j)) {
+          if (!sees(b, i, j)) {
             scores[j] = hidden;
             continue;
           }

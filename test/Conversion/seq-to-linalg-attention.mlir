@@ -11,6 +11,8 @@
 // CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 // CHECK-DAG: #[[BT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
 // CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-DAG: #[[QMASK:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2)>
+// CHECK-DAG: #[[KMASK:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3)>
 // CHECK-LABEL: func.func @grouped_causal(
 // CHECK-SAME:      %[[QA:.*]]: tensor<?x5x4x2xf32>, %[[KA:.*]]: tensor<?x7x2x2xf32>, %[[VA:.*]]: tensor<?x7x2x6xf32>)
 // CHECK-DAG:     %[[NEVER:.*]] = arith.constant -2.38197633E+38 : f32
@@ -47,7 +49,7 @@ func.func @grouped_causal(%q: tensor<?x5x4x2xf32>, %k: tensor<?x7x2x2xf32>, %v: 
 // CHECK:           arith.mulf %{{.*}}, %[[TWO]] : f32
 // CHECK-NOT:       linalg.index
 func.func @additive(%x: tensor<?x5x1x3xf32>, %w: tensor<3xf32>) -> tensor<?x5x1x3xf32> {
-  %0 = seq.attention additive %x, %x, %x feature_scale %w {scale = 1.5 : f32, score_weight = 2.0 : f32} : tensor<?x5x1x3xf32>, tensor<?x5x1x3xf32>, tensor<?x5x1x3xf32>, tensor<3xf32> -> tensor<?x5x1x3xf32>
+  %0 = seq.attention additive %x, %x, %x feature_scale(%w : tensor<3xf32>) {scale = 1.5 : f32, score_weight = 2.0 : f32} : tensor<?x5x1x3xf32>, tensor<?x5x1x3xf32>, tensor<?x5x1x3xf32> -> tensor<?x5x1x3xf32>
   return %0 : tensor<?x5x1x3xf32>
 }
 
@@ -74,5 +76,19 @@ func.func @matmul(%a: tensor<?x5x3xf32>, %b: tensor<?x4x3xf32>) -> tensor<?x5x4x
 // CHECK:         arith.select %[[NEAR]], %{{.*}}, %[[HIDDEN]] : f32
 func.func @window(%x: tensor<?x6x2x3xf32>) -> tensor<?x6x2x3xf32> {
   %0 = seq.attention dot %x, %x, %x {window = 2} : tensor<?x6x2x3xf32>, tensor<?x6x2x3xf32>, tensor<?x6x2x3xf32> -> tensor<?x6x2x3xf32>
+  return %0 : tensor<?x6x2x3xf32>
+}
+
+// Timestep masks: a step where the query's (b, i) or the key's (b, j) mask
+// is 0 is hidden.
+// CHECK-LABEL: func.func @masks(
+// CHECK-SAME:      %[[X:.*]]: tensor<?x6x2x3xf32>, %[[QM:.*]]: tensor<?x6xf32>, %[[KM:.*]]: tensor<?x6xf32>)
+// CHECK:         linalg.generic {indexing_maps = [#[[QMASK]], #[[KMASK]], {{.*}}]{{.*}} ins(%[[QM]], %[[KM]] : tensor<?x6xf32>, tensor<?x6xf32>)
+// CHECK:           %[[QSET:.*]] = arith.cmpf une, %{{.*}}, %{{.*}} : f32
+// CHECK:           %[[KSET:.*]] = arith.cmpf une, %{{.*}}, %{{.*}} : f32
+// CHECK:           %[[BOTH:.*]] = arith.andi %[[QSET]], %[[KSET]] : i1
+// CHECK:           arith.select %[[BOTH]]
+func.func @masks(%x: tensor<?x6x2x3xf32>, %qm: tensor<?x6xf32>, %km: tensor<?x6xf32>) -> tensor<?x6x2x3xf32> {
+  %0 = seq.attention dot %x, %x, %x query_mask(%qm : tensor<?x6xf32>) key_mask(%km : tensor<?x6xf32>) : tensor<?x6x2x3xf32>, tensor<?x6x2x3xf32>, tensor<?x6x2x3xf32> -> tensor<?x6x2x3xf32>
   return %0 : tensor<?x6x2x3xf32>
 }

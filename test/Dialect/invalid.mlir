@@ -1398,7 +1398,7 @@ func.func @attention_dot_weight(%q: tensor<?x5x1x4xf32>) {
 
 func.func @attention_feature_scale(%q: tensor<?x5x1x4xf32>, %w: tensor<3xf32>) {
   // expected-error @+1 {{'seq.attention' op feature_scale size (3) must equal query features (4)}}
-  %0 = seq.attention additive %q, %q, %q feature_scale %w : tensor<?x5x1x4xf32>, tensor<?x5x1x4xf32>, tensor<?x5x1x4xf32>, tensor<3xf32> -> tensor<?x5x1x4xf32>
+  %0 = seq.attention additive %q, %q, %q feature_scale(%w : tensor<3xf32>) : tensor<?x5x1x4xf32>, tensor<?x5x1x4xf32>, tensor<?x5x1x4xf32> -> tensor<?x5x1x4xf32>
   return
 }
 
@@ -1415,5 +1415,29 @@ func.func @attention_result(%q: tensor<?x5x1x4xf32>, %v: tensor<?x5x1x2xf32>) {
 func.func @attention_window(%q: tensor<?x5x1x4xf32>) {
   // expected-error @+1 {{'seq.attention' op attribute 'window' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   %0 = seq.attention dot %q, %q, %q {window = 0} : tensor<?x5x1x4xf32>, tensor<?x5x1x4xf32>, tensor<?x5x1x4xf32> -> tensor<?x5x1x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask_rank(%q: tensor<?x5x1x4xf32>, %m: tensor<?x5x1xf32>) {
+  // expected-error @+1 {{'seq.attention' op query_mask must have rank 2, got 'tensor<?x5x1xf32>'}}
+  %0 = seq.attention dot %q, %q, %q query_mask(%m : tensor<?x5x1xf32>) : tensor<?x5x1x4xf32>, tensor<?x5x1x4xf32>, tensor<?x5x1x4xf32> -> tensor<?x5x1x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask_batch(%q: tensor<2x5x1x4xf32>, %m: tensor<3x5xf32>) {
+  // expected-error @+1 {{'seq.attention' op query_mask batch (3) must equal query batch (2)}}
+  %0 = seq.attention dot %q, %q, %q query_mask(%m : tensor<3x5xf32>) : tensor<2x5x1x4xf32>, tensor<2x5x1x4xf32>, tensor<2x5x1x4xf32> -> tensor<2x5x1x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_key_mask_steps(%q: tensor<?x5x1x4xf32>, %k: tensor<?x7x1x4xf32>, %m: tensor<?x5xf32>) {
+  // expected-error @+1 {{'seq.attention' op key_mask steps (5) must equal key steps (7)}}
+  %0 = seq.attention dot %q, %k, %k key_mask(%m : tensor<?x5xf32>) : tensor<?x5x1x4xf32>, tensor<?x7x1x4xf32>, tensor<?x7x1x4xf32> -> tensor<?x5x1x4xf32>
   return
 }

@@ -72,9 +72,19 @@ OP_OF_CLASS = {
     # The merge layers of Functional graphs.
     "Add": "merge", "Subtract": "merge", "Multiply": "merge", "Average": "merge",
     "Maximum": "merge", "Minimum": "merge", "Concatenate": "concatenate",
+    # Attention layers and Dot are several ops; their last one is the
+    # layer's output (see CORE_OP).
+    "Attention": ("reshape", "apply_mask"), "AdditiveAttention": ("reshape", "apply_mask"),
+    "MultiHeadAttention": "dense", "GroupedQueryAttention": "dense",
+    "Dot": ("matmul", "reshape"),
     # Keras 1 classes the importer translates.
     "Convolution1D": "conv1d", "TimeDistributedDense": "time_distributed",
 }
+
+# The op a layer made of several ops must contain.
+CORE_OP = {"Attention": "attention", "AdditiveAttention": "attention",
+           "MultiHeadAttention": "attention", "GroupedQueryAttention": "attention",
+           "Dot": "matmul"}
 
 # "%0 = seq.dense ... -> tensor<?x32xf32> loc(#loc3)", or "... : tensor<..>
 # loc(..)" for ops with one type, or a region op whose loc follows its "}".
@@ -145,7 +155,10 @@ def check(seq_compile, fixtures, fixture):
         if not found:
             problems.append(f"no op located at layer '{layer['name']}'")
             continue
-        op, shape = found[0]
+        op, shape = found[-1] if layer["class"] in CORE_OP else found[0]
+        core = CORE_OP.get(layer["class"])
+        if core and core not in [o for o, _ in found]:
+            problems.append(f"layer '{layer['name']}' ({layer['class']}) has no seq.{core}")
         # A channels_first layer is its channels-last op between permutes; the
         # permute back ("<name>/channels_first") has Keras' output shape.
         if layer["name"] + "/channels_first" in ops:

@@ -180,6 +180,8 @@ struct AttentionOptions {
   bool causal = false;
   /// Step i sees key steps j with |i - j| < window (0: all).
   int64_t window = 0;
+  /// (B, tq) and (B, tk): a step where the mask is 0 is hidden.
+  const Tensor *queryMask = nullptr, *keyMask = nullptr;
 };
 
 /// Keras' attention layers: query (B, tq, h, d), key (B, tk, kvh, d), value

@@ -87,18 +87,41 @@ Value lowerAttention(LinalgBuilder &lb, AttentionOp op) {
   std::optional<float> factor = additive ? weight : scale;
   bool causal = op.getCausal();
   std::optional<int64_t> window = op.getWindow();
-  if (factor || causal || window) {
-    scores = lb.map(ValueRange{}, scores, [&](OpBuilder &nb, Location l, ValueRange x) -> Value {
-      Value s = x[0];
+  Value queryMask = op.getQueryMask(), keyMask = op.getKeyMask();
+  if (factor || causal || window || queryMask || keyMask) {
+    // Scores (b, h, i, j); masks (b, i) and (b, j).
+    SmallVector<Value> masks;
+    SmallVector<AffineMap> maskMaps;
+    AffineExpr sb = dimE(0), si = dimE(2), sj = dimE(3);
+    if (queryMask) {
+      masks.push_back(queryMask);
+      maskMaps.push_back(AffineMap::get(4, 0, {sb, si}, lb.b.getContext()));
+    }
+    if (keyMask) {
+      masks.push_back(keyMask);
+      maskMaps.push_back(AffineMap::get(4, 0, {sb, sj}, lb.b.getContext()));
+    }
+    maskMaps.push_back(lb.identity(4));
+    SmallVector<utils::IteratorType> parallel(4, utils::IteratorType::parallel);
+    scores = lb.generic(masks, scores, maskMaps, parallel,
+                        [&](OpBuilder &nb, Location l, ValueRange x) -> Value {
+      Value s = x.back();
+      Value zero = arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(0));
       if (factor)
         s = arith::MulFOp::create(
             nb, l, s, arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(*factor)));
-      if (!causal && !window)
+      if (!causal && !window && masks.empty())
         return s;
-      Value row = linalg::IndexOp::create(nb, l, 2), col = linalg::IndexOp::create(nb, l, 3);
       Value sees;
-      if (causal)
-        sees = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ule, col, row);
+      for (Value m : x.drop_back()) {
+        Value set = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNE, m, zero);
+        sees = sees ? arith::AndIOp::create(nb, l, sees, set).getResult() : set;
+      }
+      Value row = linalg::IndexOp::create(nb, l, 2), col = linalg::IndexOp::create(nb, l, 3);
+      if (causal) {
+        Value past = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ule, col, row);
+        sees = sees ? arith::AndIOp::create(nb, l, sees, past).getResult() : past;
+      }
       if (window) {
         // |i - j| < w  <=>  j < i + w  and  i < j + w.
         Value w = arith::ConstantIndexOp::create(nb, l, *window);

@@ -61,13 +61,15 @@ struct AttentionBuilder {
 
   Value attention(Value q, Value k, Value v, Value featureScale, ScoreMode mode,
                   std::optional<float> scale, std::optional<float> scoreWeight,
-                  bool causal, std::optional<int64_t> window = std::nullopt) {
+                  bool causal, std::optional<int64_t> window = std::nullopt,
+                  Value queryMask = Value(), Value keyMask = Value()) {
     ArrayRef<int64_t> qs = shapeOf(q);
     auto type = tensorType(builder, {qs[0], qs[1], qs[2], shapeOf(v)[3]});
     auto f32 = [&](std::optional<float> x) {
       return x ? builder.getF32FloatAttr(*x) : FloatAttr();
     };
-    return AttentionOp::create(builder, loc, type, q, k, v, featureScale, mode,
+    return AttentionOp::create(builder, loc, type, q, k, v, featureScale, queryMask,
+                               keyMask, mode,
                                f32(scale), f32(scoreWeight), causal,
                                window ? builder.getI64IntegerAttr(*window) : IntegerAttr())
         .getResult();
@@ -92,15 +94,15 @@ Expected<bool> causalCall(const LayerConfig &layer) {
   return layer.error("use_causal_mask is not a boolean");
 }
 
-/// The query, value and key of an attention layer's call: positional in
-/// that order, or by keyword (MultiHeadAttention); the key defaults to the
-/// value.
-Expected<std::array<Value, 3>> queryValueKey(const LayerConfig &layer,
-                                             ArrayRef<Value> inputs) {
-  std::array<Value, 3> qvk;
+/// Which inputs are an attention layer's query, value and key: positional
+/// in that order, or by keyword (MultiHeadAttention); no key: -1 (the
+/// value serves).
+Expected<std::array<int, 3>> queryValueKey(const LayerConfig &layer,
+                                           ArrayRef<Value> inputs) {
+  std::array<int, 3> qvk{-1, -1, -1};
   const std::vector<std::string> &arguments = layer.getInputArguments();
   size_t positional = 0;
-  for (auto [i, input] : llvm::enumerate(inputs)) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
     StringRef argument = i < arguments.size() ? StringRef(arguments[i]) : "";
     int slot = argument.empty()                ? static_cast<int>(positional++)
                : argument == "query" ? 0
@@ -113,23 +115,22 @@ Expected<std::array<Value, 3>> queryValueKey(const LayerConfig &layer,
                              : "is called with " + argument +
                                    ", which seqc does not apply yet; build the "
                                    "model without it");
-    if (qvk[slot])
+    if (qvk[slot] >= 0)
       return layer.error("reads its " + Twine(slot == 0 ? "query" : slot == 1 ? "value" : "key") +
                          " twice");
-    qvk[slot] = input;
+    qvk[slot] = static_cast<int>(i);
   }
-  if (!qvk[0] || !qvk[1])
+  if (qvk[0] < 0 || qvk[1] < 0)
     return layer.error("needs a query and a value, got " + Twine(inputs.size()) +
                        " input(s)");
-  if (!qvk[2])
-    qvk[2] = qvk[1];
-  for (Value v : qvk)
-    if (shapeOf(v).size() != 3)
-      return layer.error("reads an input of shape " + shapeText(shapeOf(v)) +
+  for (int i : qvk)
+    if (i >= 0 && shapeOf(inputs[i]).size() != 3)
+      return layer.error("reads an input of shape " + shapeText(shapeOf(inputs[i])) +
                          ": seqc supports attention over (batch, steps, features)");
-  if (shapes::conflict(shapeOf(qvk[1])[1], shapeOf(qvk[2])[1]))
-    return layer.error("its value " + shapeText(shapeOf(qvk[1])) + " and key " +
-                       shapeText(shapeOf(qvk[2])) + " differ in steps");
+  int key = qvk[2] >= 0 ? qvk[2] : qvk[1];
+  if (shapes::conflict(shapeOf(inputs[qvk[1]])[1], shapeOf(inputs[key])[1]))
+    return layer.error("its value " + shapeText(shapeOf(inputs[qvk[1]])) + " and key " +
+                       shapeText(shapeOf(inputs[key])) + " differ in steps");
   return qvk;
 }
 
@@ -159,10 +160,6 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
                                             ArrayRef<Value> inputs,
                                             ArrayRef<Value> masks,
                                             ArrayRef<WeightArray> weights) {
-  if (llvm::any_of(masks, [](Value m) { return static_cast<bool>(m); }))
-    return layer.error("receives the timestep mask of an earlier Masking or "
-                       "Embedding(mask_zero=True) layer, which seqc does not apply "
-                       "in attention yet; remove the masking before it");
   mask = nullptr;
   if (llvm::Error e = requireUnset(layer, "return_attention_scores",
                                    "seqc returns the attention output only"))
@@ -172,11 +169,16 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
   StringRef cls = layer.getClassName();
   if (cls == "Dot")
     return emitDot(layer, inputs);
-  Expected<std::array<Value, 3>> qvk = queryValueKey(layer, inputs);
+  Expected<std::array<int, 3>> qvk = queryValueKey(layer, inputs);
   Expected<bool> causal = causalCall(layer);
   if (!qvk || !causal)
     return firstError(qvk, causal);
-  auto [query, value, key] = *qvk;
+  auto [qi, vi, ki] = *qvk;
+  Value query = inputs[qi], value = inputs[vi], key = inputs[ki >= 0 ? ki : vi];
+  // Keras' timestep masks of the inputs: a masked key step is hidden from
+  // every query step; the output keeps the query's mask.
+  Value queryMask = masks[qi], valueMask = masks[vi];
+  Value keyMask = ki >= 0 ? masks[ki] : Value();
   int64_t features = shapeOf(query)[2];
 
   if (cls == "Attention" || cls == "AdditiveAttention") {
@@ -223,10 +225,15 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
     Expected<Value> v = ab.reshape(value, {-1, 1, shapeOf(value)[2]});
     if (!q || !k || !v)
       return firstError(q, k, v);
+    // Attention hides the value's masked steps and zeroes the query's.
     Value y = ab.attention(*q, *k, *v, featureScale,
                            additive ? ScoreMode::Additive : ScoreMode::Dot, scale,
-                           scoreWeight, *causal);
-    return ab.reshape(y, {-1, shapeOf(value)[2]});
+                           scoreWeight, *causal, std::nullopt, Value(), valueMask);
+    Expected<Value> out = ab.reshape(y, {-1, shapeOf(value)[2]});
+    if (!out || !queryMask)
+      return out;
+    mask = queryMask;
+    return ApplyMaskOp::create(builder, ab.loc, out->getType(), *out, queryMask).getResult();
   }
 
   // MultiHeadAttention / GroupedQueryAttention.
@@ -321,9 +328,19 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
   Expected<Value> v = projection("value", value, *kvHeads, *valueDim);
   if (!v)
     return v.takeError();
+  // MultiHeadAttention hides the steps any input masks (the key's mask
+  // only when the key is given).
+  if (keyMask && keyMask != valueMask)
+    keyMask = valueMask ? MergeOp::create(builder, ab.loc, valueMask.getType(),
+                                          ValueRange{valueMask, keyMask}, MergeKind::Minimum)
+                              .getResult()
+                        : keyMask;
+  else
+    keyMask = valueMask;
   Value heads4 = ab.attention(*q, *k, *v, Value(), ScoreMode::Dot,
                               static_cast<float>(1.0 / std::sqrt(static_cast<double>(*keyDim))),
-                              std::nullopt, *causal, window);
+                              std::nullopt, *causal, window, queryMask, keyMask);
+  mask = queryMask;
   Expected<Value> joined = ab.reshape(heads4, {-1, *heads * *valueDim});
   if (!joined)
     return joined.takeError();

@@ -515,7 +515,7 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
                                  connections.end());
       continue;
     }
-    LayerSummary row{layer.getName(), layer.getSourceClassName(),
+    LayerSummary row{layer.getName(), pythonClassName(layer.getSourceClassName()).str(),
                      std::vector<int64_t>(
                          cast<RankedTensorType>(value.getType()).getShape()),
                      0, LayerEmitter::nonTrainableParams(layer, weights[i])};

@@ -390,59 +390,125 @@ std::pair<std::string, std::optional<double>> nodeArguments(const json::Object &
   return {inbound.empty() ? "" : inbound[0], constant};
 }
 
-/// Keras 3 saves the mask a Masking or Embedding(mask_zero=True) layer
-/// computes as op nodes off that layer's input: NotEqual(x, mask_value) and,
-/// for Masking, Any(axis=-1); the layers that take the mask name the last
-/// node. seqc computes the mask from the chain itself, so these nodes are
-/// checked to be exactly that and set aside instead of read as branches.
-/// `name` is the node a layer's mask comes from; the nodes it reads are
-/// added to `checked`.
-Error checkMaskNode(StringRef name, const StringMap<const json::Value *> &byName,
-                    StringRef where, StringSet<> &checked) {
+/// `name` is NotEqual(x, value) where a `layerClass` layer (Masking with
+/// mask_value = value, Embedding with mask_zero and value 0) reads x.
+Error checkNotEqual(StringRef name, const StringMap<const json::Value *> &byName,
+                    StringRef where, StringRef layerClass) {
   auto fail = [&](const Twine &why) {
     return fileError(where, "node '" + name + "' " + why +
                                 ": only the masks of Masking and "
                                 "Embedding(mask_zero=True) layers are supported");
   };
-  const json::Object *node = byName.lookup(name)->getAsObject();
-  StringRef cls = node->getString("class_name").value_or("");
-  std::string notEqual = name.str();
-  if (cls == "Any") {
-    const json::Object *config = node->getObject("config");
-    const json::Value *axis = config ? config->get("axis") : nullptr;
-    std::optional<int64_t> a = axis ? axis->getAsInteger() : std::nullopt;
-    if (axis && axis->getAsArray() && axis->getAsArray()->size() == 1)
-      a = (*axis->getAsArray())[0].getAsInteger();
-    if (a != -1 || config->getBoolean("keepdims").value_or(false))
-      return fail("(Any) is not a reduction over the last axis");
-    notEqual = nodeArguments(*node).first;
-    const json::Value *inner = byName.lookup(notEqual);
-    if (!inner || inner->getAsObject()->getString("class_name") != "NotEqual")
-      return fail("(Any) does not reduce a NotEqual node");
-  }
-  if (!byName.lookup(notEqual) ||
-      byName.lookup(notEqual)->getAsObject()->getString("class_name") != "NotEqual")
-    return fail("is not a NotEqual or Any node");
-  checked.insert(name);
-  checked.insert(notEqual);
-  auto [input, value] = nodeArguments(*byName.lookup(notEqual)->getAsObject());
+  auto [input, value] = nodeArguments(*byName.lookup(name)->getAsObject());
   if (!value)
     return fail("does not compare with a constant");
   for (const auto &entry : byName) {
     const json::Object *o = entry.second->getAsObject();
-    StringRef layerClass = o->getString("class_name").value_or("");
+    StringRef cls = o->getString("class_name").value_or("");
     std::vector<std::string> inbound = inboundLayers(*o);
-    if (inbound.size() != 1 || inbound[0] != input)
+    if (inbound.size() != 1 || inbound[0] != input || cls != layerClass)
       continue;
     const json::Object *config = o->getObject("config");
-    if (layerClass == "Masking" && cls == "Any" && config &&
+    if (cls == "Masking" && config &&
         config->getNumber("mask_value").value_or(0.0) == *value)
       return Error::success();
-    if (layerClass == "Embedding" && cls == "NotEqual" && config &&
+    if (cls == "Embedding" && config &&
         config->getBoolean("mask_zero").value_or(false) && *value == 0)
       return Error::success();
   }
   return fail("is not the mask of the layer that reads its input");
+}
+
+/// Whether a Keras 3 Functional config entry is an op node (keras.ops
+/// recorded in the graph) rather than a layer. Keras 3 records the masks
+/// layers compute this way.
+bool isOpNode(const json::Object *o) {
+  if (!o)
+    return false;
+  StringRef module = o->getString("module").value_or("");
+  StringRef cls = o->getString("class_name").value_or("");
+  return module.starts_with("keras.src.ops") ||
+         (module.empty() && (cls == "NotEqual" || cls == "Any"));
+}
+
+/// Keras 3 saves the masks layers compute as op nodes: NotEqual(x,
+/// mask_value) and, for Masking, Any(axis=-1) off the masked layer's input;
+/// LogicalOr of the inputs' masks for a merge; ExpandDims, ZerosLike,
+/// Concatenate and Any for a Concatenate's; ConvertToTensor for an
+/// attention layer's. The layers that take a mask name the last node.
+/// seqc computes the masks from the graph itself, as Keras' layers do, so
+/// these nodes are checked to be such a computation over the masks of
+/// Masking and Embedding(mask_zero=True) layers, and set aside instead of
+/// read as branches. `name` is a node a mask is computed from; the nodes
+/// checked are added to `checked`.
+Error checkMaskNode(StringRef name, const StringMap<const json::Value *> &byName,
+                    StringRef where, StringSet<> &checked, int depth = 0) {
+  auto fail = [&](const Twine &why) {
+    return fileError(where, "node '" + name + "' " + why +
+                                ": only the masks of Masking and "
+                                "Embedding(mask_zero=True) layers are supported");
+  };
+  if (checked.contains(name))
+    return Error::success();
+  const json::Value *entry = byName.lookup(name);
+  const json::Object *node = entry ? entry->getAsObject() : nullptr;
+  if (!isOpNode(node))
+    return fail("is not a mask computation");
+  if (depth > 64)
+    return fail("is too deep a mask computation");
+  StringRef cls = node->getString("class_name").value_or("");
+  const json::Object *config = node->getObject("config");
+  std::vector<std::string> inputs = inboundLayers(*node);
+  auto checkInputs = [&]() -> Error {
+    for (const std::string &input : inputs)
+      if (Error e = checkMaskNode(input, byName, where, checked, depth + 1))
+        return e;
+    return Error::success();
+  };
+  auto lastAxis = [&]() {
+    const json::Value *axis = config ? config->get("axis") : nullptr;
+    std::optional<int64_t> a = axis ? axis->getAsInteger() : std::nullopt;
+    if (axis && axis->getAsArray() && axis->getAsArray()->size() == 1)
+      a = (*axis->getAsArray())[0].getAsInteger();
+    return a == -1;
+  };
+  if (cls == "LogicalOr" || cls == "LogicalAnd" || cls == "ConvertToTensor" ||
+      cls == "Concatenate" || cls == "ExpandDims") {
+    if (inputs.empty() || (cls == "ExpandDims" && !lastAxis()))
+      return fail("(" + cls + ") is not a mask computation seqc knows");
+    checked.insert(name);
+    return checkInputs();
+  }
+  if (cls == "ZerosLike" || cls == "OnesLike") {
+    // The shape of a layer's output: its values are not read.
+    checked.insert(name);
+    return Error::success();
+  }
+  if (cls == "Any") {
+    if (!lastAxis() || (config && config->getBoolean("keepdims").value_or(false)))
+      return fail("(Any) is not a reduction over the last axis");
+    if (inputs.size() != 1)
+      return fail("(Any) does not reduce one node");
+    const json::Value *inner = byName.lookup(inputs[0]);
+    if (inner && inner->getAsObject()->getString("class_name") == "NotEqual") {
+      // Masking: Any(NotEqual(x, mask_value)).
+      if (Error e = checkNotEqual(inputs[0], byName, where, "Masking"))
+        return e;
+      checked.insert(name);
+      checked.insert(inputs[0]);
+      return Error::success();
+    }
+    checked.insert(name);
+    return checkInputs();
+  }
+  if (cls == "NotEqual") {
+    // Embedding(mask_zero=True): NotEqual(ids, 0).
+    if (Error e = checkNotEqual(name, byName, where, "Embedding"))
+      return e;
+    checked.insert(name);
+    return Error::success();
+  }
+  return fail("(" + cls + ") is not a mask computation seqc knows");
 }
 
 std::vector<const json::Value *> pointers(const json::Array &list) {
@@ -510,10 +576,7 @@ Error parseFunctional(const json::Object &config, StringRef where,
       name = o->getObject("config")->getString("name").value_or("").str();
     return name;
   };
-  auto isMaskNode = [](const json::Object *o) {
-    StringRef cls = o ? o->getString("class_name").value_or("") : "";
-    return cls == "NotEqual" || cls == "Any";
-  };
+  auto isMaskNode = isOpNode;
   for (const json::Value &entry : *layers) {
     std::string name = nameOf(entry.getAsObject());
     if (name.empty())

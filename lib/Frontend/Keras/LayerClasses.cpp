@@ -6,6 +6,11 @@ using namespace llvm;
 
 namespace seq::keras {
 
+StringRef pythonClassName(StringRef className) {
+  return className == "GroupQueryAttention" ? StringRef("GroupedQueryAttention")
+                                            : className;
+}
+
 bool isRecurrentLayerClass(StringRef className) {
   return className == "LSTM" || className == "GRU" ||
          className == "SimpleRNN" || className == "Bidirectional" ||

@@ -21,6 +21,12 @@ namespace seq::keras {
 /// Whether `className` is a layer class Keras itself defines.
 bool isBuiltinLayerClass(llvm::StringRef className);
 
+/// The Python class behind a config's class name, which Keras' summary
+/// prints and the Keras 3 weight file names groups after: the class name
+/// itself except for a layer exported under another name
+/// (GroupQueryAttention is GroupedQueryAttention).
+llvm::StringRef pythonClassName(llvm::StringRef className);
+
 /// LSTM, GRU, SimpleRNN, RNN and Bidirectional: the layers that step through
 /// time, skip masked steps, and keep the mask when they return sequences.
 bool isRecurrentLayerClass(llvm::StringRef className);

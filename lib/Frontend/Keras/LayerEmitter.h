@@ -50,6 +50,12 @@ public:
   /// itself, not through a layer family.
   static llvm::ArrayRef<llvm::StringRef> mergeClasses();
   static llvm::ArrayRef<llvm::StringRef> ownClasses();
+  /// The timestep mask of a merge of inputs with `masks` (null where an
+  /// input has none) along `axis` (-1: elementwise) of rank-`rank` inputs,
+  /// as the file's Keras version computes it; null for none.
+  llvm::Expected<mlir::Value> mergedMask(const LayerConfig &layer,
+                                         llvm::ArrayRef<mlir::Value> masks,
+                                         int64_t axis, size_t rank);
   /// Emits merge layer `layer` over `inputs`, whose masks are `masks`.
   llvm::Expected<mlir::Value> emitMerge(const LayerConfig &layer,
                                         llvm::ArrayRef<mlir::Value> inputs,

@@ -30,14 +30,39 @@ bool LayerEmitter::isMergeLayer(StringRef className) {
   return llvm::is_contained(mergeClasses(), className);
 }
 
+Expected<Value> LayerEmitter::mergedMask(const LayerConfig &layer,
+                                         ArrayRef<Value> masks, int64_t axis,
+                                         size_t rank) {
+  SmallVector<Value> present;
+  for (Value m : masks)
+    if (m && !llvm::is_contained(present, m))
+      present.push_back(m);
+  if (present.empty())
+    return Value();
+  // Keras 3 joins the masks of an elementwise merge with OR (none when an
+  // input has none), of a Concatenate over the features with OR (an input
+  // without one counts as all steps set); tf_keras joins both with AND of
+  // the masks there are.
+  bool concat = axis >= 0;
+  if (concat && axis != static_cast<int64_t>(rank) - 1)
+    return layer.error("concatenates along axis " + Twine(axis) + " inputs that carry "
+                       "the timestep mask of an earlier Masking or "
+                       "Embedding(mask_zero=True) layer: seqc joins masks only over "
+                       "the last axis");
+  bool unmaskedInput = llvm::any_of(masks, [](Value m) { return !m; });
+  if (kerasMajor >= 3 && unmaskedInput)
+    return Value();
+  if (present.size() == 1)
+    return present[0];
+  Location loc = layerLoc(builder, layer.getName() + "/mask");
+  MergeKind kind = kerasMajor >= 3 ? MergeKind::Maximum : MergeKind::Minimum;
+  return MergeOp::create(builder, loc, present[0].getType(), present, kind).getResult();
+}
+
 Expected<Value> LayerEmitter::emitMerge(const LayerConfig &layer,
                                         ArrayRef<Value> inputs,
                                         ArrayRef<Value> masks) {
   StringRef cls = layer.getClassName();
-  if (llvm::any_of(masks, [](Value m) { return static_cast<bool>(m); }))
-    return layer.error("receives the timestep mask of an earlier Masking or "
-                       "Embedding(mask_zero=True) layer, which seqc does not "
-                       "merge yet; remove the masking or merge before it");
   mask = nullptr;
   if (inputs.size() < 2)
     return layer.error("merges " + Twine(inputs.size()) +
@@ -78,6 +103,10 @@ Expected<Value> LayerEmitter::emitMerge(const LayerConfig &layer,
                          ? kDynamic
                          : result[axis] + shape[axis];
   }
+  Expected<Value> merged = mergedMask(layer, masks, axis, first.size());
+  if (!merged)
+    return merged.takeError();
+  mask = *merged;
   Type type = tensorType(builder, result);
   if (axis >= 0)
     return ConcatenateOp::create(builder, loc, type, inputs, axis).getResult();

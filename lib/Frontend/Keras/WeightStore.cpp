@@ -1,5 +1,7 @@
 #include "WeightStore.h"
 
+#include "LayerClasses.h"
+
 #include <regex>
 
 using namespace llvm;
@@ -65,12 +67,7 @@ public:
     // saving_lib names a list's layers by class, counting repeats.
     StringMap<int> used;
     for (const LayerConfig &layer : layers) {
-      // The group is named after the Python class, which a few layers
-      // export under another name.
-      StringRef pythonClass = layer.getClassName() == "GroupQueryAttention"
-                                  ? StringRef("GroupedQueryAttention")
-                                  : StringRef(layer.getClassName());
-      std::string key = toSnakeCase(pythonClass);
+      std::string key = toSnakeCase(pythonClassName(layer.getClassName()));
       auto [it, inserted] = used.try_emplace(key, 0);
       if (!inserted)
         key += "_" + std::to_string(++it->second);

@@ -320,6 +320,15 @@ Expected<Tensor> evaluate(AttentionOp op, const Operands &in) {
   options.featureScale = in.optional(op.getFeatureScale());
   options.causal = op.getCausal();
   options.window = op.getWindow().value_or(0);
+  options.queryMask = in.optional(op.getQueryMask());
+  options.keyMask = in.optional(op.getKeyMask());
+  for (const Tensor *mask : {options.queryMask, options.keyMask})
+    if (mask && (mask->rank() != 2 || mask->shape[0] != q.shape[0]))
+      return opError(op, "mask " + mask->shapeString() + " does not fit query " +
+                             q.shapeString());
+  if ((options.queryMask && options.queryMask->shape[1] != q.shape[1]) ||
+      (options.keyMask && options.keyMask->shape[1] != k.shape[1]))
+    return opError(op, "a mask's steps do not match its input's");
   return attention(q, k, v, options);
 }
 

@@ -678,6 +678,16 @@ LogicalResult AttentionOp::verify() {
   if (getFeatureScale() &&
       failed(check.vector(getFeatureScale(), "feature_scale", "query features", q[3])))
     return failure();
+  for (auto [mask, name, steps, stepsName] :
+       {std::tuple{getQueryMask(), "query_mask", q[1], "query steps"},
+        {getKeyMask(), "key_mask", k[1], "key steps"}}) {
+    if (!mask)
+      continue;
+    if (failed(check.rank(mask, name, 2)) ||
+        failed(check.dim(Twine(name) + " batch", Check::shape(mask)[0], "query batch", q[0])) ||
+        failed(check.dim(Twine(name) + " steps", Check::shape(mask)[1], stepsName, steps)))
+      return failure();
+  }
   return check.result({q[0], q[1], q[2], v[3]});
 }
 

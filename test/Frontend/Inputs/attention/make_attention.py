@@ -22,9 +22,6 @@ x = keras.Input((5, 4), name="x")
 # The scores are asked for (and left unread).
 out, _ = L.Attention(name="att")([x, x], return_attention_scores=True)
 save(keras.Model(x, L.Dense(2, name="head")(out)), "scores")
-# A timestep mask reaches the attention layer.
-masked = L.Masking(0.0, name="mask")(x)
-save(keras.Model(x, L.MultiHeadAttention(2, 3, name="mha")(masked, masked)), "masked")
 # An explicit attention mask.
 m = keras.Input((5, 5), name="m")
 save(keras.Model([x, m], L.MultiHeadAttention(2, 3, name="mha")(x, x, attention_mask=m)),

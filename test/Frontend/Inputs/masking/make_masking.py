@@ -33,13 +33,12 @@ hand = keras.ops.any(keras.ops.not_equal(inp, 5.0), axis=-1)
 out = L.LSTM(2, name="lstm")(L.Masking(0.0, name="masking")(inp), mask=hand)
 save(keras.Model(inp, out), "mask_by_hand")
 
-# Masked branches merged (tf_keras .h5, which saves no mask nodes): Keras 2
-# ANDs the masks and Keras 3 ORs them; seqc refuses the merge by name.
+# Masked sequences joined along time (tf_keras .h5): the mask would have to
+# be joined along time too, which seqc refuses by name.
 import tf_keras as k2  # noqa: E402
 
 inp = k2.Input((4, 3), name="x")
 masked = k2.layers.Masking(name="masking")(inp)
-summed = k2.layers.Add(name="add")([k2.layers.Dense(2, name="a")(masked),
-                                    k2.layers.Dense(2, name="b")(masked)])
-k2.Model(inp, k2.layers.LSTM(2, name="lstm")(summed)).save(
-    os.path.join(HERE, "mask_merged_keras2.h5"), save_format="h5")
+joined = k2.layers.Concatenate(axis=1, name="join")([masked, masked])
+k2.Model(inp, k2.layers.LSTM(2, name="lstm")(joined)).save(
+    os.path.join(HERE, "mask_concat_time_keras2.h5"), save_format="h5")

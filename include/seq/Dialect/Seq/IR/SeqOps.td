@@ -179,7 +179,7 @@ def Seq_MatMulOp : Seq_TensorOp<"matmul"> {
   }];
 }
 
-def Seq_AttentionOp : Seq_TensorOp<"attention"> {
+def Seq_AttentionOp : Seq_TensorOp<"attention", [AttrSizedOperandSegments]> {
   let summary = "Keras attention: softmax(scores(query, key)) @ value, per head";
   let description = [{
     `query` is `(batch, tq, heads, d)`, `key` `(batch, tk, kv_heads, d)`,
@@ -195,7 +195,10 @@ def Seq_AttentionOp : Seq_TensorOp<"attention"> {
       `(d)`: AdditiveAttention's learned scale; `scale` and `score_weight`:
       Attention's with score_mode "concat").
     With `causal` step `i` sees only `j <= i`, with `window` only `|i - j| <
-    window` (a sliding window; both together: both hold). A hidden score
+    window` (a sliding window), with `query_mask` `(batch, tq)` only where
+    it is 1 at `i`, with `key_mask` `(batch, tk)` only where it is 1 at `j`
+    (Keras' timestep masks of the inputs); every condition given must
+    hold. A hidden score
     counts as -0.7 * FLT_MAX, as Keras' masked attention: its weight is 0,
     and a row that sees nothing averages all values. Each row of scores
     goes through softmax over `j` (maximum subtracted); the output is the
@@ -208,14 +211,17 @@ def Seq_AttentionOp : Seq_TensorOp<"attention"> {
   }];
   let arguments = (ins Seq_F32Tensor:$query, Seq_F32Tensor:$key,
                    Seq_F32Tensor:$value, Optional<Seq_F32Tensor>:$feature_scale,
+                   Optional<Seq_F32Tensor>:$query_mask, Optional<Seq_F32Tensor>:$key_mask,
                    Seq_ScoreModeAttr:$score_mode, OptionalAttr<F32Attr>:$scale,
                    OptionalAttr<F32Attr>:$score_weight, UnitAttr:$causal,
                    OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$window);
   let results = (outs Seq_F32Tensor:$output);
   let assemblyFormat = [{
-    $score_mode $query `,` $key `,` $value (`feature_scale` $feature_scale^)? attr-dict
-    `:` type($query) `,` type($key) `,` type($value) (`,` type($feature_scale)^)?
-    `->` type($output)
+    $score_mode $query `,` $key `,` $value
+    (`feature_scale` `(` $feature_scale^ `:` type($feature_scale) `)`)?
+    (`query_mask` `(` $query_mask^ `:` type($query_mask) `)`)?
+    (`key_mask` `(` $key_mask^ `:` type($key_mask) `)`)? attr-dict
+    `:` type($query) `,` type($key) `,` type($value) `->` type($output)
   }];
 }
 
