@@ -77,6 +77,9 @@ OP_OF_CLASS = {
     "Attention": ("reshape", "apply_mask"), "AdditiveAttention": ("reshape", "apply_mask"),
     "MultiHeadAttention": "dense", "GroupedQueryAttention": "dense",
     "Dot": ("matmul", "reshape"),
+    # EinsumDense is a Dense, unflattened by a reshape where it has several
+    # output axes.
+    "EinsumDense": ("dense", "reshape"),
     # Keras 1 classes the importer translates.
     "Convolution1D": "conv1d", "TimeDistributedDense": "time_distributed",
 }

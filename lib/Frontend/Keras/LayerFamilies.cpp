@@ -51,6 +51,7 @@ const llvm::StringMap<FamilyEmitter> &familyTable() {
       {"Resizing", emitResizing},
       {"CenterCrop", emitCenterCrop},
       {"Permute", emitPermute},
+      {"EinsumDense", emitEinsumDense},
       {"Flatten", emitFlatten},
       {"Dropout", emitInferenceIdentity},
       {"SpatialDropout1D", emitInferenceIdentity},

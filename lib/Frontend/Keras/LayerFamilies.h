@@ -56,6 +56,8 @@ llvm::Expected<mlir::Value> emitGlobalPooling(EmitContext &context);
 llvm::Expected<mlir::Value> emitPadOrCrop(EmitContext &context);
 /// UpSampling1D/2D/3D (SpatialShapeLayers.cpp).
 llvm::Expected<mlir::Value> emitUpSampling(EmitContext &context);
+/// EinsumDense (EinsumDenseLayers.cpp).
+llvm::Expected<mlir::Value> emitEinsumDense(EmitContext &context);
 /// Permute (SpatialShapeLayers.cpp).
 llvm::Expected<mlir::Value> emitPermute(EmitContext &context);
 /// Flatten of any rank, either data format (SpatialShapeLayers.cpp).

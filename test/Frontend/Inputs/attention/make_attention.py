@@ -1,5 +1,5 @@
 """Writes the Keras 3 files of attention-errors.test: attention layers
-called in ways seqc refuses (run with TensorFlow + keras 3; the files are
+called in ways seqc refuses, and EinsumDense equations it does not import (run with TensorFlow + keras 3; the files are
 committed, the test never needs TensorFlow):
 
     python make_attention.py
@@ -33,3 +33,8 @@ x4 = keras.Input((3, 5, 4), name="x4")
 save(keras.Model(x4, L.MultiHeadAttention(2, 3, attention_axes=(1, 2), name="mha")(x4, x4)),
      "two_axes")
 save(keras.Model(x4, L.Dot(axes=3, name="dot")([x4, x4])), "dot_rank4")
+
+# EinsumDense: output axes reordered; a bias over part of the kernel's axes.
+save(keras.Model(x, L.EinsumDense("abc,cd->adb", (2, 5), name="einsum")(x)), "einsum_order")
+save(keras.Model(x, L.EinsumDense("abc,cde->abde", (5, 2, 3), bias_axes="e",
+                                  name="einsum")(x)), "einsum_bias")
