@@ -1,25 +1,32 @@
 // RUN: seq-opt --seq-to-linalg --canonicalize --cse %s | FileCheck %s
 
-// Attention is three contractions' worth of linalg.generic: the scores
-// (b, h, i, j) reduce the features of query (b, i, h, f) and key
-// (b, j, h floordiv group, f) -- grouped key/value heads are read by index,
-// not copied; the factor and the causal mask (j <= i, else Keras' -0.7 * FLT_MAX) in one
-// elementwise pass; the softmax over j; then the weighted sum of the values.
-// CHECK-DAG: #[[Q:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d1, d4)>
-// CHECK-DAG: #[[K:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d1 floordiv 2, d4)>
-// CHECK-DAG: #[[V:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d2 floordiv 2, d3)>
-// CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// Dot attention with static key steps: the key transposed to (b, kh, f, j)
+// once; then per batch row and head one linalg.matmul of 2-D slices (the
+// CPU backend's GEMM kernel), grouped key/value heads read at h / group,
+// not copied; the factor and the causal mask (j <= i, else Keras' -0.7 *
+// FLT_MAX) in one elementwise pass; the softmax over j; and per batch row
+// and head the weights times the values.
+// CHECK-DAG: #[[KT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1, d2)>
+// CHECK-DAG: #[[Q:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d1, d3)>
+// CHECK-DAG: #[[KTR:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>
+// CHECK-DAG: #[[S:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+// CHECK-DAG: #[[A:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 // CHECK-DAG: #[[BT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
-// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 // CHECK-DAG: #[[QMASK:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2)>
 // CHECK-DAG: #[[KMASK:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3)>
 // CHECK-LABEL: func.func @grouped_causal(
 // CHECK-SAME:      %[[QA:.*]]: tensor<?x5x4x2xf32>, %[[KA:.*]]: tensor<?x7x2x2xf32>, %[[VA:.*]]: tensor<?x7x2x6xf32>)
 // CHECK-DAG:     %[[NEVER:.*]] = arith.constant -2.38197633E+38 : f32
 // CHECK-DAG:     %[[HALF:.*]] = arith.constant 5.000000e-01 : f32
-// CHECK:         %[[SCORES:.*]] = linalg.generic {indexing_maps = [#[[Q]], #[[K]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[QA]], %[[KA]] : {{.*}}) outs(%{{.*}} : tensor<?x4x5x7xf32>)
-// CHECK:           arith.mulf
-// CHECK:           arith.addf
+// CHECK-DAG:     %[[GROUP:.*]] = arith.constant 2 : index
+// CHECK:         %[[KEYT:.*]] = linalg.generic {indexing_maps = [#[[KT]], {{.*}}]{{.*}} ins(%[[KA]] : tensor<?x7x2x2xf32>) outs(%{{.*}} : tensor<?x2x2x7xf32>)
+// CHECK:         %[[SCORES:.*]] = scf.for %[[B:[a-z0-9_]+]] = {{.*}} -> (tensor<?x4x5x7xf32>)
+// CHECK:           scf.for %[[H:[a-z0-9_]+]] = {{.*}} -> (tensor<?x4x5x7xf32>)
+// CHECK:             %[[QS:.*]] = tensor.extract_slice %[[QA]][%[[B]], 0, %[[H]], 0] [1, 5, 1, 2] [1, 1, 1, 1] : tensor<?x5x4x2xf32> to tensor<5x2xf32>
+// CHECK:             %[[KH:.*]] = arith.divui %[[H]], %[[GROUP]] : index
+// CHECK:             %[[KS:.*]] = tensor.extract_slice %[[KEYT]][%[[B]], %[[KH]], 0, 0] [1, 1, 2, 7] [1, 1, 1, 1] : tensor<?x2x2x7xf32> to tensor<2x7xf32>
+// CHECK:             linalg.matmul ins(%[[QS]], %[[KS]] : tensor<5x2xf32>, tensor<2x7xf32>) outs(%{{.*}} : tensor<5x7xf32>)
+// CHECK:             tensor.insert_slice
 // CHECK:         linalg.generic {{.*}} outs(%[[SCORES]] : tensor<?x4x5x7xf32>)
 // CHECK:           %[[SCALED:.*]] = arith.mulf %{{.*}}, %[[HALF]] : f32
 // CHECK:           %[[ROW:.*]] = linalg.index 2 : index
@@ -29,19 +36,25 @@
 // CHECK:         arith.maximumf
 // CHECK:         math.exp
 // CHECK:         arith.divf
-// CHECK:         linalg.generic {indexing_maps = [#[[Q]], #[[V]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%{{.*}}, %[[VA]] : tensor<?x4x5x7xf32>, tensor<?x7x2x6xf32>) outs(%{{.*}} : tensor<?x5x4x6xf32>)
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             tensor.extract_slice %[[VA]][%{{.*}}, 0, %{{.*}}, 0] [1, 7, 1, 6] [1, 1, 1, 1] : tensor<?x7x2x6xf32> to tensor<7x6xf32>
+// CHECK:             linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<5x7xf32>, tensor<7x6xf32>) outs(%{{.*}} : tensor<5x6xf32>)
 func.func @grouped_causal(%q: tensor<?x5x4x2xf32>, %k: tensor<?x7x2x2xf32>, %v: tensor<?x7x2x6xf32>) -> tensor<?x5x4x6xf32> {
   %0 = seq.attention dot %q, %k, %v {scale = 0.5 : f32, causal} : tensor<?x5x4x2xf32>, tensor<?x7x2x2xf32>, tensor<?x7x2x6xf32> -> tensor<?x5x4x6xf32>
   return %0 : tensor<?x5x4x6xf32>
 }
 
-// Additive scores: the feature scale times tanh of the scaled sum, summed
-// over the features, then the score weight.
+// Additive scores (and dot scores over unknown key steps): loops (b, h, i,
+// f, j) with the transposed key's contiguous steps innermost; the feature
+// scale times tanh of the scaled sum, summed over the features, then the
+// score weight.
 // CHECK-LABEL: func.func @additive(
 // CHECK-SAME:      %[[X:.*]]: tensor<?x5x1x3xf32>, %[[W:.*]]: tensor<3xf32>)
 // CHECK-DAG:     %[[TWO:.*]] = arith.constant 2.000000e+00 : f32
 // CHECK-DAG:     %[[INNER:.*]] = arith.constant 1.500000e+00 : f32
-// CHECK:         linalg.generic {{.*}} ins(%[[X]], %[[X]], %[[W]] : tensor<?x5x1x3xf32>, tensor<?x5x1x3xf32>, tensor<3xf32>)
+// CHECK:         %[[XT:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<?x5x1x3xf32>) outs(%{{.*}} : tensor<?x1x3x5xf32>)
+// CHECK:         linalg.generic {indexing_maps = [#[[Q]], #[[KTR]], {{.*}}, #[[S]]], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%[[X]], %[[XT]], %[[W]] : tensor<?x5x1x3xf32>, tensor<?x1x3x5xf32>, tensor<3xf32>)
 // CHECK:           %[[SUM:.*]] = arith.addf %{{.*}}, %{{.*}} : f32
 // CHECK:           arith.mulf %[[SUM]], %[[INNER]] : f32
 // CHECK:           math.tanh
@@ -53,9 +66,11 @@ func.func @additive(%x: tensor<?x5x1x3xf32>, %w: tensor<3xf32>) -> tensor<?x5x1x
   return %0 : tensor<?x5x1x3xf32>
 }
 
-// A batched product with b transposed: out[s, i, j] += a[s, i, l] * b[s, j, l].
+// A batched product with b transposed: b copied to (s, l, j) first, then
+// out[s, i, j] += a[s, i, l] * b[s, l, j] with j innermost.
 // CHECK-LABEL: func.func @matmul(
-// CHECK:         linalg.generic {indexing_maps = [#[[A]], #[[BT]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK:         %[[B:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<?x3x4xf32>)
+// CHECK:         linalg.generic {indexing_maps = [#[[A]], #[[BT]], {{.*}}], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%{{.*}}, %[[B]] :
 func.func @matmul(%a: tensor<?x5x3xf32>, %b: tensor<?x4x3xf32>) -> tensor<?x5x4xf32> {
   %0 = seq.matmul %a, %b {transpose_b} : (tensor<?x5x3xf32>, tensor<?x4x3xf32>) -> tensor<?x5x4xf32>
   return %0 : tensor<?x5x4xf32>

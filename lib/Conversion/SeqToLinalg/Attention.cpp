@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <cmath>
 #include <limits>
@@ -24,18 +25,104 @@ AffineMap map(LinalgBuilder &lb, unsigned dims, ArrayRef<AffineExpr> results) {
   return AffineMap::get(dims, 0, results, lb.b.getContext());
 }
 
+/// `x` with its last two axes swapped, as a new tensor.
+Value swapLastAxes(LinalgBuilder &lb, Value x) {
+  unsigned rank = cast<RankedTensorType>(x.getType()).getRank();
+  SmallVector<OpFoldResult> sizes = lb.dims(x);
+  std::swap(sizes[rank - 1], sizes[rank - 2]);
+  SmallVector<AffineExpr> from;
+  for (unsigned d = 0; d < rank; ++d)
+    from.push_back(lb.b.getAffineDimExpr(d));
+  std::swap(from[rank - 1], from[rank - 2]);
+  return lb.generic(ValueRange{x}, lb.empty(sizes), {map(lb, rank, from), lb.identity(rank)},
+                    loops(rank, 0),
+                    [](OpBuilder &, Location, ValueRange a) -> Value { return a[0]; });
+}
+
+/// One operand of a per-head product: a rank-4 tensor whose axis 0 is the
+/// batch and `headAxis` the head (read at head / `group`); the other two
+/// axes, in order, are the matrix.
+struct HeadOperand {
+  Value tensor;
+  unsigned headAxis;
+  int64_t group = 1;
+};
+
+/// The matrix of `operand` (or of the result `into`) at batch `b`, head `h`.
+Value headSlice(LinalgBuilder &lb, const HeadOperand &operand, Value b, Value h) {
+  auto type = cast<RankedTensorType>(operand.tensor.getType());
+  Value head = operand.group == 1
+                   ? h
+                   : arith::DivUIOp::create(lb.b, lb.loc, h, lb.index(operand.group))
+                         .getResult();
+  SmallVector<OpFoldResult> offsets(4, lb.b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = lb.dims(operand.tensor);
+  SmallVector<OpFoldResult> strides(4, lb.b.getIndexAttr(1));
+  offsets[0] = b;
+  offsets[operand.headAxis] = head;
+  sizes[0] = sizes[operand.headAxis] = lb.b.getIndexAttr(1);
+  SmallVector<int64_t> matrix;
+  for (unsigned a = 1; a < 4; ++a)
+    if (a != operand.headAxis)
+      matrix.push_back(type.getDimSize(a));
+  return tensor::ExtractSliceOp::create(lb.b, lb.loc,
+                                        RankedTensorType::get(matrix, lb.f32()),
+                                        operand.tensor, offsets, sizes, strides);
+}
+
+/// into[b, h] = a[b, h] @ bm[b, h] for every batch row and head, each one
+/// linalg.matmul on 2-D slices written in place: the CPU backend's
+/// register-blocked GEMM kernel (its N, bm's last size, must be static).
+Value headMatmuls(LinalgBuilder &lb, HeadOperand a, HeadOperand bm, HeadOperand into,
+                  int64_t heads) {
+  Value batch = lb.dim(into.tensor, 0);
+  auto outer = scf::ForOp::create(
+      lb.b, lb.loc, lb.index(0), batch, lb.index(1), ValueRange{into.tensor},
+      [&](OpBuilder &ob, Location l, Value b, ValueRange batchIters) {
+        LinalgBuilder olb(ob, l);
+        auto inner = scf::ForOp::create(
+            ob, l, olb.index(0), olb.index(heads), olb.index(1), batchIters,
+            [&](OpBuilder &ib, Location il, Value h, ValueRange headIters) {
+              LinalgBuilder ilb(ib, il);
+              HeadOperand out = into;
+              out.tensor = headIters[0];
+              Value acc = ilb.fill(headSlice(ilb, out, b, h), 0.0);
+              Value product =
+                  linalg::MatmulOp::create(ib, il, TypeRange{acc.getType()},
+                                           ValueRange{headSlice(ilb, a, b, h),
+                                                      headSlice(ilb, bm, b, h)},
+                                           ValueRange{acc})
+                      .getResult(0);
+              auto slice = cast<tensor::ExtractSliceOp>(acc.getDefiningOp<linalg::FillOp>()
+                                                            .getDpsInits()[0]
+                                                            .getDefiningOp());
+              Value updated = tensor::InsertSliceOp::create(
+                  ib, il, product, headIters[0], slice.getMixedOffsets(),
+                  slice.getMixedSizes(), slice.getMixedStrides());
+              scf::YieldOp::create(ib, il, updated);
+            });
+        scf::YieldOp::create(ob, l, inner.getResults());
+      });
+  return outer.getResult(0);
+}
+
+// The contractions below run the reduction outside their innermost loop,
+// which walks a contiguous output row: the innermost loop is then an
+// elementwise multiply-add that LLVM vectorizes without reassociating sums.
+
 Value lowerMatMul(LinalgBuilder &lb, MatMulOp op) {
   Value a = op.getA(), b = op.getB();
-  bool t = op.getTransposeB();
-  // Loops (s, i, j, l): out[s, i, j] += a[s, i, l] * b[s, l, j].
+  if (op.getTransposeB())
+    b = swapLastAxes(lb, b);
+  // Loops (s, i, l, j): out[s, i, j] += a[s, i, l] * b[s, l, j].
   AffineExpr s = lb.b.getAffineDimExpr(0), i = lb.b.getAffineDimExpr(1),
-             j = lb.b.getAffineDimExpr(2), l = lb.b.getAffineDimExpr(3);
-  Value init = lb.full({lb.dimOfr(a, 0), lb.dimOfr(a, 1), lb.dimOfr(b, t ? 1 : 2)}, 0.0);
+             l = lb.b.getAffineDimExpr(2), j = lb.b.getAffineDimExpr(3);
+  Value init = lb.full({lb.dimOfr(a, 0), lb.dimOfr(a, 1), lb.dimOfr(b, 2)}, 0.0);
+  SmallVector<utils::IteratorType> iters = loops(4, 0);
+  iters[2] = utils::IteratorType::reduction;
   return lb.generic(ValueRange{a, b}, init,
-                    {map(lb, 4, {s, i, l}), map(lb, 4, t ? ArrayRef<AffineExpr>{s, j, l}
-                                                         : ArrayRef<AffineExpr>{s, l, j}),
-                     map(lb, 4, {s, i, j})},
-                    loops(3, 1), [](OpBuilder &b, Location loc, ValueRange x) -> Value {
+                    {map(lb, 4, {s, i, l}), map(lb, 4, {s, l, j}), map(lb, 4, {s, i, j})},
+                    iters, [](OpBuilder &b, Location loc, ValueRange x) -> Value {
                       Value p = arith::MulFOp::create(b, loc, x[0], x[1]);
                       return arith::AddFOp::create(b, loc, x[2], p);
                     });
@@ -54,11 +141,19 @@ Value lowerAttention(LinalgBuilder &lb, AttentionOp op) {
     weight = a.getValueAsDouble();
   auto dimE = [&](unsigned i) { return lb.b.getAffineDimExpr(i); };
 
-  // scores (b, h, i, j) = sum over f of score(q[b, i, h, f], k[b, j, h/g, f]).
-  AffineExpr b = dimE(0), h = dimE(1), i = dimE(2), j = dimE(3), f = dimE(4);
+  // scores (b, h, i, j) = sum over f of score(q[b, i, h, f], kt[b, h/g, f, j])
+  // with the key's steps last (kt): dot scores as one GEMM per batch row
+  // and head where the key's steps are static, else (and additive scores)
+  // loops (b, h, i, f, j).
+  Value kt = lb.generic(
+      ValueRange{k},
+      lb.empty({lb.dimOfr(k, 0), lb.dimOfr(k, 2), lb.dimOfr(k, 3), lb.dimOfr(k, 1)}),
+      {map(lb, 4, {dimE(0), dimE(3), dimE(1), dimE(2)}), lb.identity(4)}, loops(4, 0),
+      [](OpBuilder &, Location, ValueRange a) -> Value { return a[0]; });
+  AffineExpr b = dimE(0), h = dimE(1), i = dimE(2), f = dimE(3), j = dimE(4);
   AffineExpr kh = group == 1 ? h : h.floorDiv(group);
-  SmallVector<Value> inputs{q, k};
-  SmallVector<AffineMap> maps{map(lb, 5, {b, i, h, f}), map(lb, 5, {b, j, kh, f})};
+  SmallVector<Value> inputs{q, kt};
+  SmallVector<AffineMap> maps{map(lb, 5, {b, i, h, f}), map(lb, 5, {b, kh, f, j})};
   Value featureScale = op.getFeatureScale();
   if (featureScale) {
     inputs.push_back(featureScale);
@@ -67,8 +162,14 @@ Value lowerAttention(LinalgBuilder &lb, AttentionOp op) {
   maps.push_back(map(lb, 5, {b, h, i, j}));
   Value init = lb.full({lb.dimOfr(q, 0), lb.dimOfr(q, 2), lb.dimOfr(q, 1), lb.dimOfr(k, 1)},
                        0.0);
-  Value scores = lb.generic(
-      inputs, init, maps, loops(4, 1), [&](OpBuilder &nb, Location l, ValueRange x) -> Value {
+  SmallVector<utils::IteratorType> reduceAxis3 = loops(5, 0);
+  reduceAxis3[3] = utils::IteratorType::reduction;
+  int64_t heads = qType.getDimSize(2);
+  bool staticKeySteps = !ShapedType::isDynamic(kType.getDimSize(1));
+  Value scores = !additive && staticKeySteps
+      ? headMatmuls(lb, {q, 2}, {kt, 1, group}, {init, 1}, heads)
+      : lb.generic(
+      inputs, init, maps, reduceAxis3, [&](OpBuilder &nb, Location l, ValueRange x) -> Value {
         Value acc = x.back();
         if (!additive)
           return arith::AddFOp::create(nb, l, acc, arith::MulFOp::create(nb, l, x[0], x[1]));
@@ -139,14 +240,17 @@ Value lowerAttention(LinalgBuilder &lb, AttentionOp op) {
   }
   Value weights = lb.rowActivation(scores, Activation::Softmax, 3);
 
-  // out (b, i, h, c) = sum over j of weights[b, h, i, j] * v[b, j, h/g, c].
-  AffineExpr ob = dimE(0), oi = dimE(1), oh = dimE(2), oc = dimE(3), oj = dimE(4);
+  // out (b, i, h, c) = sum over j of weights[b, h, i, j] * v[b, j, h/g, c]:
+  // one GEMM per batch row and head, or loops (b, i, h, j, c).
+  AffineExpr ob = dimE(0), oi = dimE(1), oh = dimE(2), oj = dimE(3), oc = dimE(4);
   AffineExpr ovh = group == 1 ? oh : oh.floorDiv(group);
   Value out = lb.full({lb.dimOfr(q, 0), lb.dimOfr(q, 1), lb.dimOfr(q, 2), lb.dimOfr(v, 3)}, 0.0);
+  if (!ShapedType::isDynamic(cast<RankedTensorType>(v.getType()).getDimSize(3)))
+    return headMatmuls(lb, {weights, 1}, {v, 2, group}, {out, 2}, heads);
   return lb.generic(ValueRange{weights, v}, out,
                     {map(lb, 5, {ob, oh, oi, oj}), map(lb, 5, {ob, oj, ovh, oc}),
                      map(lb, 5, {ob, oi, oh, oc})},
-                    loops(4, 1), [](OpBuilder &nb, Location l, ValueRange x) -> Value {
+                    reduceAxis3, [](OpBuilder &nb, Location l, ValueRange x) -> Value {
                       Value p = arith::MulFOp::create(nb, l, x[0], x[1]);
                       return arith::AddFOp::create(nb, l, x[2], p);
                     });
