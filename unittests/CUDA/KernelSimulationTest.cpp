@@ -591,3 +591,74 @@ TEST(CudaKernelSimulation, RepeatVectorAndReverseTime) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// seq.matmul and seq.attention
+//===----------------------------------------------------------------------===//
+
+TEST(CudaKernelSimulation, Matmul) {
+  Tensor a = random({3, 5, 4}, 11), b = random({3, 4, 6}, 12), bt = random({3, 6, 4}, 13);
+  std::vector<float> got(3 * 5 * 6, -7.0f);
+  ASSERT_EQ(seqc::matmul(nullptr, a.data.data(), b.data.data(), got.data(), 3, 5, 6, 4, false),
+            cudaSuccess);
+  expectClose(got, seq::rt::matmul(a, b, false), 1e-5, "matmul");
+  ASSERT_EQ(seqc::matmul(nullptr, a.data.data(), bt.data.data(), got.data(), 3, 5, 6, 4, true),
+            cudaSuccess);
+  expectClose(got, seq::rt::matmul(a, bt, true), 1e-5, "matmul transpose_b");
+}
+
+namespace {
+
+/// Runs seqc::attention on (batch, tq, heads, d) queries against keys and
+/// values with heads / group heads, compared with the reference.
+void checkAttention(const seq::rt::AttentionOptions &options, int64_t group, bool masks,
+                    const std::string &what) {
+  int64_t batch = 2, tq = 5, tk = 7, heads = 4, d = 3, dv = 6;
+  Tensor q = random({batch, tq, heads, d}, 21), k = random({batch, tk, heads / group, d}, 22),
+         v = random({batch, tk, heads / group, dv}, 23), fs = random({d}, 24);
+  Tensor queryMask = Tensor::zeros({batch, tq}), keyMask = Tensor::zeros({batch, tk});
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t i = 0; i < tq; ++i)
+      queryMask.at({b, i}) = (b == 1 && i == 4) ? 0.0f : 1.0f; // one row sees nothing
+    for (int64_t j = 0; j < tk; ++j)
+      keyMask.at({b, j}) = j < 5 - b ? 1.0f : 0.0f;
+  }
+  seq::rt::AttentionOptions reference = options;
+  if (options.additive)
+    reference.featureScale = &fs;
+  if (masks) {
+    reference.queryMask = &queryMask;
+    reference.keyMask = &keyMask;
+  }
+  Tensor want = seq::rt::attention(q, k, v, reference);
+  seqc::AttentionShape shape{batch, tq, tk, heads, group, d, dv,
+                             options.additive ? 1 : 0, options.causal ? 1 : 0, options.window,
+                             options.scale.value_or(1.0f), options.scoreWeight.value_or(1.0f)};
+  std::vector<float> got(want.data.size(), -7.0f);
+  ASSERT_EQ(seqc::attention(nullptr, q.data.data(), k.data.data(), v.data.data(),
+                            options.additive ? fs.data.data() : nullptr,
+                            masks ? queryMask.data.data() : nullptr,
+                            masks ? keyMask.data.data() : nullptr, got.data(), shape),
+            cudaSuccess);
+  expectClose(got, want, 2e-5, what);
+}
+
+} // namespace
+
+TEST(CudaKernelSimulation, AttentionDotGroupedCausalMasked) {
+  seq::rt::AttentionOptions options;
+  options.scale = 0.5f;
+  checkAttention(options, 1, false, "dot");
+  options.causal = true;
+  checkAttention(options, 2, true, "dot grouped causal masked");
+  options.window = 2;
+  checkAttention(options, 4, true, "dot sliding window");
+}
+
+TEST(CudaKernelSimulation, AttentionAdditive) {
+  seq::rt::AttentionOptions options;
+  options.additive = true;
+  options.scale = 1.5f;
+  options.scoreWeight = 2.0f;
+  checkAttention(options, 1, true, "additive");
+}

@@ -916,6 +916,70 @@ Error Emitter::emitOp(Operation *op) {
         result(y);
         return Error::success();
       })
+      .Case<MatMulOp>([&](MatMulOp o) -> Error {
+        Expected<unsigned> a = operand(op, o.getA());
+        Expected<unsigned> b = a ? operand(op, o.getB()) : a.takeError();
+        if (!b)
+          return b.takeError();
+        bool t = o.getTransposeB();
+        Dims dims{dim(*a, 0), dim(*a, 1), dim(*b, t ? 1 : 2)};
+        unsigned y = newBuffer(dims, tag(op) + " output");
+        comment(op, "batched matrix product -> " + buffers[y].name);
+        forwardCode += tryLaunch(op, "seqc::matmul(m->stream, " + ptr(*a) + ", " + ptr(*b) +
+                                         ", " + ptr(y) + ", " + dims[0] + ", " + dims[1] + ", " +
+                                         dims[2] + ", " + dim(*a, 2) + ", " +
+                                         (t ? "true" : "false") + ")");
+        result(y);
+        return Error::success();
+      })
+      .Case<AttentionOp>([&](AttentionOp o) -> Error {
+        Expected<unsigned> q = operand(op, o.getQuery());
+        Expected<unsigned> k = q ? operand(op, o.getKey()) : q.takeError();
+        Expected<unsigned> v = k ? operand(op, o.getValue()) : k.takeError();
+        if (!v)
+          return v.takeError();
+        Expected<std::string> featureScale =
+            optionalWeight(op, o.getFeatureScale(), "feature_scale");
+        if (!featureScale)
+          return featureScale.takeError();
+        std::string masks[2] = {"nullptr", "nullptr"};
+        Value maskValues[2] = {o.getQueryMask(), o.getKeyMask()};
+        for (auto [i, mask] : llvm::enumerate(maskValues)) {
+          if (!mask)
+            continue;
+          Expected<unsigned> m = operand(op, mask);
+          if (!m)
+            return m.takeError();
+          masks[i] = ptr(*m);
+        }
+        auto qType = cast<RankedTensorType>(o.getQuery().getType());
+        auto kType = cast<RankedTensorType>(o.getKey().getType());
+        int64_t heads = qType.getDimSize(2), group = heads / kType.getDimSize(2);
+        Dims dims{dim(*q, 0), dim(*q, 1), dim(*q, 2), dim(*v, 3)};
+        unsigned y = newBuffer(dims, tag(op) + " output");
+        bool additive = o.getScoreMode() == ScoreMode::Additive;
+        comment(op, (additive ? "additive" : "dot") + Twine(" attention, ") + Twine(heads) +
+                        " heads -> " + buffers[y].name);
+        auto number = [](std::optional<float> x) { return floatLiteral(x.value_or(1.0f)); };
+        std::optional<float> scale, weight;
+        if (auto a = o.getScaleAttr())
+          scale = a.getValueAsDouble();
+        if (auto a = o.getScoreWeightAttr())
+          weight = a.getValueAsDouble();
+        std::string shape = "seqc::AttentionShape{" + dims[0] + ", " + dims[1] + ", " +
+                            dim(*k, 1) + ", " + std::to_string(heads) + ", " +
+                            std::to_string(group) + ", " + dim(*q, 3) + ", " + dims[3] +
+                            ", " + (additive ? "1" : "0") + ", " +
+                            (o.getCausal() ? "1" : "0") + ", " +
+                            std::to_string(o.getWindow().value_or(0)) + ", " + number(scale) +
+                            ", " + number(weight) + "}";
+        forwardCode += tryLaunch(op, "seqc::attention(m->stream, " + ptr(*q) + ", " + ptr(*k) +
+                                         ", " + ptr(*v) + ", " + *featureScale + ", " +
+                                         masks[0] + ", " + masks[1] + ", " + ptr(y) + ", " +
+                                         shape + ")");
+        result(y);
+        return Error::success();
+      })
       .Case<ApplyMaskOp>([&](ApplyMaskOp o) -> Error {
         Expected<unsigned> x = operand(op, o.getInput());
         Expected<unsigned> m = x ? operand(op, o.getMask()) : x.takeError();

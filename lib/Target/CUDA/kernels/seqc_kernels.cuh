@@ -1768,4 +1768,111 @@ inline cudaError_t permute(cudaStream_t stream, const float *x, float *y, Shape5
   return cudaGetLastError();
 }
 
+/// seq.matmul: y[s, i, j] = sum over l of a[s, i, l] * b[s, l, j] (b read
+/// as (s, j, l) with transpose_b); one thread per output.
+__global__ void matmul_kernel(const float *__restrict__ a, const float *__restrict__ b,
+                              float *__restrict__ y, int64_t batch, int64_t m, int64_t n,
+                              int64_t k, int transpose_b) {
+  int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= batch * m * n)
+    return;
+  int64_t j = e % n, i = (e / n) % m, s = e / (m * n);
+  const float *row = a + (s * m + i) * k;
+  float acc = 0.0f;
+  for (int64_t l = 0; l < k; ++l)
+    acc += row[l] * (transpose_b ? b[(s * n + j) * k + l] : b[(s * k + l) * n + j]);
+  y[e] = acc;
+}
+
+inline cudaError_t matmul(cudaStream_t stream, const float *a, const float *b, float *y,
+                          int64_t batch, int64_t m, int64_t n, int64_t k, bool transpose_b) {
+  int64_t total = batch * m * n;
+  if (total == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(matmul_kernel, blocks_for(total, 256), 256, 0, stream)(a, b, y, batch, m, n, k,
+                                                                     transpose_b ? 1 : 0);
+  return cudaGetLastError();
+}
+
+/// seq.attention's sizes and options (see its description in SeqOps.td):
+/// query (batch, tq, heads, d), key (batch, tk, heads / group, d), value
+/// (batch, tk, heads / group, dv). `scale` multiplies dot scores (1 when
+/// absent) or the additive sum inside tanh; `score_weight` multiplies
+/// additive scores; `window` 0: none.
+struct AttentionShape {
+  int64_t batch, tq, tk, heads, group, d, dv;
+  int additive, causal;
+  int64_t window;
+  float scale, score_weight;
+};
+
+/// The score of query step i against key step j, or Keras' masked score.
+__device__ inline float attention_score(const float *__restrict__ qrow, const float *__restrict__ k,
+                                        const float *__restrict__ feature_scale,
+                                        const float *__restrict__ key_mask, bool row_seen,
+                                        const AttentionShape &s, int64_t b, int64_t kh,
+                                        int64_t i, int64_t j) {
+  const float hidden = -0.7f * 3.40282347e+38f;
+  bool seen = row_seen && !(s.causal && j > i) &&
+              !(s.window > 0 && (i - j >= s.window || j - i >= s.window)) &&
+              !(key_mask && key_mask[b * s.tk + j] == 0.0f);
+  if (!seen)
+    return hidden;
+  const float *krow = k + ((b * s.tk + j) * (s.heads / s.group) + kh) * s.d;
+  float acc = 0.0f;
+  for (int64_t f = 0; f < s.d; ++f) {
+    if (!s.additive) {
+      acc += qrow[f] * krow[f];
+      continue;
+    }
+    float t = tanhf(s.scale * (qrow[f] + krow[f]));
+    acc += feature_scale ? feature_scale[f] * t : t;
+  }
+  return s.additive ? acc * s.score_weight : acc * s.scale;
+}
+
+/// One thread per (batch row, query step, head): the scores twice (their
+/// maximum, then the softmax weights), the weighted values summed into y.
+__global__ void attention_kernel(const float *__restrict__ q, const float *__restrict__ k,
+                                 const float *__restrict__ v,
+                                 const float *__restrict__ feature_scale,
+                                 const float *__restrict__ query_mask,
+                                 const float *__restrict__ key_mask, float *__restrict__ y,
+                                 AttentionShape s) {
+  int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= s.batch * s.tq * s.heads)
+    return;
+  int64_t h = e % s.heads, i = (e / s.heads) % s.tq, b = e / (s.heads * s.tq);
+  int64_t kh = h / s.group, kvHeads = s.heads / s.group;
+  const float *qrow = q + e * s.d;
+  bool row_seen = !(query_mask && query_mask[b * s.tq + i] == 0.0f);
+  float m = -3.40282347e+38f;
+  for (int64_t j = 0; j < s.tk; ++j)
+    m = fmaxf(m, attention_score(qrow, k, feature_scale, key_mask, row_seen, s, b, kh, i, j));
+  float *out = y + e * s.dv;
+  for (int64_t c = 0; c < s.dv; ++c)
+    out[c] = 0.0f;
+  float sum = 0.0f;
+  for (int64_t j = 0; j < s.tk; ++j) {
+    float w = expf(attention_score(qrow, k, feature_scale, key_mask, row_seen, s, b, kh, i, j) - m);
+    sum += w;
+    const float *vrow = v + ((b * s.tk + j) * kvHeads + kh) * s.dv;
+    for (int64_t c = 0; c < s.dv; ++c)
+      out[c] += w * vrow[c];
+  }
+  for (int64_t c = 0; c < s.dv; ++c)
+    out[c] /= sum;
+}
+
+inline cudaError_t attention(cudaStream_t stream, const float *q, const float *k, const float *v,
+                             const float *feature_scale, const float *query_mask,
+                             const float *key_mask, float *y, AttentionShape s) {
+  int64_t rows = s.batch * s.tq * s.heads;
+  if (rows == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(attention_kernel, blocks_for(rows, 128), 128, 0, stream)(
+      q, k, v, feature_scale, query_mask, key_mask, y, s);
+  return cudaGetLastError();
+}
+
 } // namespace seqc
