@@ -16,6 +16,8 @@
 
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <type_traits>
+
 using namespace mlir;
 using llvm::Error;
 using llvm::Expected;
@@ -674,6 +676,13 @@ Expected<Tensor> evaluateOp(Operation *op, ValueLookup lookup,
           return std::move(e);
         return resize(x, op.getSize(),
                       op.getInterpolation() == Interpolation::Bilinear);
+      })
+      .Case<AdaptiveMaxPoolOp, AdaptiveAvgPoolOp>([&](auto op) -> Expected<Tensor> {
+        const Tensor &x = in(op.getInput());
+        if (Error e = requireRank(op, x, op.getOutputSize().size() + 2, "input"))
+          return std::move(e);
+        return adaptivePooling(x, op.getOutputSize(),
+                               std::is_same_v<decltype(op), AdaptiveMaxPoolOp>);
       })
       .Case<PermuteOp>([&](PermuteOp op) -> Expected<Tensor> {
         const Tensor &x = in(op.getInput());

@@ -139,6 +139,9 @@ FailureOr<std::optional<Shape>> ruleShape(Operation *op) {
       .Case([](ResizeOp resize) -> Result {
         return {shapes::resized(shapeOf(resize.getInput()), resize.getSize())};
       })
+      .Case<AdaptiveMaxPoolOp, AdaptiveAvgPoolOp>([](auto pool) -> Result {
+        return {shapes::resized(shapeOf(pool.getInput()), pool.getOutputSize())};
+      })
       .Case([](PermuteOp permute) -> Result {
         return {shapes::permuted(shapeOf(permute.getInput()), permute.getDims())};
       })

@@ -593,6 +593,37 @@ def Seq_CroppingOp : Seq_TensorOp<"cropping"> {
   }];
 }
 
+class Seq_AdaptivePoolOp<string mnemonic, string keras, string reduce> :
+    Seq_TensorOp<mnemonic> {
+  let summary = "Keras " # keras # "1D/2D/3D (channels last)";
+  let description = [{
+    `input` is `(batch, d1, ..., dn, channels)` with static spatial sizes;
+    `output_size` holds the output's spatial sizes. Along every spatial axis
+    of input size `in` and output size `out`, output `i` is the }] # reduce # [{ of
+    inputs `floor(i*in/out)` to `ceil((i+1)*in/out)` (exclusive): windows of
+    `ceil(in/out)` or one more, overlapping where `in` is not a multiple of
+    `out`, repeating inputs where `out > in` (Keras 3's rule, as PyTorch's
+    adaptive pooling). The axes are pooled one after the other, the first
+    spatial axis first, as Keras does. (Keras' TensorFlow backend crashes in
+    the max pooling of an axis with `in = 1` or `out = 1`; here the rule
+    above still holds.)
+
+    ```mlir
+    %y = seq.}] # mnemonic # [{ %x [3, 2] : tensor<?x7x5x4xf32> -> tensor<?x3x2x4xf32>
+    ```
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, DenseI64ArrayAttr:$output_size);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $input $output_size attr-dict `:` type($input) `->` type($output)
+  }];
+}
+
+def Seq_AdaptiveMaxPoolOp :
+    Seq_AdaptivePoolOp<"adaptive_max_pool", "AdaptiveMaxPooling", "maximum">;
+def Seq_AdaptiveAvgPoolOp :
+    Seq_AdaptivePoolOp<"adaptive_avg_pool", "AdaptiveAveragePooling", "mean">;
+
 def Seq_UpSamplingOp : Seq_TensorOp<"upsampling"> {
   let summary = "Keras UpSampling1D/2D/3D: repeats (or interpolates) along axes";
   let description = [{
