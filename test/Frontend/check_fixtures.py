@@ -43,6 +43,8 @@ OP_OF_CLASS = {
     "ZeroPadding3D": "zero_padding", "Cropping1D": "cropping", "Cropping2D": "cropping",
     "Cropping3D": "cropping", "UpSampling1D": "upsampling", "UpSampling2D": "upsampling",
     "UpSampling3D": "upsampling", "Permute": "permute",
+    **{f"AdaptiveAveragePooling{n}D": "adaptive_avg_pool" for n in (1, 2, 3)},
+    **{f"AdaptiveMaxPooling{n}D": "adaptive_max_pool" for n in (1, 2, 3)},
     "GroupNormalization": "group_norm", "UnitNormalization": "unit_norm",
     "RMSNormalization": "rms_norm",
     # Depthwise and separable convolutions are grouped seq.conv2d (separable:

@@ -52,6 +52,9 @@ llvm::Expected<mlir::Value> emitRMSNormalization(EmitContext &context);
 llvm::Expected<mlir::Value> emitPooling(EmitContext &context);
 /// GlobalMax/AveragePooling2D/3D (ImageLayers.cpp).
 llvm::Expected<mlir::Value> emitGlobalPooling(EmitContext &context);
+/// AdaptiveAveragePooling1D/2D/3D, AdaptiveMaxPooling1D/2D/3D (Keras 3;
+/// AdaptivePoolingLayers.cpp).
+llvm::Expected<mlir::Value> emitAdaptivePooling(EmitContext &context);
 /// ZeroPadding1D/2D/3D, Cropping1D/2D/3D (SpatialShapeLayers.cpp).
 llvm::Expected<mlir::Value> emitPadOrCrop(EmitContext &context);
 /// UpSampling1D/2D/3D (SpatialShapeLayers.cpp).
