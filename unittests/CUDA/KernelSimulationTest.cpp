@@ -492,6 +492,13 @@ TEST(CudaKernelSimulation, Pooling) {
   expectClose(got, seq::rt::globalAvgPool1d(x, &mask), 1e-6, "masked global_avg_pool1d");
 }
 
+TEST(CudaKernelSimulation, Truncate) {
+  Tensor x = random({3, 7}, 81, 4.0f);
+  std::vector<float> got(x.data.size());
+  ASSERT_EQ(seqc::truncate(nullptr, x.data.data(), got.data(), 21), cudaSuccess);
+  expectClose(got, seq::rt::truncate(x), 0, "truncate");
+}
+
 TEST(CudaKernelSimulation, AdaptivePooling) {
   // One axis of (2, L, 3) pooled to n, down, up, to 1 and from 1.
   for (auto [length, out] : {std::pair<int, int>{9, 5}, {5, 7}, {6, 1}, {1, 3}})

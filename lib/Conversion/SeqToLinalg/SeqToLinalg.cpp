@@ -891,6 +891,13 @@ Value lower(LinalgBuilder &lb, Operation *op) {
     return lowerRMSNorm(lb, o);
   if (auto o = dyn_cast<DropoutOp>(op))
     return o.getInput();
+  if (auto o = dyn_cast<TruncateOp>(op)) {
+    Value x = o.getInput();
+    return lb.map(ValueRange{x}, lb.empty(lb.dims(x)),
+                  [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                    return math::TruncOp::create(b, l, a[0]);
+                  });
+  }
   if (auto o = dyn_cast<DiscretizeOp>(op))
     return lowerDiscretize(lb, o);
   if (auto o = dyn_cast<CategoryEncodingOp>(op))

@@ -690,6 +690,9 @@ Expected<Tensor> evaluateOp(Operation *op, ValueLookup lookup,
           return std::move(e);
         return permute(x, op.getDims());
       })
+      .Case<TruncateOp>([&](TruncateOp op) -> Expected<Tensor> {
+        return truncate(in(op.getInput()));
+      })
       .Case<DropoutOp>([&](DropoutOp op) -> Expected<Tensor> {
         return in(op.getInput()); // the identity at inference
       })

@@ -749,6 +749,17 @@ Error Emitter::emitOp(Operation *op) {
         result(*x); // the identity at inference
         return Error::success();
       })
+      .Case<TruncateOp>([&](TruncateOp o) -> Error {
+        Expected<unsigned> x = operand(op, o.getInput());
+        if (!x)
+          return x.takeError();
+        unsigned y = newBuffer(dimsOf(*x), tag(op) + " output");
+        comment(op, "rounded toward zero -> " + buffers[y].name);
+        forwardCode += tryLaunch(op, "seqc::truncate(m->stream, " + ptr(*x) + ", " + ptr(y) +
+                                         ", " + product(dimsOf(*x)) + ")");
+        result(y);
+        return Error::success();
+      })
       .Case<DiscretizeOp>([&](DiscretizeOp o) -> Error {
         Expected<unsigned> x = operand(op, o.getInput());
         if (!x)

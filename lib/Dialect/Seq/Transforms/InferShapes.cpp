@@ -145,7 +145,7 @@ FailureOr<std::optional<Shape>> ruleShape(Operation *op) {
       .Case([](PermuteOp permute) -> Result {
         return {shapes::permuted(shapeOf(permute.getInput()), permute.getDims())};
       })
-      .Case<DiscretizeOp, BatchNormOp, LayerNormOp, GroupNormOp, UnitNormOp, RMSNormOp, DropoutOp, ActivationOp, ReluOp,
+      .Case<TruncateOp, DiscretizeOp, BatchNormOp, LayerNormOp, GroupNormOp, UnitNormOp, RMSNormOp, DropoutOp, ActivationOp, ReluOp,
             PReluOp, ApplyMaskOp>(
           [](auto same) -> Result { return {Shape(shapeOf(same.getInput()))}; })
       .Case([](EmbeddingOp embedding) -> Result {

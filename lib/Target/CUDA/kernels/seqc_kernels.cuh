@@ -1142,6 +1142,22 @@ inline cudaError_t embedding(cudaStream_t stream, const float *ids, const float 
   return cudaGetLastError();
 }
 
+/// Truncation toward zero (seq.truncate: Keras' cast of an input to an
+/// integer dtype).
+__global__ void truncate_kernel(const float *__restrict__ x, float *__restrict__ y,
+                                int64_t count) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count)
+    y[i] = truncf(x[i]);
+}
+
+inline cudaError_t truncate(cudaStream_t stream, const float *x, float *y, int64_t count) {
+  if (count == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(truncate_kernel, blocks_for(count, 256), 256, 0, stream)(x, y, count);
+  return cudaGetLastError();
+}
+
 /// Discretization: the number of boundaries b with !(x < b) (TensorFlow's
 /// Bucketize), as float.
 __global__ void discretize_kernel(const float *__restrict__ x, const float *__restrict__ bounds,

@@ -489,6 +489,21 @@ def Seq_DropoutOp : Seq_TensorOp<"dropout", [AllTypesMatch<["input", "output"]>]
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
+def Seq_TruncateOp : Seq_TensorOp<"truncate", [AllTypesMatch<["input", "output"]>]> {
+  let summary = "Rounds toward zero: Keras' cast of a model input to its integer dtype";
+  let description = [{
+    A Keras model whose input has an integer dtype (an InputLayer with
+    `dtype="int64"`, or, in tf_keras, a first layer such as Discretization
+    whose own dtype is an integer one) casts the numbers it is given to that
+    dtype first, which truncates them. The importer puts this op on such an
+    input; the values stay float32 (within the integer type's range the
+    result is the same).
+  }];
+  let arguments = (ins Seq_F32Tensor:$input);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
 def Seq_DiscretizeOp : Seq_TensorOp<"discretize", [AllTypesMatch<["input", "output"]>]> {
   let summary = "Keras Discretization (output_mode int): bucket indices, as float32";
   let description = [{
