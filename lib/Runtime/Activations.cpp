@@ -192,3 +192,10 @@ Tensor seq::rt::prelu(const Tensor &x, const Tensor &alpha) {
   }
   return y;
 }
+
+Tensor seq::rt::truncate(const Tensor &x) {
+  Tensor y = x;
+  for (float &v : y.data)
+    v = std::trunc(v);
+  return y;
+}

@@ -153,3 +153,47 @@ Tensor seq::rt::globalPooling(const Tensor &x, bool isMax, bool keepdims) {
   }
   return y;
 }
+
+/// x pooled along `axis` to `out` outputs by Keras' adaptive windows.
+static Tensor adaptivePoolAxis(const Tensor &x, int64_t axis, int64_t out,
+                               bool isMax) {
+  std::vector<int64_t> shape = x.shape;
+  const int64_t length = x.shape[axis];
+  shape[axis] = out;
+  Tensor y = Tensor::zeros(shape);
+  const int64_t inner =
+      detail::product(llvm::ArrayRef<int64_t>(x.shape).drop_front(axis + 1));
+  const int64_t outer =
+      detail::product(llvm::ArrayRef<int64_t>(x.shape).take_front(axis));
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t t = 0; t < out; ++t) {
+      const int64_t start = t * length / out;
+      const int64_t end = ((t + 1) * length + out - 1) / out;
+      float *dst = &y.data[(o * out + t) * inner];
+      for (int64_t i = 0; i < inner; ++i) {
+        double max = -INFINITY, sum = 0;
+        for (int64_t s = start; s < end; ++s) {
+          double v = x.data[(o * length + s) * inner + i];
+          max = std::max(max, v);
+          sum += v;
+        }
+        dst[i] = static_cast<float>(isMax ? max : sum / double(end - start));
+      }
+    }
+  return y;
+}
+
+Tensor seq::rt::adaptivePooling(const Tensor &x,
+                                llvm::ArrayRef<int64_t> outSizes, bool isMax) {
+  const int64_t n = static_cast<int64_t>(outSizes.size());
+  require(n >= 1 && x.rank() == n + 2,
+          "adaptive pooling input " + x.shapeString() + " does not have " +
+              llvm::Twine(n) + " spatial axes");
+  for (int64_t size : outSizes)
+    require(size >= 1, "adaptive pooling output sizes must be positive");
+  Tensor y = x;
+  for (int64_t i = 1; i <= n; ++i)
+    if (y.shape[i] != outSizes[i - 1])
+      y = adaptivePoolAxis(y, i, outSizes[i - 1], isMax);
+  return y;
+}

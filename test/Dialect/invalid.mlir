@@ -1268,6 +1268,54 @@ func.func @resize_result(%x: tensor<?x4x5x3xf32>) {
 
 // -----
 
+func.func @adaptive_pool_rank(%x: tensor<?x4xf32>) {
+  // expected-error @+1 {{'seq.adaptive_max_pool' op input must have rank >= 3, got 'tensor<?x4xf32>'}}
+  %0 = seq.adaptive_max_pool %x [2] : tensor<?x4xf32> -> tensor<?x2xf32>
+  return
+}
+
+// -----
+
+func.func @adaptive_pool_count(%x: tensor<?x4x5x3xf32>) {
+  // expected-error @+1 {{'seq.adaptive_avg_pool' op output_size must hold one size per spatial axis (2), got 3}}
+  %0 = seq.adaptive_avg_pool %x [2, 2, 2] : tensor<?x4x5x3xf32> -> tensor<?x2x2x3xf32>
+  return
+}
+
+// -----
+
+func.func @adaptive_pool_dynamic(%x: tensor<?x9x?x2xf32>) {
+  // expected-error @+1 {{'seq.adaptive_avg_pool' op input spatial axis 2 must have a static size, got 'tensor<?x9x?x2xf32>'}}
+  %0 = seq.adaptive_avg_pool %x [3, 2] : tensor<?x9x?x2xf32> -> tensor<?x3x2x2xf32>
+  return
+}
+
+// -----
+
+func.func @adaptive_pool_dynamic_axis(%x: tensor<?x?x3xf32>) {
+  // expected-error @+1 {{'seq.adaptive_max_pool' op input spatial axis 1 must have a static size, got 'tensor<?x?x3xf32>'}}
+  %0 = seq.adaptive_max_pool %x [3] : tensor<?x?x3xf32> -> tensor<?x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @adaptive_pool_positive(%x: tensor<?x4x5x3xf32>) {
+  // expected-error @+1 {{'seq.adaptive_max_pool' op sizes must be positive, got 0}}
+  %0 = seq.adaptive_max_pool %x [2, 0] : tensor<?x4x5x3xf32> -> tensor<?x2x0x3xf32>
+  return
+}
+
+// -----
+
+func.func @adaptive_pool_result(%x: tensor<?x4x5x3xf32>) {
+  // expected-error @+1 {{'seq.adaptive_avg_pool' op result shape (?, 2, 2, 3) does not match the expected (?, 3, 2, 3)}}
+  %0 = seq.adaptive_avg_pool %x [3, 2] : tensor<?x4x5x3xf32> -> tensor<?x2x2x3xf32>
+  return
+}
+
+// -----
+
 func.func @discretize_boundaries(%x: tensor<?x4xf32>, %b: tensor<2x2xf32>) {
   // expected-error @+1 {{'seq.discretize' op boundaries must have rank 1, got 'tensor<2x2xf32>'}}
   %0 = seq.discretize %x, %b : (tensor<?x4xf32>, tensor<2x2xf32>) -> tensor<?x4xf32>

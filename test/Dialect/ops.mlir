@@ -133,6 +133,12 @@ func.func @spatial_shapes(%x: tensor<?x4x5x3xf32>, %s: tensor<?x?x3xf32>)
   %6 = seq.resize bilinear %x [3, 7] : tensor<?x4x5x3xf32> -> tensor<?x3x7x3xf32>
   // CHECK: seq.resize nearest %{{.*}} [2, 5] : tensor<?x4x5x3xf32> -> tensor<?x2x5x3xf32>
   %7 = seq.resize nearest %x [2, 5] : tensor<?x4x5x3xf32> -> tensor<?x2x5x3xf32>
+  // CHECK: seq.truncate %{{.*}} : tensor<?x4x5x3xf32>
+  %t = seq.truncate %x : tensor<?x4x5x3xf32>
+  // CHECK: seq.adaptive_avg_pool %{{.*}} [3, 7] : tensor<?x4x5x3xf32> -> tensor<?x3x7x3xf32>
+  %8 = seq.adaptive_avg_pool %x [3, 7] : tensor<?x4x5x3xf32> -> tensor<?x3x7x3xf32>
+  // CHECK: seq.adaptive_max_pool %{{.*}} [2, 5] : tensor<?x4x5x3xf32> -> tensor<?x2x5x3xf32>
+  %9 = seq.adaptive_max_pool %x [2, 5] : tensor<?x4x5x3xf32> -> tensor<?x2x5x3xf32>
   return %0, %1, %2, %3, %4, %5 : tensor<?x6x5x3xf32>, tensor<?x?x3xf32>, tensor<?x3x3x3xf32>, tensor<?x8x5x3xf32>, tensor<?x8x10x3xf32>, tensor<?x5x4x3xf32>
 }
 

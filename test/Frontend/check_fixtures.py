@@ -22,7 +22,8 @@ import sys
 OP_OF_CLASS = {
     "Dense": "dense", "LSTM": "lstm", "GRU": "gru", "SimpleRNN": "simple_rnn",
     "Bidirectional": "bidirectional", "TimeDistributed": "time_distributed",
-    "Conv1D": "conv1d", "MaxPooling1D": "max_pool1d",
+    # Conv1D with groups > 1 is a grouped seq.conv2d of one column.
+    "Conv1D": ("conv1d", "conv2d"), "MaxPooling1D": "max_pool1d",
     "AveragePooling1D": "avg_pool1d", "GlobalMaxPooling1D": "global_max_pool1d",
     "GlobalAveragePooling1D": "global_avg_pool1d",
     "BatchNormalization": "batch_norm", "LayerNormalization": "layer_norm",
@@ -43,6 +44,8 @@ OP_OF_CLASS = {
     "ZeroPadding3D": "zero_padding", "Cropping1D": "cropping", "Cropping2D": "cropping",
     "Cropping3D": "cropping", "UpSampling1D": "upsampling", "UpSampling2D": "upsampling",
     "UpSampling3D": "upsampling", "Permute": "permute",
+    **{f"AdaptiveAveragePooling{n}D": "adaptive_avg_pool" for n in (1, 2, 3)},
+    **{f"AdaptiveMaxPooling{n}D": "adaptive_max_pool" for n in (1, 2, 3)},
     "GroupNormalization": "group_norm", "UnitNormalization": "unit_norm",
     "RMSNormalization": "rms_norm",
     # Depthwise and separable convolutions are grouped seq.conv2d (separable:
@@ -162,14 +165,15 @@ def check(seq_compile, fixtures, fixture):
         core = CORE_OP.get(layer["class"])
         if core and core not in [o for o, _ in found]:
             problems.append(f"layer '{layer['name']}' ({layer['class']}) has no seq.{core}")
-        # A channels_first layer is its channels-last op between permutes; the
-        # permute back ("<name>/channels_first") has Keras' output shape.
-        if layer["name"] + "/channels_first" in ops:
-            shape = ops[layer["name"] + "/channels_first"][0][1]
-        # A 1-D depthwise or separable layer runs as 2-D; the reshape back
-        # ("<name>/to_1d") has Keras' output shape.
+        # A 1-D depthwise, separable or grouped layer runs as 2-D; the reshape
+        # back ("<name>/to_1d") has Keras' output shape.
         if layer["name"] + "/to_1d" in ops:
             shape = ops[layer["name"] + "/to_1d"][0][1]
+        # A channels_first layer is its channels-last op between permutes; the
+        # permute back ("<name>/channels_first", after any reshape back) has
+        # Keras' output shape.
+        if layer["name"] + "/channels_first" in ops:
+            shape = ops[layer["name"] + "/channels_first"][0][1]
         if op not in (expected_op if isinstance(expected_op, tuple) else (expected_op,)):
             problems.append(f"layer '{layer['name']}' ({layer['class']}) became seq.{op}, expected seq.{expected_op}")
         keras_shape = layer["output_shape"]

@@ -492,6 +492,27 @@ TEST(CudaKernelSimulation, Pooling) {
   expectClose(got, seq::rt::globalAvgPool1d(x, &mask), 1e-6, "masked global_avg_pool1d");
 }
 
+TEST(CudaKernelSimulation, Truncate) {
+  Tensor x = random({3, 7}, 81, 4.0f);
+  std::vector<float> got(x.data.size());
+  ASSERT_EQ(seqc::truncate(nullptr, x.data.data(), got.data(), 21), cudaSuccess);
+  expectClose(got, seq::rt::truncate(x), 0, "truncate");
+}
+
+TEST(CudaKernelSimulation, AdaptivePooling) {
+  // One axis of (2, L, 3) pooled to n, down, up, to 1 and from 1.
+  for (auto [length, out] : {std::pair<int, int>{9, 5}, {5, 7}, {6, 1}, {1, 3}})
+    for (bool isMax : {true, false}) {
+      Tensor x = random({2, length, 3}, 71);
+      Tensor want = seq::rt::adaptivePooling(x, {out}, isMax);
+      std::vector<float> got(want.data.size(), -7.0f);
+      ASSERT_EQ(seqc::adaptive_pool_axis(nullptr, x.data.data(), got.data(), 2, length, out,
+                                         3, isMax),
+                cudaSuccess);
+      expectClose(got, want, isMax ? 0 : 1e-6, "adaptive_pool_axis");
+    }
+}
+
 TEST(CudaKernelSimulation, Normalization) {
   Tensor x = random({3, 4, 37}, 61, 3.0f), gamma = random({37}, 62), beta = random({37}, 63);
   Tensor mean = random({37}, 64), variance = random({37}, 65);

@@ -146,3 +146,9 @@ TEST(ActivationsTest, PReluBroadcastsSharedAxes) {
   Tensor alpha{{1, 2}, {0.5, 0.25}}; // shared over axis 1
   expectTensor(prelu(x, alpha), {1, 2, 2}, {-0.5, -0.5, 3, -1});
 }
+
+TEST(ActivationsTest, TruncateRoundsTowardZero) {
+  // seq.truncate: Keras' cast of an input to an integer dtype.
+  expectTensor(truncate(Tensor{{1, 5}, {-1.5f, -0.5f, 0.7f, 2.0f, 2.99f}}), {1, 5},
+               {-1, 0, 0, 2, 2});
+}

@@ -35,3 +35,26 @@ TEST(PoolingTest, Global) {
   expectTensor(globalMaxPool1d(x), {2, 2}, {5, -1, 0, 6});
   expectTensor(globalAvgPool1d(x), {2, 2}, {3, -2, 0, 2});
 }
+
+TEST(PoolingTest, AdaptiveWindowsOverlapAndRepeat) {
+  // 5 -> 3: windows [0, 2), [1, 4), [3, 5) (floor(i*5/3) to ceil((i+1)*5/3)).
+  expectTensor(adaptivePooling(kX, {3}, /*isMax=*/false), {1, 3, 1}, {1.5, 3, 4.5});
+  expectTensor(adaptivePooling(kX, {3}, /*isMax=*/true), {1, 3, 1}, {2, 4, 5});
+  // 5 -> 7: every window of one or two inputs, some repeated.
+  expectTensor(adaptivePooling(kX, {7}, /*isMax=*/false), {1, 7, 1},
+               {1, 1.5, 2.5, 3, 3.5, 4.5, 5});
+  // Pooled to 1 and from 1 (where Keras' TensorFlow max pooling crashes):
+  // the global pool, and a copy.
+  expectTensor(adaptivePooling(kX, {1}, /*isMax=*/true), {1, 1, 1}, {5});
+  expectTensor(adaptivePooling(Tensor{{1, 1, 2}, {3, -4}}, {3}, /*isMax=*/true),
+               {1, 3, 2}, {3, -4, 3, -4, 3, -4});
+}
+
+TEST(PoolingTest, AdaptiveTwoAxesAndChannels) {
+  // (1, 2, 3, 2): rows 2 -> 1, columns 3 -> 2 (windows [0, 2), [1, 3)).
+  Tensor x{{1, 2, 3, 2}, {1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6, -6}};
+  expectTensor(adaptivePooling(x, {1, 2}, /*isMax=*/false), {1, 1, 2, 2},
+               {3, -3, 4, -4});
+  expectTensor(adaptivePooling(x, {1, 2}, /*isMax=*/true), {1, 1, 2, 2},
+               {5, -1, 6, -2});
+}

@@ -267,6 +267,18 @@ Tensor pooling(const Tensor &x, llvm::ArrayRef<int64_t> window,
 /// keepdims (B, 1..1, C).
 Tensor globalPooling(const Tensor &x, bool isMax, bool keepdims);
 
+/// Every element rounded toward zero (seq.truncate: Keras' cast of a model
+/// input to an integer dtype).
+Tensor truncate(const Tensor &x);
+
+/// Keras 3's adaptive pooling (seq.adaptive_max_pool / adaptive_avg_pool):
+/// the spatial axes take the sizes in `outSizes`, one axis after the other
+/// (the first spatial axis first); output i of an axis of length L and
+/// output size n is the max or mean of inputs floor(i*L/n) up to
+/// ceil((i+1)*L/n), exclusive.
+Tensor adaptivePooling(const Tensor &x, llvm::ArrayRef<int64_t> outSizes,
+                       bool isMax);
+
 //===----------------------------------------------------------------------===//
 // Normalization over the last axis. gamma (scale) and beta (center) may be
 // null, as with Keras' scale=False / center=False.

@@ -878,7 +878,8 @@ Value lower(LinalgBuilder &lb, Operation *op) {
   if (isa<Conv2DOp, Conv3DOp, ConvTranspose1DOp, ConvTranspose2DOp,
           ConvTranspose3DOp, MaxPool2DOp, AvgPool2DOp, MaxPool3DOp, AvgPool3DOp,
           GlobalMaxPool2DOp, GlobalAvgPool2DOp, GlobalMaxPool3DOp,
-          GlobalAvgPool3DOp, ZeroPaddingOp, CroppingOp, UpSamplingOp, ResizeOp, PermuteOp>(op))
+          GlobalAvgPool3DOp, ZeroPaddingOp, CroppingOp, UpSamplingOp, ResizeOp,
+          AdaptiveMaxPoolOp, AdaptiveAvgPoolOp, PermuteOp>(op))
     return lowerSpatial(lb, op);
   if (auto o = dyn_cast<BatchNormOp>(op))
     return lowerBatchNorm(lb, o);
@@ -892,6 +893,13 @@ Value lower(LinalgBuilder &lb, Operation *op) {
     return lowerRMSNorm(lb, o);
   if (auto o = dyn_cast<DropoutOp>(op))
     return o.getInput();
+  if (auto o = dyn_cast<TruncateOp>(op)) {
+    Value x = o.getInput();
+    return lb.map(ValueRange{x}, lb.empty(lb.dims(x)),
+                  [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                    return math::TruncOp::create(b, l, a[0]);
+                  });
+  }
   if (auto o = dyn_cast<DiscretizeOp>(op))
     return lowerDiscretize(lb, o);
   if (auto o = dyn_cast<CategoryEncodingOp>(op))

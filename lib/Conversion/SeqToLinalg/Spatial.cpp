@@ -5,7 +5,8 @@
 // linalg.pooling_nhwc_* / pooling_ndhwc_*, global pooling as one reduction,
 // zero padding / cropping as insert_slice / extract_slice, nearest
 // upsampling as a generic reading x[o / s], bilinear upsampling one axis at a
-// time, resize one axis at a time (the last spatial axis first),
+// time, resize one axis at a time (the last spatial axis first), adaptive
+// pooling one axis at a time (a reduction over the largest window's taps),
 // permute as linalg.transpose. Padding ("same") is an insert_slice into
 // a filled tensor (0, or -inf for max pooling) in front of the named op.
 #include "LinalgBuilder.h"
@@ -502,6 +503,91 @@ Value lowerResize(LinalgBuilder &lb, ResizeOp op) {
   return x;
 }
 
+/// x pooled along `axis` (static length) to `out` outputs by Keras' adaptive
+/// windows, as the reference kernel (adaptivePooling) computes them: a
+/// reduction over the largest window's taps, a tap past its own window's end
+/// skipped; an average then divides by its window's size.
+Value adaptivePoolAxis(LinalgBuilder &lb, Value x, int64_t axis, int64_t out,
+                       bool isMax) {
+  const int64_t rank = typeOf(x).getRank();
+  const int64_t length = typeOf(x).getDimSize(axis);
+  int64_t taps = 1;
+  for (int64_t t = 0; t < out; ++t)
+    taps = std::max(taps, ((t + 1) * length + out - 1) / out - t * length / out);
+  Sizes sizes;
+  for (int64_t i = 0; i < rank; ++i)
+    sizes.push_back(i == axis ? OpFoldResult(lb.b.getIndexAttr(out))
+                              : lb.dimOfr(x, i));
+  // The window [start, end) of output t: floor(t*L/out), ceil((t+1)*L/out).
+  auto window = [&](OpBuilder &b, Location l, Value t) {
+    auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, l, v); };
+    Value start = arith::DivUIOp::create(
+        b, l, arith::MulIOp::create(b, l, t, c(length)), c(out));
+    Value next = arith::AddIOp::create(b, l, t, c(1));
+    Value end = arith::DivUIOp::create(
+        b, l,
+        arith::AddIOp::create(b, l, arith::MulIOp::create(b, l, next, c(length)),
+                              c(out - 1)),
+        c(out));
+    return std::make_pair(start, end);
+  };
+  MLIRContext *ctx = lb.b.getContext();
+  SmallVector<AffineExpr> outDims;
+  for (int64_t i = 0; i < rank; ++i)
+    outDims.push_back(getAffineDimExpr(i, ctx));
+  // As in linalg's pooling ops, a shape-only operand of the window's taps
+  // gives the reduction its extent.
+  Value tapsShape = lb.empty({lb.b.getIndexAttr(taps)});
+  SmallVector<AffineMap> maps{
+      AffineMap::get(rank + 1, 0, {getAffineDimExpr(rank, ctx)}, ctx),
+      AffineMap::get(rank + 1, 0, outDims, ctx)};
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  iters.push_back(utils::IteratorType::reduction);
+  Value init = lb.full(sizes, isMax ? -INFINITY : 0.0);
+  Value pooled = lb.generic(
+      ValueRange{tapsShape}, init, maps, iters,
+      [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+        SmallVector<Value> index;
+        for (int64_t i = 0; i < rank; ++i)
+          index.push_back(linalg::IndexOp::create(b, l, i));
+        Value tap = linalg::IndexOp::create(b, l, rank);
+        auto [start, end] = window(b, l, index[axis]);
+        Value at = arith::AddIOp::create(b, l, start, tap);
+        Value inside =
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, at, end);
+        index[axis] = arith::MinUIOp::create(
+            b, l, at, arith::ConstantIndexOp::create(b, l, length - 1));
+        Value v = tensor::ExtractOp::create(b, l, x, index);
+        Value acc = args[1];
+        Value combined = isMax ? arith::MaximumFOp::create(b, l, acc, v).getResult()
+                               : arith::AddFOp::create(b, l, acc, v).getResult();
+        return arith::SelectOp::create(b, l, inside, combined, acc);
+      });
+  if (isMax)
+    return pooled;
+  return lb.map(ValueRange{}, pooled,
+                [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+                  auto [start, end] =
+                      window(b, l, linalg::IndexOp::create(b, l, axis));
+                  Value count = arith::SIToFPOp::create(
+                      b, l, b.getF32Type(),
+                      arith::IndexCastOp::create(
+                          b, l, b.getI64Type(),
+                          arith::SubIOp::create(b, l, end, start)));
+                  return arith::DivFOp::create(b, l, args[0], count);
+                });
+}
+
+template <typename AdaptivePoolOp>
+Value lowerAdaptivePool(LinalgBuilder &lb, AdaptivePoolOp op, bool isMax) {
+  Value x = op.getInput();
+  ArrayRef<int64_t> size = op.getOutputSize();
+  for (int64_t i = 1; i <= static_cast<int64_t>(size.size()); ++i)
+    if (typeOf(x).getDimSize(i) != size[i - 1])
+      x = adaptivePoolAxis(lb, x, i, size[i - 1], isMax);
+  return x;
+}
+
 Value lowerPermute(LinalgBuilder &lb, PermuteOp op) {
   Value x = op.getInput();
   SmallVector<int64_t> permutation{0};
@@ -531,6 +617,8 @@ Value seq::lowering::lowerSpatial(LinalgBuilder &lb, Operation *op) {
       .Case([&](CroppingOp o) { return lowerCropping(lb, o); })
       .Case([&](UpSamplingOp o) { return lowerUpSampling(lb, o); })
       .Case([&](ResizeOp o) { return lowerResize(lb, o); })
+      .Case([&](AdaptiveMaxPoolOp o) { return lowerAdaptivePool(lb, o, true); })
+      .Case([&](AdaptiveAvgPoolOp o) { return lowerAdaptivePool(lb, o, false); })
       .Case([&](PermuteOp o) { return lowerPermute(lb, o); })
       .Default([](Operation *op) -> Value {
         op->emitError("the CPU backend cannot lower '") << op->getName() << "'";

@@ -24,22 +24,6 @@ Location partLoc(EmitContext &c, StringRef part) {
   return layerLoc(c.builder, c.layer.getName() + "/" + part.str());
 }
 
-/// seq.reshape of `x` to (batch, target...); one target size may be -1.
-Value reshapeTo(EmitContext &c, Value x, ArrayRef<int64_t> target,
-                StringRef part) {
-  std::string error;
-  std::optional<SmallVector<int64_t>> shape =
-      shapes::reshape(shapeOf(x), target, error);
-  assert(shape && "the reshapes here only add or drop a size-1 axis");
-  return ReshapeOp::create(c.builder, partLoc(c, part),
-                           tensorType(c.builder, *shape), x,
-                           c.builder.getDenseI64ArrayAttr(target))
-      .getResult();
-}
-
-/// A size of `shape` as a reshape target: -1 where dynamic.
-int64_t targetSize(int64_t size) { return size == kDynamic ? -1 : size; }
-
 Value conv2d(EmitContext &c, Location loc, Value x, Value kernel, Value bias,
              ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
              int64_t groups, Padding padding, Activation activation,
@@ -111,14 +95,7 @@ Expected<Value> emitDepthwiseConvolution(EmitContext &c) {
     dilations2d.push_back(1);
     x = reshapeTo(c, x, {targetSize(xs[1]), 1, channels}, "to_2d");
     if (padding2d == Padding::Causal) {
-      int64_t left = (*dilations)[0] * ((*kernel)[0] - 1);
-      SmallVector<int64_t> low{left, 0, 0}, high{0, 0, 0};
-      x = ZeroPaddingOp::create(
-              c.builder, partLoc(c, "causal_padding"),
-              tensorType(c.builder, shapes::padded(shapeOf(x), low, high)), x,
-              c.builder.getDenseI64ArrayAttr(low),
-              c.builder.getDenseI64ArrayAttr(high))
-              .getResult();
+      x = causalPadding(c, x, (*dilations)[0] * ((*kernel)[0] - 1));
       padding2d = Padding::Valid;
     }
   }

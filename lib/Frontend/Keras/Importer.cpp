@@ -431,16 +431,38 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   Block *entry = func.addEntryBlock();
   builder.setInsertionPointToStart(entry);
 
+  // An input of an integer dtype: Keras casts what it is given to that dtype,
+  // truncating it (seq.truncate); seqc computes in float32 and takes float32
+  // inputs, so other dtypes than numbers are refused.
+  SmallVector<Value> inputValues(entry->getArguments().begin(),
+                                 entry->getArguments().end());
+  for (auto [i, name] : llvm::enumerate(inputNames)) {
+    std::string dtype = config->inputs.size() > i ? config->inputs[i].dtype
+                                                  : config->inputDtype;
+    StringRef d(dtype);
+    if (d.starts_with("int") || d.starts_with("uint")) {
+      inputValues[i] =
+          TruncateOp::create(builder, NameLoc::get(builder.getStringAttr(name + "/cast")),
+                             inputValues[i].getType(), inputValues[i])
+              .getResult();
+    } else if (d == "bool" || d == "string" || d.starts_with("complex")) {
+      return fileError(where, "the model's input '" + name + "' has dtype '" + dtype +
+                                  "': seqc takes numbers (float32, or integers that "
+                                  "Keras truncates) only; give the model a numeric "
+                                  "Input and re-save");
+    }
+  }
+
   LayerEmitter emitter(builder, majorVersion(*source), savedUnbuilt);
   emitter.setStateBlock(entry);
-  Value value = entry->getArgument(0);
+  Value value = inputValues[0];
   // A Functional layer reads the values (and masks) of the layers it names;
   // a Sequential one the value before it.
   llvm::StringMap<std::pair<Value, Value>> produced;
   // The final states of the layers whose return_state states others read.
   llvm::StringMap<FinalState> finalStates;
   for (auto [i, name] : llvm::enumerate(inputNames))
-    produced[name] = {entry->getArgument(i), nullptr};
+    produced[name] = {inputValues[i], nullptr};
   std::vector<std::string> layerNames;
   // A graph (a layer reads several, or several read one) lists what each
   // layer reads in its summary, as Keras does for such models.

@@ -518,6 +518,20 @@ std::vector<const json::Value *> pointers(const json::Array &list) {
   return result;
 }
 
+/// A layer config's dtype: a string, or a Keras 3 DTypePolicy's name;
+/// empty when absent.
+std::string dtypeOf(const LayerConfig &layer) {
+  const json::Value *value = layer.getObject().get("dtype");
+  if (!value)
+    return "";
+  if (std::optional<StringRef> name = value->getAsString())
+    return name->str();
+  if (const json::Object *policy = value->getAsObject())
+    if (const json::Object *config = policy->getObject("config"))
+      return config->getString("name").value_or("").str();
+  return "";
+}
+
 Error parseLayerList(ArrayRef<const json::Value *> list, StringRef where,
                      ModelConfig &model) {
   for (const json::Value *entry : list) {
@@ -533,13 +547,15 @@ Error parseLayerList(ArrayRef<const json::Value *> list, StringRef where,
       if (*shape && !model.inputShape && model.layers.empty()) {
         model.inputShape = **shape;
         model.inputShapeSource = layer->getName();
+        if (model.inputs.empty() && layer->getClassName() != "InputLayer")
+          model.inputDtype = dtypeOf(*layer);
       }
     }
     if (layer->getClassName() != "InputLayer") {
       model.layers.push_back(std::move(*layer));
       continue;
     }
-    ModelInput input{layer->getName(), std::nullopt};
+    ModelInput input{layer->getName(), std::nullopt, dtypeOf(*layer)};
     for (StringRef key : {"batch_input_shape", "batch_shape"})
       if (Expected<std::optional<KerasShape>> shape = layer->getShape(key);
           shape && *shape)

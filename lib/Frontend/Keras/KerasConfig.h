@@ -149,6 +149,8 @@ struct ModelInput {
   std::string name;
   /// The shape its InputLayer records (batch axis included), if any.
   std::optional<KerasShape> shape;
+  /// The dtype its InputLayer records ("float32", "int64", ...), or empty.
+  std::string dtype;
 };
 
 struct ModelConfig {
@@ -166,6 +168,10 @@ struct ModelConfig {
   std::optional<KerasShape> inputShape;
   /// The layer that recorded inputShape, for messages.
   std::string inputShapeSource;
+  /// A Sequential model without an InputLayer: its first layer's dtype,
+  /// which Keras gives the input it builds (tf_keras' Discretization:
+  /// int64); empty if none.
+  std::string inputDtype;
   /// Whether the config names the masks layers are called with (Keras 3
   /// Functional): then a layer that uses a mask must be given one.
   bool masksNamed = false;

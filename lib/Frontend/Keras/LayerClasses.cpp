@@ -53,7 +53,8 @@ bool isBuiltinLayerClass(StringRef className) {
       "GlobalAveragePooling2D", "GlobalAveragePooling3D", "GlobalMaxPool1D",
       "GlobalMaxPool2D", "GlobalMaxPool3D", "GlobalAvgPool1D", "GlobalAvgPool2D",
       "GlobalAvgPool3D", "AdaptiveAveragePooling1D", "AdaptiveAveragePooling2D",
-      "AdaptiveMaxPooling1D", "AdaptiveMaxPooling2D",
+      "AdaptiveAveragePooling3D", "AdaptiveMaxPooling1D", "AdaptiveMaxPooling2D",
+      "AdaptiveMaxPooling3D",
       // Recurrent.
       "RNN", "SimpleRNN", "GRU", "LSTM", "SimpleRNNCell", "GRUCell", "LSTMCell",
       "StackedRNNCells", "Bidirectional", "TimeDistributed", "CuDNNLSTM",

@@ -412,7 +412,7 @@ ArrayRef<StringRef> LayerEmitter::ownClasses() {
   // them in docs/Usage.md).
   static const StringRef classes[] = {
       "LSTM", "GRU", "SimpleRNN", "RNN", "Bidirectional", "TimeDistributed",
-      "Dense", "Conv1D", "MaxPooling1D", "MaxPool1D", "AveragePooling1D",
+      "Dense", "MaxPooling1D", "MaxPool1D", "AveragePooling1D",
       "AvgPool1D", "GlobalMaxPooling1D", "GlobalMaxPool1D",
       "GlobalAveragePooling1D", "GlobalAvgPool1D", "BatchNormalization",
       "LayerNormalization", "Embedding", "Reshape", "RepeatVector", "PReLU",
@@ -461,43 +461,6 @@ Expected<Value> LayerEmitter::emitLayer(const LayerConfig &layer, Value input,
     result.push_back(*units);
     return DenseOp::create(builder, loc, type(result), input, params->first,
                            params->second, act->kind, act->alpha)
-        .getResult();
-  }
-
-  if (cls == "Conv1D") {
-    if (Error e = requireRank(layer, input, 3))
-      return std::move(e);
-    if (Error e = requireChannelsLast(layer))
-      return std::move(e);
-    Expected<int64_t> filters = layer.getSize("filters");
-    Expected<int64_t> width = layer.getSizeOrSingleton("kernel_size");
-    Expected<int64_t> stride = layer.has("strides") ? layer.getSizeOrSingleton("strides")
-                                                    : Expected<int64_t>(1);
-    Expected<int64_t> dilation = layer.has("dilation_rate")
-                                     ? layer.getSizeOrSingleton("dilation_rate")
-                                     : Expected<int64_t>(1);
-    Expected<int64_t> groups = layer.getSizeOr("groups", 1);
-    Expected<bool> useBias = layer.getBoolOr("use_bias", true);
-    Expected<Padding> padding = parsePadding(layer, /*allowCausal=*/true);
-    Expected<ActivationSpec> act =
-        parseActivation(builder, layer, "activation", "linear", kerasMajor);
-    if (Error e = firstError(filters, width, stride, dilation, groups, useBias, padding, act))
-        return std::move(e);
-    if (*groups != 1)
-      return layer.error("grouped convolution (groups=" + Twine(*groups) +
-                         ") is not supported");
-    if (*stride < 1 || *dilation < 1)
-      return layer.error("strides and dilation_rate must be positive");
-    auto params = weights.kernelAndBias({*width, x[2], *filters}, *useBias);
-    if (!params)
-      return params.takeError();
-    int64_t length = shapes::conv1dLength(x[1], *width, *stride, *dilation, *padding);
-    if (length == 0)
-      return layer.error("the kernel span is longer than the " + Twine(x[1]) +
-                         " timesteps of its input");
-    return Conv1DOp::create(builder, loc, type({x[0], length, *filters}), input,
-                            params->first, params->second, *stride, *dilation, *padding,
-                            act->kind, act->alpha)
         .getResult();
   }
 

@@ -7,6 +7,7 @@ namespace seq::keras {
 namespace {
 const llvm::StringMap<FamilyEmitter> &familyTable() {
   static const llvm::StringMap<FamilyEmitter> families = {
+      {"Conv1D", emitConv1D},
       {"Conv2D", emitConvolution},
       {"Conv3D", emitConvolution},
       {"Conv1DTranspose", emitTransposedConvolution},
@@ -35,6 +36,12 @@ const llvm::StringMap<FamilyEmitter> &familyTable() {
       {"GlobalAvgPool2D", emitGlobalPooling},
       {"GlobalAveragePooling3D", emitGlobalPooling},
       {"GlobalAvgPool3D", emitGlobalPooling},
+      {"AdaptiveAveragePooling1D", emitAdaptivePooling},
+      {"AdaptiveAveragePooling2D", emitAdaptivePooling},
+      {"AdaptiveAveragePooling3D", emitAdaptivePooling},
+      {"AdaptiveMaxPooling1D", emitAdaptivePooling},
+      {"AdaptiveMaxPooling2D", emitAdaptivePooling},
+      {"AdaptiveMaxPooling3D", emitAdaptivePooling},
       {"ZeroPadding1D", emitPadOrCrop},
       {"ZeroPadding2D", emitPadOrCrop},
       {"ZeroPadding3D", emitPadOrCrop},
@@ -214,6 +221,31 @@ Expected<std::pair<Value, bool>> channelsLastInput(EmitContext &c,
   if (!first)
     return first.takeError();
   return std::make_pair(*first ? toChannelsLast(c, c.input) : c.input, *first);
+}
+
+Value reshapeTo(EmitContext &c, Value x, ArrayRef<int64_t> target,
+                StringRef part) {
+  std::string error;
+  std::optional<SmallVector<int64_t>> shape =
+      shapes::reshape(shapeOf(x), target, error);
+  assert(shape && "the reshapes here only add or drop a size-1 axis");
+  return ReshapeOp::create(
+             c.builder, layerLoc(c.builder, c.layer.getName() + "/" + part.str()),
+             tensorType(c.builder, *shape), x,
+             c.builder.getDenseI64ArrayAttr(target))
+      .getResult();
+}
+
+Value causalPadding(EmitContext &c, Value x, int64_t left) {
+  SmallVector<int64_t> low(shapeOf(x).size() - 1, 0), high(low);
+  low[0] = left;
+  return ZeroPaddingOp::create(
+             c.builder,
+             layerLoc(c.builder, c.layer.getName() + "/causal_padding"),
+             tensorType(c.builder, shapes::padded(shapeOf(x), low, high)), x,
+             c.builder.getDenseI64ArrayAttr(low),
+             c.builder.getDenseI64ArrayAttr(high))
+      .getResult();
 }
 
 Expected<int64_t> staticChannels(const LayerConfig &layer, Value x) {

@@ -52,6 +52,11 @@ llvm::Expected<mlir::Value> emitRMSNormalization(EmitContext &context);
 llvm::Expected<mlir::Value> emitPooling(EmitContext &context);
 /// GlobalMax/AveragePooling2D/3D (ImageLayers.cpp).
 llvm::Expected<mlir::Value> emitGlobalPooling(EmitContext &context);
+/// AdaptiveAveragePooling1D/2D/3D, AdaptiveMaxPooling1D/2D/3D (Keras 3;
+/// AdaptivePoolingLayers.cpp).
+llvm::Expected<mlir::Value> emitAdaptivePooling(EmitContext &context);
+/// Conv1D, channels_first and grouped too (Conv1DLayers.cpp).
+llvm::Expected<mlir::Value> emitConv1D(EmitContext &context);
 /// ZeroPadding1D/2D/3D, Cropping1D/2D/3D (SpatialShapeLayers.cpp).
 llvm::Expected<mlir::Value> emitPadOrCrop(EmitContext &context);
 /// UpSampling1D/2D/3D (SpatialShapeLayers.cpp).
@@ -113,6 +118,18 @@ Error requireWindowsFit(const LayerConfig &layer, ArrayRef<int64_t> input,
 /// permute back.
 Expected<std::pair<Value, bool>> channelsLastInput(EmitContext &c,
                                                    int64_t spatial);
+
+/// seq.reshape of `x` to (batch, target...) at "<layer>/<part>"; one target
+/// size may be -1 (the 1-D convolutions' one-column 2-D form and back).
+Value reshapeTo(EmitContext &c, Value x, ArrayRef<int64_t> target,
+                StringRef part);
+
+/// A size of a shape as a reshape target: -1 where dynamic.
+inline int64_t targetSize(int64_t size) { return size == kDynamic ? -1 : size; }
+
+/// `left` zeros in front of the first axis after the batch axis
+/// ("<layer>/causal_padding"): causal padding before a valid convolution.
+Value causalPadding(EmitContext &c, Value x, int64_t left);
 
 /// The channel axis' size of channels-last `x`; a layer error when dynamic.
 Expected<int64_t> staticChannels(const LayerConfig &layer, Value x);

@@ -16,6 +16,8 @@
 
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <type_traits>
+
 using namespace mlir;
 using llvm::Error;
 using llvm::Expected;
@@ -716,11 +718,21 @@ Expected<Tensor> evaluateOp(Operation *op, ValueLookup lookup,
         return resize(x, op.getSize(),
                       op.getInterpolation() == Interpolation::Bilinear);
       })
+      .Case<AdaptiveMaxPoolOp, AdaptiveAvgPoolOp>([&](auto op) -> Expected<Tensor> {
+        const Tensor &x = in(op.getInput());
+        if (Error e = requireRank(op, x, op.getOutputSize().size() + 2, "input"))
+          return std::move(e);
+        return adaptivePooling(x, op.getOutputSize(),
+                               std::is_same_v<decltype(op), AdaptiveMaxPoolOp>);
+      })
       .Case<PermuteOp>([&](PermuteOp op) -> Expected<Tensor> {
         const Tensor &x = in(op.getInput());
         if (Error e = requireRank(op, x, op.getDims().size() + 1, "input"))
           return std::move(e);
         return permute(x, op.getDims());
+      })
+      .Case<TruncateOp>([&](TruncateOp op) -> Expected<Tensor> {
+        return truncate(in(op.getInput()));
       })
       .Case<DropoutOp>([&](DropoutOp op) -> Expected<Tensor> {
         return in(op.getInput()); // the identity at inference

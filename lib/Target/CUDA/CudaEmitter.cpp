@@ -650,7 +650,8 @@ Error Emitter::emitOp(Operation *op) {
       .Case<Conv2DOp, Conv3DOp, ConvTranspose1DOp, ConvTranspose2DOp, ConvTranspose3DOp,
             MaxPool2DOp, AvgPool2DOp, MaxPool3DOp, AvgPool3DOp,
             GlobalMaxPool2DOp, GlobalAvgPool2DOp, GlobalMaxPool3DOp, GlobalAvgPool3DOp,
-            ZeroPaddingOp, CroppingOp, UpSamplingOp, ResizeOp, PermuteOp>(
+            ZeroPaddingOp, CroppingOp, UpSamplingOp, ResizeOp, AdaptiveMaxPoolOp,
+            AdaptiveAvgPoolOp, PermuteOp>(
           [&](Operation *) { return emitSpatial(op); })
       .Case<BatchNormOp>([&](BatchNormOp o) -> Error {
         Expected<unsigned> x = operand(op, o.getInput());
@@ -746,6 +747,17 @@ Error Emitter::emitOp(Operation *op) {
         if (!x)
           return x.takeError();
         result(*x); // the identity at inference
+        return Error::success();
+      })
+      .Case<TruncateOp>([&](TruncateOp o) -> Error {
+        Expected<unsigned> x = operand(op, o.getInput());
+        if (!x)
+          return x.takeError();
+        unsigned y = newBuffer(dimsOf(*x), tag(op) + " output");
+        comment(op, "rounded toward zero -> " + buffers[y].name);
+        forwardCode += tryLaunch(op, "seqc::truncate(m->stream, " + ptr(*x) + ", " + ptr(y) +
+                                         ", " + product(dimsOf(*x)) + ")");
+        result(y);
         return Error::success();
       })
       .Case<DiscretizeOp>([&](DiscretizeOp o) -> Error {

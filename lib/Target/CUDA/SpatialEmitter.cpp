@@ -4,7 +4,8 @@
 // layers"): a direct convolution, a direct (gathering) transposed
 // convolution and a pooling kernel over up to three spatial axes, global
 // pooling as the 1-D kernel over all positions, and
-// index-mapping kernels for zero padding, cropping, upsampling, resize and permute
+// index-mapping kernels for zero padding, cropping, upsampling, resize and permute,
+// adaptive pooling one axis at a time
 // (tensors of rank <= 5, which covers every Keras layer of these kinds).
 //
 //===----------------------------------------------------------------------===//
@@ -320,6 +321,38 @@ Error Emitter::emitSpatial(Operation *op) {
     return Error::success();
   };
 
+  auto adaptivePool = [&](llvm::ArrayRef<int64_t> size, bool isMax) -> Error {
+    Expected<unsigned> x = input();
+    if (!x)
+      return x.takeError();
+    if (Error e = requireSmallRank(*x))
+      return e;
+    llvm::ArrayRef<int64_t> inShape =
+        cast<RankedTensorType>(op->getOperand(0).getType()).getShape();
+    // One axis at a time, the first spatial axis first, each into its own
+    // buffer.
+    unsigned current = *x;
+    for (size_t i = 1; i <= size.size(); ++i) {
+      if (inShape[i] == size[i - 1])
+        continue;
+      Dims in = dimsOf(current), out = in;
+      out[i] = std::to_string(size[i - 1]);
+      unsigned y = newBuffer(out, tag(op) + " output (axis " + std::to_string(i) + ")");
+      comment(op, Twine("adaptive ") + (isMax ? "max" : "average") + " pooling of axis " +
+                      Twine(i) + " to " + Twine(size[i - 1]) + " -> " + buffers[y].name);
+      forwardCode += tryLaunch(
+          op, "seqc::adaptive_pool_axis(m->stream, " + ptr(current) + ", " + ptr(y) + ", " +
+                  product(llvm::ArrayRef(in).take_front(i)) + ", (int)" + in[i] + ", " +
+                  Twine(size[i - 1]) + ", " + product(llvm::ArrayRef(in).drop_front(i + 1)) +
+                  ", " + (isMax ? "true" : "false") + ")");
+      current = y;
+    }
+    if (current == *x) // every size unchanged: the identity
+      current = newBuffer(dimsOf(*x), tag(op) + " output", *x);
+    bufferOf[op->getResult(0)] = current;
+    return Error::success();
+  };
+
   auto permute = [&](PermuteOp o) -> Error {
     Expected<unsigned> x = input();
     if (!x)
@@ -350,6 +383,12 @@ Error Emitter::emitSpatial(Operation *op) {
       .Case([&](CroppingOp o) { return padOrCrop(o.getLow(), o.getHigh(), -1); })
       .Case(upsample)
       .Case(resize)
+      .Case([&](AdaptiveMaxPoolOp o) {
+        return adaptivePool(o.getOutputSize(), true);
+      })
+      .Case([&](AdaptiveAvgPoolOp o) {
+        return adaptivePool(o.getOutputSize(), false);
+      })
       .Case(permute)
       .Default([&](Operation *) { return fail(op, "the CUDA backend cannot compile this op"); });
 }

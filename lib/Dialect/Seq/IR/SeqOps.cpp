@@ -432,23 +432,41 @@ LogicalResult UpSamplingOp::verify() {
   return check.result(shapes::upsampled(in, getSize()));
 }
 
-LogicalResult ResizeOp::verify() {
-  Check check(*this);
-  if (failed(check.minRank(getInput(), "input", 3)))
+namespace {
+/// seq.resize and the adaptive poolings: `input` (batch, d1..dn, channels)
+/// with static spatial sizes, `sizes` (named `name`) one positive size per
+/// spatial axis, which the result's spatial axes take.
+LogicalResult verifySpatialSizes(Operation *op, Value input,
+                                 ArrayRef<int64_t> sizes, StringRef name) {
+  Check check(op);
+  if (failed(check.minRank(input, "input", 3)))
     return failure();
-  ArrayRef<int64_t> in = Check::shape(getInput());
-  if (getSize().size() != in.size() - 2)
-    return emitOpError() << "size must hold one size per spatial axis ("
-                         << in.size() - 2 << "), got " << getSize().size();
-  for (size_t i = 0; i < getSize().size(); ++i) {
+  ArrayRef<int64_t> in = Check::shape(input);
+  if (sizes.size() != in.size() - 2)
+    return op->emitOpError() << name << " must hold one size per spatial axis ("
+                             << in.size() - 2 << "), got " << sizes.size();
+  for (size_t i = 0; i < sizes.size(); ++i) {
     if (in[i + 1] == shapes::kDynamic)
-      return emitOpError() << "input spatial axis " << i + 1
-                           << " must have a static size, got "
-                           << getInput().getType();
-    if (getSize()[i] < 1)
-      return emitOpError() << "sizes must be positive, got " << getSize()[i];
+      return op->emitOpError() << "input spatial axis " << i + 1
+                               << " must have a static size, got "
+                               << input.getType();
+    if (sizes[i] < 1)
+      return op->emitOpError() << "sizes must be positive, got " << sizes[i];
   }
-  return check.result(shapes::resized(in, getSize()));
+  return check.result(shapes::resized(in, sizes));
+}
+} // namespace
+
+LogicalResult ResizeOp::verify() {
+  return verifySpatialSizes(*this, getInput(), getSize(), "size");
+}
+
+LogicalResult AdaptiveMaxPoolOp::verify() {
+  return verifySpatialSizes(*this, getInput(), getOutputSize(), "output_size");
+}
+
+LogicalResult AdaptiveAvgPoolOp::verify() {
+  return verifySpatialSizes(*this, getInput(), getOutputSize(), "output_size");
 }
 
 LogicalResult DiscretizeOp::verify() {
@@ -854,6 +872,8 @@ LogicalResult RMSNormOp::verify() {
       failed(check.epsilon(getEpsilon())) ||
       failed(check.vector(getScale(), "scale", "channels", channels)));
 }
+
+LogicalResult TruncateOp::verify() { return success(); }
 
 LogicalResult DropoutOp::verify() {
   double rate = getRate().convertToDouble();

@@ -139,10 +139,13 @@ FailureOr<std::optional<Shape>> ruleShape(Operation *op) {
       .Case([](ResizeOp resize) -> Result {
         return {shapes::resized(shapeOf(resize.getInput()), resize.getSize())};
       })
+      .Case<AdaptiveMaxPoolOp, AdaptiveAvgPoolOp>([](auto pool) -> Result {
+        return {shapes::resized(shapeOf(pool.getInput()), pool.getOutputSize())};
+      })
       .Case([](PermuteOp permute) -> Result {
         return {shapes::permuted(shapeOf(permute.getInput()), permute.getDims())};
       })
-      .Case<DiscretizeOp, BatchNormOp, LayerNormOp, GroupNormOp, UnitNormOp, RMSNormOp, DropoutOp, ActivationOp, ReluOp,
+      .Case<TruncateOp, DiscretizeOp, BatchNormOp, LayerNormOp, GroupNormOp, UnitNormOp, RMSNormOp, DropoutOp, ActivationOp, ReluOp,
             PReluOp, ApplyMaskOp>(
           [](auto same) -> Result { return {Shape(shapeOf(same.getInput()))}; })
       .Case([](EmbeddingOp embedding) -> Result {

@@ -1142,6 +1142,22 @@ inline cudaError_t embedding(cudaStream_t stream, const float *ids, const float 
   return cudaGetLastError();
 }
 
+/// Truncation toward zero (seq.truncate: Keras' cast of an input to an
+/// integer dtype).
+__global__ void truncate_kernel(const float *__restrict__ x, float *__restrict__ y,
+                                int64_t count) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count)
+    y[i] = truncf(x[i]);
+}
+
+inline cudaError_t truncate(cudaStream_t stream, const float *x, float *y, int64_t count) {
+  if (count == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(truncate_kernel, blocks_for(count, 256), 256, 0, stream)(x, y, count);
+  return cudaGetLastError();
+}
+
 /// Discretization: the number of boundaries b with !(x < b) (TensorFlow's
 /// Bucketize), as float.
 __global__ void discretize_kernel(const float *__restrict__ x, const float *__restrict__ bounds,
@@ -1736,6 +1752,40 @@ inline cudaError_t resize_axis(cudaStream_t stream, const float *x, float *y, in
   float scale = (float)length / (float)out_length;
   SEQC_LAUNCH(resize_axis_kernel, blocks_for(n, 256), 256, 0, stream)(
       x, y, outer, length, out_length, inner, scale, bilinear);
+  return cudaGetLastError();
+}
+
+/// Adaptive pooling along one axis (seq.adaptive_max_pool / adaptive_avg_pool):
+/// output t is the max or mean of inputs floor(t*length/out_length) up to
+/// ceil((t+1)*length/out_length), exclusive.
+__global__ void adaptive_pool_axis_kernel(const float *__restrict__ x, float *__restrict__ y,
+                                          int64_t outer, int length, int out_length,
+                                          int64_t inner, bool is_max) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= outer * out_length * inner)
+    return;
+  int64_t k = i % inner;
+  int64_t t = (i / inner) % out_length;
+  int64_t o = i / (inner * out_length);
+  int64_t start = t * length / out_length;
+  int64_t end = ((t + 1) * length + out_length - 1) / out_length;
+  float max = -INFINITY, sum = 0.0f;
+  for (int64_t s = start; s < end; ++s) {
+    float v = x[(o * length + s) * inner + k];
+    max = fmaxf(max, v);
+    sum += v;
+  }
+  y[i] = is_max ? max : sum / (float)(end - start);
+}
+
+inline cudaError_t adaptive_pool_axis(cudaStream_t stream, const float *x, float *y,
+                                      int64_t outer, int length, int out_length,
+                                      int64_t inner, bool is_max) {
+  int64_t n = outer * out_length * inner;
+  if (n == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(adaptive_pool_axis_kernel, blocks_for(n, 256), 256, 0, stream)(
+      x, y, outer, length, out_length, inner, is_max);
   return cudaGetLastError();
 }
 

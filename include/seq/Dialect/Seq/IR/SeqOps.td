@@ -549,6 +549,21 @@ def Seq_DropoutOp : Seq_TensorOp<"dropout", [AllTypesMatch<["input", "output"]>]
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
+def Seq_TruncateOp : Seq_TensorOp<"truncate", [AllTypesMatch<["input", "output"]>]> {
+  let summary = "Rounds toward zero: Keras' cast of a model input to its integer dtype";
+  let description = [{
+    A Keras model whose input has an integer dtype (an InputLayer with
+    `dtype="int64"`, or, in tf_keras, a first layer such as Discretization
+    whose own dtype is an integer one) casts the numbers it is given to that
+    dtype first, which truncates them. The importer puts this op on such an
+    input; the values stay float32 (within the integer type's range the
+    result is the same).
+  }];
+  let arguments = (ins Seq_F32Tensor:$input);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
 def Seq_DiscretizeOp : Seq_TensorOp<"discretize", [AllTypesMatch<["input", "output"]>]> {
   let summary = "Keras Discretization (output_mode int): bucket indices, as float32";
   let description = [{
@@ -652,6 +667,37 @@ def Seq_CroppingOp : Seq_TensorOp<"cropping"> {
     $input `low` $low `high` $high attr-dict `:` type($input) `->` type($output)
   }];
 }
+
+class Seq_AdaptivePoolOp<string mnemonic, string keras, string reduce> :
+    Seq_TensorOp<mnemonic> {
+  let summary = "Keras " # keras # "1D/2D/3D (channels last)";
+  let description = [{
+    `input` is `(batch, d1, ..., dn, channels)` with static spatial sizes;
+    `output_size` holds the output's spatial sizes. Along every spatial axis
+    of input size `in` and output size `out`, output `i` is the }] # reduce # [{ of
+    inputs `floor(i*in/out)` to `ceil((i+1)*in/out)` (exclusive): windows of
+    `ceil(in/out)` or one more, overlapping where `in` is not a multiple of
+    `out`, repeating inputs where `out > in` (Keras 3's rule, as PyTorch's
+    adaptive pooling). The axes are pooled one after the other, the first
+    spatial axis first, as Keras does. (Keras' TensorFlow backend crashes in
+    the max pooling of an axis with `in = 1` or `out = 1`; here the rule
+    above still holds.)
+
+    ```mlir
+    %y = seq.}] # mnemonic # [{ %x [3, 2] : tensor<?x7x5x4xf32> -> tensor<?x3x2x4xf32>
+    ```
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, DenseI64ArrayAttr:$output_size);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $input $output_size attr-dict `:` type($input) `->` type($output)
+  }];
+}
+
+def Seq_AdaptiveMaxPoolOp :
+    Seq_AdaptivePoolOp<"adaptive_max_pool", "AdaptiveMaxPooling", "maximum">;
+def Seq_AdaptiveAvgPoolOp :
+    Seq_AdaptivePoolOp<"adaptive_avg_pool", "AdaptiveAveragePooling", "mean">;
 
 def Seq_UpSamplingOp : Seq_TensorOp<"upsampling"> {
   let summary = "Keras UpSampling1D/2D/3D: repeats (or interpolates) along axes";

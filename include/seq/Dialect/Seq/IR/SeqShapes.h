@@ -89,8 +89,8 @@ llvm::SmallVector<int64_t> upsampled(llvm::ArrayRef<int64_t> input,
 llvm::SmallVector<int64_t> categoryEncoded(llvm::ArrayRef<int64_t> input,
                                            int64_t numTokens, CategoryMode mode);
 
-/// seq.resize: the spatial axes (all but the first and the last) take the
-/// sizes in `size`.
+/// seq.resize and seq.adaptive_max_pool / adaptive_avg_pool: the spatial
+/// axes (all but the first and the last) take the sizes in `size`.
 llvm::SmallVector<int64_t> resized(llvm::ArrayRef<int64_t> input,
                                    llvm::ArrayRef<int64_t> size);
 
