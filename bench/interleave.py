@@ -1,4 +1,5 @@
-"""What the peer benchmarks (run_mask_bench.py, run_stateful_bench.py) share:
+"""What the peer benchmarks (run_mask_bench.py, run_stateful_bench.py,
+run_attention_bench.py) share: seqc's AOT library through its C API,
 engines timed interleaved round by round, and the table of medians.
 
 Every round times a burst of calls of each engine in turn, so that load
@@ -7,6 +8,7 @@ over rounds of each engine's median call time, and for each peer the median
 of its per-round time / the reference engine's (above 1: the reference is
 faster)."""
 import argparse
+import ctypes
 import json
 import os
 import statistics
@@ -48,6 +50,28 @@ def openvino_model(proto):
     return core.compile_model(core.read_model(model=proto, weights=b""), "CPU",
                               {"INFERENCE_NUM_THREADS": 1, "NUM_STREAMS": 1,
                                "INFERENCE_PRECISION_HINT": "f32"})
+
+
+class SeqcAot:
+    """A seqc AOT library's model instance for `batch` rows of `steps` steps
+    (seqc_model_create_sized), called as (x, y) -> y through ctypes."""
+
+    def __init__(self, lib_path, batch, steps):
+        self.steps = steps
+        self.lib = ctypes.CDLL(lib_path)
+        self.lib.seqc_model_create_sized.restype = ctypes.c_void_p
+        self.lib.seqc_model_create_sized.argtypes = [ctypes.c_longlong, ctypes.c_longlong]
+        self.lib.seqc_model_run.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_longlong,
+                                            ctypes.c_longlong, ctypes.c_void_p]
+        self.model = self.lib.seqc_model_create_sized(batch, steps)
+        if not self.model:
+            raise RuntimeError("seqc_model_create_sized failed")
+
+    def __call__(self, x, y):
+        if self.lib.seqc_model_run(self.model, x.ctypes.data, x.shape[0], self.steps,
+                                   y.ctypes.data):
+            raise RuntimeError("seqc_model_run failed")
+        return y
 
 
 def interleaved(engines, rounds, burst_seconds):

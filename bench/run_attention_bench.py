@@ -22,15 +22,14 @@ Needs tensorflow + keras 3, numpy, onnx, onnxruntime and openvino, e.g. in a
 separate virtual environment: pip install tensorflow-cpu keras onnx
 onnxruntime openvino.
 """
-import ctypes
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
-from interleave import (interleaved, onnx_runtime_session, openvino_model, parse_and_pin,
-                        print_table, summarize)
+from interleave import (SeqcAot, interleaved, onnx_runtime_session, openvino_model,
+                        parse_and_pin, print_table, summarize)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 T, D, HEADS, KEY_DIM, FFN = 64, 128, 4, 32, 256
@@ -112,23 +111,6 @@ def onnx_model(model):
     return proto
 
 
-class SeqcAot:
-    def __init__(self, lib_path, batch):
-        self.lib = ctypes.CDLL(lib_path)
-        self.lib.seqc_model_create_sized.restype = ctypes.c_void_p
-        self.lib.seqc_model_create_sized.argtypes = [ctypes.c_longlong, ctypes.c_longlong]
-        self.lib.seqc_model_run.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_longlong,
-                                            ctypes.c_longlong, ctypes.c_void_p]
-        self.model = self.lib.seqc_model_create_sized(batch, T)
-        if not self.model:
-            raise RuntimeError("seqc_model_create_sized failed")
-
-    def __call__(self, x, y):
-        if self.lib.seqc_model_run(self.model, x.ctypes.data, x.shape[0], T, y.ctypes.data):
-            raise RuntimeError("seqc_model_run failed: " + str(self.lib.seqc_model_error))
-        return y
-
-
 def main():
     args, core = parse_and_pin(__doc__.splitlines()[0], "attention-bench.json", ROOT)
     import numpy as np
@@ -149,7 +131,7 @@ def main():
     for batch in (1, 32):
         x = rng.uniform(-1, 1, (batch, T, D)).astype("float32")
         want = keras_model.predict(x, verbose=0)
-        seqc = SeqcAot(lib, batch)
+        seqc = SeqcAot(lib, batch, T)
         y = np.empty((batch, T, D), "float32")
         engines = {
             "seqc AOT": lambda: seqc(x, y),

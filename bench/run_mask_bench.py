@@ -28,15 +28,14 @@ Needs tensorflow + tf_keras (to write the model and the reference output),
 numpy, onnx, onnxruntime and openvino, e.g. in a separate virtual
 environment: pip install tensorflow-cpu tf-keras onnx onnxruntime openvino.
 """
-import ctypes
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
-from interleave import (interleaved, onnx_runtime_session, openvino_model, parse_and_pin,
-                        print_table, summarize)
+from interleave import (SeqcAot, interleaved, onnx_runtime_session, openvino_model,
+                        parse_and_pin, print_table, summarize)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 T, F, U = 100, 128, 256
@@ -119,23 +118,6 @@ def onnx_model(keras_model, last_from_sequence=False):
     return model
 
 
-class SeqcAot:
-    def __init__(self, lib_path, batch):
-        self.lib = ctypes.CDLL(lib_path)
-        self.lib.seqc_model_create_sized.restype = ctypes.c_void_p
-        self.lib.seqc_model_create_sized.argtypes = [ctypes.c_longlong, ctypes.c_longlong]
-        self.lib.seqc_model_run.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_longlong,
-                                            ctypes.c_longlong, ctypes.c_void_p]
-        self.model = self.lib.seqc_model_create_sized(batch, T)
-        if not self.model:
-            raise RuntimeError("seqc_model_create_sized failed")
-
-    def __call__(self, x, y):
-        if self.lib.seqc_model_run(self.model, x.ctypes.data, x.shape[0], T, y.ctypes.data):
-            raise RuntimeError("seqc_model_run failed")
-        return y
-
-
 def main():
     args, core = parse_and_pin(__doc__.splitlines()[0], "mask-bench.json", ROOT)
     import numpy as np
@@ -157,7 +139,7 @@ def main():
     for batch in (1, 32):
         x, lengths = padded_batch(batch, rng)
         want = keras_model.predict(x, verbose=0)
-        seqc = SeqcAot(lib, batch)
+        seqc = SeqcAot(lib, batch, T)
         y = np.empty((batch, 1), "float32")
         engines = {
             "seqc AOT": lambda: seqc(x, y),
