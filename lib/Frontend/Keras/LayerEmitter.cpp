@@ -28,19 +28,6 @@ namespace seq::keras {
 
 using namespace emit;
 
-namespace {
-
-Error requireChannelsLast(const LayerConfig &layer) {
-  Expected<std::string> format = layer.getStringOr("data_format", "channels_last");
-  if (!format)
-    return format.takeError();
-  if (*format != "channels_last")
-    return layer.error("data_format '" + *format +
-                       "' is not supported, only channels_last");
-  return Error::success();
-}
-
-} // namespace
 
 bool LayerEmitter::isShapePreserving(StringRef className) {
   if (findLayerFamily(className) == emitInferenceIdentity)
@@ -464,12 +451,25 @@ Expected<Value> LayerEmitter::emitLayer(const LayerConfig &layer, Value input,
         .getResult();
   }
 
+  // The 1-D poolings: channels_first runs channels last between permutes.
+  EmitContext context{builder, layer, input, weights, kerasMajor, loc};
+  auto channelsLastSequence = [&]() -> Expected<std::pair<Value, bool>> {
+    Expected<std::pair<Value, bool>> in = channelsLastInput(context, 1);
+    if (in && in->second && incomingMask)
+      return layer.error("data_format 'channels_first' with the timestep mask of an "
+                         "earlier Masking or Embedding layer is not supported");
+    if (in) {
+      input = in->first;
+      x = shapeOf(input);
+    }
+    return in;
+  };
+
   if (cls == "MaxPooling1D" || cls == "MaxPool1D" || cls == "AveragePooling1D" ||
       cls == "AvgPool1D") {
-    if (Error e = requireRank(layer, input, 3))
-      return std::move(e);
-    if (Error e = requireChannelsLast(layer))
-      return std::move(e);
+    Expected<std::pair<Value, bool>> in = channelsLastSequence();
+    if (!in)
+      return in.takeError();
     if (Error e = weights.expect({}))
       return std::move(e);
     Expected<int64_t> pool = layer.has("pool_size") ? layer.getSizeOrSingleton("pool_size")
@@ -488,21 +488,20 @@ Expected<Value> LayerEmitter::emitLayer(const LayerConfig &layer, Value input,
       return layer.error("pool_size " + Twine(*pool) + " is larger than the " +
                          Twine(x[1]) + " timesteps of its input");
     Type result = type({x[0], length, x[2]});
-    if (cls.starts_with("Max"))
-      return MaxPool1DOp::create(builder, loc, result, input, *pool, *stride,
-                                 *padding)
-          .getResult();
-    return AvgPool1DOp::create(builder, loc, result, input, *pool, *stride,
-                               *padding)
-        .getResult();
+    Value pooled =
+        cls.starts_with("Max")
+            ? MaxPool1DOp::create(builder, loc, result, input, *pool, *stride, *padding)
+                  .getResult()
+            : AvgPool1DOp::create(builder, loc, result, input, *pool, *stride, *padding)
+                  .getResult();
+    return in->second ? toChannelsFirst(context, pooled) : pooled;
   }
 
   if (cls == "GlobalMaxPooling1D" || cls == "GlobalMaxPool1D" ||
       cls == "GlobalAveragePooling1D" || cls == "GlobalAvgPool1D") {
-    if (Error e = requireRank(layer, input, 3))
-      return std::move(e);
-    if (Error e = requireChannelsLast(layer))
-      return std::move(e);
+    Expected<std::pair<Value, bool>> in = channelsLastSequence();
+    if (!in)
+      return in.takeError();
     if (Error e = weights.expect({}))
       return std::move(e);
     Expected<bool> keepdims = layer.getBoolOr("keepdims", false);
@@ -511,12 +510,13 @@ Expected<Value> LayerEmitter::emitLayer(const LayerConfig &layer, Value input,
     Type result = *keepdims ? type({x[0], 1, x[2]}) : type({x[0], x[2]});
     // Keras' GlobalMaxPooling1D ignores the mask; the average skips masked
     // steps.
-    if (cls.starts_with("GlobalMax"))
-      return GlobalMaxPool1DOp::create(builder, loc, result, input, *keepdims)
-          .getResult();
-    return GlobalAvgPool1DOp::create(builder, loc, result, input, incomingMask,
-                                     *keepdims)
-        .getResult();
+    Value pooled =
+        cls.starts_with("GlobalMax")
+            ? GlobalMaxPool1DOp::create(builder, loc, result, input, *keepdims).getResult()
+            : GlobalAvgPool1DOp::create(builder, loc, result, input, incomingMask, *keepdims)
+                  .getResult();
+    // keepdims in channels_first: (batch, channels, 1).
+    return in->second && *keepdims ? toChannelsFirst(context, pooled) : pooled;
   }
 
   if (cls == "BatchNormalization" || cls == "LayerNormalization") {
