@@ -70,7 +70,9 @@ OP_OF_CLASS = {
     "RandomCrop": ("dropout", "cropping", "resize"),
     "Resizing": ("resize", "cropping", "dropout"), "CenterCrop": ("cropping", "resize"),
     # Rescaling and Normalization are affine maps per channel.
-    "Rescaling": "batch_norm", "Normalization": "batch_norm",
+    "Rescaling": "batch_norm",
+    # Over other axes than the last: a batch_norm between permutes or reshapes.
+    "Normalization": ("batch_norm", "permute", "reshape"),
     "Discretization": "discretize", "CategoryEncoding": "category_encoding",
     # The merge layers of Functional graphs.
     "Add": "merge", "Subtract": "merge", "Multiply": "merge", "Average": "merge",

@@ -10,8 +10,8 @@
 //   epsilon()), is mean, variance s*s (whose float32 square root is s again),
 //   epsilon 0; with invert=True, mean + x * s is gamma = s, beta = mean.
 // mean and variance come from the layer's weights (mean, variance, count)
-// or, when the file has none, from its config. Normalization over the last
-// axis (or over no axis: one mean for everything) only.
+// or, when the file has none, from its config. Normalization over other
+// axes than the last brings them last (permute, reshape) and back.
 //
 //===----------------------------------------------------------------------===//
 
@@ -119,23 +119,77 @@ Expected<Value> emitRescaling(EmitContext &c) {
 
 Expected<Value> emitNormalization(EmitContext &c) {
   const LayerConfig &layer = c.layer;
-  int64_t rank = shapeOf(c.input).size();
-  // axis: the last axis (-1, rank - 1 or a one-element list of it), or None
-  // / [] (one mean and variance for every element).
+  ArrayRef<int64_t> shape = shapeOf(c.input);
+  int64_t rank = shape.size();
+  // axis: the axes with their own mean and variance (an int or a list; the
+  // last by default), or None / [] (one mean and variance for everything).
+  // Other axes than the last are brought last (permuted, and joined by a
+  // reshape when several) around a batch_norm over the last.
   const llvm::json::Value *axis = layer.getObject().get("axis");
-  bool perChannelAxis = true;
-  if (!axis || axis->kind() == llvm::json::Value::Null ||
-      (axis->getAsArray() && axis->getAsArray()->empty()))
-    perChannelAxis = false;
-  else if (Error e = requireLastAxis(layer, rank))
-    return std::move(e);
+  SmallVector<int64_t> kept;
+  if (!axis)
+    kept.push_back(rank - 1);
+  else if (std::optional<int64_t> a = axis->getAsInteger())
+    kept.push_back(*a);
+  else if (const llvm::json::Array *list = axis->getAsArray())
+    for (const llvm::json::Value &v : *list) {
+      std::optional<int64_t> a = v.getAsInteger();
+      if (!a)
+        return layer.error("config 'axis' must be an integer or a list of integers");
+      kept.push_back(*a);
+    }
+  else if (axis->kind() != llvm::json::Value::Null)
+    return layer.error("config 'axis' must be an integer or a list of integers");
+  for (int64_t &a : kept) {
+    a = a < 0 ? a + rank : a;
+    if (a < 1 || a >= rank)
+      return layer.error("axis " + Twine(a) + " is not an axis after the batch axis of "
+                         "its rank-" + Twine(rank) + " input");
+    if (shape[a] == kDynamic)
+      return layer.error("normalizes axis " + Twine(a) + " of unknown size: give the "
+                         "model a fixed input shape");
+  }
+  llvm::sort(kept);
+  kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
+  bool perChannelAxis = !kept.empty();
   Expected<bool> invert = layer.getBoolOr("invert", false);
   if (!invert)
     return invert.takeError();
-  Expected<int64_t> channels = staticChannels(layer, c.input);
+
+  // The input with the kept axes last, joined into one.
+  EmitContext inner = c;
+  SmallVector<int64_t> dims, restSizes;
+  for (int64_t a = 1; a < rank; ++a)
+    if (!llvm::is_contained(kept, a)) {
+      dims.push_back(a);
+      restSizes.push_back(shape[a] == kDynamic ? -1 : shape[a]);
+    }
+  int64_t size = 1;
+  for (int64_t a : kept) {
+    dims.push_back(a);
+    size *= shape[a];
+  }
+  bool lastOnly = kept.size() == 1 && kept[0] == rank - 1;
+  bool permute = perChannelAxis && !llvm::equal(dims, llvm::seq<int64_t>(1, rank));
+  bool join = perChannelAxis && kept.size() > 1;
+  if (perChannelAxis && !lastOnly) {
+    if (llvm::count(restSizes, -1) > 1)
+      return layer.error("keeps two axes of unknown size: give the model a fixed input "
+                         "shape");
+    if (permute)
+      inner.input = permuteAxes(c, inner.input, dims, "axes_last");
+    if (join) {
+      SmallVector<int64_t> target(restSizes);
+      target.push_back(size);
+      inner.input = reshapeTo(c, inner.input, target, "axes_joined");
+    }
+    inner.loc = layerLoc(c.builder, layer.getName() + "/normalize");
+  }
+  Expected<int64_t> channels = staticChannels(layer, inner.input);
   if (!channels)
     return channels.takeError();
-  int64_t size = perChannelAxis ? *channels : 1;
+  if (!perChannelAxis)
+    size = 1;
 
   std::vector<double> mean, variance;
   if (c.weights.size() != 0) {
@@ -170,12 +224,29 @@ Expected<Value> emitNormalization(EmitContext &c) {
     scale.push_back(std::max(std::sqrt(static_cast<float>(v)), 1e-7f));
   }
   SmallVector<float> meanF = asFloats(mean);
-  if (*invert)
-    return affine(c, *channels, scale, meanF, {0.0f}, {1.0f});
   SmallVector<float> squared;
   for (float s : scale)
     squared.push_back(s * s);
-  return affine(c, *channels, {1.0f}, {0.0f}, meanF, squared);
+  Expected<Value> y = *invert ? affine(inner, *channels, scale, meanF, {0.0f}, {1.0f})
+                              : affine(inner, *channels, {1.0f}, {0.0f}, meanF, squared);
+  if (!y || !perChannelAxis || lastOnly)
+    return y;
+  // Back to the input's layout; the last op carries the layer's location.
+  Value out = *y;
+  if (join) {
+    SmallVector<int64_t> target(restSizes);
+    for (int64_t a : kept)
+      target.push_back(shape[a]);
+    out = reshapeTo(c, out, target, "axes_split");
+  }
+  if (permute) {
+    SmallVector<int64_t> inverse(rank - 1);
+    for (auto [i, d] : llvm::enumerate(dims))
+      inverse[d - 1] = static_cast<int64_t>(i) + 1;
+    out = permuteAxes(c, out, inverse, "axes_back");
+  }
+  out.getDefiningOp()->setLoc(c.loc);
+  return out;
 }
 
 } // namespace seq::keras
