@@ -1,4 +1,5 @@
 #include "seq/Dialect/Seq/Transforms/ModelGraph.h"
+#include "seq/Dialect/Seq/IR/ModelIO.h"
 #include "seq/Dialect/Seq/IR/SeqOps.h"
 #include "seq/Dialect/Seq/IR/SeqShapes.h"
 #include "seq/Dialect/Seq/Transforms/WeightConstants.h"
@@ -86,17 +87,19 @@ void writeFunction(func::FuncOp func, StringRef prefix, raw_ostream &os) {
   for (BlockArgument arg : func.getArguments()) {
     std::string id = (prefix + "input" + Twine(arg.getArgNumber())).str();
     nodes[arg] = id;
-    os << "  " << id << " [shape=ellipse, fillcolor=\"#f4f4f4\", label=\"input\\n"
-       << shapeText(arg) << "\"];\n";
+    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kInputAttrName);
+    os << "  " << id << " [shape=ellipse, fillcolor=\"#f4f4f4\", label=\""
+       << escape(name ? name.getValue() : "input") << "\\n" << shapeText(arg) << "\"];\n";
   }
   int counter = 0;
   for (Operation &op : func.getBody().front()) {
     if (isa<func::ReturnOp>(op)) {
       for (auto [i, value] : llvm::enumerate(op.getOperands())) {
         std::string id = (prefix + "output" + Twine(i)).str();
-        os << "  " << id
-           << " [shape=ellipse, fillcolor=\"#f4f4f4\", label=\"output\\n"
-           << shapeText(value) << "\"];\n";
+        auto name = func.getResultAttrOfType<StringAttr>(i, kOutputAttrName);
+        os << "  " << id << " [shape=ellipse, fillcolor=\"#f4f4f4\", label=\""
+           << escape(name ? name.getValue() : "output") << "\\n" << shapeText(value)
+           << "\"];\n";
         if (nodes.count(value))
           os << "  " << nodes[value] << " -> " << id << ";\n";
       }
