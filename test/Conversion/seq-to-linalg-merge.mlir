@@ -46,3 +46,14 @@ func.func @concatenate_time(%x: tensor<?x?x3xf32>, %y: tensor<?x?x3xf32>) -> ten
   %0 = seq.concatenate %x, %y {axis = 1 : i64} : tensor<?x?x3xf32>, tensor<?x?x3xf32> -> tensor<?x?x3xf32>
   return %0 : tensor<?x?x3xf32>
 }
+
+// A stack inserts each input into its slice along the new leading axis.
+// CHECK-LABEL: func.func @stack(
+// CHECK-SAME:      %[[H:.*]]: tensor<?x4xf32>, %[[C:.*]]: tensor<?x4xf32>)
+// CHECK:         %[[EMPTY:.*]] = tensor.empty(%{{.*}}) : tensor<2x?x4xf32>
+// CHECK:         %[[FIRST:.*]] = tensor.insert_slice %[[H]] into %[[EMPTY]][0, 0, 0] [1, %{{.*}}, 4] [1, 1, 1]
+// CHECK:         tensor.insert_slice %[[C]] into %[[FIRST]][1, 0, 0] [1, %{{.*}}, 4] [1, 1, 1]
+func.func @stack(%h: tensor<?x4xf32>, %c: tensor<?x4xf32>) -> tensor<2x?x4xf32> {
+  %0 = seq.stack %h, %c : tensor<?x4xf32>, tensor<?x4xf32> -> tensor<2x?x4xf32>
+  return %0 : tensor<2x?x4xf32>
+}

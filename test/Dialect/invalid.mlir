@@ -1489,3 +1489,35 @@ func.func @attention_key_mask_steps(%q: tensor<?x5x1x4xf32>, %k: tensor<?x7x1x4x
   %0 = seq.attention dot %q, %k, %k key_mask(%m : tensor<?x5xf32>) : tensor<?x5x1x4xf32>, tensor<?x7x1x4xf32>, tensor<?x7x1x4xf32> -> tensor<?x5x1x4xf32>
   return
 }
+
+// -----
+
+func.func @stack_shape(%a: tensor<?x4xf32>, %b: tensor<?x3xf32>) {
+  // expected-error @+1 {{'seq.stack' op input 1 axis 1 (3) must equal input 0 axis 1 (4)}}
+  %0 = seq.stack %a, %b : tensor<?x4xf32>, tensor<?x3xf32> -> tensor<2x?x4xf32>
+  return
+}
+
+// -----
+
+func.func @stack_rank(%a: tensor<?x4xf32>, %b: tensor<?x4x1xf32>) {
+  // expected-error @+1 {{'seq.stack' op input 1 must have rank 2, got 'tensor<?x4x1xf32>'}}
+  %0 = seq.stack %a, %b : tensor<?x4xf32>, tensor<?x4x1xf32> -> tensor<2x?x4xf32>
+  return
+}
+
+// -----
+
+func.func @stack_result(%a: tensor<?x4xf32>) {
+  // expected-error @+1 {{'seq.stack' op result shape (3, ?, 4) does not match the expected (2, ?, 4)}}
+  %0 = seq.stack %a, %a : tensor<?x4xf32>, tensor<?x4xf32> -> tensor<3x?x4xf32>
+  return
+}
+
+// -----
+
+func.func @stack_none() {
+  // expected-error @+1 {{'seq.stack' op needs at least one input}}
+  %0 = "seq.stack"() : () -> tensor<0x4xf32>
+  return
+}

@@ -166,7 +166,8 @@ Value lowerSpatial(LinalgBuilder &lb, mlir::Operation *op);
 Value lowerGlobalPool(LinalgBuilder &lb, Value x, bool isMax, bool keepdims,
                       mlir::RankedTensorType resultType, Value mask = nullptr);
 
-/// Lowers seq.merge and seq.concatenate (Merge.cpp); null for other ops.
+/// Lowers seq.merge, seq.concatenate and seq.stack (Merge.cpp); null for
+/// other ops.
 Value lowerMerge(LinalgBuilder &lb, mlir::Operation *op);
 
 /// Lowers seq.matmul and seq.attention (Attention.cpp); null for other ops.

@@ -1,6 +1,6 @@
 // Keras' merge layers: seq.merge as one elementwise linalg.generic over all
-// its inputs, seq.concatenate as each input inserted into its slice of the
-// result.
+// its inputs, seq.concatenate (and seq.stack) as each input inserted into
+// its slice of the result.
 #include "LinalgBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -56,6 +56,23 @@ Value seq::lowering::lowerMerge(LinalgBuilder &lb, Operation *op) {
                         b, l, b.getF32FloatAttr(static_cast<float>(count)));
                     return arith::DivFOp::create(b, l, acc, n);
                   });
+  }
+  if (auto stack = dyn_cast<StackOp>(op)) {
+    // Each input into its slice (i, ...) of the result.
+    ValueRange inputs = stack.getInputs();
+    SmallVector<OpFoldResult> sizes = lb.dims(inputs[0]);
+    sizes.insert(sizes.begin(), lb.b.getIndexAttr(inputs.size()));
+    Value result = lb.empty(sizes);
+    for (auto [i, input] : llvm::enumerate(inputs)) {
+      SmallVector<OpFoldResult> offsets(sizes.size(), lb.b.getIndexAttr(0));
+      offsets[0] = lb.b.getIndexAttr(i);
+      SmallVector<OpFoldResult> slice(sizes);
+      slice[0] = lb.b.getIndexAttr(1);
+      SmallVector<OpFoldResult> strides(sizes.size(), lb.b.getIndexAttr(1));
+      result = tensor::InsertSliceOp::create(lb.b, lb.loc, input, result, offsets, slice,
+                                             strides);
+    }
+    return result;
   }
   auto concat = dyn_cast<ConcatenateOp>(op);
   if (!concat)

@@ -261,6 +261,40 @@ Expected<Value> linkedState(const LayerConfig &layer,
   return it->second.value;
 }
 
+/// The initial state of recurrent `layer` from `states`, values of
+/// (batch, units) in Keras' order (LSTM: h then c), as one (states, batch,
+/// units) seq.stack; or an error naming what does not fit.
+Expected<Value> stackedState(OpBuilder &builder, const LayerConfig &layer,
+                             ArrayRef<Value> states, Value linked, bool stateful) {
+  StringRef cls = layer.getClassName();
+  int64_t count = cls == "LSTM" ? 2 : 1;
+  if (linked || stateful)
+    return layer.error(stateful ? "keeps its state (stateful=True) and is given an "
+                                  "initial_state: not supported"
+                                : "takes its initial_state from several places: not "
+                                  "supported");
+  Expected<int64_t> units = layer.getSize("units");
+  if (!units)
+    return units.takeError();
+  if (static_cast<int64_t>(states.size()) != count)
+    return layer.error("reads " + Twine(states.size() + 1) + " inputs: a " + cls +
+                       " reads its sequence and, as initial_state, " + Twine(count) +
+                       " state(s) of (batch, " + Twine(*units) + ")");
+  ArrayRef<int64_t> first = cast<RankedTensorType>(states[0].getType()).getShape();
+  for (Value state : states) {
+    ArrayRef<int64_t> shape = cast<RankedTensorType>(state.getType()).getShape();
+    if (shape.size() != 2 || shape[1] != *units || shapes::conflict(shape[0], first[0]))
+      return layer.error("initial_state has shape " + shapes::format(shape) +
+                         ", expected (batch, " + Twine(*units) + ")");
+  }
+  SmallVector<int64_t> stacked{count, first[0], *units};
+  return StackOp::create(builder,
+                         NameLoc::get(builder.getStringAttr(layer.getName() + "/initial_state")),
+                         RankedTensorType::get(stacked, builder.getF32Type()),
+                         ValueRange(states))
+      .getResult();
+}
+
 /// The shape (batch axis included) one of several inputs records: every
 /// size known but the batch's and the time axis' (axis 1); a stateful
 /// model's batch too.
@@ -497,6 +531,17 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
     Expected<Value> initialState = linkedState(layer, stateReads, finalStates);
     if (!initialState)
       return initialState.takeError();
+    // A recurrent layer's initial_state given as other values (the model's
+    // inputs, in a decoder saved for inference): stacked into one.
+    if (handsStatesOn(layer.getClassName()) && inputs.size() > 1) {
+      Expected<Value> stacked = stackedState(builder, layer, ArrayRef(inputs).drop_front(),
+                                             *initialState, isStateful(layer));
+      if (!stacked)
+        return stacked.takeError();
+      initialState = *stacked;
+      inputs.resize(1);
+      masks.resize(1);
+    }
     bool keepFinal = layer.areStatesRead();
     if (keepFinal && !handsStatesOn(layer.getClassName()))
       return layer.error("its return_state states are read by another layer: only "

@@ -293,6 +293,18 @@ Expected<Tensor> evaluate(MergeOp op, const Operands &in) {
   return merge(*inputs, kernelMergeKind(op.getKind()));
 }
 
+Expected<Tensor> evaluate(StackOp op, const Operands &in) {
+  Expected<std::vector<const Tensor *>> inputs = mergeInputs(op, in, -1);
+  if (!inputs)
+    return inputs.takeError();
+  Tensor y;
+  y.shape = (*inputs)[0]->shape;
+  y.shape.insert(y.shape.begin(), static_cast<int64_t>(inputs->size()));
+  for (const Tensor *t : *inputs)
+    y.data.insert(y.data.end(), t->data.begin(), t->data.end());
+  return y;
+}
+
 Expected<Tensor> evaluate(MatMulOp op, const Operands &in) {
   const Tensor &a = in(op.getA()), &b = in(op.getB());
   bool t = op.getTransposeB();
@@ -639,7 +651,7 @@ Expected<Tensor> evaluateOp(Operation *op, ValueLookup lookup,
           [&](auto op) { return evaluate(op, in, finalState); })
       .Case<BidirectionalOp, Conv1DOp, BatchNormOp, LayerNormOp, GroupNormOp,
             UnitNormOp, RMSNormOp, ActivationOp, ReluOp, PReluOp, MergeOp,
-            ConcatenateOp, MatMulOp, AttentionOp>([&](auto op) { return evaluate(op, in); })
+            ConcatenateOp, StackOp, MatMulOp, AttentionOp>([&](auto op) { return evaluate(op, in); })
       .Case<MaxPool1DOp>([&](MaxPool1DOp op) {
         return evaluatePool(op, in(op.getInput()), maxPool1d);
       })

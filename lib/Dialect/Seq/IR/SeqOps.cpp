@@ -662,6 +662,28 @@ LogicalResult MergeOp::verify() {
   return check.result(expected);
 }
 
+LogicalResult StackOp::verify() {
+  Check check(*this);
+  OperandRange inputs = getInputs();
+  if (inputs.empty())
+    return emitOpError("needs at least one input");
+  ArrayRef<int64_t> first = Check::shape(inputs[0]);
+  SmallVector<int64_t> expected{static_cast<int64_t>(inputs.size())};
+  expected.append(first.begin(), first.end());
+  for (auto [i, input] : llvm::enumerate(inputs.drop_front())) {
+    if (failed(check.rank(input, "input " + std::to_string(i + 1), first.size())))
+      return failure();
+    for (auto [axis, size] : llvm::enumerate(Check::shape(input))) {
+      if (failed(check.dim("input " + Twine(i + 1) + " axis " + Twine(axis), size,
+                           "input 0 axis " + Twine(axis), first[axis])))
+        return failure();
+      if (expected[axis + 1] == kDynamic)
+        expected[axis + 1] = size;
+    }
+  }
+  return check.result(expected);
+}
+
 LogicalResult MatMulOp::verify() {
   Check check(*this);
   if (failed(check.rank(getA(), "a", 3)) || failed(check.rank(getB(), "b", 3)))

@@ -225,6 +225,20 @@ def Seq_AttentionOp : Seq_TensorOp<"attention", [AttrSizedOperandSegments]> {
   }];
 }
 
+def Seq_StackOp : Seq_TensorOp<"stack"> {
+  let summary = "Tensors of one shape stacked along a new leading axis";
+  let description = [{
+    `n` inputs of one shape `(d0, ...)` give `(n, d0, ...)`: the states a
+    recurrent layer's `initial_state` takes, `(states, batch, units)`, when
+    they are model inputs.
+  }];
+  let arguments = (ins Variadic<Seq_F32Tensor>:$inputs);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $inputs attr-dict `:` type($inputs) `->` type($output)
+  }];
+}
+
 def Seq_TimeDistributedOp : Seq_TensorOp<"time_distributed",
     [SingleBlock]> {
   let summary = "Keras TimeDistributed: applies its body to every timestep";
