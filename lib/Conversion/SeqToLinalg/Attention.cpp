@@ -160,16 +160,17 @@ Value lowerAttention(LinalgBuilder &lb, AttentionOp op) {
     maps.push_back(map(lb, 5, {f}));
   }
   maps.push_back(map(lb, 5, {b, h, i, j}));
-  Value init = lb.full({lb.dimOfr(q, 0), lb.dimOfr(q, 2), lb.dimOfr(q, 1), lb.dimOfr(k, 1)},
-                       0.0);
+  // headMatmuls zeroes each slice it computes: its result needs no fill.
+  SmallVector<OpFoldResult> scoreSizes{lb.dimOfr(q, 0), lb.dimOfr(q, 2), lb.dimOfr(q, 1),
+                                       lb.dimOfr(k, 1)};
   SmallVector<utils::IteratorType> reduceAxis3 = loops(5, 0);
   reduceAxis3[3] = utils::IteratorType::reduction;
   int64_t heads = qType.getDimSize(2);
   bool staticKeySteps = !ShapedType::isDynamic(kType.getDimSize(1));
   Value scores = !additive && staticKeySteps
-      ? headMatmuls(lb, {q, 2}, {kt, 1, group}, {init, 1}, heads)
+      ? headMatmuls(lb, {q, 2}, {kt, 1, group}, {lb.fresh(scoreSizes), 1}, heads)
       : lb.generic(
-      inputs, init, maps, reduceAxis3, [&](OpBuilder &nb, Location l, ValueRange x) -> Value {
+      inputs, lb.full(scoreSizes, 0.0), maps, reduceAxis3, [&](OpBuilder &nb, Location l, ValueRange x) -> Value {
         Value acc = x.back();
         if (!additive)
           return arith::AddFOp::create(nb, l, acc, arith::MulFOp::create(nb, l, x[0], x[1]));
@@ -244,10 +245,11 @@ Value lowerAttention(LinalgBuilder &lb, AttentionOp op) {
   // one GEMM per batch row and head, or loops (b, i, h, j, c).
   AffineExpr ob = dimE(0), oi = dimE(1), oh = dimE(2), oj = dimE(3), oc = dimE(4);
   AffineExpr ovh = group == 1 ? oh : oh.floorDiv(group);
-  Value out = lb.full({lb.dimOfr(q, 0), lb.dimOfr(q, 1), lb.dimOfr(q, 2), lb.dimOfr(v, 3)}, 0.0);
+  SmallVector<OpFoldResult> outSizes{lb.dimOfr(q, 0), lb.dimOfr(q, 1), lb.dimOfr(q, 2),
+                                     lb.dimOfr(v, 3)};
   if (!ShapedType::isDynamic(cast<RankedTensorType>(v.getType()).getDimSize(3)))
-    return headMatmuls(lb, {weights, 1}, {v, 2, group}, {out, 2}, heads);
-  return lb.generic(ValueRange{weights, v}, out,
+    return headMatmuls(lb, {weights, 1}, {v, 2, group}, {lb.fresh(outSizes), 2}, heads);
+  return lb.generic(ValueRange{weights, v}, lb.full(outSizes, 0.0),
                     {map(lb, 5, {ob, oh, oi, oj}), map(lb, 5, {ob, oj, ovh, oc}),
                      map(lb, 5, {ob, oi, oh, oc})},
                     reduceAxis3, [](OpBuilder &nb, Location l, ValueRange x) -> Value {
