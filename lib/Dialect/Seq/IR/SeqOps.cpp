@@ -89,6 +89,25 @@ public:
   }
 
   /// A 1-D parameter of `size` elements (bias, gamma, ...).
+  /// The shape all of `inputs` share (one input at least), a size known
+  /// from any of them; fails naming the first input and axis that differ.
+  FailureOr<SmallVector<int64_t>> sameShape(ValueRange inputs) {
+    ArrayRef<int64_t> first = shape(inputs[0]);
+    SmallVector<int64_t> joined(first);
+    for (auto [i, input] : llvm::enumerate(inputs.drop_front())) {
+      if (failed(rank(input, "input " + std::to_string(i + 1), first.size())))
+        return failure();
+      for (auto [axis, size] : llvm::enumerate(shape(input))) {
+        if (failed(dim("input " + Twine(i + 1) + " axis " + Twine(axis), size,
+                       "input 0 axis " + Twine(axis), first[axis])))
+          return failure();
+        if (joined[axis] == kDynamic)
+          joined[axis] = size;
+      }
+    }
+    return joined;
+  }
+
   LogicalResult vector(Value v, StringRef name, const Twine &reference,
                        int64_t size) {
     if (failed(rank(v, name, 1)))
@@ -646,20 +665,10 @@ LogicalResult MergeOp::verify() {
   if (getKind() == MergeKind::Subtract && inputs.size() != 2)
     return emitOpError() << "subtract takes exactly two inputs, got "
                          << inputs.size();
-  ArrayRef<int64_t> first = Check::shape(inputs[0]);
-  SmallVector<int64_t> expected(first);
-  for (auto [i, input] : llvm::enumerate(inputs.drop_front())) {
-    if (failed(check.rank(input, "input " + std::to_string(i + 1), first.size())))
-      return failure();
-    for (auto [axis, size] : llvm::enumerate(Check::shape(input))) {
-      if (failed(check.dim("input " + Twine(i + 1) + " axis " + Twine(axis), size,
-                           "input 0 axis " + Twine(axis), first[axis])))
-        return failure();
-      if (expected[axis] == kDynamic)
-        expected[axis] = size;
-    }
-  }
-  return check.result(expected);
+  FailureOr<SmallVector<int64_t>> shape = check.sameShape(inputs);
+  if (failed(shape))
+    return failure();
+  return check.result(*shape);
 }
 
 LogicalResult StackOp::verify() {
@@ -667,20 +676,11 @@ LogicalResult StackOp::verify() {
   OperandRange inputs = getInputs();
   if (inputs.empty())
     return emitOpError("needs at least one input");
-  ArrayRef<int64_t> first = Check::shape(inputs[0]);
+  FailureOr<SmallVector<int64_t>> shape = check.sameShape(inputs);
+  if (failed(shape))
+    return failure();
   SmallVector<int64_t> expected{static_cast<int64_t>(inputs.size())};
-  expected.append(first.begin(), first.end());
-  for (auto [i, input] : llvm::enumerate(inputs.drop_front())) {
-    if (failed(check.rank(input, "input " + std::to_string(i + 1), first.size())))
-      return failure();
-    for (auto [axis, size] : llvm::enumerate(Check::shape(input))) {
-      if (failed(check.dim("input " + Twine(i + 1) + " axis " + Twine(axis), size,
-                           "input 0 axis " + Twine(axis), first[axis])))
-        return failure();
-      if (expected[axis + 1] == kDynamic)
-        expected[axis + 1] = size;
-    }
-  }
+  expected.append(shape->begin(), shape->end());
   return check.result(expected);
 }
 
