@@ -133,31 +133,22 @@ Expected<Value> emitEinsumDense(EmitContext &c) {
     bias = *b;
   }
 
-  // The axes after the batch axis, as reshape targets (one may be unknown).
-  auto target = [&](ArrayRef<int64_t> sizes) -> Expected<SmallVector<int64_t>> {
-    SmallVector<int64_t> t;
+  // A reshape to `sizes` (the batch axis first; one other may be unknown).
+  auto reshape = [&](Value x, ArrayRef<int64_t> sizes, StringRef part) -> Expected<Value> {
+    SmallVector<int64_t> target;
     for (int64_t s : sizes.drop_front())
-      t.push_back(s == kDynamic ? -1 : s);
-    if (llvm::count(t, -1) > 1)
+      target.push_back(s == kDynamic ? -1 : s);
+    if (llvm::count(target, -1) > 1)
       return layer.error("keeps two input axes of unknown size: give the model a "
                          "fixed input shape");
-    return t;
-  };
-  auto reshape = [&](Value x, ArrayRef<int64_t> sizes, Location loc) -> Expected<Value> {
-    Expected<SmallVector<int64_t>> t = target(sizes);
-    if (!t)
-      return t.takeError();
-    return ReshapeOp::create(c.builder, loc, tensorType(c.builder, sizes), x,
-                             c.builder.getDenseI64ArrayAttr(*t))
-        .getResult();
+    return reshapeTo(c, x, target, part);
   };
   SmallVector<int64_t> rows(in.drop_back(contracted));
-  Location partLoc = layerLoc(c.builder, layer.getName() + "/flat");
   Value x = c.input;
   if (contracted != 1) {
     SmallVector<int64_t> flat(rows);
     flat.push_back(k);
-    Expected<Value> r = reshape(x, flat, partLoc);
+    Expected<Value> r = reshape(x, flat, "flat");
     if (!r)
       return r.takeError();
     x = *r;
@@ -167,13 +158,18 @@ Expected<Value> emitEinsumDense(EmitContext &c) {
   SmallVector<int64_t> out(rows);
   out.append(appendedSizes);
   bool unflatten = ArrayRef<int64_t>(dense) != ArrayRef<int64_t>(out);
-  Value y = DenseOp::create(c.builder, unflatten ? partLoc : c.loc,
+  Value y = DenseOp::create(c.builder,
+                            unflatten ? layerLoc(c.builder, layer.getName() + "/flat") : c.loc,
                             tensorType(c.builder, dense), x, *kernel, bias, act->kind,
                             act->alpha)
                 .getResult();
   if (!unflatten)
     return y;
-  return reshape(y, out, c.loc);
+  // The layer's last op carries its location.
+  Expected<Value> unflattened = reshape(y, out, "unflat");
+  if (unflattened)
+    unflattened->getDefiningOp()->setLoc(c.loc);
+  return unflattened;
 }
 
 } // namespace seq::keras

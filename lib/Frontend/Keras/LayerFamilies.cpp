@@ -228,7 +228,7 @@ Value reshapeTo(EmitContext &c, Value x, ArrayRef<int64_t> target,
   std::string error;
   std::optional<SmallVector<int64_t>> shape =
       shapes::reshape(shapeOf(x), target, error);
-  assert(shape && "the reshapes here only add or drop a size-1 axis");
+  assert(shape && "callers reshape to sizes that fit the input");
   return ReshapeOp::create(
              c.builder, layerLoc(c.builder, c.layer.getName() + "/" + part.str()),
              tensorType(c.builder, *shape), x,

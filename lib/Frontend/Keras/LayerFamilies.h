@@ -120,7 +120,8 @@ Expected<std::pair<Value, bool>> channelsLastInput(EmitContext &c,
                                                    int64_t spatial);
 
 /// seq.reshape of `x` to (batch, target...) at "<layer>/<part>"; one target
-/// size may be -1 (the 1-D convolutions' one-column 2-D form and back).
+/// size may be -1 (the 1-D convolutions' one-column 2-D form and back,
+/// EinsumDense's flattened axes). The target must fit `x`.
 Value reshapeTo(EmitContext &c, Value x, ArrayRef<int64_t> target,
                 StringRef part);
 
