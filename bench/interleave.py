@@ -52,6 +52,24 @@ def openvino_model(proto):
                                "INFERENCE_PRECISION_HINT": "f32"})
 
 
+def compile_aot(build, model_path, lib_path):
+    """seq-compile MODEL -o LIB.so with the build's seq-compile."""
+    import subprocess
+    subprocess.run([os.path.join(build, "bin", "seq-compile"), model_path, "-o", lib_path],
+                   check=True)
+
+
+def require_close(outputs, want, batch, tolerance=1e-4):
+    """Exits unless every engine's output ({name: array}) is within
+    `tolerance` of Keras' prediction `want`."""
+    import sys
+    import numpy as np
+    for name, got in outputs.items():
+        err = float(np.max(np.abs(np.asarray(got).reshape(want.shape) - want)))
+        if err > tolerance:
+            sys.exit("%s differs from Keras by %g at batch %d" % (name, err, batch))
+
+
 class SeqcAot:
     """A seqc AOT library's model instance for `batch` rows of `steps` steps
     (seqc_model_create_sized), called as (x, y) -> y through ctypes."""

@@ -24,12 +24,11 @@ onnxruntime openvino.
 """
 import json
 import os
-import subprocess
-import sys
 import tempfile
 
-from interleave import (SeqcAot, interleaved, onnx_runtime_session, openvino_model,
-                        parse_and_pin, print_table, summarize)
+from interleave import (SeqcAot, compile_aot, interleaved, onnx_runtime_session,
+                        openvino_model, parse_and_pin, print_table, require_close,
+                        summarize)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 T, D, HEADS, KEY_DIM, FFN = 64, 128, 4, 32, 256
@@ -121,7 +120,7 @@ def main():
     path = os.path.join(work, "encoder_block.keras")
     keras_model = make_model(path)
     lib = os.path.join(work, "libencoder.so")
-    subprocess.run([os.path.join(args.build, "bin", "seq-compile"), path, "-o", lib], check=True)
+    compile_aot(args.build, path, lib)
     proto = onnx_model(keras_model).SerializeToString()
     session = onnx_runtime_session(proto)
     request = openvino_model(proto).create_infer_request()
@@ -141,10 +140,7 @@ def main():
         outputs = {"seqc AOT": seqc(x, y).copy(),
                    "ONNX Runtime": session.run(None, {"x": x})[0],
                    "OpenVINO": next(iter(request.infer({"x": x}).values()))}
-        for name, got in outputs.items():
-            err = float(np.max(np.abs(np.asarray(got).reshape(want.shape) - want)))
-            if err > 1e-4:
-                sys.exit("%s differs from Keras by %g at batch %d" % (name, err, batch))
+        require_close(outputs, want, batch)
         times = interleaved(engines, args.rounds, args.burst)
         rows.append(summarize({"batch": batch}, times, "seqc AOT"))
 

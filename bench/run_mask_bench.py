@@ -30,12 +30,11 @@ environment: pip install tensorflow-cpu tf-keras onnx onnxruntime openvino.
 """
 import json
 import os
-import subprocess
-import sys
 import tempfile
 
-from interleave import (SeqcAot, interleaved, onnx_runtime_session, openvino_model,
-                        parse_and_pin, print_table, summarize)
+from interleave import (SeqcAot, compile_aot, interleaved, onnx_runtime_session,
+                        openvino_model, parse_and_pin, print_table, require_close,
+                        summarize)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 T, F, U = 100, 128, 256
@@ -128,7 +127,7 @@ def main():
     path = os.path.join(work, "masked_lstm.h5")
     keras_model = make_model(path)
     lib = os.path.join(work, "libmasked.so")
-    subprocess.run([os.path.join(args.build, "bin", "seq-compile"), path, "-o", lib], check=True)
+    compile_aot(args.build, path, lib)
     proto = onnx_model(keras_model).SerializeToString()
     session = onnx_runtime_session(proto)
     compiled = openvino_model(onnx_model(keras_model, last_from_sequence=True).SerializeToString())
@@ -149,10 +148,7 @@ def main():
         outputs = {"seqc AOT": seqc(x, y).copy(),
                    "ONNX Runtime": session.run(None, {"x": x, "lengths": lengths})[0],
                    "OpenVINO": next(iter(request.infer({"x": x, "lengths": lengths}).values()))}
-        for name, got in outputs.items():
-            err = float(np.max(np.abs(np.asarray(got).reshape(want.shape) - want)))
-            if err > 1e-4:
-                sys.exit("%s differs from Keras by %g at batch %d" % (name, err, batch))
+        require_close(outputs, want, batch)
         times = interleaved(engines, args.rounds, args.burst)
         rows.append(summarize({"batch": batch, "true_lengths": [int(n) for n in lengths]},
                               times, "seqc AOT"))
