@@ -30,6 +30,11 @@ llvm_config.add_tool_substitutions(
 if "address" in getattr(config, "seq_sanitize", ""):
     config.available_features.add("asan")
 
+# A portable AOT library (x86-64-v3 + x86-64-v4 code) is built on x86-64 hosts.
+import platform
+if platform.machine() == "x86_64":
+    config.available_features.add("x86_64")
+
 import shutil
 if shutil.which("chromium"):
     config.available_features.add("chromium")

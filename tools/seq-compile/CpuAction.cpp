@@ -40,9 +40,10 @@ cl::opt<Toggle> jit("jit",
                                clEnumValN(Toggle::Off, "off", "use eager")),
                     cl::init(Toggle::On), cl::cat(seqc::seqCompileCategory));
 cl::opt<std::string> cpu("cpu",
-                         cl::desc("Target CPU of -o lib.so / --emit=obj|llvm "
-                                  "(LLVM name, e.g. znver4; default: this "
-                                  "machine's)"),
+                         cl::desc("Target CPU of -o lib.so / --emit=obj|llvm: "
+                                  "portable (the default: x86-64-v3 code plus "
+                                  "AVX-512 code picked at load time), native "
+                                  "(this machine's) or an LLVM name, e.g. znver4"),
                          cl::value_desc("name"), cl::init(""),
                          cl::cat(seqc::seqCompileCategory));
 cl::opt<std::string> header("header",

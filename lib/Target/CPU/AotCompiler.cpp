@@ -15,6 +15,9 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -22,6 +25,7 @@
 #include "llvm/Target/TargetMachine.h"
 
 #include <algorithm>
+#include <optional>
 #include <cstdlib>
 
 using namespace mlir;
@@ -181,10 +185,11 @@ std::string replaceAll(std::string text, StringRef key, StringRef value) {
   return text;
 }
 
-/// The public header: the fixed template with numbers and whitelisted names
-/// only. Nothing from the model file (metadata, names) goes into it.
+/// The public header: the fixed template with numbers, whitelisted names
+/// and `target` (targetText) only. Nothing from the model file (metadata,
+/// names) goes into it.
 std::string publicHeader(const seq::cpu::ModelSignature &s, StringRef headerPath,
-                         StringRef libraryPath, StringRef cpu,
+                         StringRef libraryPath, StringRef target,
                          const seq::cpu::AotOptions &options) {
   std::string name = whitelisted(llvm::sys::path::filename(headerPath));
   std::string guard = "SEQC_";
@@ -204,7 +209,7 @@ std::string publicHeader(const seq::cpu::ModelSignature &s, StringRef headerPath
   };
   text = replaceAll(text, "@INPUTS@", shapes(s.io.inputs));
   text = replaceAll(text, "@OUTPUTS@", shapes(s.io.outputs));
-  text = replaceAll(text, "@TARGET_CPU@", whitelisted(cpu));
+  text = replaceAll(text, "@TARGET_CPU@", target);
   text = replaceAll(text, "@LIBRARY@",
                     whitelisted(llvm::sys::path::filename(libraryPath)));
   text = replaceAll(text, "@DEFAULT_BATCH@", std::to_string(defaultBatch(s, options)));
@@ -228,6 +233,98 @@ Error emitObject(llvm::Module &m, llvm::TargetMachine &tm,
   return Error::success();
 }
 
+/// One compilation of the model inside a library: for the CPU `cpu`, its
+/// entry named `entry`.
+struct CodeVariant {
+  std::string cpu;
+  std::string entry;
+};
+
+/// A portable library (the default, on an x86-64 host): x86-64-v3 code
+/// (AVX2, any x86-64 CPU since 2015) and x86-64-v4 code (AVX-512), behind a
+/// seqc_model_predict that picks one when called (runtime/seqc_cpu.c). Any
+/// other `cpu` ("native" included) is one variant.
+std::vector<CodeVariant> codeVariants(StringRef cpu) {
+  bool x86Host = llvm::Triple(llvm::sys::getProcessTriple()).getArch() ==
+                 llvm::Triple::x86_64;
+  if ((cpu.empty() || cpu == "portable") && x86Host)
+    return {{"x86-64-v3", "seqc_model_predict_x86_64_v3"},
+            {"x86-64-v4", "seqc_model_predict_x86_64_v4"}};
+  return {{cpu == "portable" ? "" : cpu.str(), "seqc_model_predict"}};
+}
+
+/// What the header says the library runs on (names are LLVM's, never the
+/// model file's).
+std::string targetText(const std::vector<CodeVariant> &variants,
+                       const llvm::TargetMachine &baseline) {
+  if (variants.size() == 1)
+    return whitelisted(baseline.getTargetCPU());
+  return "portable: x86-64-v3 (AVX2) code, and x86-64-v4\n"
+         " *           (AVX-512) code that runs where the CPU has AVX-512\n"
+         " *           (SEQC_CPU=x86-64-v3 in the environment forces the former)";
+}
+
+/// Links `code` (another variant of the model) into `into`: everything but
+/// its entry is internal (renamed where names meet), and each constant it
+/// has twice (the weights: every variant packs them alike) is kept once.
+Error linkVariant(llvm::Module &into, std::unique_ptr<llvm::Module> code) {
+  for (llvm::Module *m : {&into, code.get()})
+    for (llvm::GlobalValue &gv : m->global_values()) {
+      if (gv.isDeclaration() || gv.getName().starts_with("seqc_model_predict"))
+        continue;
+      gv.setLinkage(llvm::GlobalValue::InternalLinkage);
+      if (auto *var = llvm::dyn_cast<llvm::GlobalVariable>(&gv);
+          var && var->isConstant())
+        var->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    }
+  if (llvm::Linker::linkModules(into, std::move(code)))
+    return failure("linking the model's code variants failed");
+  // Constants are uniqued per LLVMContext: equal weights share a pointer.
+  llvm::DenseMap<std::pair<llvm::Constant *, unsigned>, llvm::GlobalVariable *> kept;
+  for (llvm::GlobalVariable &var : llvm::make_early_inc_range(into.globals())) {
+    if (!var.isConstant() || !var.hasLocalLinkage() || !var.hasInitializer() ||
+        !var.hasGlobalUnnamedAddr() || var.hasSection())
+      continue;
+    auto key = std::make_pair(var.getInitializer(), unsigned(var.getAlign().valueOrOne().value()));
+    auto [it, inserted] = kept.try_emplace(key, &var);
+    if (inserted)
+      continue;
+    var.replaceAllUsesWith(it->second);
+    var.eraseFromParent();
+  }
+  return Error::success();
+}
+
+/// seqc_model_predict: calls the x86-64-v4 variant's entry where the CPU
+/// has AVX-512, else the x86-64-v3 one's.
+void addDispatchEntry(llvm::Module &m, const std::vector<CodeVariant> &variants) {
+  llvm::LLVMContext &ctx = m.getContext();
+  llvm::PointerType *ptr = llvm::PointerType::getUnqual(ctx);
+  auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr, ptr},
+                                       false);
+  auto *entry = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
+                                       "seqc_model_predict", m);
+  entry->addFnAttr("target-cpu", variants.front().cpu);
+  llvm::FunctionCallee hasAvx512 = m.getOrInsertFunction(
+      "seqc_cpu_has_avx512", llvm::FunctionType::get(llvm::Type::getInt32Ty(ctx), false));
+  auto *start = llvm::BasicBlock::Create(ctx, "entry", entry);
+  auto *wide = llvm::BasicBlock::Create(ctx, "avx512", entry);
+  auto *narrow = llvm::BasicBlock::Create(ctx, "avx2", entry);
+  llvm::IRBuilder<> b(start);
+  b.CreateCondBr(b.CreateICmpNE(b.CreateCall(hasAvx512), b.getInt32(0)), wide, narrow);
+  llvm::SmallVector<llvm::Value *> args;
+  for (llvm::Argument &arg : entry->args())
+    args.push_back(&arg);
+  for (auto [block, variant] : {std::pair{wide, &variants[1]},
+                                std::pair{narrow, &variants[0]}}) {
+    b.SetInsertPoint(block);
+    llvm::Function *callee = m.getFunction(variant->entry);
+    b.CreateCall(callee, args);
+    b.CreateRetVoid();
+    callee->setLinkage(llvm::GlobalValue::InternalLinkage);
+  }
+}
+
 } // namespace
 
 std::string seq::cpu::defaultHeaderPath(StringRef outputPath) {
@@ -239,20 +336,37 @@ std::string seq::cpu::defaultHeaderPath(StringRef outputPath) {
 Error seq::cpu::compileAot(ModuleOp module, AotArtifact kind,
                            StringRef outputPath, StringRef headerPath,
                            const AotOptions &options) {
-  llvm::Expected<LoweredModel> lowered = lowerModel(module, options.fuse);
-  if (!lowered)
-    return lowered.takeError();
-  const ModelSignature &signature = lowered->signature;
-
-  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm =
-      createTargetMachine(options.cpu);
-  if (!tm)
-    return tm.takeError();
+  std::vector<CodeVariant> variants = codeVariants(options.cpu);
   llvm::LLVMContext context;
-  llvm::Expected<std::unique_ptr<llvm::Module>> llvmModule =
-      translateToLLVMIR(*lowered->module, context, **tm);
-  if (!llvmModule)
-    return llvmModule.takeError();
+  std::unique_ptr<llvm::Module> linked;
+  std::unique_ptr<llvm::TargetMachine> baseline;
+  std::optional<ModelSignature> lowestSignature;
+  for (const CodeVariant &variant : variants) {
+    llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm =
+        createTargetMachine(variant.cpu);
+    if (!tm)
+      return tm.takeError();
+    llvm::Expected<LoweredModel> lowered =
+        lowerModel(module, options.fuse, VectorTarget::of(**tm));
+    if (!lowered)
+      return lowered.takeError();
+    llvm::Expected<std::unique_ptr<llvm::Module>> code =
+        translateToLLVMIR(*lowered->module, context, **tm);
+    if (!code)
+      return code.takeError();
+    seq::cpu::addPredictEntry(**code, lowered->signature, variant.entry);
+    if (!linked) {
+      linked = std::move(*code);
+      baseline = std::move(*tm);
+      lowestSignature = std::move(lowered->signature);
+      continue;
+    }
+    if (Error e = linkVariant(*linked, std::move(*code)))
+      return e;
+  }
+  if (variants.size() > 1)
+    addDispatchEntry(*linked, variants);
+  const ModelSignature &signature = *lowestSignature;
   for (const std::vector<seq::ModelPort> *ports :
        {&signature.io.inputs, &signature.io.outputs}) {
     if (ports->size() > kMaxAotPorts)
@@ -265,18 +379,17 @@ Error seq::cpu::compileAot(ModuleOp module, AotArtifact kind,
                        llvm::Twine(port.shape.size()) +
                        "; an AOT library supports at most " + llvm::Twine(kMaxAotRank));
   }
-  addModelData(**llvmModule, signature, metadataToJson(module), options);
-  seq::cpu::addPredictEntry(**llvmModule, signature);
+  addModelData(*linked, signature, metadataToJson(module), options);
   // Only the C API leaves the library: several models can live in one
   // process without their code or allocation hooks meeting.
-  for (llvm::GlobalValue &gv : (*llvmModule)->global_values())
+  for (llvm::GlobalValue &gv : linked->global_values())
     if (!gv.isDeclaration() && !gv.hasLocalLinkage())
       gv.setVisibility(llvm::GlobalValue::HiddenVisibility);
 
   if (kind == AotArtifact::LLVMIR) {
     std::string text;
     llvm::raw_string_ostream os(text);
-    (*llvmModule)->print(os, nullptr);
+    linked->print(os, nullptr);
     return writeFileAtomically(outputPath, text);
   }
 
@@ -284,13 +397,12 @@ Error seq::cpu::compileAot(ModuleOp module, AotArtifact kind,
   if (!dir)
     return dir.takeError();
   llvm::SmallString<0> object;
-  if (Error e = emitObject(**llvmModule, **tm, object))
+  if (Error e = emitObject(*linked, *baseline, object))
     return e;
   std::string header =
       headerPath.empty() ? defaultHeaderPath(outputPath) : headerPath.str();
-  std::string cpuName = (*tm)->getTargetCPU().str();
   std::string headerText =
-      publicHeader(signature, header, outputPath, cpuName, options);
+      publicHeader(signature, header, outputPath, targetText(variants, *baseline), options);
   for (auto [name, bytes] : std::initializer_list<std::pair<StringRef, StringRef>>{
            {"model.o", StringRef(object.data(), object.size())},
            {"seqc_support.o",

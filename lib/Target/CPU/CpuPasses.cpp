@@ -1,6 +1,7 @@
 // The CPU-specific passes of the lowering pipeline (see Pipeline.cpp).
 #include "seq/Target/CPU/Pipeline.h"
 
+#include "GemmKernel.h"
 #include "PackState.h"
 #include "seq/Dialect/Seq/IR/ModelIO.h"
 
@@ -74,177 +75,59 @@ struct PrepareEntryPass
 };
 
 //===----------------------------------------------------------------------===//
-// GEMM micro-kernel
+// GEMM and buffer clean-up
 //===----------------------------------------------------------------------===//
 
-constexpr int64_t kLanes = 16; // f32 lanes of a 512-bit vector
-
-/// Register blocks: `rows` rows of C times `vectors` vectors of kLanes
-/// columns are kept in registers over the whole K loop. Eight rows by two
-/// vectors use 16 accumulators; a single row takes eight vectors so that a
-/// batch-1 GEMV still has eight independent FMA chains.
-struct Block {
-  int64_t rows, vectors;
-};
-constexpr Block kMainBlock{8, 2};
-constexpr Block kRowBlock{1, 8};
-
-struct Microkernel {
-  OpBuilder &b;
-  Location loc;
-  Value A, B, C;
-  VectorType vec;
-
-  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value addIndex(Value x, int64_t v) {
-    return v == 0 ? x : arith::AddIOp::create(b, loc, x, index(v)).getResult();
-  }
-
-  /// Mask for the last vector of a block when it is only `width` lanes wide.
-  Value maskFor(int64_t width) {
-    if (width == kLanes)
-      return nullptr;
-    auto maskType = VectorType::get({kLanes}, b.getI1Type());
-    return vector::ConstantMaskOp::create(b, loc, maskType,
-                                          ArrayRef<int64_t>{width});
-  }
-  Value load(Value mem, ValueRange indices, Value mask) {
-    if (!mask)
-      return vector::LoadOp::create(b, loc, vec, mem, indices);
-    Value zero = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(
-                                                       vec, b.getF32FloatAttr(0)));
-    return vector::MaskedLoadOp::create(b, loc, vec, mem, indices, mask, zero);
-  }
-  void store(Value v, Value mem, ValueRange indices, Value mask) {
-    if (!mask)
-      vector::StoreOp::create(b, loc, v, mem, indices);
-    else
-      vector::MaskedStoreOp::create(b, loc, mem, indices, mask, v);
-  }
-
-  /// C[i0 : i0+rows, j0 : j0 + vectors*kLanes] += A[rows, :] @ B[:, cols],
-  /// the last vector `lastWidth` lanes wide.
-  void emitBlock(Value i0, int64_t rows, Value j0, int64_t vectors,
-                 int64_t lastWidth, Value k) {
-    Value mask = maskFor(lastWidth);
-    auto maskOf = [&](int64_t v) { return v + 1 == vectors ? mask : nullptr; };
-    SmallVector<Value> rowIndex, colIndex;
-    for (int64_t r = 0; r < rows; ++r)
-      rowIndex.push_back(addIndex(i0, r));
-    for (int64_t v = 0; v < vectors; ++v)
-      colIndex.push_back(addIndex(j0, v * kLanes));
-    SmallVector<Value> acc;
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t v = 0; v < vectors; ++v)
-        acc.push_back(load(C, {rowIndex[r], colIndex[v]}, maskOf(v)));
-    auto loop = scf::ForOp::create(
-        b, loc, index(0), k, index(1), acc,
-        [&](OpBuilder &nb, Location l, Value kk, ValueRange iters) {
-          Microkernel inner{nb, l, A, B, C, vec};
-          SmallVector<Value> bv;
-          for (int64_t v = 0; v < vectors; ++v)
-            bv.push_back(inner.load(B, {kk, colIndex[v]}, maskOf(v)));
-          SmallVector<Value> next;
-          for (int64_t r = 0; r < rows; ++r) {
-            Value a = memref::LoadOp::create(nb, l, A, ValueRange{rowIndex[r], kk});
-            Value splat = vector::BroadcastOp::create(nb, l, vec, a);
-            for (int64_t v = 0; v < vectors; ++v)
-              next.push_back(vector::FMAOp::create(nb, l, splat, bv[v],
-                                                   iters[r * vectors + v]));
-          }
-          scf::YieldOp::create(nb, l, next);
-        });
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t v = 0; v < vectors; ++v)
-        store(loop.getResult(r * vectors + v), C, {rowIndex[r], colIndex[v]},
-              maskOf(v));
-  }
-
-  /// All column blocks of the row block starting at i0.
-  void emitRowBlock(Value i0, Block block, int64_t n, Value k) {
-    int64_t width = block.vectors * kLanes;
-    int64_t full = n / width, tail = n % width;
-    if (full > 0)
-      scf::ForOp::create(b, loc, index(0), index(full * width), index(width),
-                         ValueRange{},
-                         [&](OpBuilder &nb, Location l, Value j0, ValueRange) {
-                           Microkernel inner{nb, l, A, B, C, vec};
-                           inner.emitBlock(i0, block.rows, j0, block.vectors,
-                                           kLanes, k);
-                           scf::YieldOp::create(nb, l);
-                         });
-    if (tail > 0) {
-      int64_t vectors = (tail + kLanes - 1) / kLanes;
-      emitBlock(i0, block.rows, index(full * width), vectors,
-                tail - (vectors - 1) * kLanes, k);
-    }
-  }
-
-  void emit(int64_t n) {
-    Value m = memref::DimOp::create(b, loc, C, 0);
-    Value k = memref::DimOp::create(b, loc, A, 1);
-    Value rows = index(kMainBlock.rows);
-    Value mainRows = arith::MulIOp::create(
-        b, loc, arith::DivUIOp::create(b, loc, m, rows), rows);
-    scf::ForOp::create(b, loc, index(0), mainRows, rows, ValueRange{},
-                       [&](OpBuilder &nb, Location l, Value i0, ValueRange) {
-                         Microkernel inner{nb, l, A, B, C, vec};
-                         inner.emitRowBlock(i0, kMainBlock, n, k);
-                         scf::YieldOp::create(nb, l);
-                       });
-    scf::ForOp::create(b, loc, mainRows, m, index(1), ValueRange{},
-                       [&](OpBuilder &nb, Location l, Value i, ValueRange) {
-                         Microkernel inner{nb, l, A, B, C, vec};
-                         inner.emitRowBlock(i, kRowBlock, n, k);
-                         scf::YieldOp::create(nb, l);
-                       });
-  }
-};
-
-bool unitInnerStride(Value v) {
-  auto type = dyn_cast<MemRefType>(v.getType());
-  return type && type.getElementType().isF32() && type.getRank() == 2 &&
-         type.isLastDimUnitStride();
-}
-
 /// f32 linalg.matmul on buffers becomes register-blocked scf loops of
-/// vector FMAs (the N extent must be static: it is a weight's width);
-/// memref.copy becomes linalg.copy so it lowers to loops, not to a runtime
-/// library call.
-struct CpuKernelsPass
-    : PassWrapper<CpuKernelsPass, OperationPass<func::FuncOp>> {
+/// vector FMAs for the target's registers (GemmKernel.h; the N extent must
+/// be static: it is a weight's width), reading a constant weight packed at
+/// compile time; memref.copy becomes linalg.copy so it lowers to loops, not
+/// to a runtime library call.
+struct CpuKernelsPass : PassWrapper<CpuKernelsPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CpuKernelsPass)
+  CpuKernelsPass() = default;
+  CpuKernelsPass(const CpuKernelsPass &other) : PassWrapper(other) {}
+  explicit CpuKernelsPass(int64_t bits) { vectorBits = bits; }
   StringRef getArgument() const override { return "seq-cpu-kernels"; }
+  StringRef getDescription() const override {
+    return "f32 matmuls on buffers to register-blocked vector loops (constant "
+           "weights packed into panels), memref copies to loops";
+  }
   void getDependentDialects(DialectRegistry &registry) const override {
     registry.insert<arith::ArithDialect, linalg::LinalgDialect,
                     memref::MemRefDialect, scf::SCFDialect,
                     vector::VectorDialect>();
   }
+  Option<int64_t> vectorBits{
+      *this, "vector-bits",
+      llvm::cl::desc("Vector register width the GEMM is blocked for: 512 "
+                     "(AVX-512), 256 (AVX2) or 128 (NEON/SSE)"),
+      llvm::cl::init(512)};
+
   void runOnOperation() override {
-    SmallVector<linalg::MatmulOp> matmuls;
-    getOperation().walk([&](linalg::MatmulOp op) {
-      if (op.hasPureBufferSemantics() && !op.hasUserDefinedMaps())
-        matmuls.push_back(op);
-    });
-    for (linalg::MatmulOp op : matmuls) {
-      Value A = op.getDpsInputs()[0], B = op.getDpsInputs()[1];
-      Value C = op.getDpsInits()[0];
-      if (!unitInnerStride(A) || !unitInnerStride(B) || !unitInnerStride(C))
-        continue;
-      int64_t n = cast<MemRefType>(C.getType()).getDimSize(1);
-      if (ShapedType::isDynamic(n))
-        continue;
-      OpBuilder b(op);
-      Microkernel kernel{b, op.getLoc(), A, B, C,
-                         VectorType::get({kLanes}, b.getF32Type())};
-      kernel.emit(n);
-      op.erase();
+    std::optional<seq::cpu::VectorTarget> target =
+        seq::cpu::VectorTarget::ofBits(vectorBits);
+    if (!target) {
+      emitError(getOperation().getLoc(),
+                "seq-cpu-kernels: vector-bits must be 128, 256 or 512, not ")
+          << vectorBits.getValue();
+      return signalPassFailure();
     }
+    seq::cpu::PackedWeights weights(getOperation());
+    SmallVector<linalg::MatmulOp> matmuls;
+    getOperation().walk([&](linalg::MatmulOp op) { matmuls.push_back(op); });
+    for (linalg::MatmulOp op : matmuls)
+      seq::cpu::emitGemm(op, *target, weights);
+    for (auto fn : getOperation().getOps<func::FuncOp>())
+      cleanUpBuffers(fn);
+  }
+
+  static void cleanUpBuffers(func::FuncOp fn) {
     // A row-major buffer expands by a reinterpret_cast with suffix-product
     // strides. (expand-strided-metadata crashes on an expand_shape with two
     // dynamic sizes in one group, i.e. (B*T, n) -> (B, T, n) with both dynamic.)
     SmallVector<memref::ExpandShapeOp> expands;
-    getOperation().walk([&](memref::ExpandShapeOp op) {
+    fn.walk([&](memref::ExpandShapeOp op) {
       if (op.getSrcType().getLayout().isIdentity())
         expands.push_back(op);
     });
@@ -273,7 +156,7 @@ struct CpuKernelsPass
     }
 
     SmallVector<memref::CopyOp> copies;
-    getOperation().walk([&](memref::CopyOp op) { copies.push_back(op); });
+    fn.walk([&](memref::CopyOp op) { copies.push_back(op); });
     for (memref::CopyOp op : copies) {
       OpBuilder b(op);
       linalg::CopyOp::create(b, op.getLoc(), ValueRange{op.getSource()},
@@ -437,8 +320,8 @@ struct MathApproximationPass
 std::unique_ptr<Pass> seq::cpu::createPrepareEntryPass() {
   return std::make_unique<PrepareEntryPass>();
 }
-std::unique_ptr<Pass> seq::cpu::createCpuKernelsPass() {
-  return std::make_unique<CpuKernelsPass>();
+std::unique_ptr<Pass> seq::cpu::createCpuKernelsPass(int64_t vectorBits) {
+  return std::make_unique<CpuKernelsPass>(vectorBits);
 }
 std::unique_ptr<Pass> seq::cpu::createVectorizeConvPass() {
   return std::make_unique<VectorizeConvPass>();

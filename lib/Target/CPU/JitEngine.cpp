@@ -133,13 +133,13 @@ private:
 
 llvm::Expected<std::unique_ptr<seq::rt::Engine>>
 seq::cpu::createJitEngine(ModuleOp module) {
-  llvm::Expected<LoweredModel> lowered = lowerModel(module);
-  if (!lowered)
-    return lowered.takeError();
-
   llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm = createTargetMachine();
   if (!tm)
     return tm.takeError();
+  llvm::Expected<LoweredModel> lowered =
+      lowerModel(module, /*fuse=*/true, VectorTarget::of(**tm));
+  if (!lowered)
+    return lowered.takeError();
   llvm::TargetMachine *target = tm->get();
   std::string translationError;
   auto memory = std::make_unique<seq::cpu::JitMemory>();

@@ -11,8 +11,8 @@
 
 using namespace mlir;
 
-llvm::Expected<seq::cpu::LoweredModel> seq::cpu::lowerModel(ModuleOp module,
-                                                           bool fuse) {
+llvm::Expected<seq::cpu::LoweredModel>
+seq::cpu::lowerModel(ModuleOp module, bool fuse, const VectorTarget &target) {
   if (llvm::Error e = requireWeights(module))
     return std::move(e);
   llvm::Expected<ModelSignature> signature = ModelSignature::of(module);
@@ -22,19 +22,20 @@ llvm::Expected<seq::cpu::LoweredModel> seq::cpu::lowerModel(ModuleOp module,
   registerPipelineDialects(registry);
   module.getContext()->appendDialectRegistry(registry);
   OwningOpRef<ModuleOp> lowered = module.clone();
-  if (llvm::Error e = lowerToLLVMDialect(*lowered, fuse))
+  if (llvm::Error e = lowerToLLVMDialect(*lowered, fuse, target))
     return std::move(e);
   signature->errorSites = errorSites(*lowered);
   return LoweredModel{std::move(*signature), std::move(lowered)};
 }
 
-void seq::cpu::addPredictEntry(llvm::Module &m, const ModelSignature &signature) {
+void seq::cpu::addPredictEntry(llvm::Module &m, const ModelSignature &signature,
+                               llvm::StringRef name) {
   llvm::LLVMContext &ctx = m.getContext();
   llvm::PointerType *ptr = llvm::PointerType::getUnqual(ctx);
   auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr, ptr},
                                        false);
   auto *entry = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
-                                       "seqc_model_predict", m);
+                                       name, m);
   llvm::Function *predict = m.getFunction("_mlir_ciface_predict");
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", entry));
   llvm::SmallVector<llvm::Value *> args{entry->getArg(0)};

@@ -66,16 +66,58 @@
 
 using namespace mlir;
 
+namespace {
+struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
+  Option<int64_t> vectorBits{
+      *this, "vector-bits",
+      llvm::cl::desc("Vector register width the code is shaped for: 512 "
+                     "(AVX-512, the default), 256 (AVX2) or 128 (NEON)"),
+      llvm::cl::init(512)};
+};
+} // namespace
+
 void seq::cpu::registerCpuPipeline() {
   registerPass([] { return createVectorizeConvPass(); });
   registerPass([] { return createPrepareEntryPass(); });
-  PassPipelineRegistration<>(
+  registerPass([] { return createCpuKernelsPass(); });
+  registerPass([] { return createMathApproximationPass(); });
+  PassPipelineRegistration<CpuPipelineOptions>(
       "seq-cpu-pipeline",
       "Everything the CPU backend runs: seq (fused first) to the LLVM dialect",
-      [](OpPassManager &pm) { buildLoweringPipeline(pm); });
+      [](OpPassManager &pm, const CpuPipelineOptions &options) {
+        std::optional<VectorTarget> target = VectorTarget::ofBits(options.vectorBits);
+        if (!target) // seq-cpu-kernels says what the widths are, first
+          pm.addPass(createCpuKernelsPass(options.vectorBits));
+        buildLoweringPipeline(pm, /*fuse=*/true, target.value_or(VectorTarget{}));
+      });
 }
 
-void seq::cpu::buildLoweringPipeline(OpPassManager &pm, bool fuse) {
+std::optional<seq::cpu::VectorTarget> seq::cpu::VectorTarget::ofBits(int64_t bits) {
+  switch (bits) {
+  case 512:
+    return VectorTarget{16, 32};
+  case 256:
+    return VectorTarget{8, 16};
+  case 128:
+    return VectorTarget{4, 32};
+  default:
+    return std::nullopt;
+  }
+}
+
+seq::cpu::VectorTarget seq::cpu::VectorTarget::of(const llvm::TargetMachine &tm) {
+  const llvm::MCSubtargetInfo *sti = tm.getMCSubtargetInfo();
+  if (tm.getTargetTriple().isAArch64())
+    return VectorTarget{4, 32};
+  if (sti->checkFeatures("+avx512f"))
+    return VectorTarget{16, 32};
+  if (sti->checkFeatures("+avx"))
+    return VectorTarget{8, 16};
+  return VectorTarget{4, 16};
+}
+
+void seq::cpu::buildLoweringPipeline(OpPassManager &pm, bool fuse,
+                                     VectorTarget target) {
   if (fuse)
     seq::buildFusePipeline(pm);
   pm.addPass(seq::createConvertSeqToLinalg());
@@ -93,7 +135,9 @@ void seq::cpu::buildLoweringPipeline(OpPassManager &pm, bool fuse) {
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createCanonicalizerPass());
 
-  pm.addNestedPass<func::FuncOp>(createCpuKernelsPass());
+  pm.addPass(createCpuKernelsPass(target.bits()));
+  // The weights the GEMMs now read packed.
+  pm.addPass(createSymbolDCEPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // n-D vector transfers (from the vectorized convolutions) as 1-D ones.
   pm.addNestedPass<func::FuncOp>(
@@ -182,7 +226,8 @@ seq::cpu::createTargetMachine(llvm::StringRef cpu) {
   return tm;
 }
 
-llvm::Error seq::cpu::lowerToLLVMDialect(ModuleOp module, bool fuse) {
+llvm::Error seq::cpu::lowerToLLVMDialect(ModuleOp module, bool fuse,
+                                         VectorTarget target) {
   std::string diagnostics;
   llvm::raw_string_ostream os(diagnostics);
   ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
@@ -194,7 +239,7 @@ llvm::Error seq::cpu::lowerToLLVMDialect(ModuleOp module, bool fuse) {
     return success();
   });
   PassManager pm(module.getContext());
-  buildLoweringPipeline(pm, fuse);
+  buildLoweringPipeline(pm, fuse, target);
   if (failed(pm.run(module)))
     return llvm::createStringError(
         "CPU lowering failed: " +

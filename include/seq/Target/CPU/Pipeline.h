@@ -11,6 +11,7 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace llvm {
@@ -21,9 +22,25 @@ class TargetMachine;
 
 namespace seq::cpu {
 
+/// The vector registers code is shaped for (the GEMM micro-kernel's
+/// register blocks): f32 lanes of the widest vector register and how many
+/// such registers the target has. The default is AVX-512's.
+struct VectorTarget {
+  int64_t lanes = 16;
+  int64_t registers = 32;
+
+  /// AVX-512: 16 lanes, 32 registers; AVX/AVX2: 8, 16; other x86: 4, 16;
+  /// AArch64 (NEON): 4, 32.
+  static VectorTarget of(const llvm::TargetMachine &tm);
+  /// 512, 256 or 128 bits; std::nullopt for another width.
+  static std::optional<VectorTarget> ofBits(int64_t bits);
+  int64_t bits() const { return lanes * 32; }
+};
+
 /// Adds the whole lowering, seq to LLVM dialect, to `pm` (which runs on the
 /// module). `fuse` prepends the seq fusion pipeline (seq::buildFusePipeline).
-void buildLoweringPipeline(mlir::OpPassManager &pm, bool fuse = true);
+void buildLoweringPipeline(mlir::OpPassManager &pm, bool fuse = true,
+                           VectorTarget target = {});
 
 /// Registers `seq-cpu-pipeline` (buildLoweringPipeline, seq to the LLVM
 /// dialect) for seq-opt.
@@ -41,7 +58,8 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createTargetMachine(llvm::StringRef cpu = "");
 
 /// Runs the pipeline on `module` (in place). Errors carry the diagnostics.
-llvm::Error lowerToLLVMDialect(mlir::ModuleOp module, bool fuse = true);
+llvm::Error lowerToLLVMDialect(mlir::ModuleOp module, bool fuse = true,
+                               VectorTarget target = {});
 
 /// Translates an LLVM-dialect module to LLVM IR for `tm` (triple, data
 /// layout, target-cpu/features on every function) and optimises it at O3.
@@ -55,7 +73,9 @@ std::vector<std::string> errorSites(mlir::ModuleOp module);
 
 // The CPU passes, for pipelines and tests.
 std::unique_ptr<mlir::Pass> createPrepareEntryPass();
-std::unique_ptr<mlir::Pass> createCpuKernelsPass();
+/// seq-cpu-kernels: f32 matmuls to register-blocked vector loops for
+/// vector registers of `vectorBits` (VectorTarget::ofBits; GemmKernel.h).
+std::unique_ptr<mlir::Pass> createCpuKernelsPass(int64_t vectorBits = 512);
 /// seq-cpu-vectorize-conv: 2-D convolutions and poolings to vector code.
 std::unique_ptr<mlir::Pass> createVectorizeConvPass();
 std::unique_ptr<mlir::Pass> createMathApproximationPass();

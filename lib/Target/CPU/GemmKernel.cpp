@@ -1,0 +1,451 @@
+#include "GemmKernel.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using seq::cpu::kPanelColumns;
+
+namespace {
+
+/// Rows of A swept by every panel before the next rows come (their K
+/// columns stay in the L2 cache), and the K extent of one pass of a panel
+/// (K x 32 floats stay in the L1 cache while the rows pass over them).
+constexpr int64_t kRowChunk = 128;
+constexpr int64_t kDepthChunk = 256;
+/// The last panel's rows are N mod 32 columns rounded up to this.
+constexpr int64_t kTailQuantum = 16;
+
+/// Register blocks: `rows` rows of C by `vectors` vectors (one panel) held
+/// in registers over the K loop; the rows left over (all of a batch-1 GEMV)
+/// go one row by `rowVectors` vectors, so that they still have that many
+/// independent FMA chains.
+struct BlockShape {
+  int64_t rows, vectors, rowVectors;
+};
+
+BlockShape blockShape(const seq::cpu::VectorTarget &t) {
+  int64_t vectors = kPanelColumns / t.lanes;
+  // 16 accumulators of 32 AVX-512 registers; 12 of 16 AVX2 registers (an
+  // x86 FMA reads its B vector from memory when registers run out); 16 of
+  // 32 NEON registers, which leaves 8 for B vectors and a broadcast.
+  int64_t rows = t.lanes >= 16 ? 8 : t.lanes == 8 ? 3 : 2;
+  return {rows, vectors, 8};
+}
+
+/// One vector of C columns in a block, and where it reads B at step k:
+/// B[k, column] unpacked, packed[base + k * stride] packed.
+struct VectorColumn {
+  Value column;
+  Value base;
+  int64_t stride = 0;
+};
+
+/// Where C's accumulators start: C itself, or what the op that filled C
+/// just before the matmul read (that op is then erased): another buffer of
+/// C's shape (a copy), a row vector broadcast down the rows (a bias), or a
+/// scalar (a fill). Saves a pass over C.
+struct InitSource {
+  enum Kind { Itself, Rows, Broadcast, Splat } kind = Itself;
+  Value value;
+};
+
+struct Gemm {
+  OpBuilder &b;
+  Location loc;
+  Value A, B, C;
+  bool packed;
+  VectorType vec;
+  int64_t lanes;
+  InitSource init;
+
+  Gemm at(OpBuilder &nb, Location l) const {
+    return Gemm{nb, l, A, B, C, packed, vec, lanes, init};
+  }
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, int64_t v) {
+    return v == 0 ? x : arith::AddIOp::create(b, loc, x, index(v)).getResult();
+  }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, int64_t v) {
+    return arith::MulIOp::create(b, loc, x, index(v));
+  }
+  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+
+  /// Mask for the last vector of a block when it is only `width` lanes wide.
+  Value maskFor(int64_t width) {
+    if (width == lanes)
+      return nullptr;
+    auto maskType = VectorType::get({lanes}, b.getI1Type());
+    return vector::ConstantMaskOp::create(b, loc, maskType,
+                                          ArrayRef<int64_t>{width});
+  }
+  Value load(Value mem, ValueRange indices, Value mask) {
+    if (!mask)
+      return vector::LoadOp::create(b, loc, vec, mem, indices);
+    Value zero = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(vec, b.getF32FloatAttr(0)));
+    return vector::MaskedLoadOp::create(b, loc, vec, mem, indices, mask, zero);
+  }
+  void store(Value v, Value mem, ValueRange indices, Value mask) {
+    if (!mask)
+      vector::StoreOp::create(b, loc, v, mem, indices);
+    else
+      vector::MaskedStoreOp::create(b, loc, mem, indices, mask, v);
+  }
+  /// A packed weight is zero-padded: its loads need no mask.
+  Value loadB(const VectorColumn &col, Value k, Value mask) {
+    if (!packed)
+      return load(B, {k, col.column}, mask);
+    return load(B, {add(col.base, mul(k, col.stride))}, nullptr);
+  }
+
+  /// C[i0 : i0+rows, columns] = start + A[rows, kBegin:kEnd] @
+  /// B[kBegin:kEnd, columns], the last vector `lastWidth` lanes wide; start
+  /// is `init` when `first` (the first slice of K), else C.
+  void block(Value i0, int64_t rows, ArrayRef<VectorColumn> columns,
+             int64_t lastWidth, Value kBegin, Value kEnd, bool first = true) {
+    Value mask = maskFor(lastWidth);
+    size_t vectors = columns.size();
+    auto maskOf = [&](size_t v) { return v + 1 == vectors ? mask : nullptr; };
+    SmallVector<Value> rowIndex;
+    for (int64_t r = 0; r < rows; ++r)
+      rowIndex.push_back(add(i0, r));
+    InitSource start = first ? init : InitSource{};
+    SmallVector<Value> acc;
+    if (start.kind == InitSource::Splat) {
+      acc.assign(rows * vectors, vector::BroadcastOp::create(b, loc, vec, start.value));
+    } else if (start.kind == InitSource::Broadcast) {
+      for (int64_t r = 0; r < rows; ++r)
+        for (size_t v = 0; v < vectors; ++v)
+          acc.push_back(r == 0 ? load(start.value, {columns[v].column}, maskOf(v))
+                               : acc[v]);
+    } else {
+      Value from = start.kind == InitSource::Rows ? start.value : C;
+      for (int64_t r = 0; r < rows; ++r)
+        for (size_t v = 0; v < vectors; ++v)
+          acc.push_back(load(from, {rowIndex[r], columns[v].column}, maskOf(v)));
+    }
+    auto loop = scf::ForOp::create(
+        b, loc, kBegin, kEnd, index(1), acc,
+        [&](OpBuilder &nb, Location l, Value k, ValueRange iters) {
+          Gemm inner = at(nb, l);
+          SmallVector<Value> bv;
+          for (size_t v = 0; v < vectors; ++v)
+            bv.push_back(inner.loadB(columns[v], k, maskOf(v)));
+          SmallVector<Value> next;
+          for (int64_t r = 0; r < rows; ++r) {
+            Value a = memref::LoadOp::create(nb, l, A, ValueRange{rowIndex[r], k});
+            Value splat = vector::BroadcastOp::create(nb, l, vec, a);
+            for (size_t v = 0; v < vectors; ++v)
+              next.push_back(vector::FMAOp::create(nb, l, splat, bv[v],
+                                                   iters[r * vectors + v]));
+          }
+          scf::YieldOp::create(nb, l, next);
+        });
+    for (int64_t r = 0; r < rows; ++r)
+      for (size_t v = 0; v < vectors; ++v)
+        store(loop.getResult(r * vectors + v), C,
+              {rowIndex[r], columns[v].column}, maskOf(v));
+  }
+
+  /// for (i = lo; i < hi; i += step) body(i)
+  void loop(Value lo, Value hi, Value step,
+            llvm::function_ref<void(Gemm &, Value)> body) {
+    scf::ForOp::create(b, loc, lo, hi, step, ValueRange{},
+                       [&](OpBuilder &nb, Location l, Value i, ValueRange) {
+                         Gemm inner = at(nb, l);
+                         body(inner, i);
+                         scf::YieldOp::create(nb, l);
+                       });
+  }
+
+  /// `width` columns from `column0` in vectors; packed from `base0` with
+  /// `stride` floats per k.
+  SmallVector<VectorColumn> vectorsOf(Value column0, int64_t width, Value base0,
+                                      int64_t stride) {
+    SmallVector<VectorColumn> columns;
+    for (int64_t c = 0; c < width; c += lanes)
+      columns.push_back({add(column0, c), base0 ? add(base0, c) : nullptr, stride});
+    return columns;
+  }
+  static int64_t lastWidth(int64_t width, int64_t lanes) {
+    return width - (width - 1) / lanes * lanes;
+  }
+};
+
+/// The (K, N) weight packed into panels (PackedWeights' layout).
+struct PanelLayout {
+  int64_t k, n;
+  int64_t fullPanels() const { return n / kPanelColumns; }
+  int64_t tail() const { return n % kPanelColumns; }
+  int64_t tailStride() const {
+    return (tail() + kTailQuantum - 1) / kTailQuantum * kTailQuantum;
+  }
+  int64_t panelFloats() const { return k * kPanelColumns; }
+  int64_t size() const { return fullPanels() * panelFloats() + k * tailStride(); }
+};
+
+/// GotoBLAS' loop order on a packed weight: chunks of rows, then slices of
+/// K, then panels, then register blocks of rows; the rows left over take
+/// one row at a time across several panels.
+void emitPacked(Gemm &g, const BlockShape &shape, PanelLayout layout) {
+  Value m = memref::DimOp::create(g.b, g.loc, g.C, 0);
+  Value rows = g.index(shape.rows);
+  Value mainRows = arith::MulIOp::create(
+      g.b, g.loc, arith::DivUIOp::create(g.b, g.loc, m, rows), rows);
+  int64_t lanes = g.lanes, k = layout.k;
+  int64_t panelWidth = shape.vectors * lanes;
+  Value tailColumn = g.index(layout.fullPanels() * kPanelColumns);
+  Value tailBase = g.index(layout.fullPanels() * layout.panelFloats());
+
+  int64_t chunk = std::max<int64_t>(kRowChunk / shape.rows, 1) * shape.rows;
+  g.loop(g.index(0), mainRows, g.index(chunk), [&](Gemm &g, Value i0c) {
+    Value iEnd = g.min(g.add(i0c, chunk), mainRows);
+    for (int64_t k0 = 0; k0 < k; k0 += kDepthChunk) {
+      Value kBegin = g.index(k0), kEnd = g.index(std::min(k, k0 + kDepthChunk));
+      auto sweep = [&](Gemm &g, ArrayRef<VectorColumn> columns, int64_t last) {
+        g.loop(i0c, iEnd, rows, [&](Gemm &g, Value i0) {
+          g.block(i0, shape.rows, columns, last, kBegin, kEnd, k0 == 0);
+        });
+      };
+      if (layout.fullPanels() > 0)
+        g.loop(g.index(0), g.index(layout.fullPanels()), g.index(1),
+               [&](Gemm &g, Value p) {
+                 sweep(g,
+                       g.vectorsOf(g.mul(p, kPanelColumns), panelWidth,
+                                   g.mul(p, layout.panelFloats()), kPanelColumns),
+                       lanes);
+               });
+      if (layout.tail() > 0)
+        sweep(g, g.vectorsOf(tailColumn, layout.tail(), tailBase, layout.tailStride()),
+              Gemm::lastWidth(layout.tail(), lanes));
+    }
+  });
+
+  int64_t groupPanels = shape.rowVectors / shape.vectors;
+  int64_t groups = layout.fullPanels() / groupPanels;
+  int64_t restPanels = layout.fullPanels() % groupPanels;
+  g.loop(mainRows, m, g.index(1), [&](Gemm &g, Value i) {
+    Value kBegin = g.index(0), kEnd = g.index(k);
+    auto panels = [&](Gemm &g, Value firstPanel, int64_t count) {
+      SmallVector<VectorColumn> columns;
+      for (int64_t q = 0; q < count; ++q) {
+        Value p = g.add(firstPanel, q);
+        columns.append(g.vectorsOf(g.mul(p, kPanelColumns), panelWidth,
+                                   g.mul(p, layout.panelFloats()), kPanelColumns));
+      }
+      return columns;
+    };
+    if (groups > 0)
+      g.loop(g.index(0), g.index(groups * groupPanels), g.index(groupPanels),
+             [&](Gemm &g, Value p) {
+               g.block(i, 1, panels(g, p, groupPanels), lanes, kBegin, kEnd);
+             });
+    SmallVector<VectorColumn> rest =
+        panels(g, g.index(groups * groupPanels), restPanels);
+    int64_t last = lanes;
+    if (layout.tail() > 0) {
+      rest.append(g.vectorsOf(tailColumn, layout.tail(), tailBase,
+                              layout.tailStride()));
+      last = Gemm::lastWidth(layout.tail(), lanes);
+    }
+    if (!rest.empty())
+      g.block(i, 1, rest, last, kBegin, kEnd);
+  });
+}
+
+/// B read in place (not a constant): blocks of rows, each across all
+/// columns.
+void emitUnpacked(Gemm &g, const BlockShape &shape, int64_t n) {
+  Value m = memref::DimOp::create(g.b, g.loc, g.C, 0);
+  Value k = memref::DimOp::create(g.b, g.loc, g.A, 1);
+  Value rows = g.index(shape.rows);
+  Value mainRows = arith::MulIOp::create(
+      g.b, g.loc, arith::DivUIOp::create(g.b, g.loc, m, rows), rows);
+  int64_t lanes = g.lanes;
+  auto rowBlock = [&](Gemm &g, Value i0, int64_t blockRows, int64_t vectors) {
+    int64_t width = vectors * lanes;
+    int64_t full = n / width, tail = n % width;
+    if (full > 0)
+      g.loop(g.index(0), g.index(full * width), g.index(width),
+             [&](Gemm &g, Value j0) {
+               g.block(i0, blockRows, g.vectorsOf(j0, width, nullptr, 0), lanes,
+                       g.index(0), k);
+             });
+    if (tail > 0)
+      g.block(i0, blockRows, g.vectorsOf(g.index(full * width), tail, nullptr, 0),
+              Gemm::lastWidth(tail, lanes), g.index(0), k);
+  };
+  g.loop(g.index(0), mainRows, rows, [&](Gemm &g, Value i0) {
+    rowBlock(g, i0, shape.rows, shape.vectors);
+  });
+  g.loop(mainRows, m, g.index(1),
+         [&](Gemm &g, Value i) { rowBlock(g, i, 1, shape.rowVectors); });
+}
+
+bool unitInnerStride(Value v, int64_t rank = 2) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  return type && type.getElementType().isF32() && type.getRank() == rank &&
+         type.isLastDimUnitStride();
+}
+
+/// A linalg.generic that broadcasts a row vector down the rows of `c`.
+bool broadcastsRow(linalg::GenericOp op, Value c) {
+  if (op.getNumDpsInputs() != 1 || op.getDpsInits()[0] != c ||
+      !unitInnerStride(op.getDpsInputs()[0], 1))
+    return false;
+  MLIRContext *ctx = op.getContext();
+  AffineExpr d1 = getAffineDimExpr(1, ctx);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (maps.size() != 2 || maps[0] != AffineMap::get(2, 0, {d1}, ctx) ||
+      !maps[1].isIdentity() || op.getNumParallelLoops() != 2)
+    return false;
+  auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
+  return yield.getNumOperands() == 1 &&
+         yield.getOperand(0) == op.getBody()->getArgument(0);
+}
+
+/// The op that sets all of `op`'s C just before it (nothing but side-effect
+/// free ops in between), as an InitSource; `filler` is set to it.
+InitSource initSourceOf(linalg::MatmulOp op, Value c, Operation *&filler) {
+  Operation *prev = op->getPrevNode();
+  while (prev && isMemoryEffectFree(prev))
+    prev = prev->getPrevNode();
+  filler = prev;
+  if (!prev)
+    return {};
+  if (auto copy = dyn_cast<linalg::CopyOp>(prev);
+      copy && copy.hasPureBufferSemantics() && copy.getDpsInits()[0] == c &&
+      unitInnerStride(copy.getDpsInputs()[0]))
+    return {InitSource::Rows, copy.getDpsInputs()[0]};
+  if (auto copy = dyn_cast<memref::CopyOp>(prev);
+      copy && copy.getTarget() == c && unitInnerStride(copy.getSource()))
+    return {InitSource::Rows, copy.getSource()};
+  if (auto fill = dyn_cast<linalg::FillOp>(prev);
+      fill && fill.hasPureBufferSemantics() && fill.getDpsInits()[0] == c &&
+      fill.getDpsInputs()[0].getType().isF32())
+    return {InitSource::Splat, fill.getDpsInputs()[0]};
+  if (auto generic = dyn_cast<linalg::GenericOp>(prev);
+      generic && generic.hasPureBufferSemantics() && broadcastsRow(generic, c))
+    return {InitSource::Broadcast, generic.getDpsInputs()[0]};
+  filler = nullptr;
+  return {};
+}
+
+/// The values of a constant f32 global, or std::nullopt.
+std::optional<std::vector<float>> valuesOf(memref::GlobalOp global) {
+  if (!global.getConstant() || !global.getInitialValue())
+    return std::nullopt;
+  Attribute init = *global.getInitialValue();
+  if (auto resource = dyn_cast<DenseF32ResourceElementsAttr>(init)) {
+    std::optional<ArrayRef<float>> data = resource.tryGetAsArrayRef();
+    if (!data || (int64_t)data->size() != global.getType().getNumElements())
+      return std::nullopt;
+    return std::vector<float>(data->begin(), data->end());
+  }
+  if (auto dense = dyn_cast<DenseElementsAttr>(init)) {
+    if (!dense.getElementType().isF32())
+      return std::nullopt;
+    auto values = dense.getValues<float>();
+    std::vector<float> out(global.getType().getNumElements());
+    if (dense.isSplat())
+      std::fill(out.begin(), out.end(), dense.getSplatValue<float>());
+    else
+      std::copy(values.begin(), values.end(), out.begin());
+    return out;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+memref::GlobalOp seq::cpu::PackedWeights::packedOf(Value weight) {
+  auto get = weight.getDefiningOp<memref::GetGlobalOp>();
+  if (!get)
+    return {};
+  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+      get, get.getNameAttr());
+  if (!global)
+    return {};
+  if (auto it = packed.find(global.getSymNameAttr()); it != packed.end())
+    return it->second;
+  MemRefType type = global.getType();
+  if (type.getRank() != 2 || !type.hasStaticShape() ||
+      !type.getElementType().isF32())
+    return {};
+  std::optional<std::vector<float>> values = valuesOf(global);
+  if (!values)
+    return {};
+
+  PanelLayout layout{type.getDimSize(0), type.getDimSize(1)};
+  std::vector<float> panels(layout.size(), 0.0f);
+  for (int64_t j = 0; j < layout.n; ++j) {
+    int64_t p = j / kPanelColumns, column = j % kPanelColumns;
+    bool tail = p == layout.fullPanels();
+    int64_t stride = tail ? layout.tailStride() : kPanelColumns;
+    float *out = panels.data() + p * layout.panelFloats() + column;
+    for (int64_t k = 0; k < layout.k; ++k)
+      out[k * stride] = (*values)[k * layout.n + j];
+  }
+  OpBuilder b(global);
+  b.setInsertionPointAfter(global);
+  std::string name = (global.getSymName() + "_packed").str();
+  auto packedType = MemRefType::get({layout.size()}, b.getF32Type());
+  auto tensorType = RankedTensorType::get({layout.size()}, b.getF32Type());
+  // A weight stays a resource blob (the importer's form); an inline
+  // literal (a test's) stays one.
+  Attribute init =
+      isa<DenseElementsAttr>(*global.getInitialValue())
+          ? Attribute(DenseElementsAttr::get(tensorType, ArrayRef<float>(panels)))
+          : Attribute(DenseF32ResourceElementsAttr::get(
+                tensorType, name,
+                HeapAsmResourceBlob::allocateAndCopyInferAlign<float>(panels)));
+  auto result = memref::GlobalOp::create(b, global.getLoc(), name,
+                                         b.getStringAttr("private"), packedType,
+                                         init, /*constant=*/true,
+                                         b.getI64IntegerAttr(64));
+  SymbolTable(module).insert(result);
+  packed[global.getSymNameAttr()] = result;
+  return result;
+}
+
+bool seq::cpu::emitGemm(linalg::MatmulOp op, const VectorTarget &target,
+                        PackedWeights &weights) {
+  if (!op.hasPureBufferSemantics() || op.hasUserDefinedMaps())
+    return false;
+  Value A = op.getDpsInputs()[0], B = op.getDpsInputs()[1];
+  Value C = op.getDpsInits()[0];
+  if (!unitInnerStride(A) || !unitInnerStride(B) || !unitInnerStride(C))
+    return false;
+  int64_t n = cast<MemRefType>(C.getType()).getDimSize(1);
+  if (ShapedType::isDynamic(n))
+    return false;
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  BlockShape shape = blockShape(target);
+  auto vec = VectorType::get({target.lanes}, b.getF32Type());
+  Operation *filler = nullptr;
+  InitSource init = initSourceOf(op, C, filler);
+  if (memref::GlobalOp packed = weights.packedOf(B)) {
+    Value panels = memref::GetGlobalOp::create(b, loc, packed.getType(),
+                                               packed.getSymName());
+    Gemm g{b, loc, A, panels, C, /*packed=*/true, vec, target.lanes, init};
+    auto type = cast<MemRefType>(B.getType());
+    emitPacked(g, shape, {type.getDimSize(0), type.getDimSize(1)});
+  } else {
+    Gemm g{b, loc, A, B, C, /*packed=*/false, vec, target.lanes, init};
+    emitUnpacked(g, shape, n);
+  }
+  op.erase();
+  if (filler)
+    filler->erase();
+  return true;
+}

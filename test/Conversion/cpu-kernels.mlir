@@ -1,0 +1,93 @@
+// seq-cpu-kernels: an f32 matmul on buffers becomes register-blocked vector
+// FMAs shaped for the target's vectors; a constant weight is read from a copy
+// packed into 32-column panels at compile time, and the op that set C just
+// before (a bias broadcast, a copy, a fill) becomes where the accumulators
+// start instead of a pass of its own.
+// RUN: seq-opt %s --seq-cpu-kernels | FileCheck %s
+// RUN: seq-opt %s --seq-cpu-kernels=vector-bits=256 | FileCheck %s --check-prefix=AVX2
+// RUN: not seq-opt %s --seq-cpu-kernels=vector-bits=100 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: seq-cpu-kernels: vector-bits must be 128, 256 or 512, not 100
+
+// K = 2, N = 36: one full panel (columns 0-31, rows of 32), then the
+// 4-column tail rounded up to rows of 16, zero-padded.
+// CHECK: memref.global "private" constant @w : memref<2x36xf32>
+// CHECK-NEXT: memref.global "private" constant @w_packed : memref<96xf32> = dense<[0.000000e+00, 1.000000e+00,
+// CHECK-SAME: 3.100000e+01, 1.000000e+02, 1.010000e+02,
+// CHECK-SAME: 1.310000e+02, 3.200000e+01, 3.300000e+01, 3.400000e+01, 3.500000e+01, 0.000000e+00,
+// CHECK-SAME: 0.000000e+00, 1.320000e+02, 1.330000e+02, 1.340000e+02, 1.350000e+02, 0.000000e+00,
+memref.global "private" constant @w : memref<2x36xf32> = dense<[
+  [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0,
+   16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0,
+   32.0, 33.0, 34.0, 35.0],
+  [100.0, 101.0, 102.0, 103.0, 104.0, 105.0, 106.0, 107.0, 108.0, 109.0, 110.0, 111.0, 112.0, 113.0, 114.0, 115.0,
+   116.0, 117.0, 118.0, 119.0, 120.0, 121.0, 122.0, 123.0, 124.0, 125.0, 126.0, 127.0, 128.0, 129.0, 130.0, 131.0,
+   132.0, 133.0, 134.0, 135.0]]>
+
+// The bias broadcast is gone: each block's accumulators start as the bias.
+// CHECK-LABEL: func.func @bias_then_weight(
+// CHECK-SAME: %[[A:.*]]: memref<?x2xf32>, %[[BIAS:.*]]: memref<36xf32>, %[[C:.*]]: memref<?x36xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: %[[P:.*]] = memref.get_global @w_packed : memref<96xf32>
+// CHECK: vector.load %[[BIAS]][%{{.*}}] : memref<36xf32>, vector<16xf32>
+// CHECK: scf.for
+// CHECK: vector.load %[[P]][%{{.*}}] : memref<96xf32>, vector<16xf32>
+// CHECK: memref.load %[[A]]
+// CHECK: vector.fma {{.*}} : vector<16xf32>
+// The tail's last vector stores 4 of its 16 lanes.
+// CHECK: vector.constant_mask [4] : vector<16xi1>
+// CHECK: vector.maskedstore %[[C]]
+// CHECK-NOT: linalg.matmul
+// AVX2-LABEL: func.func @bias_then_weight(
+// AVX2: vector.fma {{.*}} : vector<8xf32>
+// AVX2-NOT: vector<16xf32>
+// AVX2-LABEL: func.func @copy_then_operand(
+func.func @bias_then_weight(%a: memref<?x2xf32>, %bias: memref<36xf32>, %c: memref<?x36xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%bias : memref<36xf32>) outs(%c : memref<?x36xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  %w = memref.get_global @w : memref<2x36xf32>
+  linalg.matmul ins(%a, %w : memref<?x2xf32>, memref<2x36xf32>) outs(%c : memref<?x36xf32>)
+  return
+}
+
+// B is not a constant: read in place, its last vector masked. The copy into
+// C is gone: the accumulators start from its source.
+// CHECK-LABEL: func.func @copy_then_operand(
+// CHECK-SAME: %[[A:.*]]: memref<?x8xf32>, %[[B:.*]]: memref<8x20xf32>, %[[S:.*]]: memref<?x20xf32, strided<[40, 1]>>, %[[C:.*]]: memref<?x20xf32>)
+// CHECK-NOT: linalg.copy
+// CHECK: vector.load %[[S]]
+// CHECK: vector.maskedload %[[B]]
+// CHECK: vector.fma
+// CHECK-NOT: linalg.matmul
+func.func @copy_then_operand(%a: memref<?x8xf32>, %b: memref<8x20xf32>,
+                             %s: memref<?x20xf32, strided<[40, 1]>>, %c: memref<?x20xf32>) {
+  linalg.copy ins(%s : memref<?x20xf32, strided<[40, 1]>>) outs(%c : memref<?x20xf32>)
+  linalg.matmul ins(%a, %b : memref<?x8xf32>, memref<8x20xf32>) outs(%c : memref<?x20xf32>)
+  return
+}
+
+// A fill is a splat start. Something else between the fill and the matmul
+// that writes memory keeps the fill.
+// CHECK-LABEL: func.func @fill_then_operand(
+// CHECK-NOT: linalg.fill
+// CHECK: vector.broadcast %{{.*}} : f32 to vector<16xf32>
+// CHECK-LABEL: func.func @fill_not_adjacent(
+// CHECK: linalg.fill
+// CHECK: memref.store
+func.func @fill_then_operand(%a: memref<?x8xf32>, %b: memref<8x16xf32>, %c: memref<?x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<?x16xf32>)
+  linalg.matmul ins(%a, %b : memref<?x8xf32>, memref<8x16xf32>) outs(%c : memref<?x16xf32>)
+  return
+}
+func.func @fill_not_adjacent(%a: memref<?x8xf32>, %b: memref<8x16xf32>, %c: memref<?x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %i = arith.constant 0 : index
+  linalg.fill ins(%zero : f32) outs(%c : memref<?x16xf32>)
+  memref.store %zero, %a[%i, %i] : memref<?x8xf32>
+  linalg.matmul ins(%a, %b : memref<?x8xf32>, memref<8x16xf32>) outs(%c : memref<?x16xf32>)
+  return
+}

@@ -1,0 +1,189 @@
+// The GEMM micro-kernel (lib/Target/CPU/GemmKernel.cpp) on the shapes where
+// its blocking has edges: N below, at and above one panel with every kind
+// of tail, K over several depth slices, M below one register block, between
+// blocks and over several row chunks; with and without a bias (the two ways
+// C starts); through the JIT (this machine's vectors) and through AOT
+// libraries built for AVX2 (x86-64-v3), against a double-precision product.
+#include "seq/Dialect/Seq/IR/SeqDialect.h"
+#include "seq/Runtime/Engine.h"
+#include "seq/Target/CPU/AotCompiler.h"
+#include "seq/Target/CPU/JitEngine.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+
+#include <cmath>
+#include <random>
+
+using seq::rt::Tensor;
+
+namespace {
+
+struct Shape {
+  int64_t k, n;
+  bool bias;
+};
+
+std::vector<float> randomValues(size_t count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<float> v(count);
+  for (float &x : v)
+    x = dist(rng);
+  return v;
+}
+
+/// A dense<...> literal of any shape: the values' bytes in hex.
+std::string denseLiteral(const std::vector<float> &v) {
+  return "\"0x" +
+         llvm::toHex(llvm::StringRef(reinterpret_cast<const char *>(v.data()),
+                                     v.size() * sizeof(float))) +
+         "\"";
+}
+
+/// One Dense layer (K -> N), weights as literals.
+std::string denseModel(const Shape &s, const std::vector<float> &w,
+                       const std::vector<float> &b) {
+  std::string text = llvm::formatv(
+      "func.func @predict(%x: tensor<?x{0}xf32> {{seq.input = \"x\"}) -> "
+      "(tensor<?x{1}xf32> {{seq.output = \"y\"}) {{\n"
+      "  %w = arith.constant dense<{2}> : tensor<{3}xf32>\n",
+      s.k, s.n, denseLiteral(w), llvm::formatv("{0}x{1}", s.k, s.n).str());
+  if (s.bias)
+    text += llvm::formatv("  %b = arith.constant dense<{0}> : tensor<{1}xf32>\n"
+                          "  %y = seq.dense %x, %w, %b activation(linear) : "
+                          "(tensor<?x{2}xf32>, tensor<{2}x{1}xf32>, "
+                          "tensor<{1}xf32>) -> tensor<?x{1}xf32>\n",
+                          denseLiteral(b), s.n, s.k)
+                .str();
+  else
+    text += llvm::formatv("  %y = seq.dense %x, %w activation(linear) : "
+                          "(tensor<?x{0}xf32>, tensor<{0}x{1}xf32>) -> "
+                          "tensor<?x{1}xf32>\n",
+                          s.k, s.n)
+                .str();
+  return "module {\n" + text + "  return %y : tensor<?x" + std::to_string(s.n) +
+         "xf32>\n}\n}\n";
+}
+
+/// x @ w + b in double; each element's tolerance is a few float roundings
+/// of the sum of |terms|.
+void expectProduct(const std::vector<float> &y, const std::vector<float> &x,
+                   const std::vector<float> &w, const std::vector<float> &b,
+                   int64_t m, const Shape &s, const std::string &what) {
+  ASSERT_EQ(y.size(), size_t(m * s.n)) << what;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < s.n; ++j) {
+      double sum = s.bias ? b[j] : 0, magnitude = s.bias ? std::fabs(b[j]) : 0;
+      for (int64_t k = 0; k < s.k; ++k) {
+        double term = double(x[i * s.k + k]) * w[k * s.n + j];
+        sum += term;
+        magnitude += std::fabs(term);
+      }
+      double got = y[i * s.n + j];
+      ASSERT_NEAR(got, sum, 1e-6 * (magnitude + 1) * std::sqrt(double(s.k)))
+          << what << ": row " << i << ", column " << j;
+    }
+}
+
+const Shape kShapes[] = {
+    {3, 1, true},     // one column: a masked vector, a 16-wide tail panel
+    {5, 40, false},   // a full panel and an 8-column tail; C starts at zero
+    {300, 33, true},  // two depth slices; a 1-column tail
+    {257, 64, true},  // two full panels; a 1-deep second slice
+    {64, 1000, true}, // 31 panels and an 8-column tail (GEMV groups + rest)
+    {600, 17, false}, // three depth slices, tail only
+    {16, 128, true},  // exactly four panels (one GEMV group)
+};
+const int64_t kBatches[] = {1, 3, 8, 9, 17, 130, 261};
+
+class GemmKernelTest : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() { seq::registerJitEngine(); }
+  GemmKernelTest() {
+    context.loadDialect<seq::SeqDialect, mlir::arith::ArithDialect,
+                        mlir::func::FuncDialect, mlir::tensor::TensorDialect>();
+  }
+  mlir::OwningOpRef<mlir::ModuleOp> parse(const std::string &text) {
+    auto module = mlir::parseSourceString<mlir::ModuleOp>(text, &context);
+    EXPECT_TRUE(module) << "does not parse";
+    return module;
+  }
+  mlir::MLIRContext context;
+};
+
+TEST_F(GemmKernelTest, JitMatchesTheProduct) {
+  unsigned seed = 1;
+  for (const Shape &s : kShapes) {
+    std::vector<float> w = randomValues(s.k * s.n, seed++);
+    std::vector<float> b = randomValues(s.n, seed++);
+    auto module = parse(denseModel(s, w, b));
+    ASSERT_TRUE(module);
+    auto engine = seq::rt::createEngine("jit", *module);
+    ASSERT_TRUE(bool(engine)) << llvm::toString(engine.takeError());
+    for (int64_t m : kBatches) {
+      Tensor x = Tensor::zeros({m, s.k});
+      x.data = randomValues(m * s.k, seed++);
+      llvm::Expected<std::vector<Tensor>> y = (*engine)->runAll(x);
+      ASSERT_TRUE(bool(y)) << llvm::toString(y.takeError());
+      expectProduct(y->front().data, x.data, w, b, m, s,
+                    llvm::formatv("jit K={0} N={1} M={2}", s.k, s.n, m).str());
+    }
+  }
+}
+
+/// An AOT library for `cpu`, run through its C API.
+TEST_F(GemmKernelTest, Avx2LibraryMatchesTheProduct) {
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("seqc-gemm-test", dir));
+  unsigned seed = 100;
+  int index = 0;
+  for (const Shape &s : kShapes) {
+    std::vector<float> w = randomValues(s.k * s.n, seed++);
+    std::vector<float> b = randomValues(s.n, seed++);
+    auto module = parse(denseModel(s, w, b));
+    ASSERT_TRUE(module);
+    std::string library = (dir + "/libgemm" + std::to_string(index++) + ".so").str();
+    seq::cpu::AotOptions options;
+    options.cpu = "x86-64-v3";
+    options.defaultMaxBatch = 261;
+    llvm::Error e = seq::cpu::compileAot(*module, seq::cpu::AotArtifact::SharedLibrary,
+                                         library, "", options);
+    ASSERT_FALSE(bool(e)) << llvm::toString(std::move(e));
+    void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+    ASSERT_TRUE(handle) << dlerror();
+    using Create = void *(*)();
+    using Run = int (*)(void *, const float *, int64_t, int64_t, float *);
+    using Destroy = void (*)(void *);
+    auto create = reinterpret_cast<Create>(dlsym(handle, "seqc_model_create"));
+    auto run = reinterpret_cast<Run>(dlsym(handle, "seqc_model_run"));
+    auto destroy = reinterpret_cast<Destroy>(dlsym(handle, "seqc_model_destroy"));
+    ASSERT_TRUE(create && run && destroy);
+    void *model = create();
+    ASSERT_TRUE(model);
+    for (int64_t m : kBatches) {
+      std::vector<float> x = randomValues(m * s.k, seed++), y(m * s.n);
+      ASSERT_EQ(run(model, x.data(), m, 0, y.data()), 0);
+      expectProduct(y, x, w, b, m, s,
+                    llvm::formatv("avx2 K={0} N={1} M={2}", s.k, s.n, m).str());
+    }
+    destroy(model);
+    dlclose(handle);
+  }
+  llvm::sys::fs::remove_directories(dir);
+}
+
+} // namespace
