@@ -256,7 +256,23 @@ struct Scalar {
   Value abs(Value x) { return math::AbsFOp::create(b, loc, x); }
   Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
   Value expm1(Value x) { return math::ExpM1Op::create(b, loc, x); }
-  Value tanh(Value x) { return math::TanhOp::create(b, loc, x); }
+  /// Cephes' tanhf: x + x^3 P(x^2) for |x| < 0.625, 1 - 2 / (1 + e^{2|x|})
+  /// with x's sign beyond (e^{2|x|} = inf gives 1). Both sides are computed
+  /// (vector code selects); within 3 ulps, where math.tanh's polynomial
+  /// approximation reaches 4.2 (it saturates to 1 at 7.9).
+  Value tanh(Value x) {
+    Value ax = abs(x);
+    Value z = mul(x, x);
+    Value p = c(-5.70498872745e-3);
+    for (double k : {2.06390887954e-2, -5.37397155531e-2, 1.33314422036e-1,
+                     -3.33332819422e-1})
+      p = add(mul(p, z), c(k));
+    Value small = add(x, mul(mul(p, z), x));
+    Value e = exp(add(ax, ax));
+    Value large = sub(c(1), div(c(2), add(e, c(1))));
+    return select(cmp(arith::CmpFPredicate::OLT, ax, c(0.625)), small,
+                  math::CopySignOp::create(b, loc, large, x));
+  }
   Value cmp(arith::CmpFPredicate p, Value x, Value y) {
     return arith::CmpFOp::create(b, loc, p, x, y);
   }
@@ -264,10 +280,11 @@ struct Scalar {
     return arith::SelectOp::create(b, loc, cond, x, y);
   }
   Value clamp(Value x, double lo, double hi) { return min(max(x, c(lo)), c(hi)); }
-  /// 0.5 + 0.5 tanh(x / 2): equal to 1 / (1 + exp(-x)), never overflows,
-  /// and on CPUs one tanh is cheaper than an exp and a division.
+  /// 1 / (1 + exp(-x)), the form of Keras / TensorFlow: relative accuracy
+  /// in the negative tail (where 0.5 + 0.5 tanh(x / 2) cancels to 0 below
+  /// x = -17), and exp(-x) overflowing to +inf gives 0, not NaN.
   Value sigmoid(Value x) {
-    return add(c(0.5), mul(c(0.5), tanh(mul(c(0.5), x))));
+    return div(c(1), add(c(1), exp(sub(c(0), x))));
   }
   /// log(1 + exp(-|x|)) + max(x, 0): never overflows.
   Value softplus(Value x) {
@@ -304,13 +321,17 @@ Value seq::lowering::scalarActivation(OpBuilder &b, Location loc,
                  s.select(s.cmp(P::OGT, x, s.c(0)), x,
                           s.mul(s.c(kSeluAlpha), s.expm1(x))));
   case Activation::Gelu: {
-    Value erf = math::ErfOp::create(b, loc, s.mul(x, s.c(M_SQRT1_2)));
-    return s.mul(s.mul(s.c(0.5), x), s.add(s.c(1), erf));
+    // 0.5 x (1 + erf(x / sqrt 2)) as 0.5 x erfc(-x / sqrt 2) (TensorFlow's
+    // form): 1 + erf cancels to 0 in the negative tail, erfc does not.
+    Value erfc = math::ErfcOp::create(b, loc, s.mul(x, s.c(-M_SQRT1_2)));
+    return s.mul(s.mul(s.c(0.5), x), erfc);
   }
   case Activation::GeluTanh: {
     Value cube = s.mul(s.mul(x, x), x);
     Value inner = s.mul(s.c(kSqrt2OverPi), s.add(x, s.mul(s.c(0.044715), cube)));
-    return s.mul(s.mul(s.c(0.5), x), s.add(s.c(1), s.tanh(inner)));
+    // 0.5 x (1 + tanh(u)) = x sigmoid(2u): 1 + tanh(u) cancels to 0 in the
+    // negative tail, the sigmoid does not.
+    return s.mul(x, s.sigmoid(s.mul(s.c(2), inner)));
   }
   case Activation::Swish:
     return s.mul(x, s.sigmoid(x));
@@ -326,8 +347,15 @@ Value seq::lowering::scalarActivation(OpBuilder &b, Location loc,
     return s.clamp(x, 0, 6);
   case Activation::HardSilu:
     return s.mul(x, s.div(s.clamp(s.add(x, s.c(3)), 0, 6), s.c(6)));
-  case Activation::Mish:
-    return s.mul(x, s.tanh(s.softplus(x)));
+  case Activation::Mish: {
+    // tanh(softplus(x)) = w / (w + 2) with w = e^x (e^x + 2): one exp and a
+    // division instead of exp, log1p and tanh, and as accurate where the
+    // result is tiny. Beyond x = 20 it is 1 in float (and w would overflow).
+    Value e = s.exp(s.min(x, s.c(20)));
+    Value w = s.mul(e, s.add(e, s.c(2)));
+    Value t = s.div(w, s.add(w, s.c(2)));
+    return s.mul(x, s.select(s.cmp(P::OGT, x, s.c(20)), s.c(1), t));
+  }
   case Activation::Celu: {
     Value neg = s.min(x, s.c(0));
     return s.add(s.max(x, s.c(0)),
@@ -344,8 +372,15 @@ Value seq::lowering::scalarActivation(OpBuilder &b, Location loc,
                     s.select(s.cmp(P::OLT, x, s.c(1)), quad, x));
   }
   case Activation::Squareplus: {
-    Value root = math::SqrtOp::create(b, loc, s.add(s.mul(x, x), s.c(4)));
-    return s.div(s.add(x, root), s.c(2));
+    // (x + sqrt(x^2 + 4)) / 2 without the cancellation of x + sqrt(...) for
+    // x < 0 (2 / (sqrt(x^2 + 4) - x) there) and without x^2 overflowing
+    // (sqrt(x^2 + 4) rounds to |x| beyond 2^12).
+    Value ax = s.abs(x);
+    Value root = s.select(s.cmp(P::OGT, ax, s.c(4096)), ax,
+                          math::SqrtOp::create(b, loc, s.add(s.mul(x, x), s.c(4))));
+    return s.select(s.cmp(P::OGE, x, s.c(0)),
+                    s.add(s.mul(s.c(0.5), x), s.mul(s.c(0.5), root)),
+                    s.div(s.c(2), s.sub(root, x)));
   }
   case Activation::TanhShrink:
     return s.sub(x, s.tanh(x));
