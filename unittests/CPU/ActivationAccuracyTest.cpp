@@ -161,6 +161,8 @@ struct Worst {
   float x = 0, y = 0;
   double reference = 0;
   size_t points = 0;
+  /// The largest error / c.absolute(x) of the points it accepted.
+  double ofAbsolute = 0;
 };
 
 /// The largest error of `ys` in ulps of the reference, leaving out points
@@ -190,6 +192,7 @@ Worst measure(const Case &c, const std::vector<float> &xs,
                std::abs(r) < flush && error <= flush) {
       continue;
     } else if (c.absolute && error <= c.absolute(xs[i])) {
+      worst.ofAbsolute = std::max(worst.ofAbsolute, error / c.absolute(xs[i]));
       continue;
     } else {
       ulps = std::abs(r) < FLT_MIN ? INFINITY : error / ulp(r);
@@ -245,7 +248,11 @@ TEST_P(ActivationAccuracy, WithinFewUlpsOverTheWholeRange) {
     std::cout << engineName.str() << " " << c.name << " " << c.alpha
               << ": max " << worst.ulps << " ulp at x = " << worst.x
               << " (got " << worst.y << ", want " << worst.reference
-              << "), " << worst.points << " points\n";
+              << "), " << worst.points << " points";
+    if (c.absolute)
+      std::cout << "; within " << worst.ofAbsolute
+                << " of the absolute tolerance elsewhere";
+    std::cout << "\n";
     EXPECT_GT(worst.points, xs.size() / 2);
     EXPECT_LE(worst.ulps, engineName == "eager" ? 1.0 : c.maxUlp)
         << engineName.str() << " " << c.name << " at x = " << worst.x
