@@ -46,9 +46,11 @@ static double activate(Activation act, double alpha, double x) {
   case Activation::Selu:
     return kSeluScale * (x > 0 ? x : kSeluAlpha * std::expm1(x));
   case Activation::Gelu:
-    return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+    // = 0.5 x (1 + erf(x / sqrt 2)), without 1 + erf cancelling for x < 0.
+    return 0.5 * x * std::erfc(-x / std::sqrt(2.0));
   case Activation::GeluTanh:
-    return 0.5 * x * (1 + std::tanh(kSqrt2OverPi * (x + 0.044715 * x * x * x)));
+    // = 0.5 x (1 + tanh(u)), without 1 + tanh cancelling for x < 0.
+    return x * sigmoid(2 * kSqrt2OverPi * (x + 0.044715 * x * x * x));
   case Activation::Swish:
     return x * sigmoid(x);
   case Activation::Softplus:
@@ -74,7 +76,8 @@ static double activate(Activation act, double alpha, double x) {
   case Activation::SparsePlus:
     return x <= -1 ? 0.0 : x < 1 ? 0.25 * (x + 1) * (x + 1) : x;
   case Activation::Squareplus:
-    return (x + std::sqrt(x * x + 4)) / 2;
+    // = (x + sqrt(x^2 + 4)) / 2, without x + sqrt(...) cancelling for x < 0.
+    return x >= 0 ? (x + std::hypot(x, 2.0)) / 2 : 2 / (std::hypot(x, 2.0) - x);
   case Activation::TanhShrink:
     return x - std::tanh(x);
   case Activation::SoftShrink:

@@ -19,7 +19,7 @@
 // CHECK:           %[[GATES:.*]] = linalg.matmul ins(%[[H]], %[[WR]] : tensor<?x8xf32>, tensor<8x32xf32>) outs(%[[PRE]] : tensor<?x32xf32>)
 // CHECK-NOT:       linalg.matmul
 // CHECK:           %[[CELL:.*]]:2 = linalg.generic {{.*}} outs(%[[H]], %[[C]] : tensor<?x8xf32>, tensor<?x8xf32>)
-// CHECK:             math.tanh
+// CHECK:             math.roundeven
 // CHECK:           %[[SEQ:.*]] = tensor.insert_slice %[[CELL]]#0 into %[[S]][0, %[[STEP]], 0] [{{.*}}, 1, 8]
 // CHECK:           scf.yield %[[CELL]]#0, %[[CELL]]#1, %[[GATES]], %[[SEQ]]
 // CHECK:         return %[[LOOP]]#3

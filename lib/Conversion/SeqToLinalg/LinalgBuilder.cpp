@@ -256,7 +256,6 @@ struct Scalar {
   Value abs(Value x) { return math::AbsFOp::create(b, loc, x); }
   Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
   Value expm1(Value x) { return math::ExpM1Op::create(b, loc, x); }
-  Value tanh(Value x) { return math::TanhOp::create(b, loc, x); }
   Value cmp(arith::CmpFPredicate p, Value x, Value y) {
     return arith::CmpFOp::create(b, loc, p, x, y);
   }
@@ -264,10 +263,50 @@ struct Scalar {
     return arith::SelectOp::create(b, loc, cond, x, y);
   }
   Value clamp(Value x, double lo, double hi) { return min(max(x, c(lo)), c(hi)); }
-  /// 0.5 + 0.5 tanh(x / 2): equal to 1 / (1 + exp(-x)), never overflows,
-  /// and on CPUs one tanh is cheaper than an exp and a division.
+  /// e^z = 2^k (1 + q) for z within [-87, 88], as Cephes' expf: z = k ln 2
+  /// + r with |r| <= ln 2 / 2 (ln 2 in two parts), q = e^r - 1 = r + r^2 P(r)
+  /// (degree 5), 2^k made from k's bits. Without math.exp's handling of
+  /// infinities and of the subnormal range, which sigmoid and tanh do not
+  /// need once their argument is clamped; and e^z - 1 = 2^k q + (2^k - 1)
+  /// comes without cancellation.
+  std::pair<Value, Value> expParts(Value z) {
+    Value k = math::RoundEvenOp::create(b, loc, mul(z, c(M_LOG2E)));
+    Value r = sub(z, mul(k, c(0.693359375)));
+    r = sub(r, mul(k, c(-2.12194440e-4)));
+    // P by Estrin's scheme (three FMAs deep instead of Horner's five: the
+    // LSTM cell is bound by the latency of its activations).
+    Value r2 = mul(r, r), r4 = mul(r2, r2);
+    auto linear = [&](double c0, double c1) { return add(mul(c(c1), r), c(c0)); };
+    Value p = add(mul(r4, linear(1.3981999507e-3, 1.9875691500e-4)),
+                  add(mul(r2, linear(4.1665795894e-2, 8.3334519073e-3)),
+                      linear(5.0000001201e-1, 1.6666665459e-1)));
+    Value q = add(mul(p, r2), r);
+    Type i32 = b.getI32Type();
+    Value biased = arith::AddIOp::create(
+        b, loc, arith::FPToSIOp::create(b, loc, i32, k),
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(127)));
+    Value bits = arith::ShLIOp::create(
+        b, loc, biased,
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(23)));
+    return {arith::BitcastOp::create(b, loc, b.getF32Type(), bits), q};
+  }
+  /// 1 / (1 + e^-x), the form of Keras / TensorFlow: relative accuracy in
+  /// the negative tail, where 0.5 + 0.5 tanh(x / 2) cancels to 0 below
+  /// x = -17. e^-x with -x clamped into [-87, 88]: 1 beyond x = 87, a value
+  /// below the normal range before x = -88. Within 3 ulps.
   Value sigmoid(Value x) {
-    return add(c(0.5), mul(c(0.5), tanh(mul(c(0.5), x))));
+    auto [scale, q] = expParts(clamp(sub(c(0), x), -87, 88));
+    return div(c(1), add(c(1), add(mul(scale, q), scale)));
+  }
+  /// (e^2x - 1) / (e^2x + 1) with e^2x - 1 from expParts (no cancellation
+  /// for small x, where it is 2x to an ulp) and 2x clamped into [-20, 20]
+  /// (tanh is +-1 in float beyond 9). One exp and one division, as cheap
+  /// as math.tanh's rational approximation and within 3 ulps, where that
+  /// one reaches 4.2 (it saturates at 7.9).
+  Value tanh(Value x) {
+    auto [scale, q] = expParts(clamp(add(x, x), -20, 20));
+    Value em1 = add(mul(scale, q), sub(scale, c(1)));
+    return div(em1, add(em1, c(2)));
   }
   /// log(1 + exp(-|x|)) + max(x, 0): never overflows.
   Value softplus(Value x) {
@@ -304,13 +343,17 @@ Value seq::lowering::scalarActivation(OpBuilder &b, Location loc,
                  s.select(s.cmp(P::OGT, x, s.c(0)), x,
                           s.mul(s.c(kSeluAlpha), s.expm1(x))));
   case Activation::Gelu: {
-    Value erf = math::ErfOp::create(b, loc, s.mul(x, s.c(M_SQRT1_2)));
-    return s.mul(s.mul(s.c(0.5), x), s.add(s.c(1), erf));
+    // 0.5 x (1 + erf(x / sqrt 2)) as 0.5 x erfc(-x / sqrt 2) (TensorFlow's
+    // form): 1 + erf cancels to 0 in the negative tail, erfc does not.
+    Value erfc = math::ErfcOp::create(b, loc, s.mul(x, s.c(-M_SQRT1_2)));
+    return s.mul(s.mul(s.c(0.5), x), erfc);
   }
   case Activation::GeluTanh: {
     Value cube = s.mul(s.mul(x, x), x);
     Value inner = s.mul(s.c(kSqrt2OverPi), s.add(x, s.mul(s.c(0.044715), cube)));
-    return s.mul(s.mul(s.c(0.5), x), s.add(s.c(1), s.tanh(inner)));
+    // 0.5 x (1 + tanh(u)) = x sigmoid(2u): 1 + tanh(u) cancels to 0 in the
+    // negative tail, the sigmoid does not.
+    return s.mul(x, s.sigmoid(s.mul(s.c(2), inner)));
   }
   case Activation::Swish:
     return s.mul(x, s.sigmoid(x));
@@ -326,8 +369,15 @@ Value seq::lowering::scalarActivation(OpBuilder &b, Location loc,
     return s.clamp(x, 0, 6);
   case Activation::HardSilu:
     return s.mul(x, s.div(s.clamp(s.add(x, s.c(3)), 0, 6), s.c(6)));
-  case Activation::Mish:
-    return s.mul(x, s.tanh(s.softplus(x)));
+  case Activation::Mish: {
+    // tanh(softplus(x)) = w / (w + 2) with w = e^x (e^x + 2): one exp and a
+    // division instead of exp, log1p and tanh, and as accurate where the
+    // result is tiny. Beyond x = 20 it is 1 in float (and w would overflow).
+    Value e = s.exp(s.min(x, s.c(20)));
+    Value w = s.mul(e, s.add(e, s.c(2)));
+    Value t = s.div(w, s.add(w, s.c(2)));
+    return s.mul(x, s.select(s.cmp(P::OGT, x, s.c(20)), s.c(1), t));
+  }
   case Activation::Celu: {
     Value neg = s.min(x, s.c(0));
     return s.add(s.max(x, s.c(0)),
@@ -344,8 +394,15 @@ Value seq::lowering::scalarActivation(OpBuilder &b, Location loc,
                     s.select(s.cmp(P::OLT, x, s.c(1)), quad, x));
   }
   case Activation::Squareplus: {
-    Value root = math::SqrtOp::create(b, loc, s.add(s.mul(x, x), s.c(4)));
-    return s.div(s.add(x, root), s.c(2));
+    // (x + sqrt(x^2 + 4)) / 2 without the cancellation of x + sqrt(...) for
+    // x < 0 (2 / (sqrt(x^2 + 4) - x) there) and without x^2 overflowing
+    // (sqrt(x^2 + 4) rounds to |x| beyond 2^12).
+    Value ax = s.abs(x);
+    Value root = s.select(s.cmp(P::OGT, ax, s.c(4096)), ax,
+                          math::SqrtOp::create(b, loc, s.add(s.mul(x, x), s.c(4))));
+    return s.select(s.cmp(P::OGE, x, s.c(0)),
+                    s.add(s.mul(s.c(0.5), x), s.mul(s.c(0.5), root)),
+                    s.div(s.c(2), s.sub(root, x)));
   }
   case Activation::TanhShrink:
     return s.sub(x, s.tanh(x));

@@ -308,7 +308,7 @@ struct MathApproximationPass
     populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
       name.consume_front("math.");
       return llvm::is_contained(
-          {"tanh", "exp", "expm1", "log", "log1p", "erf"}, name);
+          {"tanh", "exp", "expm1", "log", "log1p", "erf", "erfc"}, name);
     });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
