@@ -1,4 +1,5 @@
 // The CPU-specific passes of the lowering pipeline (see Pipeline.cpp).
+#include "seq/Target/CPU/Passes.h"
 #include "seq/Target/CPU/Pipeline.h"
 
 #include "GemmKernel.h"
@@ -30,6 +31,14 @@
 
 using namespace mlir;
 
+namespace seq::cpu {
+#define GEN_PASS_DEF_SEQCPUVECTORIZECONV
+#define GEN_PASS_DEF_SEQCPUPREPAREENTRY
+#define GEN_PASS_DEF_SEQCPUKERNELS
+#define GEN_PASS_DEF_SEQCPUMATHAPPROXIMATION
+#include "seq/Target/CPU/Passes.h.inc"
+} // namespace seq::cpu
+
 namespace {
 
 //===----------------------------------------------------------------------===//
@@ -41,17 +50,7 @@ namespace {
 /// caller's input; packs a stateful @predict's states into one argument
 /// and result (PackState.h).
 struct PrepareEntryPass
-    : PassWrapper<PrepareEntryPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PrepareEntryPass)
-  StringRef getArgument() const override { return "seq-cpu-prepare-entry"; }
-  StringRef getDescription() const override {
-    return "Prepares @predict for its C interface: states packed into one "
-           "argument and result, arguments read-only";
-  }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<tensor::TensorDialect, LLVM::LLVMDialect,
-                    bufferization::BufferizationDialect>();
-  }
+    : seq::cpu::impl::SeqCpuPrepareEntryBase<PrepareEntryPass> {
   void runOnOperation() override {
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (fn.isPrivate() || fn.isExternal())
@@ -83,26 +82,8 @@ struct PrepareEntryPass
 /// be static: it is a weight's width), reading a constant weight packed at
 /// compile time; memref.copy becomes linalg.copy so it lowers to loops, not
 /// to a runtime library call.
-struct CpuKernelsPass : PassWrapper<CpuKernelsPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CpuKernelsPass)
-  CpuKernelsPass() = default;
-  CpuKernelsPass(const CpuKernelsPass &other) : PassWrapper(other) {}
-  explicit CpuKernelsPass(int64_t bits) { vectorBits = bits; }
-  StringRef getArgument() const override { return "seq-cpu-kernels"; }
-  StringRef getDescription() const override {
-    return "f32 matmuls on buffers to register-blocked vector loops (constant "
-           "weights packed into panels), memref copies to loops";
-  }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<arith::ArithDialect, linalg::LinalgDialect,
-                    memref::MemRefDialect, scf::SCFDialect,
-                    vector::VectorDialect>();
-  }
-  Option<int64_t> vectorBits{
-      *this, "vector-bits",
-      llvm::cl::desc("Vector register width the GEMM is blocked for: 512 "
-                     "(AVX-512), 256 (AVX2) or 128 (NEON/SSE)"),
-      llvm::cl::init(512)};
+struct CpuKernelsPass : seq::cpu::impl::SeqCpuKernelsBase<CpuKernelsPass> {
+  using Base::Base;
 
   void runOnOperation() override {
     std::optional<seq::cpu::VectorTarget> target =
@@ -110,7 +91,7 @@ struct CpuKernelsPass : PassWrapper<CpuKernelsPass, OperationPass<ModuleOp>> {
     if (!target) {
       emitError(getOperation().getLoc(),
                 "seq-cpu-kernels: vector-bits must be 128, 256 or 512, not ")
-          << vectorBits.getValue();
+          << static_cast<int64_t>(vectorBits);
       return signalPassFailure();
     }
     seq::cpu::PackedWeights weights(getOperation());
@@ -222,17 +203,7 @@ std::optional<SmallVector<OpFoldResult>> rowTiles(OpBuilder &b, linalg::LinalgOp
 /// max/add). Ops whose sizes are not static stay for convert-linalg-to-loops.
 /// Runs on tensors, before bufferization.
 struct VectorizeConvPass
-    : PassWrapper<VectorizeConvPass, OperationPass<func::FuncOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(VectorizeConvPass)
-  StringRef getArgument() const override { return "seq-cpu-vectorize-conv"; }
-  StringRef getDescription() const override {
-    return "Tiles, decomposes and vectorizes 2-D convolutions and poolings";
-  }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<affine::AffineDialect, arith::ArithDialect,
-                    linalg::LinalgDialect, scf::SCFDialect,
-                    tensor::TensorDialect, vector::VectorDialect>();
-  }
+    : seq::cpu::impl::SeqCpuVectorizeConvBase<VectorizeConvPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     IRRewriter rewriter(&getContext());
@@ -296,13 +267,7 @@ struct VectorizeConvPass
 
 /// tanh, exp, expm1, log1p, erf, ... as polynomials: vectorisable, no libm.
 struct MathApproximationPass
-    : PassWrapper<MathApproximationPass, OperationPass<func::FuncOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(MathApproximationPass)
-  StringRef getArgument() const override { return "seq-cpu-math-approximation"; }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<arith::ArithDialect, math::MathDialect,
-                    vector::VectorDialect, x86vector::X86VectorDialect>();
-  }
+    : seq::cpu::impl::SeqCpuMathApproximationBase<MathApproximationPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
@@ -316,16 +281,3 @@ struct MathApproximationPass
 };
 
 } // namespace
-
-std::unique_ptr<Pass> seq::cpu::createPrepareEntryPass() {
-  return std::make_unique<PrepareEntryPass>();
-}
-std::unique_ptr<Pass> seq::cpu::createCpuKernelsPass(int64_t vectorBits) {
-  return std::make_unique<CpuKernelsPass>(vectorBits);
-}
-std::unique_ptr<Pass> seq::cpu::createVectorizeConvPass() {
-  return std::make_unique<VectorizeConvPass>();
-}
-std::unique_ptr<Pass> seq::cpu::createMathApproximationPass() {
-  return std::make_unique<MathApproximationPass>();
-}

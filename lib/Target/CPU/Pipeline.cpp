@@ -8,6 +8,7 @@
 // are no-ops. So a call allocates nothing from the system once the arena is
 // big enough, and nothing can leak. docs/CPU.md has the details.
 #include "seq/Target/CPU/Pipeline.h"
+#include "seq/Target/CPU/Passes.h"
 
 #include "seq/Conversion/Passes.h"
 #include "seq/Dialect/Seq/IR/SeqDialect.h"
@@ -77,17 +78,14 @@ struct CpuPipelineOptions : PassPipelineOptions<CpuPipelineOptions> {
 } // namespace
 
 void seq::cpu::registerCpuPipeline() {
-  registerPass([] { return createVectorizeConvPass(); });
-  registerPass([] { return createPrepareEntryPass(); });
-  registerPass([] { return createCpuKernelsPass(); });
-  registerPass([] { return createMathApproximationPass(); });
+  registerSeqCpuPasses();
   PassPipelineRegistration<CpuPipelineOptions>(
       "seq-cpu-pipeline",
       "Everything the CPU backend runs: seq (fused first) to the LLVM dialect",
       [](OpPassManager &pm, const CpuPipelineOptions &options) {
         std::optional<VectorTarget> target = VectorTarget::ofBits(options.vectorBits);
         if (!target) // seq-cpu-kernels says what the widths are, first
-          pm.addPass(createCpuKernelsPass(options.vectorBits));
+          pm.addPass(createSeqCpuKernels({options.vectorBits}));
         buildLoweringPipeline(pm, /*fuse=*/true, target.value_or(VectorTarget{}));
       });
 }
@@ -123,9 +121,9 @@ void seq::cpu::buildLoweringPipeline(OpPassManager &pm, bool fuse,
   pm.addPass(seq::createConvertSeqToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  pm.addNestedPass<func::FuncOp>(createVectorizeConvPass());
+  pm.addNestedPass<func::FuncOp>(createSeqCpuVectorizeConv());
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createPrepareEntryPass());
+  pm.addPass(createSeqCpuPrepareEntry());
 
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -135,14 +133,14 @@ void seq::cpu::buildLoweringPipeline(OpPassManager &pm, bool fuse,
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createCanonicalizerPass());
 
-  pm.addPass(createCpuKernelsPass(target.bits()));
+  pm.addPass(createSeqCpuKernels({target.bits()}));
   // The weights the GEMMs now read packed.
   pm.addPass(createSymbolDCEPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // n-D vector transfers (from the vectorized convolutions) as 1-D ones.
   pm.addNestedPass<func::FuncOp>(
       createConvertVectorToSCFPass(VectorTransferToSCFOptions().enableFullUnroll()));
-  pm.addNestedPass<func::FuncOp>(createMathApproximationPass());
+  pm.addNestedPass<func::FuncOp>(createSeqCpuMathApproximation());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createCanonicalizerPass());
@@ -261,6 +259,9 @@ seq::cpu::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &context,
       continue;
     fn.addFnAttr("target-cpu", tm.getTargetCPU());
     fn.addFnAttr("target-features", tm.getTargetFeatureString());
+    // LLVM tunes AVX-512 server CPUs to vectorize loops at 256 bits; the
+    // GEMMs already run at 512, so the pointwise loops may as well.
+    fn.addFnAttr("prefer-vector-width", std::to_string(VectorTarget::of(tm).bits()));
   }
   auto optimize = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, &tm);
   if (llvm::Error e = optimize(llvmModule.get()))

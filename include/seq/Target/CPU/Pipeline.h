@@ -71,15 +71,6 @@ translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
 /// --seq-to-linalg: site i is what `seqc_report_error(i, count)` means.
 std::vector<std::string> errorSites(mlir::ModuleOp module);
 
-// The CPU passes, for pipelines and tests.
-std::unique_ptr<mlir::Pass> createPrepareEntryPass();
-/// seq-cpu-kernels: f32 matmuls to register-blocked vector loops for
-/// vector registers of `vectorBits` (VectorTarget::ofBits; GemmKernel.h).
-std::unique_ptr<mlir::Pass> createCpuKernelsPass(int64_t vectorBits = 512);
-/// seq-cpu-vectorize-conv: 2-D convolutions and poolings to vector code.
-std::unique_ptr<mlir::Pass> createVectorizeConvPass();
-std::unique_ptr<mlir::Pass> createMathApproximationPass();
-
 } // namespace seq::cpu
 
 #endif

@@ -1,0 +1,93 @@
+#ifndef SEQ_TARGET_CPU_PASSES_TD
+#define SEQ_TARGET_CPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+// The passes only the CPU backend runs, in the order of its pipeline
+// (seq::cpu::buildLoweringPipeline, lib/Target/CPU/Pipeline.cpp).
+
+def SeqCpuVectorizeConv : Pass<"seq-cpu-vectorize-conv", "mlir::func::FuncOp"> {
+  let summary = "Tiles, decomposes and vectorizes 2-D convolutions and poolings";
+  let description = [{
+    `linalg.conv_2d_nhwc_hwcf`, `depthwise_conv_2d_nhwc_hwc` and
+    `pooling_nhwc_max/sum` (what `--seq-to-linalg` makes of Conv2D, a
+    depthwise Conv2D and the 2-D poolings) become vector code with upstream
+    transforms: tiled into one output row of one sample and one kernel row
+    (at most 8 output columns and 16 filters / channels), decomposed into
+    their 1-D forms and vectorized (`linalg::vectorize`); a
+    `conv_1d_nwc_wcf` of its own (a Conv1DTranspose) is tiled alike and
+    vectorized. Ops whose sizes are not static stay for
+    convert-linalg-to-loops. Runs on tensors, before bufferization.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
+def SeqCpuPrepareEntry : Pass<"seq-cpu-prepare-entry", "mlir::ModuleOp"> {
+  let summary = "Prepares @predict for its C interface: states packed into "
+                "one argument and result, arguments read-only";
+  let description = [{
+    Marks public functions for the C interface (`_mlir_ciface_<name>`) and
+    their arguments as not writable, so bufferization never writes into the
+    caller's input; packs a stateful `@predict`'s states into one flat
+    argument and result, so the compiled function is always
+    `(inputs, state) -> (outputs, state)`; drops the ports' Keras names
+    (read before lowering).
+  }];
+  let dependentDialects = [
+    "::mlir::tensor::TensorDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::bufferization::BufferizationDialect"
+  ];
+}
+
+def SeqCpuKernels : Pass<"seq-cpu-kernels", "mlir::ModuleOp"> {
+  let summary = "f32 matmuls on buffers to register-blocked vector loops "
+                "(constant weights packed into panels), memref copies to loops";
+  let description = [{
+    Every f32 `linalg.matmul` on row-major buffers with a static N becomes
+    `scf.for` loops of `vector.fma` whose register blocks fit the target's
+    vector registers (`vector-bits`: AVX-512 8 rows x 2 vectors, AVX2 3 x 4,
+    NEON 2 x 8; always 32 columns). A B operand that is a constant global is
+    packed at compile time into a new global of 32-column panels (K rows of
+    32 floats, the last panel's rows rounded up to 16, zero-padded), read
+    with GotoBLAS' loop order: 128-row chunks of A, 256-deep slices of K,
+    panels, register blocks; leftover rows go one at a time across 8
+    vectors. When C was set just before the matmul by a bias broadcast
+    (`linalg.generic` of a row vector), a copy or a fill, that op is erased
+    and the accumulators start from its source instead. Other B operands are
+    read in place, their last vector masked.
+
+    `memref.copy` becomes `linalg.copy` (no runtime library call), and a
+    row-major `memref.expand_shape` a `memref.reinterpret_cast`
+    (expand-strided-metadata crashes on two dynamic sizes in one group).
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"512",
+           "Vector register width the GEMM is blocked for: 512 (AVX-512), "
+           "256 (AVX2) or 128 (NEON)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def SeqCpuMathApproximation : Pass<"seq-cpu-math-approximation", "mlir::func::FuncOp"> {
+  let summary = "exp, expm1, log, log1p, erf, erfc (and tanh) as MLIR's "
+                "polynomial approximations";
+  let description = [{
+    Upstream's `populateMathPolynomialApproximationPatterns` for these ops:
+    vectorizable code, no libm calls. Sigmoid and tanh do not reach it: the
+    lowering builds them from one exp of its own (docs/CPU.md).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect", "::mlir::x86vector::X86VectorDialect"
+  ];
+}
+
+#endif // SEQ_TARGET_CPU_PASSES_TD
