@@ -58,6 +58,7 @@ const std::vector<Ownership> &ownerships() {
       {"jit", "--run or --compare with --engine=jit",
        [=] { return running() && engine() == "jit"; }},
       {"batch", "--run", [] { return decided.mode == Mode::Run; }},
+      {"threads", "--run", [] { return decided.mode == Mode::Run; }},
       {"progress", "--run", [] { return decided.mode == Mode::Run; }},
       {"ray", "--run", [] { return decided.mode == Mode::Run; }},
       {"ray-workers", "--run --ray",

@@ -1,0 +1,51 @@
+// A fixed pool of threads that runs the chunks of one call of the JIT
+// engine (the AOT library has the same in C, runtime/seqc_model_api.c):
+// started with the engine, no allocation per call.
+#ifndef SEQ_LIB_TARGET_CPU_WORKERPOOL_H
+#define SEQ_LIB_TARGET_CPU_WORKERPOOL_H
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace seq::cpu {
+
+class WorkerPool {
+public:
+  /// A pool for `threads` chunks at once: threads - 1 threads of its own,
+  /// the caller of run() being the first.
+  explicit WorkerPool(int threads);
+  ~WorkerPool();
+  WorkerPool(const WorkerPool &) = delete;
+  WorkerPool &operator=(const WorkerPool &) = delete;
+
+  int size() const { return static_cast<int>(threads.size()) + 1; }
+
+  /// Runs fn(0) on this thread and fn(1) .. fn(chunks - 1) on the pool's
+  /// threads (chunks <= size()), and returns when all are done. One call at
+  /// a time: returns false, running nothing, while another call holds the
+  /// pool.
+  bool tryRun(int chunks, llvm::function_ref<void(int)> fn);
+
+private:
+  void work(int index);
+
+  std::mutex busy; // held by the call running on the pool
+  std::mutex lock;
+  std::condition_variable wake, done;
+  unsigned long generation = 0;
+  int chunks = 0, pending = 0;
+  bool quit = false;
+  llvm::function_ref<void(int)> job;
+  std::vector<std::thread> threads;
+};
+
+/// The cores this process may run on (its CPU affinity).
+int onlineCores();
+
+} // namespace seq::cpu
+
+#endif
