@@ -108,6 +108,9 @@ struct seqc_model {
   /* The pool: workers wait on `wake` for a new generation, the caller on
    * `done` for pending == 0. */
   int pool_ready;
+  /* The process that started the pool: a child forked since has none of
+   * its threads, and runs every call on the calling thread. */
+  pid_t pool_pid;
   pthread_mutex_t lock;
   pthread_cond_t wake, done;
   unsigned long generation;
@@ -414,7 +417,7 @@ static int run_job(seqc_model *m, const struct seqc_job *job) {
  * was sized for, and (automatic threads) none smaller than
  * m->min_chunk_rows. */
 static int chunks_for(const seqc_model *m, int64_t batch) {
-  if (m->threads <= 1 || batch <= 1)
+  if (m->threads <= 1 || batch <= 1 || !m->pool_ready || getpid() != m->pool_pid)
     return 1;
   int64_t chunks = batch < m->threads ? batch : m->threads;
   int64_t by_work = batch / m->min_chunk_rows;
@@ -471,6 +474,7 @@ static int start_pool(seqc_model *m) {
     return -1;
   }
   m->pool_ready = 1;
+  m->pool_pid = getpid();
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -487,7 +491,7 @@ static int start_pool(seqc_model *m) {
 }
 
 static void stop_pool(seqc_model *m) {
-  if (!m->pool_ready)
+  if (!m->pool_ready || getpid() != m->pool_pid) /* a forked child: no threads */
     return;
   pthread_mutex_lock(&m->lock);
   m->quit = 1;

@@ -14,6 +14,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cstring>
 #include <set>
@@ -58,6 +61,21 @@ TEST(WorkerPoolTest, ABusyPoolRefusesASecondCall) {
   }));
   EXPECT_FALSE(inner);
   EXPECT_GE(seq::cpu::onlineCores(), 1);
+}
+
+TEST(WorkerPoolTest, AForkedChildRunsAlone) {
+  seq::cpu::WorkerPool pool(2);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // The pool's threads stayed in the parent: no call, no hang.
+    bool ran = pool.tryRun(2, [](int) {});
+    _exit(ran ? 1 : 0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_TRUE(pool.tryRun(2, [](int) {}));
 }
 
 class JitThreadsTest : public ::testing::Test {

@@ -7,7 +7,7 @@
 
 using seq::cpu::WorkerPool;
 
-WorkerPool::WorkerPool(int count) {
+WorkerPool::WorkerPool(int count) : pid(getpid()) {
   // The threads take no signals: they belong to the process's other threads.
   sigset_t all, old;
   sigfillset(&all);
@@ -18,6 +18,11 @@ WorkerPool::WorkerPool(int count) {
 }
 
 WorkerPool::~WorkerPool() {
+  if (getpid() != pid) { // a forked child: the threads do not exist here
+    for (std::thread &t : threads)
+      t.detach();
+    return;
+  }
   {
     std::lock_guard<std::mutex> guard(lock);
     quit = true;
@@ -46,6 +51,8 @@ void WorkerPool::work(int index) {
 }
 
 bool WorkerPool::tryRun(int count, llvm::function_ref<void(int)> fn) {
+  if (getpid() != pid)
+    return false;
   std::unique_lock<std::mutex> call(busy, std::try_to_lock);
   if (!call)
     return false;

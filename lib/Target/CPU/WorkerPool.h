@@ -27,7 +27,8 @@ public:
   /// Runs fn(0) on this thread and fn(1) .. fn(chunks - 1) on the pool's
   /// threads (chunks <= size()), and returns when all are done. One call at
   /// a time: returns false, running nothing, while another call holds the
-  /// pool.
+  /// pool, and in a process forked since the pool started (it has none of
+  /// the pool's threads).
   bool tryRun(int chunks, llvm::function_ref<void(int)> fn);
 
 private:
@@ -40,6 +41,7 @@ private:
   int chunks = 0, pending = 0;
   bool quit = false;
   llvm::function_ref<void(int)> job;
+  int pid; // the process whose threads these are
   std::vector<std::thread> threads;
 };
 

@@ -8,11 +8,14 @@
  * rows), and the next call succeeds.
  *   split ids|floats MAX_BATCH SEQ_LEN BAD_ROW   (linked with a seqc library)
  * Prints one line per check; exit code 1 if any fails. */
+#define _POSIX_C_SOURCE 200809L
 #include SEQC_MODEL_HEADER
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 enum { kMaxPorts = 16 };
 
@@ -109,6 +112,22 @@ int main(int argc, char **argv) {
       rc = run(m, max_batch);
       printf("  next call: %d \"%s\"\n", rc, seqc_last_error(m));
       failures += rc != SEQC_OK;
+    }
+    if (threads[t] == 2) {
+      /* A forked child has none of the pool's threads: its calls run on
+       * the calling thread (no hang), and so does its destroy. */
+      fflush(stdout);
+      pid_t child = fork();
+      if (child == 0) {
+        int rc = run(m, max_batch);
+        seqc_model_destroy(m);
+        _exit(rc);
+      }
+      int status = -1;
+      waitpid(child, &status, 0);
+      printf("  forked child: %s\n",
+             WIFEXITED(status) && WEXITSTATUS(status) == 0 ? "ran" : "FAILED");
+      failures += !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     }
     seqc_model_destroy(m);
   }
