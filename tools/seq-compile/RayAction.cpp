@@ -141,9 +141,6 @@ std::optional<int> rayAction(seqc::Session &session) {
                            "-o", seqc::outputPath, "--seqc-version", SEQ_VERSION});
   if (seqc::runBatchSize())
     args.insert(args.end(), {"--batch", std::to_string(seqc::runBatchSize())});
-  if (seqc::runThreadsGiven())
-    args.insert(args.end(),
-                {"--threads", std::to_string(seqc::runEngineOptions().threads)});
   if (rayWorkers)
     args.insert(args.end(), {"--workers", std::to_string(rayWorkers)});
   args.push_back("--");
