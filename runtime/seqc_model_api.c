@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,10 @@
  * chunks of about this much work (nanoseconds, estimated from create's
  * warm-up run): waking a worker costs microseconds. */
 #define SEQC_MIN_CHUNK_NS 50000
+/* How long a worker waiting for the next call, and a caller waiting for
+ * the workers, spin before they sleep (ns): waking a sleeping thread takes
+ * tens of microseconds (more in a VM), which back-to-back calls then skip. */
+#define SEQC_SPIN_NS 100000
 
 /* ---- The model's data (emitted by seq-compile into model.o). ---- */
 /* Inputs and outputs: their count, each one's rank, all their dimensions
@@ -105,16 +110,19 @@ struct seqc_model {
   int threads;
   int64_t share, min_chunk_rows;
   struct seqc_worker *workers;
-  /* The pool: workers wait on `wake` for a new generation, the caller on
-   * `done` for pending == 0. */
+  /* The pool: a call publishes m->job, then `generation` (a count times
+   * 2^16, plus the call's chunks); workers spin, then sleep on `wake`, until
+   * it changes; the caller spins, then sleeps on `done`, until `pending`
+   * (chunks left to the workers) is 0. */
   int pool_ready;
   /* The process that started the pool: a child forked since has none of
    * its threads, and runs every call on the calling thread. */
   pid_t pool_pid;
   pthread_mutex_t lock;
   pthread_cond_t wake, done;
-  unsigned long generation;
-  int pending, quit;
+  _Atomic uint64_t generation;
+  _Atomic int pending, quit;
+  int sleepers, caller_sleeping; /* under `lock` */
   struct seqc_job job;
   /* The flat state of a stateful model (NULL when stateless). */
   float *state;
@@ -340,52 +348,91 @@ static void run_chunk(seqc_model *m, int i) {
                  job->outputs, first, NULL, 0);
 }
 
+static void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+static int64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* The generation after `seen` (spinning, then sleeping), or `seen` when the
+ * pool quits. */
+static uint64_t next_generation(seqc_model *m, uint64_t seen) {
+  uint64_t g;
+  int64_t start = now_ns();
+  while ((g = atomic_load(&m->generation)) == seen && !atomic_load(&m->quit))
+    if (now_ns() - start > SEQC_SPIN_NS) {
+      pthread_mutex_lock(&m->lock);
+      ++m->sleepers;
+      while ((g = atomic_load(&m->generation)) == seen && !atomic_load(&m->quit))
+        pthread_cond_wait(&m->wake, &m->lock);
+      --m->sleepers;
+      pthread_mutex_unlock(&m->lock);
+      break;
+    } else {
+      cpu_relax();
+    }
+  return g;
+}
+
 static void *worker_main(void *arg) {
   struct seqc_worker *w = (struct seqc_worker *)arg;
   seqc_model *m = w->model;
-  pthread_mutex_lock(&m->lock);
-  unsigned long seen = 0;
+  uint64_t seen = 0;
   for (;;) {
-    while (!m->quit && m->generation == seen)
-      pthread_cond_wait(&m->wake, &m->lock);
-    if (m->quit)
+    seen = next_generation(m, seen);
+    if (atomic_load(&m->quit))
       break;
-    seen = m->generation;
-    int mine = w->index < m->job.chunks;
-    pthread_mutex_unlock(&m->lock);
-    if (mine)
-      run_chunk(m, w->index);
-    pthread_mutex_lock(&m->lock);
-    if (mine && --m->pending == 0)
-      pthread_cond_signal(&m->done);
+    /* A worker that missed calls (it had no chunk in them) sees the latest:
+     * the caller waits for every worker with a chunk. */
+    if (w->index >= (int)(seen & 0xffff))
+      continue;
+    run_chunk(m, w->index);
+    if (atomic_fetch_sub(&m->pending, 1) == 1) {
+      pthread_mutex_lock(&m->lock);
+      if (m->caller_sleeping)
+        pthread_cond_signal(&m->done);
+      pthread_mutex_unlock(&m->lock);
+    }
   }
-  pthread_mutex_unlock(&m->lock);
   return NULL;
 }
 
 /* Runs `job` on job->chunks workers, chunk 0 on this thread, and waits for
- * all. Allocates nothing. The first failed chunk (in row order) sets
- * m->error; its code is returned. */
+ * all. Allocates nothing. Returns SEQC_OK or the error of the call, as
+ * below. */
 static int run_job(seqc_model *m, const struct seqc_job *job) {
   int chunks = job->chunks;
-  if (m->pool_ready) {
+  m->job = *job;
+  if (chunks > 1) {
+    atomic_store(&m->pending, chunks - 1);
+    uint64_t g = atomic_load(&m->generation);
+    atomic_store(&m->generation, ((g >> 16) + 1) << 16 | (uint64_t)chunks);
     pthread_mutex_lock(&m->lock);
-    m->job = *job;
-    if (chunks > 1) {
-      m->pending = chunks - 1;
-      ++m->generation;
+    if (m->sleepers)
       pthread_cond_broadcast(&m->wake);
-    }
     pthread_mutex_unlock(&m->lock);
-  } else {
-    m->job = *job;
   }
   run_chunk(m, 0);
   if (chunks > 1) {
-    pthread_mutex_lock(&m->lock);
-    while (m->pending > 0)
-      pthread_cond_wait(&m->done, &m->lock);
-    pthread_mutex_unlock(&m->lock);
+    int64_t start = now_ns();
+    while (atomic_load(&m->pending) > 0 && now_ns() - start <= SEQC_SPIN_NS)
+      cpu_relax();
+    if (atomic_load(&m->pending) > 0) {
+      pthread_mutex_lock(&m->lock);
+      m->caller_sleeping = 1;
+      while (atomic_load(&m->pending) > 0)
+        pthread_cond_wait(&m->done, &m->lock);
+      m->caller_sleeping = 0;
+      pthread_mutex_unlock(&m->lock);
+    }
   }
   /* Out of memory in any chunk wins (the first); else the bad input of
    * every chunk, reported as one thread would: the first check that
@@ -453,12 +500,6 @@ static int online_cores(void) {
   return n > 0 ? (int)n : 1;
 }
 
-static int64_t now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
 /* Starts the pool's threads (workers 1..threads-1), with every signal
  * blocked in them. 0, or -1 when a thread cannot be started. */
 static int start_pool(seqc_model *m) {
@@ -493,8 +534,8 @@ static int start_pool(seqc_model *m) {
 static void stop_pool(seqc_model *m) {
   if (!m->pool_ready || getpid() != m->pool_pid) /* a forked child: no threads */
     return;
+  atomic_store(&m->quit, 1);
   pthread_mutex_lock(&m->lock);
-  m->quit = 1;
   pthread_cond_broadcast(&m->wake);
   pthread_mutex_unlock(&m->lock);
   for (int i = 1; i < m->threads; ++i)

@@ -1,11 +1,31 @@
 #include "WorkerPool.h"
 
+#include <chrono>
+
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
 using seq::cpu::WorkerPool;
+
+namespace {
+
+void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+int64_t nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+} // namespace
 
 WorkerPool::WorkerPool(int count) : pid(getpid()) {
   // The threads take no signals: they belong to the process's other threads.
@@ -23,30 +43,48 @@ WorkerPool::~WorkerPool() {
       t.detach();
     return;
   }
+  quit = true;
   {
     std::lock_guard<std::mutex> guard(lock);
-    quit = true;
+    wake.notify_all();
   }
-  wake.notify_all();
   for (std::thread &t : threads)
     t.join();
 }
 
+uint64_t WorkerPool::nextGeneration(uint64_t seen) {
+  uint64_t g;
+  int64_t start = nowNs();
+  while ((g = generation.load()) == seen && !quit.load()) {
+    if (nowNs() - start <= kSpinNs) {
+      cpuRelax();
+      continue;
+    }
+    std::unique_lock<std::mutex> guard(lock);
+    ++sleepers;
+    wake.wait(guard, [&] { return (g = generation.load()) != seen || quit.load(); });
+    --sleepers;
+    break;
+  }
+  return g;
+}
+
 void WorkerPool::work(int index) {
-  std::unique_lock<std::mutex> guard(lock);
-  unsigned long seen = 0;
+  uint64_t seen = 0;
   for (;;) {
-    wake.wait(guard, [&] { return quit || generation != seen; });
-    if (quit)
+    seen = nextGeneration(seen);
+    if (quit.load())
       return;
-    seen = generation;
-    bool mine = index < chunks;
-    guard.unlock();
-    if (mine)
-      job(index);
-    guard.lock();
-    if (mine && --pending == 0)
-      done.notify_one();
+    // A thread that missed calls (it had no chunk in them) sees the latest:
+    // the caller waits for every thread with a chunk.
+    if (index >= static_cast<int>(seen & 0xffff))
+      continue;
+    job(index);
+    if (pending.fetch_sub(1) == 1) {
+      std::lock_guard<std::mutex> guard(lock);
+      if (callerSleeping)
+        done.notify_one();
+    }
   }
 }
 
@@ -56,19 +94,27 @@ bool WorkerPool::tryRun(int count, llvm::function_ref<void(int)> fn) {
   std::unique_lock<std::mutex> call(busy, std::try_to_lock);
   if (!call)
     return false;
-  {
-    std::lock_guard<std::mutex> guard(lock);
+  if (count > 1) {
     job = fn;
-    chunks = count;
     pending = count - 1;
-    if (count > 1)
-      ++generation;
+    uint64_t g = generation.load();
+    generation = ((g >> 16) + 1) << 16 | static_cast<uint64_t>(count);
+    std::lock_guard<std::mutex> guard(lock);
+    if (sleepers)
+      wake.notify_all();
   }
-  if (count > 1)
-    wake.notify_all();
   fn(0);
-  std::unique_lock<std::mutex> guard(lock);
-  done.wait(guard, [&] { return pending == 0; });
+  if (count > 1) {
+    int64_t start = nowNs();
+    while (pending.load() > 0 && nowNs() - start <= kSpinNs)
+      cpuRelax();
+    if (pending.load() > 0) {
+      std::unique_lock<std::mutex> guard(lock);
+      callerSleeping = true;
+      done.wait(guard, [&] { return pending.load() == 0; });
+      callerSleeping = false;
+    }
+  }
   return true;
 }
 

@@ -6,7 +6,9 @@
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -31,16 +33,26 @@ public:
   /// the pool's threads).
   bool tryRun(int chunks, llvm::function_ref<void(int)> fn);
 
+  /// How long a thread waiting for the next call, and a caller waiting for
+  /// the threads, spin before they sleep: waking a sleeping thread takes
+  /// tens of microseconds (more in a VM), which back-to-back calls skip.
+  static constexpr int64_t kSpinNs = 100000;
+
 private:
   void work(int index);
+  uint64_t nextGeneration(uint64_t seen);
 
   std::mutex busy; // held by the call running on the pool
-  std::mutex lock;
-  std::condition_variable wake, done;
-  unsigned long generation = 0;
-  int chunks = 0, pending = 0;
-  bool quit = false;
+  // A call publishes `job`, then `generation` (a count times 2^16 plus the
+  // call's chunks); `pending` counts the chunks left to the threads.
   llvm::function_ref<void(int)> job;
+  std::atomic<uint64_t> generation{0};
+  std::atomic<int> pending{0};
+  std::atomic<bool> quit{false};
+  std::mutex lock; // guards the sleepers' bookkeeping
+  std::condition_variable wake, done;
+  int sleepers = 0;
+  bool callerSleeping = false;
   int pid; // the process whose threads these are
   std::vector<std::thread> threads;
 };
