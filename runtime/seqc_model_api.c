@@ -348,13 +348,9 @@ static void run_chunk(seqc_model *m, int i) {
                  job->outputs, first, NULL, 0);
 }
 
-static void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  __asm__ __volatile__("yield");
-#endif
-}
+/* One turn of a spin: gives the core away when another thread wants it (one
+ * of the pool's, where threads outnumber free cores), else returns at once. */
+static void cpu_relax(void) { sched_yield(); }
 
 static int64_t now_ns(void) {
   struct timespec t;

@@ -11,13 +11,9 @@ using seq::cpu::WorkerPool;
 
 namespace {
 
-void cpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  __asm__ __volatile__("yield");
-#endif
-}
+/// One turn of a spin: gives the core away when another thread wants it (one
+/// of the pool's, where threads outnumber free cores), else returns at once.
+void cpuRelax() { sched_yield(); }
 
 int64_t nowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
