@@ -72,18 +72,25 @@ def require_close(outputs, want, batch, tolerance=1e-4):
 
 class SeqcAot:
     """A seqc AOT library's model instance for `batch` rows of `steps` steps
-    (seqc_model_create_sized), called as (x, y) -> y through ctypes."""
+    (seqc_model_create_sized, or seqc_model_create_threaded with `threads`),
+    called as (x, y) -> y through ctypes."""
 
-    def __init__(self, lib_path, batch, steps):
+    def __init__(self, lib_path, batch, steps, threads=None):
         self.steps = steps
         self.lib = ctypes.CDLL(lib_path)
         self.lib.seqc_model_create_sized.restype = ctypes.c_void_p
         self.lib.seqc_model_create_sized.argtypes = [ctypes.c_longlong, ctypes.c_longlong]
+        self.lib.seqc_model_create_threaded.restype = ctypes.c_void_p
+        self.lib.seqc_model_create_threaded.argtypes = [ctypes.c_longlong, ctypes.c_longlong,
+                                                        ctypes.c_int]
         self.lib.seqc_model_run.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_longlong,
                                             ctypes.c_longlong, ctypes.c_void_p]
-        self.model = self.lib.seqc_model_create_sized(batch, steps)
+        if threads is None:
+            self.model = self.lib.seqc_model_create_sized(batch, steps)
+        else:
+            self.model = self.lib.seqc_model_create_threaded(batch, steps, threads)
         if not self.model:
-            raise RuntimeError("seqc_model_create_sized failed")
+            raise RuntimeError("seqc_model_create failed")
 
     def __call__(self, x, y):
         if self.lib.seqc_model_run(self.model, x.ctypes.data, x.shape[0], self.steps,

@@ -80,8 +80,12 @@ int main(int argc, char **argv) {
   using Clock = std::chrono::steady_clock;
   for (StringRef name : names) {
     auto start = Clock::now();
+    // One thread per engine, as every peer of the CPU benchmark gets
+    // (bench/run_threads_bench.py measures threads).
+    seq::rt::EngineOptions options;
+    options.threads = 1;
     Expected<std::unique_ptr<seq::rt::Engine>> engine =
-        seq::rt::createEngine(name, *model->module);
+        seq::rt::createEngine(name, *model->module, options);
     if (!engine)
       return fail(name + ": " + toString(engine.takeError()));
     double compileSeconds = std::chrono::duration<double>(Clock::now() - start).count();

@@ -5,12 +5,19 @@
  * here depends on the model. What does is data that seq-compile emits as
  * LLVM globals into the model's object (lib/Target/CPU/AotCompiler.cpp,
  * addModelData), under the fixed names declared below. */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "seqc_arena.h"
 #include "seqc_model_public.h" /* the header template, for its prototypes */
 
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #define SEQC_API __attribute__((visibility("default")))
 #define SEQC_DATA extern __attribute__((visibility("hidden")))
@@ -21,6 +28,16 @@
 /* The most inputs, and the most outputs, of a model; keep equal to
  * seq::cpu::kMaxAotPorts. */
 #define SEQC_MAX_PORTS 16
+/* The most threads an instance runs a call on. */
+#define SEQC_MAX_THREADS 256
+/* With threads = 0 (automatic), a call's batch is split no finer than
+ * chunks of about this much work (nanoseconds, estimated from create's
+ * warm-up run): waking a worker costs microseconds. */
+#define SEQC_MIN_CHUNK_NS 50000
+/* How long a worker waiting for the next call, and a caller waiting for
+ * the workers, spin before they sleep (ns): waking a sleeping thread takes
+ * tens of microseconds (more in a VM), which back-to-back calls then skip. */
+#define SEQC_SPIN_NS 100000
 
 /* ---- The model's data (emitted by seq-compile into model.o). ---- */
 /* Inputs and outputs: their count, each one's rank, all their dimensions
@@ -65,9 +82,48 @@ void seqc_report_error(int32_t site, int64_t count) {
   seqc_arena_report_error(site, count);
 }
 
-struct seqc_model {
+/* One share of a call: worker 0 is the calling thread (no thread of its
+ * own), workers 1.. are the pool's threads. Each has its own arena. */
+struct seqc_worker {
+  seqc_model *model;
+  int index;
+  int started;
+  pthread_t thread;
   seqc_arena arena;
+  int rc;
+  char error[512];
+};
+
+/* The call the pool is running (pointers into the caller's arguments). */
+struct seqc_job {
+  const float *const *inputs;
+  float *const *outputs;
+  const int64_t *seq_lens;
+  int64_t batch;
+  int chunks;
+};
+
+struct seqc_model {
   int64_t max_batch, max_seq_len;
+  /* threads workers (>= 1); rows of the largest chunk an arena is sized
+   * for; with automatic threads, the fewest rows worth a chunk (else 1). */
+  int threads;
+  int64_t share, min_chunk_rows;
+  struct seqc_worker *workers;
+  /* The pool: a call publishes m->job, then `generation` (a count times
+   * 2^16, plus the call's chunks); workers spin, then sleep on `wake`, until
+   * it changes; the caller spins, then sleeps on `done`, until `pending`
+   * (chunks left to the workers) is 0. */
+  int pool_ready;
+  /* The process that started the pool: a child forked since has none of
+   * its threads, and runs every call on the calling thread. */
+  pid_t pool_pid;
+  pthread_mutex_t lock;
+  pthread_cond_t wake, done;
+  _Atomic uint64_t generation;
+  _Atomic int pending, quit;
+  int sleepers, caller_sleeping; /* under `lock` */
+  struct seqc_job job;
   /* The flat state of a stateful model (NULL when stateless). */
   float *state;
   /* Zeros for one probe batch of the largest input, for output shape probes
@@ -197,13 +253,25 @@ static void call_predict(void *results, void *call) {
   seqc_model_predict(results, c->inputs, c->state);
 }
 
-/* One call of the compiled model on every input (`seq_lens` resolved);
- * `outputs` and `dims` may be NULL. A stateful model reads m->state and,
- * with `update_state`, keeps the state the call leaves (a successful call
- * only). */
-static int invoke(seqc_model *m, const float *const *inputs, int64_t batch,
+/* The message of a data-dependent error: `count` values failed check `site`. */
+static void input_error(char *error, int32_t site, int64_t count) {
+  const char *what =
+      site < seqc_error_site_count ? seqc_error_sites[site] : "runtime error";
+  snprintf(error, 512, "%s (%lld values); check the input", what,
+           (long long)count);
+}
+
+/* One call of the compiled model on every input (`seq_lens` resolved), in
+ * `arena` (the calling thread's: see seqc_arena.h); on failure the message
+ * goes to `error` (512 bytes). `outputs` and `dims` may be NULL; output k's
+ * rows are written from row `first_row` of outputs[k] on. A stateful model
+ * reads m->state and, with `update_state`, keeps the state the call leaves
+ * (a successful call only). */
+static int invoke(seqc_model *m, seqc_arena *arena, char *error,
+                  const float *const *inputs, int64_t batch,
                   const int64_t *seq_lens, float *const *outputs,
-                  int64_t (*dims)[SEQC_MAX_RANK], int update_state) {
+                  int64_t first_row, int64_t (*dims)[SEQC_MAX_RANK],
+                  int update_state) {
   seqc_descriptor in[SEQC_MAX_PORTS], state;
   void *in_pointers[SEQC_MAX_PORTS];
   /* The outputs' descriptors, then a stateful model's 1-D state. */
@@ -226,24 +294,25 @@ static int invoke(seqc_model *m, const float *const *inputs, int64_t batch,
   state[4] = 1;
   struct predict_call call = {in_pointers, state};
   int rc = SEQC_OK;
-  if (seqc_arena_run(&m->arena, call_predict, results, &call) != 0) {
-    snprintf(m->error, sizeof m->error,
+  if (seqc_arena_run(arena, call_predict, results, &call) != 0) {
+    snprintf(error, 512,
              "out of memory: the model could not allocate %zu bytes of "
              "working memory",
-             m->arena.failed_size);
+             arena->failed_size);
     rc = SEQC_ERROR_MEMORY;
-  } else if (m->arena.error_site >= 0) {
-    const char *what = m->arena.error_site < seqc_error_site_count
-                           ? seqc_error_sites[m->arena.error_site]
-                           : "runtime error";
-    snprintf(m->error, sizeof m->error, "%s (%lld values); check the input",
-             what, (long long)m->arena.error_count);
+  } else if (arena->error_site >= 0) {
+    input_error(error, arena->error_site, arena->error_count);
     rc = SEQC_ERROR_INPUT;
   } else {
     int64_t *d = results;
     for (int k = 0; k < seqc_output_count; ++k) {
-      if (outputs)
-        copy_output(d, out_rank(k), outputs[k]);
+      if (outputs) {
+        /* Row-major: the chunk's rows start first_row rows in. */
+        int64_t row = 1;
+        for (int i = 1; i < out_rank(k); ++i)
+          row *= desc_sizes(d)[i];
+        copy_output(d, out_rank(k), outputs[k] + first_row * row);
+      }
       if (dims)
         memcpy(dims[k], desc_sizes(d), out_rank(k) * sizeof(int64_t));
       d += 3 + 2 * out_rank(k);
@@ -252,20 +321,240 @@ static int invoke(seqc_model *m, const float *const *inputs, int64_t batch,
       memcpy(m->state, (const float *)(intptr_t)d[1] + d[2],
              (size_t)state_size() * sizeof(float));
   }
-  seqc_arena_end(&m->arena);
+  seqc_arena_end(arena);
   return rc;
 }
 
-/* invoke with every input reading `zeros` at max_seq_len. */
-static int invoke_zeros(seqc_model *m, const float *zeros, int64_t batch,
-                        int64_t seq_len, int64_t (*dims)[SEQC_MAX_RANK]) {
+/* ---- Threads: a call's batch split into chunks, one per worker. ---- */
+
+/* Rows [*first, *first + *rows) of chunk i of `chunks` over `batch`. */
+static void chunk_rows(int64_t batch, int chunks, int i, int64_t *first,
+                       int64_t *rows) {
+  *first = batch * i / chunks;
+  *rows = batch * (i + 1) / chunks - *first;
+}
+
+/* Runs chunk i of m->job in worker i's arena; the result goes to its rc
+ * and error. */
+static void run_chunk(seqc_model *m, int i) {
+  const struct seqc_job *job = &m->job;
+  struct seqc_worker *w = &m->workers[i];
+  int64_t first, rows;
+  chunk_rows(job->batch, job->chunks, i, &first, &rows);
+  const float *inputs[SEQC_MAX_PORTS];
+  for (int k = 0; k < seqc_input_count; ++k)
+    inputs[k] = job->inputs[k] + first * sample_floats(k, job->seq_lens[k]);
+  w->rc = invoke(m, &w->arena, w->error, inputs, rows, job->seq_lens,
+                 job->outputs, first, NULL, 0);
+}
+
+/* One turn of a spin: gives the core away when another thread wants it (one
+ * of the pool's, where threads outnumber free cores), else returns at once. */
+static void cpu_relax(void) { sched_yield(); }
+
+static int64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* The generation after `seen` (spinning, then sleeping), or `seen` when the
+ * pool quits. */
+static uint64_t next_generation(seqc_model *m, uint64_t seen) {
+  uint64_t g;
+  int64_t start = now_ns();
+  while ((g = atomic_load(&m->generation)) == seen && !atomic_load(&m->quit))
+    if (now_ns() - start > SEQC_SPIN_NS) {
+      pthread_mutex_lock(&m->lock);
+      ++m->sleepers;
+      while ((g = atomic_load(&m->generation)) == seen && !atomic_load(&m->quit))
+        pthread_cond_wait(&m->wake, &m->lock);
+      --m->sleepers;
+      pthread_mutex_unlock(&m->lock);
+      break;
+    } else {
+      cpu_relax();
+    }
+  return g;
+}
+
+static void *worker_main(void *arg) {
+  struct seqc_worker *w = (struct seqc_worker *)arg;
+  seqc_model *m = w->model;
+  uint64_t seen = 0;
+  for (;;) {
+    seen = next_generation(m, seen);
+    if (atomic_load(&m->quit))
+      break;
+    /* A worker that missed calls (it had no chunk in them) sees the latest:
+     * the caller waits for every worker with a chunk. */
+    if (w->index >= (int)(seen & 0xffff))
+      continue;
+    run_chunk(m, w->index);
+    if (atomic_fetch_sub(&m->pending, 1) == 1) {
+      pthread_mutex_lock(&m->lock);
+      if (m->caller_sleeping)
+        pthread_cond_signal(&m->done);
+      pthread_mutex_unlock(&m->lock);
+    }
+  }
+  return NULL;
+}
+
+/* Runs `job` on job->chunks workers, chunk 0 on this thread, and waits for
+ * all. Allocates nothing. Returns SEQC_OK or the error of the call, as
+ * below. */
+static int run_job(seqc_model *m, const struct seqc_job *job) {
+  int chunks = job->chunks;
+  m->job = *job;
+  if (chunks > 1) {
+    atomic_store(&m->pending, chunks - 1);
+    uint64_t g = atomic_load(&m->generation);
+    atomic_store(&m->generation, ((g >> 16) + 1) << 16 | (uint64_t)chunks);
+    pthread_mutex_lock(&m->lock);
+    if (m->sleepers)
+      pthread_cond_broadcast(&m->wake);
+    pthread_mutex_unlock(&m->lock);
+  }
+  run_chunk(m, 0);
+  if (chunks > 1) {
+    int64_t start = now_ns();
+    while (atomic_load(&m->pending) > 0 && now_ns() - start <= SEQC_SPIN_NS)
+      cpu_relax();
+    if (atomic_load(&m->pending) > 0) {
+      pthread_mutex_lock(&m->lock);
+      m->caller_sleeping = 1;
+      while (atomic_load(&m->pending) > 0)
+        pthread_cond_wait(&m->done, &m->lock);
+      m->caller_sleeping = 0;
+      pthread_mutex_unlock(&m->lock);
+    }
+  }
+  /* Out of memory in any chunk wins (the first); else the bad input of
+   * every chunk, reported as one thread would: the first check that
+   * failed, with its count over all the rows. */
+  int32_t site = -1;
+  int64_t count = 0;
+  for (int i = 0; i < chunks; ++i) {
+    struct seqc_worker *w = &m->workers[i];
+    if (w->rc == SEQC_OK)
+      continue;
+    if (w->rc != SEQC_ERROR_INPUT) {
+      memcpy(m->error, w->error, sizeof m->error);
+      return w->rc;
+    }
+    if (site < 0 || w->arena.error_site < site)
+      site = w->arena.error_site;
+  }
+  if (site < 0)
+    return SEQC_OK;
+  for (int i = 0; i < chunks; ++i)
+    if (m->workers[i].rc == SEQC_ERROR_INPUT && m->workers[i].arena.error_site == site)
+      count += m->workers[i].arena.error_count;
+  input_error(m->error, site, count);
+  return SEQC_ERROR_INPUT;
+}
+
+/* How many chunks a call of `batch` rows runs as: at most one per worker
+ * and per row, no fewer than keep every chunk within the rows its arena
+ * was sized for, and (automatic threads) none smaller than
+ * m->min_chunk_rows. */
+static int chunks_for(const seqc_model *m, int64_t batch) {
+  if (m->threads <= 1 || batch <= 1 || !m->pool_ready || getpid() != m->pool_pid)
+    return 1;
+  int64_t chunks = batch < m->threads ? batch : m->threads;
+  int64_t by_work = batch / m->min_chunk_rows;
+  if (by_work < chunks)
+    chunks = by_work;
+  int64_t fit = (batch + m->share - 1) / m->share;
+  if (chunks < fit)
+    chunks = fit;
+  return chunks < 1 ? 1 : (int)chunks;
+}
+
+/* Whether a call may be split along axis 0: a stateless model whose every
+ * input and output has the batch as its axis 0. A stateful model runs on
+ * one thread (its state rows would have to be split too). */
+static int splittable(void) {
+  if (state_size() > 0 || fixed_batch() >= 0)
+    return 0;
+  for (int k = 0; k < seqc_input_count; ++k)
+    if (in_rank(k) < 1 || in_dims(k)[0] >= 0)
+      return 0;
+  for (int k = 0; k < seqc_output_count; ++k)
+    if (out_rank(k) < 1 || out_dims(k)[0] >= 0)
+      return 0;
+  return 1;
+}
+
+/* The cores this process may run on. */
+static int online_cores(void) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+    return CPU_COUNT(&set);
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
+}
+
+/* Starts the pool's threads (workers 1..threads-1), with every signal
+ * blocked in them. 0, or -1 when a thread cannot be started. */
+static int start_pool(seqc_model *m) {
+  if (pthread_mutex_init(&m->lock, NULL) != 0)
+    return -1;
+  if (pthread_cond_init(&m->wake, NULL) != 0) {
+    pthread_mutex_destroy(&m->lock);
+    return -1;
+  }
+  if (pthread_cond_init(&m->done, NULL) != 0) {
+    pthread_cond_destroy(&m->wake);
+    pthread_mutex_destroy(&m->lock);
+    return -1;
+  }
+  m->pool_ready = 1;
+  m->pool_pid = getpid();
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  int rc = 0;
+  for (int i = 1; i < m->threads && rc == 0; ++i) {
+    struct seqc_worker *w = &m->workers[i];
+    if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
+      rc = -1;
+    else
+      w->started = 1;
+  }
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return rc;
+}
+
+static void stop_pool(seqc_model *m) {
+  if (!m->pool_ready || getpid() != m->pool_pid) /* a forked child: no threads */
+    return;
+  atomic_store(&m->quit, 1);
+  pthread_mutex_lock(&m->lock);
+  pthread_cond_broadcast(&m->wake);
+  pthread_mutex_unlock(&m->lock);
+  for (int i = 1; i < m->threads; ++i)
+    if (m->workers[i].started)
+      pthread_join(m->workers[i].thread, NULL);
+  pthread_cond_destroy(&m->done);
+  pthread_cond_destroy(&m->wake);
+  pthread_mutex_destroy(&m->lock);
+  m->pool_ready = 0;
+}
+
+/* Runs every input reading `zeros` at seq_len on `chunks` workers (outputs
+ * discarded, the state untouched). */
+static int run_zeros(seqc_model *m, const float *zeros, int64_t batch,
+                     int64_t seq_len, int chunks) {
   const float *inputs[SEQC_MAX_PORTS];
   int64_t seq_lens[SEQC_MAX_PORTS];
   for (int k = 0; k < seqc_input_count; ++k) {
     inputs[k] = zeros;
     seq_lens[k] = time_is_dynamic(k) ? seq_len : fixed_length(k);
   }
-  return invoke(m, inputs, batch, seq_lens, NULL, dims, 0);
+  struct seqc_job job = {inputs, NULL, seq_lens, batch, chunks};
+  return run_job(m, &job);
 }
 
 static seqc_model *create_failed(seqc_model *m, const char *message) {
@@ -287,31 +576,65 @@ static int64_t largest_input_floats(int64_t batch, int64_t seq_len) {
   return largest;
 }
 
-SEQC_API seqc_model *seqc_model_create_sized(int64_t max_batch,
-                                             int64_t max_seq_len) {
+/* create's failure with m->error (or `message` when that is empty). */
+static seqc_model *create_failed_with(seqc_model *m, const char *message) {
+  char text[sizeof m->error];
+  snprintf(text, sizeof text, "%s", m->error[0] ? m->error : message);
+  return create_failed(m, text);
+}
+
+SEQC_API seqc_model *seqc_model_create_threaded(int64_t max_batch,
+                                                int64_t max_seq_len,
+                                                int threads) {
   if (max_batch < 1)
-    return create_failed(NULL, "seqc_model_create_sized: max_batch must be "
-                               "at least 1");
+    return create_failed(NULL, "seqc_model_create: max_batch must be at "
+                               "least 1");
+  if (threads < 0 || threads > SEQC_MAX_THREADS)
+    return create_failed(NULL, "seqc_model_create_threaded: threads must be "
+                               "0 (one per core) to 256");
   /* A fixed batch (a stateful model's) is the only one it runs. */
   if (fixed_batch() >= 0)
     max_batch = fixed_batch();
   if (!any_time_is_dynamic())
     max_seq_len = fixed_length(0);
   else if (max_seq_len < 1)
-    return create_failed(NULL, "seqc_model_create_sized: max_seq_len must "
-                               "be at least 1");
+    return create_failed(NULL, "seqc_model_create: max_seq_len must be at "
+                               "least 1");
+  int automatic = threads == 0;
+  if (automatic)
+    threads = online_cores();
+  if (threads > SEQC_MAX_THREADS)
+    threads = SEQC_MAX_THREADS;
+  if (!splittable())
+    threads = 1;
+  if (threads > max_batch)
+    threads = (int)max_batch;
+  /* Each worker's arena is sized for the largest chunk. */
+  int64_t share = (max_batch + threads - 1) / threads;
   /* The input of the sizing run, in bytes; too large is out of memory. */
   int64_t floats = largest_input_floats(max_batch, max_seq_len);
   int64_t bytes = checked_mul(floats < 1 ? 1 : floats, (int64_t)sizeof(float));
   int64_t probe_floats = largest_input_floats(probe_batch(), max_seq_len);
   if (floats < 0 || bytes < 0 || probe_floats < 0 || (uint64_t)bytes > SIZE_MAX)
-    return create_failed(NULL, "out of memory: seqc_model_create_sized: the "
-                               "bounds are too large");
+    return create_failed(NULL, "out of memory: seqc_model_create: the bounds "
+                               "are too large");
   seqc_model *m = (seqc_model *)calloc(1, sizeof *m);
   if (!m)
     return create_failed(NULL, "out of memory");
   m->max_batch = max_batch;
   m->max_seq_len = max_seq_len;
+  m->threads = threads;
+  m->share = share;
+  m->min_chunk_rows = 1;
+  m->workers = (struct seqc_worker *)calloc((size_t)threads, sizeof *m->workers);
+  if (!m->workers) {
+    m->threads = 0;
+    return create_failed(m, "out of memory");
+  }
+  for (int i = 0; i < threads; ++i) {
+    m->workers[i].model = m;
+    m->workers[i].index = i;
+  }
   if (state_size() > 0) {
     m->state = (float *)calloc((size_t)state_size(), sizeof(float));
     if (!m->state)
@@ -329,43 +652,71 @@ SEQC_API seqc_model *seqc_model_create_sized(int64_t max_batch,
       return create_failed(m, "out of memory");
     }
   }
-  /* Sizing run at the largest shape: the arena learns what a call needs.
-   * The second run touches the arena's pages, so that calls do not fault. */
-  int rc = invoke_zeros(m, zeros, max_batch, max_seq_len, NULL);
-  if (rc != SEQC_ERROR_MEMORY) {
-    if (seqc_arena_reserve(&m->arena, m->arena.needed) != 0) {
+  /* Sizing run of the largest chunk on this thread: the arena learns what
+   * a chunk needs; every worker's arena gets that much. */
+  int rc = run_zeros(m, zeros, share, max_seq_len, 1);
+  size_t needed = m->workers[0].arena.needed;
+  for (int i = 0; rc != SEQC_ERROR_MEMORY && i < threads; ++i)
+    if (seqc_arena_reserve(&m->workers[i].arena, needed) != 0) {
       snprintf(m->error, sizeof m->error,
                "out of memory: cannot allocate the %zu bytes of working memory "
                "the model needs",
-               m->arena.needed);
+               needed);
       rc = SEQC_ERROR_MEMORY;
-    } else {
-      rc = invoke_zeros(m, zeros, max_batch, max_seq_len, NULL);
+    }
+  if (rc != SEQC_ERROR_MEMORY && threads > 1 && start_pool(m) != 0) {
+    free(zeros);
+    return create_failed(m, "seqc_model_create_threaded: cannot start the "
+                            "worker threads");
+  }
+  /* A run at the largest batch on every worker touches the arenas' pages
+   * (and each thread's TLS), so that calls neither fault nor allocate; its
+   * time on this thread tells the work per row. */
+  if (rc != SEQC_ERROR_MEMORY) {
+    int64_t start = now_ns();
+    rc = run_zeros(m, zeros, max_batch, max_seq_len, threads);
+    int64_t elapsed = now_ns() - start;
+    if (automatic && threads > 1 && rc == SEQC_OK) {
+      int64_t first, rows;
+      chunk_rows(max_batch, threads, 0, &first, &rows);
+      /* Rows of SEQC_MIN_CHUNK_NS of work (elapsed / rows ns per row). */
+      int64_t per_row = elapsed / (rows > 0 ? rows : 1);
+      m->min_chunk_rows = per_row > 0 ? (SEQC_MIN_CHUNK_NS + per_row - 1) / per_row
+                                      : max_batch;
+      if (m->min_chunk_rows < 1)
+        m->min_chunk_rows = 1;
     }
   }
   free(zeros);
-  if (rc == SEQC_ERROR_MEMORY) {
-    char message[sizeof m->error];
-    memcpy(message, m->error, sizeof message);
-    return create_failed(m, message);
-  }
+  if (rc == SEQC_ERROR_MEMORY)
+    return create_failed_with(m, "out of memory");
   m->error[0] = 0;
   return m;
 }
 
+SEQC_API seqc_model *seqc_model_create_sized(int64_t max_batch,
+                                             int64_t max_seq_len) {
+  return seqc_model_create_threaded(max_batch, max_seq_len, 1);
+}
+
 SEQC_API seqc_model *seqc_model_create(void) {
-  return seqc_model_create_sized(seqc_default_max_batch,
-                                 seqc_default_max_seq_len);
+  return seqc_model_create_threaded(seqc_default_max_batch,
+                                    seqc_default_max_seq_len, 1);
 }
 
 SEQC_API void seqc_model_destroy(seqc_model *m) {
   if (!m)
     return;
-  seqc_arena_release(&m->arena);
+  stop_pool(m);
+  for (int i = 0; i < m->threads; ++i)
+    seqc_arena_release(&m->workers[i].arena);
+  free(m->workers);
   free(m->probe_input);
   free(m->state);
   free(m);
 }
+
+SEQC_API int seqc_model_threads(seqc_model *m) { return m ? m->threads : -1; }
 
 /* Checks a call's batch and resolves each input's seq_len into `lengths`
  * (`seq_lens` NULL: all 0). SEQC_OK or an error code with m->error set. */
@@ -408,6 +759,18 @@ static int check_call(seqc_model *m, const char *what, int64_t batch,
   return SEQC_OK;
 }
 
+/* A checked call of batch >= 1: on this thread alone, or split across the
+ * pool. */
+static int run_split(seqc_model *m, const float *const *inputs, int64_t batch,
+                     const int64_t *lengths, float *const *outputs) {
+  int chunks = chunks_for(m, batch);
+  if (chunks == 1)
+    return invoke(m, &m->workers[0].arena, m->error, inputs, batch, lengths,
+                  outputs, 0, NULL, 1);
+  struct seqc_job job = {inputs, outputs, lengths, batch, chunks};
+  return run_job(m, &job);
+}
+
 SEQC_API int seqc_model_run_all(seqc_model *m, const float *const *inputs,
                                 int64_t batch, const int64_t *seq_lens,
                                 float *const *outputs) {
@@ -431,7 +794,7 @@ SEQC_API int seqc_model_run_all(seqc_model *m, const float *const *inputs,
   m->error[0] = 0;
   if (batch == 0)
     return SEQC_OK;
-  return invoke(m, inputs, batch, lengths, outputs, NULL, 1);
+  return run_split(m, inputs, batch, lengths, outputs);
 }
 
 /* Whether the single-port functions apply; else sets the error. */
@@ -461,7 +824,7 @@ SEQC_API int seqc_model_run(seqc_model *m, const float *input, int64_t batch,
   m->error[0] = 0;
   if (batch == 0)
     return SEQC_OK;
-  return invoke(m, &input, batch, lengths, &output, NULL, 1);
+  return run_split(m, &input, batch, lengths, &output);
 }
 
 SEQC_API const char *seqc_last_error(seqc_model *m) {
@@ -505,7 +868,8 @@ SEQC_API int64_t seqc_model_output_size_of(seqc_model *m, int k, int64_t batch,
     for (int i = 0; i < seqc_input_count; ++i)
       inputs[i] = m->probe_input;
     m->probe_valid = 0;
-    if (invoke(m, inputs, probe_batch(), lengths, NULL, m->probe_dims, 0) != SEQC_OK)
+    if (invoke(m, &m->workers[0].arena, m->error, inputs, probe_batch(),
+               lengths, NULL, 0, m->probe_dims, 0) != SEQC_OK)
       return -1;
     memcpy(m->probe_seq_lens, lengths, sizeof lengths);
     m->probe_valid = 1;

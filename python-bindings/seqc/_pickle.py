@@ -3,8 +3,8 @@
 A Model pickles by value: the bytes of the model file (and of its config),
 the load options (input_shape, metadata) and the path it came from, so that
 it unpickles where that file does not exist (another node of a Ray cluster).
-A Compiled pickles as its Model plus the engine's name and compiles again on
-the other side.
+A Compiled pickles as its Model plus the engine's name and threads and
+compiles again on the other side.
 
 Each process keeps what it unpickled while it is alive: the same bytes and
 options give the same Model object, and the same Model and engine the same
@@ -19,7 +19,7 @@ from . import _seqc
 
 _lock = threading.Lock()
 _models = weakref.WeakValueDictionary()    # state digest -> Model
-_compiled = weakref.WeakValueDictionary()  # (state digest, engine) -> Compiled
+_compiled = weakref.WeakValueDictionary()  # (state digest, engine, threads) -> Compiled
 
 
 def _digest(state):
@@ -45,12 +45,12 @@ def restore_model(state):
     return model
 
 
-def restore_compiled(model, engine):
-    key = (_digest(model.__reduce__()[1][0]), engine)
+def restore_compiled(model, engine, threads=0):
+    key = (_digest(model.__reduce__()[1][0]), engine, threads)
     with _lock:
         compiled = _compiled.get(key)
     if compiled is None:
-        compiled = model.compile(engine)
+        compiled = model.compile(engine, threads=threads)
         with _lock:
             compiled = _compiled.setdefault(key, compiled)
     return compiled

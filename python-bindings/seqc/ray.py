@@ -93,7 +93,8 @@ class Predictor:
             worker (num_cpus of map_batches), 1 outside Ray. A batch is cut
             into that many row ranges that run at once (engines that are not
             reentrant get one compiled copy per thread; "cuda" and "cudnn"
-            always run on one).
+            always run on one). A Model (or bytes) is compiled with
+            threads=1 for this: the row ranges are the threads.
 
     A call takes a dict of NumPy arrays (batch_format="numpy"), a
     pyarrow.Table (batch_format="pyarrow") or a pandas.DataFrame
@@ -105,11 +106,12 @@ class Predictor:
     def __init__(self, model, *, input=None, output="y", keep=None, engine=None,
                  threads=None):
         if isinstance(model, Compiled):
-            compiled = model if engine in (None, model.engine) else model.model.compile(engine)
+            compiled = (model if engine in (None, model.engine)
+                        else model.model.compile(engine, threads=1))
         elif isinstance(model, Model):
-            compiled = model.compile(engine)
+            compiled = model.compile(engine, threads=1)
         elif isinstance(model, (bytes, bytearray, memoryview)):
-            compiled = _seqc.load_bytes(model).compile(engine)
+            compiled = _seqc.load_bytes(model).compile(engine, threads=1)
         else:
             raise TypeError("model must be a seqc.Model, a seqc.Compiled or the bytes "
                             f"of a model file, not {type(model).__name__} (for a path, "
@@ -145,7 +147,8 @@ class Predictor:
         # reentrant; else every thread gets its own copy.
         self._engines = [compiled]
         if not compiled.reentrant:
-            self._engines += [self.model.compile(self.engine) for _ in range(self.threads - 1)]
+            self._engines += [self.model.compile(self.engine, threads=1)
+                              for _ in range(self.threads - 1)]
         self._pool = (concurrent.futures.ThreadPoolExecutor(self.threads, "seqc")
                       if self.threads > 1 else None)
 

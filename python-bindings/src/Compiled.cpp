@@ -20,8 +20,14 @@ using seq::rt::Tensor;
 namespace seqc::python {
 
 std::shared_ptr<Compiled> Compiled::create(std::shared_ptr<Model> model,
-                                           const std::optional<std::string> &engine) {
+                                           const std::optional<std::string> &engine,
+                                           int threads) {
   std::string name = engine.value_or(defaultEngine());
+  if (threads < 0 || threads > seq::rt::kMaxEngineThreads)
+    throw Error("threads=" + std::to_string(threads) + ": give 0 (one per core) to " +
+                std::to_string(seq::rt::kMaxEngineThreads));
+  seq::rt::EngineOptions options;
+  options.threads = threads;
   std::vector<std::string> names = availableEngines();
   if (std::find(names.begin(), names.end(), name) == names.end()) {
     std::string known;
@@ -31,7 +37,7 @@ std::shared_ptr<Compiled> Compiled::create(std::shared_ptr<Model> model,
   }
   llvm::Expected<std::unique_ptr<seq::rt::Engine>> created = [&] {
     nb::gil_scoped_release release;
-    return seq::rt::createEngine(name, model->module());
+    return seq::rt::createEngine(name, model->module(), options);
   }();
   if (!created)
     throw Error("engine '" + name + "': " +
@@ -40,6 +46,7 @@ std::shared_ptr<Compiled> Compiled::create(std::shared_ptr<Model> model,
   std::shared_ptr<Compiled> compiled(new Compiled());
   compiled->source = std::move(model);
   compiled->name = name;
+  compiled->options = options;
   compiled->engine = std::move(*created);
   if (!isReentrant(name))
     compiled->serial.emplace();
@@ -122,6 +129,9 @@ void bindCompiled(nb::module_ &m) {
                        nb::is_weak_referenceable())
       .def_prop_ro("engine", &Compiled::engineName, "The engine's name.")
       .def_prop_ro("model", &Compiled::model, "The seqc.Model it runs.")
+      .def_prop_ro("threads", &Compiled::threads,
+                   "The threads a call's batch is split across, as given to "
+                   "Model.compile (0: one per core).")
       .def_prop_ro(
           "reentrant", [](const Compiled &self) { return isReentrant(self.engineName()); },
           "True when calls from several threads run in parallel ('eager', "
@@ -241,13 +251,13 @@ void bindCompiled(nb::module_ &m) {
       .def(
           "__reduce__",
           [](const Compiled &self) {
-            // The model (by value) and the engine's name: the other side
-            // compiles again, or takes what it compiled for them before.
+            // The model (by value), the engine's name and threads: the other
+            // side compiles again, or takes what it compiled for them before.
             return nb::make_tuple(
                 nb::module_::import_("seqc._pickle").attr("restore_compiled"),
-                nb::make_tuple(self.model(), self.engineName()));
+                nb::make_tuple(self.model(), self.engineName(), self.threads()));
           },
-          "Pickles as its Model (by value) and engine name.")
+          "Pickles as its Model (by value), engine name and threads.")
       .def("__repr__", [](const Compiled &self) {
         return "<seqc.Compiled '" + self.model()->summaryRows().modelName +
                "' engine='" + self.engineName() + "'>";

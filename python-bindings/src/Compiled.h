@@ -20,10 +20,13 @@ namespace seqc::python {
 
 class Compiled {
 public:
-  /// Builds `engine` (defaultEngine() when unset) for `model`. Raises
-  /// seqc.Error for an unknown engine or one that cannot take the model.
+  /// Builds `engine` (defaultEngine() when unset) for `model`, its calls
+  /// split across `threads` threads (seq::rt::EngineOptions; 0: one per
+  /// core). Raises seqc.Error for an unknown engine, one that cannot take
+  /// the model, or threads outside [0, 256].
   static std::shared_ptr<Compiled> create(std::shared_ptr<Model> model,
-                                          const std::optional<std::string> &engine);
+                                          const std::optional<std::string> &engine,
+                                          int threads = 0);
 
   /// Runs one batch; checks the shape first. Call without the GIL: engines
   /// that are not reentrant are called one thread at a time.
@@ -41,6 +44,7 @@ public:
   void resetState() { engine->resetState(); }
 
   const std::string &engineName() const { return name; }
+  int threads() const { return options.threads; }
   const std::shared_ptr<Model> &model() const { return source; }
 
 private:
@@ -48,6 +52,7 @@ private:
 
   std::shared_ptr<Model> source;
   std::string name;
+  seq::rt::EngineOptions options;
   std::unique_ptr<seq::rt::Engine> engine;
   std::optional<std::mutex> serial;
 };

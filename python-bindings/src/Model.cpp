@@ -331,13 +331,16 @@ void bindModel(nb::module_ &m) {
           "The model metadata (seq.metadata) as a dict of strings.")
       .def(
           "compile",
-          [](Model &self, const std::optional<std::string> &engine) {
-            return Compiled::create(self.shared_from_this(), engine);
+          [](Model &self, const std::optional<std::string> &engine, int threads) {
+            return Compiled::create(self.shared_from_this(), engine, threads);
           },
-          nb::arg("engine").none() = nb::none(),
+          nb::arg("engine").none() = nb::none(), nb::arg("threads") = 0,
           "Builds an engine for the model: 'jit', 'aot', 'cuda' or 'eager' "
           "(seqc.engines() lists those built in; the default is 'jit' when "
-          "it is, else 'eager'). Raises seqc.Error.")
+          "it is, else 'eager'). threads: the threads each call's batch is "
+          "split across by 'jit' and 'aot' (0, the default: one per core, "
+          "fewer for a batch with little work; results are bitwise the same "
+          "for any count). Raises seqc.Error.")
       .def(
           "summary",
           [](const Model &self) {

@@ -61,6 +61,10 @@ llvm::Expected<std::vector<RunShard>> checkRunShards(mlir::ModuleOp module);
 /// --batch (0 when not given) and --progress (auto, always, never).
 unsigned runBatchSize();
 llvm::StringRef runProgressMode();
+/// The engine options of --run (--threads N, default 0: one per core), and
+/// whether --threads was given.
+seq::rt::EngineOptions runEngineOptions();
+bool runThreadsGiven();
 /// -o names a directory (an existing one, or a path ending in '/'): one
 /// output per input shard, DIR/<shard name>.npy.
 bool outputIsDirectory();

@@ -58,6 +58,10 @@ const std::vector<Ownership> &ownerships() {
       {"jit", "--run or --compare with --engine=jit",
        [=] { return running() && engine() == "jit"; }},
       {"batch", "--run", [] { return decided.mode == Mode::Run; }},
+      // With --ray, each worker splits its batches across the CPUs Ray
+      // gives it (seqc.ray.Predictor), on engines of one thread each.
+      {"threads", "--run without --ray",
+       [] { return decided.mode == Mode::Run && !given("ray"); }},
       {"progress", "--run", [] { return decided.mode == Mode::Run; }},
       {"ray", "--run", [] { return decided.mode == Mode::Run; }},
       {"ray-workers", "--run --ray",

@@ -59,6 +59,24 @@ cl::opt<unsigned> batchSize(
     cl::desc("Rows per batch for --run (default: about 512 KiB of input "
              "per batch, which stays in cache)"),
     cl::value_desc("N"), cl::init(0), cl::cat(seqc::seqCompileCategory));
+/// --threads. libLLVM registers a hidden option of that name that
+/// seq-compile never uses (it links no LTO): it is unregistered first, since
+/// two options of one name abort at startup. (libLLVM's static constructors
+/// run before this executable's.)
+cl::opt<int> &threadCountOption() {
+  static cl::opt<int> *option = [] {
+    if (cl::Option *llvmOwn = cl::getRegisteredOptions().lookup("threads"))
+      llvmOwn->removeArgument();
+    return new cl::opt<int>(
+        "threads",
+        cl::desc("Threads each batch of --run is split across (engines jit "
+                 "and aot; default 0: one per core, fewer for a batch with "
+                 "little work); the output is bitwise the same for any count"),
+        cl::value_desc("N"), cl::init(0), cl::cat(seqc::seqCompileCategory));
+  }();
+  return *option;
+}
+cl::opt<int> &threadCount = threadCountOption();
 cl::opt<ProgressMode> progressMode(
     "progress", cl::desc("Progress bar of --run on stderr"),
     cl::values(clEnumValN(ProgressMode::Auto, "auto",
@@ -75,6 +93,14 @@ std::vector<int64_t> modelRowShape(mlir::ModuleOp module);
 namespace seqc {
 
 unsigned runBatchSize() { return batchSize; }
+
+seq::rt::EngineOptions runEngineOptions() {
+  seq::rt::EngineOptions options;
+  options.threads = threadCount;
+  return options;
+}
+
+bool runThreadsGiven() { return threadCount.getNumOccurrences() > 0; }
 
 StringRef runProgressMode() {
   switch (progressMode) {
@@ -237,6 +263,10 @@ std::optional<int> checkRunFlags() {
                       2);
   if (batchSize.getNumOccurrences() && batchSize == 0)
     return seqc::fail("--batch must be at least 1", 2);
+  if (threadCount < 0 || threadCount > seq::rt::kMaxEngineThreads)
+    return seqc::fail("--threads must be 0 (one per core) to " +
+                          Twine(seq::rt::kMaxEngineThreads),
+                      2);
   return std::nullopt;
 }
 
@@ -281,7 +311,7 @@ std::optional<int> runAction(seqc::Session &session) {
   if (Expected<seq::ModelIO> io = seq::modelIO(predict);
       io && (io->inputs.size() > 1 || io->outputs.size() > 1)) {
     Expected<std::unique_ptr<seq::rt::Engine>> engine =
-        seq::rt::createEngine(engineName, module);
+        seq::rt::createEngine(engineName, module, seqc::runEngineOptions());
     if (!engine)
       return seqc::fail("engine '" + engineName +
                         "': " + toString(engine.takeError()));
@@ -312,7 +342,7 @@ std::optional<int> runAction(seqc::Session &session) {
                           "row shape (write one output per shard with -o DIR/)");
 
   Expected<std::unique_ptr<seq::rt::Engine>> engine =
-      seq::rt::createEngine(engineName, module);
+      seq::rt::createEngine(engineName, module, seqc::runEngineOptions());
   if (!engine)
     return seqc::fail("engine '" + engineName +
                       "': " + toString(engine.takeError()));

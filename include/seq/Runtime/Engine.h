@@ -73,17 +73,33 @@ llvm::Error checkInputs(const ModelIO &io, llvm::ArrayRef<Tensor> inputs);
 llvm::Expected<std::vector<Tensor>>
 runInBatches(Engine &engine, llvm::ArrayRef<Tensor> inputs, int64_t batch);
 
+/// How an engine runs its calls; an engine ignores what does not apply.
+struct EngineOptions {
+  /// The CPU engines (jit, aot): the threads a call's batch is split across
+  /// (the calling thread included; a fixed pool created with the engine).
+  /// 0: one per core this process may use, and no more than a call has
+  /// work for (a batch of 1 runs on the calling thread). Results are
+  /// bitwise identical whatever the count.
+  int threads = 0;
+};
+
+/// The most threads EngineOptions::threads may ask for.
+constexpr int kMaxEngineThreads = 256;
+
 /// Builds an engine for `module`; the module must outlive the engine unless
 /// the engine copies what it needs.
 using EngineFactory = std::function<llvm::Expected<std::unique_ptr<Engine>>(
-    mlir::ModuleOp module)>;
+    mlir::ModuleOp module, const EngineOptions &options)>;
 
 /// Adds an engine under `name` ("eager", "jit", ...). Each engine library
 /// has a register function that the tools call explicitly.
 void registerEngine(llvm::StringRef name, EngineFactory factory);
 
-llvm::Expected<std::unique_ptr<Engine>> createEngine(llvm::StringRef name,
-                                                     mlir::ModuleOp module);
+/// The engine `name` for `module`; options.threads outside [0,
+/// kMaxEngineThreads] is an error.
+llvm::Expected<std::unique_ptr<Engine>>
+createEngine(llvm::StringRef name, mlir::ModuleOp module,
+             const EngineOptions &options = {});
 
 /// Registered names, sorted.
 std::vector<std::string> engineNames();

@@ -244,7 +244,11 @@ llvm::Expected<std::unique_ptr<Engine>> createEagerEngine(ModuleOp module) {
   return EagerEngine::create(module);
 }
 
-void registerEagerEngine() { registerEngine("eager", createEagerEngine); }
+void registerEagerEngine() {
+  registerEngine("eager", [](ModuleOp module, const EngineOptions &) {
+    return createEagerEngine(module);
+  });
+}
 
 llvm::Expected<Tensor> runEager(ModuleOp module, const Tensor &input) {
   Expected<std::unique_ptr<Engine>> engine = createEagerEngine(module);

@@ -131,7 +131,14 @@ std::vector<std::string> engineNames() {
 }
 
 llvm::Expected<std::unique_ptr<Engine>> createEngine(llvm::StringRef name,
-                                                     mlir::ModuleOp module) {
+                                                     mlir::ModuleOp module,
+                                                     const EngineOptions &options) {
+  if (options.threads < 0 || options.threads > kMaxEngineThreads)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "threads " + std::to_string(options.threads) +
+                                       " is outside [0, " +
+                                       std::to_string(kMaxEngineThreads) +
+                                       "] (0: one per core)");
   EngineFactory factory;
   {
     std::lock_guard<std::mutex> lock(registry().mutex);
@@ -147,7 +154,7 @@ llvm::Expected<std::unique_ptr<Engine>> createEngine(llvm::StringRef name,
                                    "unknown engine '" + name + "' (available: " +
                                        known + ")");
   }
-  return factory(module);
+  return factory(module, options);
 }
 
 } // namespace seq::rt

@@ -419,7 +419,7 @@ Error seq::cpu::compileAot(ModuleOp module, AotArtifact kind,
   if (kind == AotArtifact::SharedLibrary) {
     built = dir->file("model.so");
     if (Error e = runTool({*cc, "-shared", "-o", built, dir->file("model.o"),
-                           dir->file("seqc_support.o"), "-lm"},
+                           dir->file("seqc_support.o"), "-lm", "-lpthread"},
                           *dir))
       return e;
   } else {

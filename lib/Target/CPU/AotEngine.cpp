@@ -17,7 +17,7 @@ using seq::rt::Tensor;
 namespace {
 
 struct Api {
-  void *(*createSized)(int64_t, int64_t);
+  void *(*createThreaded)(int64_t, int64_t, int);
   void (*destroy)(void *);
   int (*runAll)(void *, const float *const *, int64_t, const int64_t *,
                 float *const *);
@@ -29,8 +29,10 @@ struct Api {
 
 class AotEngine final : public seq::rt::Engine {
 public:
-  AotEngine(void *library, Api api, seq::cpu::ModelSignature signature)
-      : library(library), api(api), signature(std::move(signature)) {
+  AotEngine(void *library, Api api, seq::cpu::ModelSignature signature,
+            int threads)
+      : library(library), api(api), signature(std::move(signature)),
+        threads(threads) {
     initIO(this->signature.io);
   }
   ~AotEngine() override {
@@ -53,17 +55,18 @@ public:
       longest = std::max(longest, seqLens.back());
       inputData.push_back(input.data.data());
     }
-    // An instance is sized for its largest call; a larger one replaces it.
+    // An instance (with its pool of threads) is sized for its largest call;
+    // a larger one replaces it.
     if (!instance || batch > maxBatch || longest > maxSeqLen) {
       if (instance)
         api.destroy(instance);
       maxBatch = std::max<int64_t>(batch, std::max<int64_t>(maxBatch, 1));
       maxSeqLen = std::max<int64_t>(longest, std::max<int64_t>(maxSeqLen, 1));
-      instance = api.createSized(maxBatch, maxSeqLen);
+      instance = api.createThreaded(maxBatch, maxSeqLen, threads);
       if (!instance) {
         maxBatch = maxSeqLen = 0;
         return llvm::createStringError(
-            std::string("seqc_model_create_sized failed: ") +
+            std::string("seqc_model_create_threaded failed: ") +
             api.lastError(nullptr));
       }
     }
@@ -108,6 +111,7 @@ private:
   Api api;
   seq::cpu::ModelSignature signature;
   std::mutex mutex;
+  int threads;
   void *instance = nullptr;
   int64_t maxBatch = 0, maxSeqLen = 0;
 };
@@ -121,7 +125,8 @@ llvm::Error resolve(void *library, const char *name, Fn &fn) {
 }
 
 llvm::Error resolveApi(void *library, Api &api) {
-  if (llvm::Error e = resolve(library, "seqc_model_create_sized", api.createSized))
+  if (llvm::Error e =
+          resolve(library, "seqc_model_create_threaded", api.createThreaded))
     return e;
   if (llvm::Error e = resolve(library, "seqc_model_destroy", api.destroy))
     return e;
@@ -136,7 +141,8 @@ llvm::Error resolveApi(void *library, Api &api) {
   return resolve(library, "seqc_model_output_size_of", api.outputSizeOf);
 }
 
-llvm::Expected<std::unique_ptr<seq::rt::Engine>> createAotEngine(ModuleOp module) {
+llvm::Expected<std::unique_ptr<seq::rt::Engine>>
+createAotEngine(ModuleOp module, const seq::rt::EngineOptions &options) {
   llvm::Expected<seq::cpu::ModelSignature> signature =
       seq::cpu::ModelSignature::of(module);
   if (!signature)
@@ -161,7 +167,8 @@ llvm::Expected<std::unique_ptr<seq::rt::Engine>> createAotEngine(ModuleOp module
     dlclose(handle);
     return std::move(e);
   }
-  return std::make_unique<AotEngine>(handle, api, std::move(*signature));
+  return std::make_unique<AotEngine>(handle, api, std::move(*signature),
+                                     options.threads);
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 #include "JitMemory.h"
 #include "LoweredModel.h"
 #include "ModelSignature.h"
+#include "WorkerPool.h"
 #include "seq/Target/CPU/Pipeline.h"
 #include "seqc_arena.h"
 
@@ -15,6 +16,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <vector>
 
@@ -43,17 +45,34 @@ struct PredictCall {
   }
 };
 
+/// What one chunk of rows of a call left: its outputs, or why it failed.
+struct ChunkResult {
+  /// 0, or SEQC_ARENA_OUT_OF_MEMORY (failedSize says how large).
+  int status = 0;
+  size_t failedSize = 0;
+  /// The first failed check of the chunk (-1: none) and its count.
+  int32_t errorSite = -1;
+  int64_t errorCount = 0;
+  std::vector<Tensor> outputs;
+};
+
 class JitEngine final : public seq::rt::Engine {
 public:
   JitEngine(std::unique_ptr<seq::cpu::JitMemory> memory,
             std::unique_ptr<ExecutionEngine> engine, PredictFn predict,
-            seq::cpu::ModelSignature signature)
+            seq::cpu::ModelSignature signature, int threads)
       : memory(std::move(memory)), engine(std::move(engine)), predict(predict),
-        signature(std::move(signature)) {
+        signature(std::move(signature)), automatic(threads == 0) {
     initIO(this->signature.io);
+    if (automatic)
+      threads = seq::cpu::onlineCores();
+    threads = std::min(threads, seq::rt::kMaxEngineThreads);
+    if (threads > 1 && splittable())
+      pool = std::make_unique<seq::cpu::WorkerPool>(threads);
   }
 
   ~JitEngine() override {
+    pool.reset();
     for (seqc_arena *arena : arenas) {
       seqc_arena_release(arena);
       delete arena;
@@ -62,11 +81,88 @@ public:
 
   llvm::Expected<std::vector<Tensor>>
   execute(llvm::ArrayRef<Tensor> inputs) override {
+    int64_t batch = inputs[0].shape[0];
+    int chunks = chunksFor(batch);
+    if (chunks > 1) {
+      // Chunk i is rows [batch * i / chunks, batch * (i + 1) / chunks).
+      llvm::SmallVector<ChunkResult, 8> results(chunks);
+      auto start = std::chrono::steady_clock::now();
+      bool ran = pool->tryRun(chunks, [&](int i) {
+        int64_t first = batch * i / chunks;
+        results[i] = runRows(inputs, first, batch * (i + 1) / chunks - first);
+        if (i == 0)
+          learn(start, batch / chunks);
+      });
+      if (ran)
+        return join(results, batch);
+      // Another call holds the pool: this one runs on its own thread.
+    }
+    auto start = std::chrono::steady_clock::now();
+    ChunkResult result = runRows(inputs, 0, batch);
+    learn(start, batch);
+    llvm::SmallVector<ChunkResult, 1> one;
+    one.push_back(std::move(result));
+    return join(one, batch);
+  }
+
+private:
+  /// Whether calls may be split along axis 0: a stateless model whose every
+  /// input and output has the batch as axis 0. (A stateful model's calls
+  /// run on one thread.)
+  bool splittable() const {
+    const seq::ModelIO &io = signature.io;
+    if (!io.state.empty())
+      return false;
+    for (const seq::ModelPort &p : io.inputs)
+      if (p.shape.empty() || p.shape[0] >= 0)
+        return false;
+    for (const seq::ModelPort &p : io.outputs)
+      if (p.shape.empty() || p.shape[0] >= 0)
+        return false;
+    return true;
+  }
+
+  /// The chunks a call of `batch` rows is split into: at most one per
+  /// thread and per row; with automatic threads, none with less than
+  /// kMinChunkNs of work by the last calls' time per row (the first call
+  /// runs on one thread and measures it).
+  int chunksFor(int64_t batch) const {
+    if (!pool || batch <= 1)
+      return 1;
+    int64_t chunks = std::min<int64_t>(batch, pool->size());
+    if (automatic) {
+      int64_t perRow = nsPerRow.load(std::memory_order_relaxed);
+      if (perRow < 0)
+        return 1;
+      chunks = std::min<int64_t>(chunks, batch * perRow / kMinChunkNs);
+    }
+    return static_cast<int>(std::max<int64_t>(chunks, 1));
+  }
+
+  /// Keeps the time per row of a chunk of `rows` begun at `start`.
+  void learn(std::chrono::steady_clock::time_point start, int64_t rows) {
+    if (!automatic || rows < 1)
+      return;
+    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                  std::chrono::steady_clock::now() - start)
+                  .count();
+    nsPerRow.store(std::max<int64_t>(ns / rows, 1), std::memory_order_relaxed);
+  }
+
+  /// Runs rows [first, first + rows) of every input in an arena of its own.
+  ChunkResult runRows(llvm::ArrayRef<Tensor> inputs, int64_t first, int64_t rows) {
     seqc_arena *arena = acquireArena();
     std::vector<std::vector<int64_t>> descriptors;
     std::vector<void *> inputPointers;
-    for (const Tensor &input : inputs)
-      descriptors.push_back(seq::cpu::describe(input.data.data(), input.shape));
+    for (const Tensor &input : inputs) {
+      std::vector<int64_t> shape = input.shape;
+      int64_t rowFloats = 1;
+      for (size_t i = 1; i < shape.size(); ++i)
+        rowFloats *= shape[i];
+      shape[0] = rows;
+      descriptors.push_back(
+          seq::cpu::describe(input.data.data() + first * rowFloats, shape));
+    }
     for (std::vector<int64_t> &d : descriptors)
       inputPointers.push_back(d.data());
     std::vector<int64_t> results(signature.resultWords());
@@ -81,15 +177,24 @@ public:
       call.state = stateIn.data();
     }
     // An allocation that fails abandons the call (seqc_arena_run).
-    int status = seqc_arena_run(arena, PredictCall::run, results.data(), &call);
-    llvm::Expected<std::vector<Tensor>> outputs =
-        status == 0 ? signature.readOutputs(results.data(), arena)
-                    : llvm::createStringError(
-                          "out of memory: the model could not allocate " +
-                          std::to_string(arena->failed_size) +
-                          " bytes of working memory for this input");
+    ChunkResult result;
+    result.status = seqc_arena_run(arena, PredictCall::run, results.data(), &call);
+    result.failedSize = arena->failed_size;
+    result.errorSite = arena->error_site;
+    result.errorCount = arena->error_count;
+    bool ok = result.status == 0 && result.errorSite < 0;
+    if (ok) {
+      llvm::Expected<std::vector<Tensor>> outputs =
+          signature.readOutputs(results.data(), arena);
+      if (outputs) {
+        result.outputs = std::move(*outputs);
+      } else { // cannot happen: no error site was reported
+        llvm::consumeError(outputs.takeError());
+        ok = false;
+      }
+    }
     // Only a call that succeeded moves the state on.
-    if (outputs && stateful) {
+    if (ok && stateful) {
       const int64_t *d = signature.stateResult(results.data());
       const float *next = reinterpret_cast<const float *>(d[1]) + d[2];
       std::copy(next, next + stateValues.size(), stateValues.begin());
@@ -98,13 +203,52 @@ public:
     seqc_arena_end(arena);
     // Grow once so that the next call of this size allocates nothing.
     // (A failed call's size is not kept: it would fail again.)
-    if (outputs && needed > arena->capacity)
+    if (ok && needed > arena->capacity)
       seqc_arena_reserve(arena, needed);
     releaseArena(arena);
+    return result;
+  }
+
+  /// The call's outputs, every chunk's rows in order, or its error as one
+  /// thread would have reported it: out of memory in any chunk, else the
+  /// first failed check with its count over all rows.
+  llvm::Expected<std::vector<Tensor>> join(llvm::MutableArrayRef<ChunkResult> chunks,
+                                           int64_t batch) const {
+    int32_t site = -1;
+    for (const ChunkResult &c : chunks) {
+      if (c.status != 0)
+        return llvm::createStringError(
+            "out of memory: the model could not allocate " +
+            std::to_string(c.failedSize) + " bytes of working memory for this input");
+      if (c.errorSite >= 0 && (site < 0 || c.errorSite < site))
+        site = c.errorSite;
+    }
+    if (site >= 0) {
+      int64_t count = 0;
+      for (const ChunkResult &c : chunks)
+        if (c.errorSite == site)
+          count += c.errorCount;
+      return signature.inputError(site, count);
+    }
+    if (chunks.size() == 1)
+      return std::move(chunks[0].outputs);
+    std::vector<Tensor> outputs;
+    for (size_t k = 0; k < chunks[0].outputs.size(); ++k) {
+      Tensor joined;
+      joined.shape = chunks[0].outputs[k].shape;
+      joined.shape[0] = batch;
+      size_t floats = 0;
+      for (const ChunkResult &c : chunks)
+        floats += c.outputs[k].data.size();
+      joined.data.reserve(floats);
+      for (const ChunkResult &c : chunks)
+        joined.data.insert(joined.data.end(), c.outputs[k].data.begin(),
+                           c.outputs[k].data.end());
+      outputs.push_back(std::move(joined));
+    }
     return outputs;
   }
 
-private:
   seqc_arena *acquireArena() {
     std::lock_guard<std::mutex> lock(mutex);
     if (!idle.empty()) {
@@ -120,19 +264,27 @@ private:
     idle.push_back(arena);
   }
 
+  /// With automatic threads, a chunk gets at least this much work (ns):
+  /// waking a thread costs microseconds.
+  static constexpr int64_t kMinChunkNs = 50000;
+
   // Declared first: the engine's code and data live in it.
   std::unique_ptr<seq::cpu::JitMemory> memory;
   std::unique_ptr<ExecutionEngine> engine;
   PredictFn predict;
   seq::cpu::ModelSignature signature;
+  bool automatic;
+  std::atomic<int64_t> nsPerRow{-1};
   std::mutex mutex;
   std::vector<seqc_arena *> arenas, idle;
+  // Last: its threads stop before anything they use goes.
+  std::unique_ptr<seq::cpu::WorkerPool> pool;
 };
 
 } // namespace
 
 llvm::Expected<std::unique_ptr<seq::rt::Engine>>
-seq::cpu::createJitEngine(ModuleOp module) {
+seq::cpu::createJitEngine(ModuleOp module, const rt::EngineOptions &engineOptions) {
   llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm = createTargetMachine();
   if (!tm)
     return tm.takeError();
@@ -188,17 +340,18 @@ seq::cpu::createJitEngine(ModuleOp module) {
     return predict.takeError();
   return std::make_unique<JitEngine>(std::move(memory), std::move(*engine),
                                      reinterpret_cast<PredictFn>(*predict),
-                                     std::move(lowered->signature));
+                                     std::move(lowered->signature),
+                                     engineOptions.threads);
 }
 
 void seq::cpu::setJitEnabled(bool enabled) { jitEnabled = enabled; }
 bool seq::cpu::isJitEnabled() { return jitEnabled; }
 
 void seq::registerJitEngine() {
-  rt::registerEngine("jit", [](ModuleOp module)
+  rt::registerEngine("jit", [](ModuleOp module, const rt::EngineOptions &options)
                                 -> llvm::Expected<std::unique_ptr<rt::Engine>> {
     if (!cpu::isJitEnabled())
-      return rt::createEngine("eager", module);
-    return cpu::createJitEngine(module);
+      return rt::createEngine("eager", module, options);
+    return cpu::createJitEngine(module, options);
   });
 }

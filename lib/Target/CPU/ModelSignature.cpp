@@ -94,17 +94,20 @@ static seq::rt::Tensor copyOut(const int64_t *d, size_t rank) {
 llvm::Expected<std::vector<seq::rt::Tensor>>
 seq::cpu::ModelSignature::readOutputs(const int64_t *results,
                                       const seqc_arena *arena) const {
-  if (arena->error_site >= 0) {
-    std::string what = size_t(arena->error_site) < errorSites.size()
-                           ? errorSites[arena->error_site]
-                           : "runtime error " + std::to_string(arena->error_site);
-    return llvm::createStringError(what + " (" + std::to_string(arena->error_count) +
-                                   " values); check the input");
-  }
+  if (arena->error_site >= 0)
+    return inputError(arena->error_site, arena->error_count);
   std::vector<rt::Tensor> outputs;
   for (const ModelPort &output : io.outputs) {
     outputs.push_back(copyOut(results, output.shape.size()));
     results += descriptorSize(output.shape.size());
   }
   return outputs;
+}
+
+llvm::Error seq::cpu::ModelSignature::inputError(int32_t site, int64_t count) const {
+  std::string what = site >= 0 && size_t(site) < errorSites.size()
+                         ? errorSites[site]
+                         : "runtime error " + std::to_string(site);
+  return llvm::createStringError(what + " (" + std::to_string(count) +
+                                 " values); check the input");
 }

@@ -48,6 +48,8 @@ struct ModelSignature {
   /// returns the runtime error the call reported.
   llvm::Expected<std::vector<rt::Tensor>> readOutputs(const int64_t *results,
                                                       const seqc_arena *arena) const;
+  /// The error of a call in which `count` values failed check `site`.
+  llvm::Error inputError(int32_t site, int64_t count) const;
 };
 
 } // namespace seq::cpu

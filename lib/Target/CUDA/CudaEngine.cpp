@@ -213,10 +213,10 @@ Expected<std::unique_ptr<rt::Engine>> createCudaEngine(mlir::ModuleOp module,
 }
 
 void registerCudaEngines() {
-  rt::registerEngine("cuda", [](mlir::ModuleOp module) {
+  rt::registerEngine("cuda", [](mlir::ModuleOp module, const rt::EngineOptions &) {
     return createCudaEngine(module, CudaEmitOptions());
   });
-  rt::registerEngine("cudnn", [](mlir::ModuleOp module) {
+  rt::registerEngine("cudnn", [](mlir::ModuleOp module, const rt::EngineOptions &) {
     CudaEmitOptions options;
     options.rnnBackend = RnnBackend::Cudnn;
     return createCudaEngine(module, options);

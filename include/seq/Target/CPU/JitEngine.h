@@ -19,8 +19,11 @@ namespace cpu {
 /// Compiles `module` (cloned; the module may be dropped afterwards). run()
 /// may be called from several threads at once; each call gets its own
 /// working memory (an arena that grows to the largest call seen, then
-/// allocates nothing more).
-llvm::Expected<std::unique_ptr<rt::Engine>> createJitEngine(mlir::ModuleOp module);
+/// allocates nothing more). A call's batch is split across a pool of
+/// options.threads threads (0: one per core) created with the engine; a
+/// call that finds the pool busy runs on its own thread.
+llvm::Expected<std::unique_ptr<rt::Engine>>
+createJitEngine(mlir::ModuleOp module, const rt::EngineOptions &options = {});
 
 /// When false, the "jit" engine hands out the eager interpreter instead
 /// (seq-compile --jit=off), so that a compiled-path problem can be ruled out

@@ -1,6 +1,7 @@
 /* Creates an instance, runs it N times (argv[1]) with varying shapes and
- * destroys it: the workload for valgrind / LeakSanitizer.
- *   run_many N  (linked with a seqc library for seed_build_dynamic) */
+ * destroys it: the workload for valgrind / LeakSanitizer. With THREADS, the
+ * instance is seqc_model_create_threaded's (its threads stopped by destroy).
+ *   run_many N [THREADS]  (linked with a seqc library for seed_build_dynamic) */
 #include SEQC_MODEL_HEADER
 
 #include <stdio.h>
@@ -14,7 +15,8 @@ int main(int argc, char **argv) {
   float output[kMaxBatch];
   for (int i = 0; i < kMaxBatch * kMaxSeq * kFeatures; ++i)
     input[i] = (float)(i % 17) / 17.0f - 0.5f;
-  seqc_model *m = seqc_model_create_sized(kMaxBatch, kMaxSeq);
+  seqc_model *m = argc > 2 ? seqc_model_create_threaded(kMaxBatch, kMaxSeq, atoi(argv[2]))
+                           : seqc_model_create_sized(kMaxBatch, kMaxSeq);
   if (!m)
     return 1;
   int failures = 0;

@@ -4,7 +4,10 @@
  * glibc), then runs 10,000 more and compares the resident set size from
  * /proc/self/statm. Batch and sequence length vary below the instance's
  * bounds. Prints one line per check; exit code 1 if either fails.
- *   steady_state  (linked with a seqc library for seed_build_dynamic) */
+ * With THREADS, the instance is seqc_model_create_threaded's with that
+ * many threads (its workers wait on a condition variable, allocating
+ * nothing either).
+ *   steady_state [THREADS]  (linked with a seqc library for seed_build_dynamic) */
 #define _GNU_SOURCE
 #include SEQC_MODEL_HEADER
 
@@ -45,12 +48,13 @@ static long resident_pages(void) {
 
 enum { kMaxBatch = 8, kMaxSeq = 20, kFeatures = 12 };
 
-int main(void) {
+int main(int argc, char **argv) {
   static float input[kMaxBatch * kMaxSeq * kFeatures];
   static float output[kMaxBatch * 64];
   for (int i = 0; i < kMaxBatch * kMaxSeq * kFeatures; ++i)
     input[i] = (float)((i * 37 % 101) - 50) / 50.0f;
-  seqc_model *m = seqc_model_create_sized(kMaxBatch, kMaxSeq);
+  seqc_model *m = argc > 1 ? seqc_model_create_threaded(kMaxBatch, kMaxSeq, atoi(argv[1]))
+                           : seqc_model_create_sized(kMaxBatch, kMaxSeq);
   if (!m)
     return fprintf(stderr, "create failed\n"), 1;
   int failures = 0;
@@ -70,6 +74,8 @@ int main(void) {
     failures += seqc_model_run(m, input, 1 + i % kMaxBatch, 1 + i % kMaxSeq,
                                output) != SEQC_OK;
   long rssAfter = resident_pages();
+  if (argc > 1)
+    printf("threads: %d\n", seqc_model_threads(m));
   seqc_model_destroy(m);
   printf("failed runs: %d\n", failures);
   printf("allocations during 1000 runs: %ld\n", during);
