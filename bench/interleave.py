@@ -52,6 +52,24 @@ def openvino_model(proto):
                                "INFERENCE_PRECISION_HINT": "f32"})
 
 
+def onnx_lstm_dense_initializers(keras_model):
+    """The ONNX initializers of a Keras LSTM -> Dense model's weights: W, R,
+    B of an ONNX LSTM (gate blocks i, o, f, c; Keras' are i, f, c, o; no
+    recurrent bias) and the Dense's Wd, Bd."""
+    import numpy as np
+    from onnx import numpy_helper
+    kernel, recurrent, bias, dense_w, dense_b = keras_model.get_weights()
+
+    def iofc(w):
+        i, f, c, o = np.split(w, 4, axis=-1)
+        return np.concatenate([i, o, f, c], axis=-1)
+
+    arrays = [(iofc(kernel).T[None], "W"), (iofc(recurrent).T[None], "R"),
+              (np.concatenate([iofc(bias), np.zeros_like(bias)])[None], "B"),
+              (dense_w, "Wd"), (dense_b, "Bd")]
+    return [numpy_helper.from_array(a.astype("float32"), n) for a, n in arrays]
+
+
 def compile_aot(build, model_path, lib_path):
     """seq-compile MODEL -o LIB.so with the build's seq-compile."""
     import subprocess

@@ -38,8 +38,9 @@ import subprocess
 import sys
 import tempfile
 
-from interleave import (SeqcAot, interleaved, onnx_runtime_session, openvino_model,
-                        parse_and_pin, require_close, summarize)
+from interleave import (SeqcAot, interleaved, onnx_lstm_dense_initializers,
+                        onnx_runtime_session, openvino_model, parse_and_pin, require_close,
+                        summarize)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 T, F = 100, 128
@@ -62,16 +63,7 @@ def onnx_model(keras_model, units):
     import numpy as np
     import onnx
     from onnx import helper, TensorProto, numpy_helper
-    kernel, recurrent, bias, dense_w, dense_b = keras_model.get_weights()
-
-    def iofc(w):  # Keras' gate blocks i, f, c, o along the last axis
-        i, f, c, o = np.split(w, 4, axis=-1)
-        return np.concatenate([i, o, f, c], axis=-1)
-
-    inits = [numpy_helper.from_array(a.astype("float32"), n) for a, n in [
-        (iofc(kernel).T[None], "W"), (iofc(recurrent).T[None], "R"),
-        (np.concatenate([iofc(bias), np.zeros(4 * units, "float32")])[None], "B"),
-        (dense_w, "Wd"), (dense_b, "Bd")]]
+    inits = onnx_lstm_dense_initializers(keras_model)
     inits.append(numpy_helper.from_array(np.array([-1, units], "int64"), "shape"))
     nodes = [helper.make_node("Transpose", ["x"], ["xt"], perm=[1, 0, 2]),
              helper.make_node("LSTM", ["xt", "W", "R", "B"], ["", "h"], hidden_size=units),

@@ -32,9 +32,9 @@ import json
 import os
 import tempfile
 
-from interleave import (SeqcAot, compile_aot, interleaved, onnx_runtime_session,
-                        openvino_model, parse_and_pin, print_table, require_close,
-                        summarize)
+from interleave import (SeqcAot, compile_aot, interleaved, onnx_lstm_dense_initializers,
+                        onnx_runtime_session, openvino_model, parse_and_pin, print_table,
+                        require_close, summarize)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 T, F, U = 100, 128, 256
@@ -68,17 +68,7 @@ def onnx_model(keras_model, last_from_sequence=False):
     import numpy as np
     import onnx
     from onnx import helper, TensorProto, numpy_helper
-    kernel, recurrent, bias, dense_w, dense_b = keras_model.get_weights()
-
-    def iofc(w):  # Keras' gate blocks i, f, c, o along the last axis
-        i, f, c, o = np.split(w, 4, axis=-1)
-        return np.concatenate([i, o, f, c], axis=-1)
-
-    W = iofc(kernel).T[None]       # (1, 4U, F)
-    R = iofc(recurrent).T[None]    # (1, 4U, U)
-    B = np.concatenate([iofc(bias), np.zeros(4 * U, "float32")])[None]
-    inits = [numpy_helper.from_array(a.astype("float32"), n) for a, n in
-             [(W, "W"), (R, "R"), (B, "B"), (dense_w, "Wd"), (dense_b, "Bd")]]
+    inits = onnx_lstm_dense_initializers(keras_model)
     inits.append(numpy_helper.from_array(np.array([-1, U], "int64"), "shape"))
     nodes = [helper.make_node("Transpose", ["x"], ["xt"], perm=[1, 0, 2])]
     if not last_from_sequence:

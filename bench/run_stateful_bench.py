@@ -31,8 +31,8 @@ import subprocess
 import sys
 import tempfile
 
-from interleave import (interleaved, onnx_runtime_session, openvino_model, parse_and_pin,
-                        print_table, summarize)
+from interleave import (interleaved, onnx_lstm_dense_initializers, onnx_runtime_session,
+                        openvino_model, parse_and_pin, print_table, summarize)
 
 ROOT = os.path.dirname(os.path.abspath(os.path.dirname(__file__)))
 T, F, U, OUT = 10, 32, 128, 8
@@ -55,16 +55,7 @@ def onnx_model(keras_model, batch):
     import numpy as np
     import onnx
     from onnx import helper, TensorProto, numpy_helper
-    kernel, recurrent, bias, dense_w, dense_b = keras_model.get_weights()
-
-    def iofc(w):  # Keras' gate blocks i, f, c, o along the last axis
-        i, f, c, o = np.split(w, 4, axis=-1)
-        return np.concatenate([i, o, f, c], axis=-1)
-
-    inits = [numpy_helper.from_array(a.astype("float32"), n) for a, n in [
-        (iofc(kernel).T[None], "W"), (iofc(recurrent).T[None], "R"),
-        (np.concatenate([iofc(bias), np.zeros(4 * U, "float32")])[None], "B"),
-        (dense_w, "Wd"), (dense_b, "Bd"), ]]
+    inits = onnx_lstm_dense_initializers(keras_model)
     inits.append(numpy_helper.from_array(np.array([batch, U], "int64"), "shape"))
     nodes = [
         helper.make_node("Transpose", ["x"], ["xt"], perm=[1, 0, 2]),
