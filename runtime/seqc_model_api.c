@@ -224,18 +224,28 @@ static int fail(seqc_model *m, int code, const char *message) {
 
 /* Copies a strided result of `rank` row-major into `output`. */
 static void copy_output(int64_t *d, int rank, float *output) {
-  int64_t index[SEQC_MAX_RANK] = {0};
-  int64_t total = 1;
   const int64_t *sizes = desc_sizes(d), *strides = desc_strides(d, rank);
+  const float *base = (const float *)(intptr_t)d[1] + d[2];
+  int64_t total = 1;
   for (int i = 0; i < rank; ++i)
     total *= sizes[i];
-  const float *base = (const float *)(intptr_t)d[1] + d[2];
-  for (int64_t flat = 0; flat < total; ++flat) {
+  if (total == 0)
+    return;
+  /* The trailing axes that are row-major in the result buffer (usually all
+   * of them) form runs copied whole; the axes before them are walked. */
+  int outer = rank;
+  int64_t run = 1;
+  while (outer > 0 && (sizes[outer - 1] == 1 || strides[outer - 1] == run)) {
+    run *= sizes[outer - 1];
+    --outer;
+  }
+  int64_t index[SEQC_MAX_RANK] = {0};
+  for (int64_t flat = 0; flat < total; flat += run) {
     int64_t offset = 0;
-    for (int i = 0; i < rank; ++i)
+    for (int i = 0; i < outer; ++i)
       offset += index[i] * strides[i];
-    output[flat] = base[offset];
-    for (int i = rank - 1; i >= 0; --i) {
+    memcpy(output + flat, base + offset, (size_t)run * sizeof(float));
+    for (int i = outer - 1; i >= 0; --i) {
       if (++index[i] < sizes[i])
         break;
       index[i] = 0;
