@@ -69,6 +69,26 @@ func.func @copy_then_operand(%a: memref<?x8xf32>, %b: memref<8x20xf32>,
   return
 }
 
+// An activation that rewrites C in place right after the matmul is applied
+// to the accumulators before they are stored, its scalar ops as vector ops.
+// CHECK-LABEL: func.func @relu_after(
+// CHECK: vector.fma
+// CHECK: arith.maximumf %{{.*}}, %{{.*}} : vector<16xf32>
+// CHECK: vector.store
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @relu_after(%a: memref<?x8xf32>, %b: memref<8x16xf32>, %c: memref<?x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.matmul ins(%a, %b : memref<?x8xf32>, memref<8x16xf32>) outs(%c : memref<?x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]} outs(%c : memref<?x16xf32>) {
+  ^bb0(%out: f32):
+    %r = arith.maximumf %out, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
 // A fill is a splat start. Something else between the fill and the matmul
 // that writes memory keeps the fill.
 // CHECK-LABEL: func.func @fill_then_operand(

@@ -2,7 +2,7 @@
 // its blocking has edges: N below, at and above one panel with every kind
 // of tail, K over several depth slices, M below one register block, between
 // blocks and over several row chunks; with and without a bias (the two ways
-// C starts); through the JIT (this machine's vectors) and through AOT
+// C starts) and a relu (applied to the accumulators after the last slice); through the JIT (this machine's vectors) and through AOT
 // libraries built for AVX2 (x86-64-v3), against a double-precision product.
 #include "seq/Dialect/Seq/IR/SeqDialect.h"
 #include "seq/Runtime/Engine.h"
@@ -35,6 +35,7 @@ namespace {
 struct Shape {
   int64_t k, n;
   bool bias;
+  bool relu = false; // applied in the kernel before C is stored
 };
 
 std::vector<float> randomValues(size_t count, unsigned seed) {
@@ -57,6 +58,7 @@ std::string denseLiteral(const std::vector<float> &v) {
 /// One Dense layer (K -> N), weights as literals.
 std::string denseModel(const Shape &s, const std::vector<float> &w,
                        const std::vector<float> &b) {
+  const char *activation = s.relu ? "relu" : "linear";
   std::string text = llvm::formatv(
       "func.func @predict(%x: tensor<?x{0}xf32> {{seq.input = \"x\"}) -> "
       "(tensor<?x{1}xf32> {{seq.output = \"y\"}) {{\n"
@@ -64,16 +66,16 @@ std::string denseModel(const Shape &s, const std::vector<float> &w,
       s.k, s.n, denseLiteral(w), llvm::formatv("{0}x{1}", s.k, s.n).str());
   if (s.bias)
     text += llvm::formatv("  %b = arith.constant dense<{0}> : tensor<{1}xf32>\n"
-                          "  %y = seq.dense %x, %w, %b activation(linear) : "
+                          "  %y = seq.dense %x, %w, %b activation({3}) : "
                           "(tensor<?x{2}xf32>, tensor<{2}x{1}xf32>, "
                           "tensor<{1}xf32>) -> tensor<?x{1}xf32>\n",
-                          denseLiteral(b), s.n, s.k)
+                          denseLiteral(b), s.n, s.k, activation)
                 .str();
   else
-    text += llvm::formatv("  %y = seq.dense %x, %w activation(linear) : "
+    text += llvm::formatv("  %y = seq.dense %x, %w activation({2}) : "
                           "(tensor<?x{0}xf32>, tensor<{0}x{1}xf32>) -> "
                           "tensor<?x{1}xf32>\n",
-                          s.k, s.n)
+                          s.k, s.n, activation)
                 .str();
   return "module {\n" + text + "  return %y : tensor<?x" + std::to_string(s.n) +
          "xf32>\n}\n}\n";
@@ -93,6 +95,8 @@ void expectProduct(const std::vector<float> &y, const std::vector<float> &x,
         sum += term;
         magnitude += std::fabs(term);
       }
+      if (s.relu)
+        sum = std::max(sum, 0.0);
       double got = y[i * s.n + j];
       ASSERT_NEAR(got, sum, 1e-6 * (magnitude + 1) * std::sqrt(double(s.k)))
           << what << ": row " << i << ", column " << j;
@@ -102,10 +106,10 @@ void expectProduct(const std::vector<float> &y, const std::vector<float> &x,
 const Shape kShapes[] = {
     {3, 1, true},     // one column: a masked vector, a 16-wide tail panel
     {5, 40, false},   // a full panel and an 8-column tail; C starts at zero
-    {300, 33, true},  // two depth slices; a 1-column tail
+    {300, 33, true, true}, // two depth slices (relu after the last); a 1-column tail
     {257, 64, true},  // two full panels; a 1-deep second slice
-    {64, 1000, true}, // 31 panels and an 8-column tail (GEMV groups + rest)
-    {600, 17, false}, // three depth slices, tail only
+    {64, 1000, true, true}, // 31 panels and an 8-column tail (GEMV groups + rest)
+    {600, 17, false, true}, // three depth slices, tail only; relu
     {16, 128, true},  // exactly four panels (one GEMV group)
 };
 const int64_t kBatches[] = {1, 3, 8, 9, 17, 130, 261};

@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -65,9 +66,42 @@ struct Gemm {
   VectorType vec;
   int64_t lanes;
   InitSource init;
+  /// An elementwise op on C right after the matmul (its activation),
+  /// applied to the accumulators before they are stored; or null.
+  linalg::GenericOp epilogue;
 
   Gemm at(OpBuilder &nb, Location l) const {
-    return Gemm{nb, l, A, B, C, packed, vec, lanes, init};
+    return Gemm{nb, l, A, B, C, packed, vec, lanes, init, epilogue};
+  }
+
+  /// `epilogue`'s body on one vector of accumulators: each scalar op cloned
+  /// with vector types (they are all elementwise-mappable), each scalar
+  /// from outside the body broadcast.
+  Value applyEpilogue(Value acc) {
+    Block *body = epilogue.getBody();
+    IRMapping map;
+    map.map(body->getArgument(0), acc);
+    auto vectorOf = [&](Type t) { return VectorType::get({lanes}, t); };
+    auto lookup = [&](Value v) {
+      if (!map.contains(v))
+        map.map(v, vector::BroadcastOp::create(b, loc, vectorOf(v.getType()), v));
+      return map.lookup(v);
+    };
+    for (Operation &op : body->without_terminator()) {
+      if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+        map.map(constant, arith::ConstantOp::create(
+                              b, loc, DenseElementsAttr::get(
+                                          vectorOf(constant.getType()),
+                                          constant.getValue())));
+        continue;
+      }
+      for (Value operand : op.getOperands())
+        lookup(operand);
+      Operation *clone = b.clone(op, map);
+      for (OpResult result : clone->getResults())
+        result.setType(vectorOf(result.getType()));
+    }
+    return lookup(body->getTerminator()->getOperand(0));
   }
   Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   Value add(Value x, int64_t v) {
@@ -109,9 +143,11 @@ struct Gemm {
 
   /// C[i0 : i0+rows, columns] = start + A[rows, kBegin:kEnd] @
   /// B[kBegin:kEnd, columns], the last vector `lastWidth` lanes wide; start
-  /// is `init` when `first` (the first slice of K), else C.
+  /// is `init` when `first` (the first slice of K), else C; the epilogue
+  /// applies when `last` (the last slice).
   void block(Value i0, int64_t rows, ArrayRef<VectorColumn> columns,
-             int64_t lastWidth, Value kBegin, Value kEnd, bool first = true) {
+             int64_t lastWidth, Value kBegin, Value kEnd, bool first = true,
+             bool last = true) {
     Value mask = maskFor(lastWidth);
     size_t vectors = columns.size();
     auto maskOf = [&](size_t v) { return v + 1 == vectors ? mask : nullptr; };
@@ -151,9 +187,12 @@ struct Gemm {
           scf::YieldOp::create(nb, l, next);
         });
     for (int64_t r = 0; r < rows; ++r)
-      for (size_t v = 0; v < vectors; ++v)
-        store(loop.getResult(r * vectors + v), C,
-              {rowIndex[r], columns[v].column}, maskOf(v));
+      for (size_t v = 0; v < vectors; ++v) {
+        Value result = loop.getResult(r * vectors + v);
+        if (last && epilogue)
+          result = applyEpilogue(result);
+        store(result, C, {rowIndex[r], columns[v].column}, maskOf(v));
+      }
   }
 
   /// for (i = lo; i < hi; i += step) body(i)
@@ -213,7 +252,8 @@ void emitPacked(Gemm &g, const BlockShape &shape, PanelLayout layout) {
       Value kBegin = g.index(k0), kEnd = g.index(std::min(k, k0 + kDepthChunk));
       auto sweep = [&](Gemm &g, ArrayRef<VectorColumn> columns, int64_t last) {
         g.loop(i0c, iEnd, rows, [&](Gemm &g, Value i0) {
-          g.block(i0, shape.rows, columns, last, kBegin, kEnd, k0 == 0);
+          g.block(i0, shape.rows, columns, last, kBegin, kEnd, k0 == 0,
+                  k0 + kDepthChunk >= k);
         });
       };
       if (layout.fullPanels() > 0)
@@ -311,6 +351,34 @@ bool broadcastsRow(linalg::GenericOp op, Value c) {
   auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
   return yield.getNumOperands() == 1 &&
          yield.getOperand(0) == op.getBody()->getArgument(0);
+}
+
+/// The op right after `op` (nothing but side-effect free ops in between)
+/// when it rewrites all of C in place, elementwise, with a body of
+/// elementwise-mappable ops (an activation); else null.
+linalg::GenericOp epilogueOf(linalg::MatmulOp op, Value c) {
+  Operation *next = op->getNextNode();
+  while (next && isMemoryEffectFree(next))
+    next = next->getNextNode();
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(next);
+  if (!generic || !generic.hasPureBufferSemantics() ||
+      generic.getNumDpsInputs() != 0 || generic.getNumDpsInits() != 1 ||
+      generic.getDpsInits()[0] != c || generic.getNumLoops() != 2 ||
+      generic.getNumParallelLoops() != 2 ||
+      !generic.getIndexingMapsArray()[0].isIdentity())
+    return {};
+  for (Operation &inner : generic.getBody()->without_terminator()) {
+    bool scalar = llvm::all_of(inner.getResultTypes(), [](Type t) {
+      return t.isIntOrIndexOrFloat() && !t.isIndex();
+    });
+    if (!scalar || inner.getNumRegions() != 0 ||
+        !(isa<arith::ConstantOp>(inner) || OpTrait::hasElementwiseMappableTraits(&inner)))
+      return {};
+    for (Value operand : inner.getOperands())
+      if (!operand.getType().isIntOrFloat())
+        return {};
+  }
+  return generic;
 }
 
 /// The op that sets all of `op`'s C just before it (nothing but side-effect
@@ -434,18 +502,21 @@ bool seq::cpu::emitGemm(linalg::MatmulOp op, const VectorTarget &target,
   auto vec = VectorType::get({target.lanes}, b.getF32Type());
   Operation *filler = nullptr;
   InitSource init = initSourceOf(op, C, filler);
+  linalg::GenericOp epilogue = epilogueOf(op, C);
   if (memref::GlobalOp packed = weights.packedOf(B)) {
     Value panels = memref::GetGlobalOp::create(b, loc, packed.getType(),
                                                packed.getSymName());
-    Gemm g{b, loc, A, panels, C, /*packed=*/true, vec, target.lanes, init};
+    Gemm g{b, loc, A, panels, C, /*packed=*/true, vec, target.lanes, init, epilogue};
     auto type = cast<MemRefType>(B.getType());
     emitPacked(g, shape, {type.getDimSize(0), type.getDimSize(1)});
   } else {
-    Gemm g{b, loc, A, B, C, /*packed=*/false, vec, target.lanes, init};
+    Gemm g{b, loc, A, B, C, /*packed=*/false, vec, target.lanes, init, epilogue};
     emitUnpacked(g, shape, n);
   }
   op.erase();
   if (filler)
     filler->erase();
+  if (epilogue)
+    epilogue->erase();
   return true;
 }

@@ -57,8 +57,11 @@ def SeqCpuKernels : Pass<"seq-cpu-kernels", "mlir::ModuleOp"> {
     panels, register blocks; leftover rows go one at a time across 8
     vectors. When C was set just before the matmul by a bias broadcast
     (`linalg.generic` of a row vector), a copy or a fill, that op is erased
-    and the accumulators start from its source instead. Other B operands are
-    read in place, their last vector masked.
+    and the accumulators start from its source instead; when an
+    elementwise `linalg.generic` rewrites C in place right after the matmul
+    (an activation), its body, cloned as vector ops, runs on the
+    accumulators before they are stored, and it is erased. Other B operands
+    are read in place, their last vector masked.
 
     `memref.copy` becomes `linalg.copy` (no runtime library call), and a
     row-major `memref.expand_shape` a `memref.reinterpret_cast`
