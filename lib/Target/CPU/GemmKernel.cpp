@@ -89,10 +89,10 @@ struct Gemm {
     };
     for (Operation &op : body->without_terminator()) {
       if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
-        map.map(constant, arith::ConstantOp::create(
-                              b, loc, DenseElementsAttr::get(
-                                          vectorOf(constant.getType()),
-                                          constant.getValue())));
+        Value splat = arith::ConstantOp::create(
+            b, loc, DenseElementsAttr::get(vectorOf(constant.getType()),
+                                           constant.getValue()));
+        map.map(constant.getResult(), splat);
         continue;
       }
       for (Value operand : op.getOperands())
