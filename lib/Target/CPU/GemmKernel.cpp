@@ -1,5 +1,7 @@
 #include "GemmKernel.h"
 
+#include "seq/Dialect/Seq/Transforms/WeightConstants.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -412,25 +414,10 @@ InitSource initSourceOf(linalg::MatmulOp op, Value c, Operation *&filler) {
 std::optional<std::vector<float>> valuesOf(memref::GlobalOp global) {
   if (!global.getConstant() || !global.getInitialValue())
     return std::nullopt;
-  Attribute init = *global.getInitialValue();
-  if (auto resource = dyn_cast<DenseF32ResourceElementsAttr>(init)) {
-    std::optional<ArrayRef<float>> data = resource.tryGetAsArrayRef();
-    if (!data || (int64_t)data->size() != global.getType().getNumElements())
-      return std::nullopt;
-    return std::vector<float>(data->begin(), data->end());
-  }
-  if (auto dense = dyn_cast<DenseElementsAttr>(init)) {
-    if (!dense.getElementType().isF32())
-      return std::nullopt;
-    auto values = dense.getValues<float>();
-    std::vector<float> out(global.getType().getNumElements());
-    if (dense.isSplat())
-      std::fill(out.begin(), out.end(), dense.getSplatValue<float>());
-    else
-      std::copy(values.begin(), values.end(), out.begin());
-    return out;
-  }
-  return std::nullopt;
+  std::optional<std::vector<float>> values = seq::readFloats(*global.getInitialValue());
+  if (!values || int64_t(values->size()) != global.getType().getNumElements())
+    return std::nullopt;
+  return values;
 }
 
 } // namespace

@@ -14,7 +14,10 @@ std::optional<std::vector<float>> readWeights(Value value) {
   auto constant = value.getDefiningOp<arith::ConstantOp>();
   if (!constant)
     return std::nullopt;
-  Attribute attr = constant.getValue();
+  return readFloats(constant.getValue());
+}
+
+std::optional<std::vector<float>> readFloats(Attribute attr) {
   if (auto resource = dyn_cast<DenseF32ResourceElementsAttr>(attr)) {
     std::optional<ArrayRef<float>> data = resource.tryGetAsArrayRef();
     if (!data)

@@ -23,6 +23,11 @@ namespace seq {
 /// a function argument; callers then leave the op alone.
 std::optional<std::vector<float>> readWeights(mlir::Value value);
 
+/// The values of a float32 elements attribute (a loaded `dense_resource`
+/// blob or a DenseElementsAttr), or std::nullopt: what readWeights reads of
+/// a constant, and the CPU backend of a constant global.
+std::optional<std::vector<float>> readFloats(mlir::Attribute attr);
+
 /// An `arith.constant` of type tensor<shape x f32> holding `values` as a
 /// `dense_resource` blob called `name` (the resource manager makes the
 /// name unique), so the printed module re-parses with every weight.
