@@ -340,7 +340,7 @@ Error seq::cpu::compileAot(ModuleOp module, AotArtifact kind,
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> linked;
   std::unique_ptr<llvm::TargetMachine> baseline;
-  std::optional<ModelSignature> lowestSignature;
+  std::optional<ModelSignature> firstSignature;
   for (const CodeVariant &variant : variants) {
     llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm =
         createTargetMachine(variant.cpu);
@@ -358,7 +358,7 @@ Error seq::cpu::compileAot(ModuleOp module, AotArtifact kind,
     if (!linked) {
       linked = std::move(*code);
       baseline = std::move(*tm);
-      lowestSignature = std::move(lowered->signature);
+      firstSignature = std::move(lowered->signature);
       continue;
     }
     if (Error e = linkVariant(*linked, std::move(*code)))
@@ -366,7 +366,7 @@ Error seq::cpu::compileAot(ModuleOp module, AotArtifact kind,
   }
   if (variants.size() > 1)
     addDispatchEntry(*linked, variants);
-  const ModelSignature &signature = *lowestSignature;
+  const ModelSignature &signature = *firstSignature;
   for (const std::vector<seq::ModelPort> *ports :
        {&signature.io.inputs, &signature.io.outputs}) {
     if (ports->size() > kMaxAotPorts)
