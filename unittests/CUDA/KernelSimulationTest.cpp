@@ -7,7 +7,9 @@
 
 #include "gtest/gtest.h"
 
+#include <cmath>
 #include <cstdlib>
+#include <iterator>
 #include <optional>
 #include <random>
 #include <string>
@@ -77,6 +79,33 @@ void checkLinear(int64_t m, int n, int k, Activation act, float alpha, bool with
             cudaSuccess);
   expectClose(got, want, 2e-5,
               "linear " + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n));
+}
+
+/// seqc::activate<A> against the reference on the far tails, relative to
+/// the value: where 1 + erf, 1 + tanh or x + sqrt(x^2 + 4) cancel, a
+/// kernel written that way returns 0 (or inf) instead of a tiny number.
+template <seqc::Act A> void checkTails(Activation act) {
+  const float xs[] = {-60.0f, -30.0f, -12.0f, -7.5f, -3.0f, 3.0f, 12.0f, 1e20f, -1e20f};
+  Tensor want = Tensor::zeros({int64_t(std::size(xs))});
+  want.data.assign(std::begin(xs), std::end(xs));
+  seq::rt::applyActivation(act, 0.0f, want);
+  for (size_t i = 0; i < std::size(xs); ++i) {
+    float got = seqc::activate<A>(xs[i], 0.0f);
+    float expected = want.data[i];
+    if (expected == 0.0f || std::fabs(expected) < 1e-37f) // below float's normals
+      EXPECT_LE(std::fabs(got), 1e-37f) << "x = " << xs[i];
+    else
+      EXPECT_NEAR(got / expected, 1.0f, 1e-5f) << "x = " << xs[i] << ": " << got
+                                                << " vs " << expected;
+  }
+}
+
+TEST(CudaKernelSimulation, ActivationsKeepTheirTails) {
+  checkTails<seqc::Act::Gelu>(Activation::Gelu);
+  checkTails<seqc::Act::GeluTanh>(Activation::GeluTanh);
+  checkTails<seqc::Act::Squareplus>(Activation::Squareplus);
+  checkTails<seqc::Act::Sigmoid>(Activation::Sigmoid);
+  checkTails<seqc::Act::Swish>(Activation::Swish);
 }
 
 TEST(CudaKernelSimulation, LinearMatchesDenseAcrossTileEdges) {

@@ -102,9 +102,11 @@ template <Act A> __device__ __forceinline__ float activate(float x, float alpha)
   } else if constexpr (A == Act::Selu) {
     return 1.0507009873554805f * (x > 0.0f ? x : 1.6732632423543772f * expm1f(x));
   } else if constexpr (A == Act::Gelu) {
-    return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
+    // = 0.5 x (1 + erf(x / sqrt 2)), without 1 + erf cancelling for x < 0.
+    return 0.5f * x * erfcf(x * -0.70710678118654752f);
   } else if constexpr (A == Act::GeluTanh) {
-    return 0.5f * x * (1.0f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+    // = 0.5 x (1 + tanh(u)), without 1 + tanh cancelling for x < 0.
+    return x * sigmoid(2.0f * 0.7978845608028654f * (x + 0.044715f * x * x * x));
   } else if constexpr (A == Act::Swish) {
     return x * sigmoid(x);
   } else if constexpr (A == Act::Softplus) {
@@ -130,7 +132,9 @@ template <Act A> __device__ __forceinline__ float activate(float x, float alpha)
   } else if constexpr (A == Act::SparsePlus) {
     return x <= -1.0f ? 0.0f : x < 1.0f ? 0.25f * (x + 1.0f) * (x + 1.0f) : x;
   } else if constexpr (A == Act::Squareplus) {
-    return (x + sqrtf(x * x + 4.0f)) / 2.0f;
+    // = (x + sqrt(x^2 + 4)) / 2, without x + sqrt(...) cancelling for x < 0
+    // or x^2 overflowing.
+    return x >= 0.0f ? (x + hypotf(x, 2.0f)) / 2.0f : 2.0f / (hypotf(x, 2.0f) - x);
   } else if constexpr (A == Act::TanhShrink) {
     return x - tanhf(x);
   } else if constexpr (A == Act::SoftShrink) {
