@@ -151,8 +151,13 @@ int runWorker(seqc::Session &session) {
     fault = *injected;
   }
   seqc::registerEngines();
+  // One thread, as the eager interpreter: the speed verdict compares like
+  // with like, and a pool's first use of a worker's arena mid-run cannot
+  // pass for memory growth.
+  seq::rt::EngineOptions oneThread;
+  oneThread.threads = 1;
   Expected<std::unique_ptr<seq::rt::Engine>> engine =
-      seq::rt::createEngine(workerEngine, *session.model.module);
+      seq::rt::createEngine(workerEngine, *session.model.module, oneThread);
   if (!engine)
     return fail(toString(engine.takeError()));
   std::vector<Tensor> inputs;
