@@ -93,11 +93,11 @@ void seq::cpu::registerCpuPipeline() {
 std::optional<seq::cpu::VectorTarget> seq::cpu::VectorTarget::ofBits(int64_t bits) {
   switch (bits) {
   case 512:
-    return VectorTarget{16, 32};
+    return VectorTarget{16};
   case 256:
-    return VectorTarget{8, 16};
+    return VectorTarget{8};
   case 128:
-    return VectorTarget{4, 32};
+    return VectorTarget{4};
   default:
     return std::nullopt;
   }
@@ -106,12 +106,12 @@ std::optional<seq::cpu::VectorTarget> seq::cpu::VectorTarget::ofBits(int64_t bit
 seq::cpu::VectorTarget seq::cpu::VectorTarget::of(const llvm::TargetMachine &tm) {
   const llvm::MCSubtargetInfo *sti = tm.getMCSubtargetInfo();
   if (tm.getTargetTriple().isAArch64())
-    return VectorTarget{4, 32};
+    return VectorTarget{4};
   if (sti->checkFeatures("+avx512f"))
-    return VectorTarget{16, 32};
+    return VectorTarget{16};
   if (sti->checkFeatures("+avx"))
-    return VectorTarget{8, 16};
-  return VectorTarget{4, 16};
+    return VectorTarget{8};
+  return VectorTarget{4};
 }
 
 void seq::cpu::buildLoweringPipeline(OpPassManager &pm, bool fuse,
@@ -254,6 +254,7 @@ seq::cpu::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &context,
     return llvm::createStringError("translation to LLVM IR failed");
   llvmModule->setTargetTriple(tm.getTargetTriple());
   llvmModule->setDataLayout(tm.createDataLayout());
+  std::string vectorWidth = std::to_string(VectorTarget::of(tm).bits());
   for (llvm::Function &fn : *llvmModule) {
     if (fn.isDeclaration())
       continue;
@@ -261,7 +262,7 @@ seq::cpu::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &context,
     fn.addFnAttr("target-features", tm.getTargetFeatureString());
     // LLVM tunes AVX-512 server CPUs to vectorize loops at 256 bits; the
     // GEMMs already run at 512, so the pointwise loops may as well.
-    fn.addFnAttr("prefer-vector-width", std::to_string(VectorTarget::of(tm).bits()));
+    fn.addFnAttr("prefer-vector-width", vectorWidth);
   }
   auto optimize = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, &tm);
   if (llvm::Error e = optimize(llvmModule.get()))

@@ -22,15 +22,13 @@ class TargetMachine;
 
 namespace seq::cpu {
 
-/// The vector registers code is shaped for (the GEMM micro-kernel's
-/// register blocks): f32 lanes of the widest vector register and how many
-/// such registers the target has. The default is AVX-512's.
+/// The vector registers code is shaped for: the f32 lanes of the widest
+/// one (the GEMM micro-kernel's register blocks follow from it, with each
+/// width's register count). The default is AVX-512's.
 struct VectorTarget {
   int64_t lanes = 16;
-  int64_t registers = 32;
 
-  /// AVX-512: 16 lanes, 32 registers; AVX/AVX2: 8, 16; other x86: 4, 16;
-  /// AArch64 (NEON): 4, 32.
+  /// AVX-512: 16 lanes; AVX/AVX2: 8; other x86 and AArch64 (NEON): 4.
   static VectorTarget of(const llvm::TargetMachine &tm);
   /// 512, 256 or 128 bits; std::nullopt for another width.
   static std::optional<VectorTarget> ofBits(int64_t bits);
