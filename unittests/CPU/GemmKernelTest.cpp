@@ -121,10 +121,17 @@ protected:
     context.loadDialect<seq::SeqDialect, mlir::arith::ArithDialect,
                         mlir::func::FuncDialect, mlir::tensor::TensorDialect>();
   }
-  mlir::OwningOpRef<mlir::ModuleOp> parse(const std::string &text) {
-    auto module = mlir::parseSourceString<mlir::ModuleOp>(text, &context);
-    EXPECT_TRUE(module) << "does not parse";
-    return module;
+  /// A Dense layer of shape `s` with random weights (from `seed` on).
+  struct DenseCase {
+    std::vector<float> w, b;
+    mlir::OwningOpRef<mlir::ModuleOp> module;
+  };
+  DenseCase denseCase(const Shape &s, unsigned &seed) {
+    DenseCase c{randomValues(s.k * s.n, seed), randomValues(s.n, seed + 1), {}};
+    seed += 2;
+    c.module = mlir::parseSourceString<mlir::ModuleOp>(denseModel(s, c.w, c.b), &context);
+    EXPECT_TRUE(c.module) << "does not parse";
+    return c;
   }
   mlir::MLIRContext context;
 };
@@ -132,39 +139,35 @@ protected:
 TEST_F(GemmKernelTest, JitMatchesTheProduct) {
   unsigned seed = 1;
   for (const Shape &s : kShapes) {
-    std::vector<float> w = randomValues(s.k * s.n, seed++);
-    std::vector<float> b = randomValues(s.n, seed++);
-    auto module = parse(denseModel(s, w, b));
-    ASSERT_TRUE(module);
-    auto engine = seq::rt::createEngine("jit", *module);
+    DenseCase c = denseCase(s, seed);
+    ASSERT_TRUE(c.module);
+    auto engine = seq::rt::createEngine("jit", *c.module);
     ASSERT_TRUE(bool(engine)) << llvm::toString(engine.takeError());
     for (int64_t m : kBatches) {
       Tensor x = Tensor::zeros({m, s.k});
       x.data = randomValues(m * s.k, seed++);
       llvm::Expected<std::vector<Tensor>> y = (*engine)->runAll(x);
       ASSERT_TRUE(bool(y)) << llvm::toString(y.takeError());
-      expectProduct(y->front().data, x.data, w, b, m, s,
+      expectProduct(y->front().data, x.data, c.w, c.b, m, s,
                     llvm::formatv("jit K={0} N={1} M={2}", s.k, s.n, m).str());
     }
   }
 }
 
-/// An AOT library for `cpu`, run through its C API.
+/// An AOT library built for x86-64-v3 (AVX2 blocks), run through its C API.
 TEST_F(GemmKernelTest, Avx2LibraryMatchesTheProduct) {
   llvm::SmallString<128> dir;
   ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("seqc-gemm-test", dir));
   unsigned seed = 100;
   int index = 0;
   for (const Shape &s : kShapes) {
-    std::vector<float> w = randomValues(s.k * s.n, seed++);
-    std::vector<float> b = randomValues(s.n, seed++);
-    auto module = parse(denseModel(s, w, b));
-    ASSERT_TRUE(module);
+    DenseCase c = denseCase(s, seed);
+    ASSERT_TRUE(c.module);
     std::string library = (dir + "/libgemm" + std::to_string(index++) + ".so").str();
     seq::cpu::AotOptions options;
     options.cpu = "x86-64-v3";
     options.defaultMaxBatch = 261;
-    llvm::Error e = seq::cpu::compileAot(*module, seq::cpu::AotArtifact::SharedLibrary,
+    llvm::Error e = seq::cpu::compileAot(*c.module, seq::cpu::AotArtifact::SharedLibrary,
                                          library, "", options);
     ASSERT_FALSE(bool(e)) << llvm::toString(std::move(e));
     void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -181,7 +184,7 @@ TEST_F(GemmKernelTest, Avx2LibraryMatchesTheProduct) {
     for (int64_t m : kBatches) {
       std::vector<float> x = randomValues(m * s.k, seed++), y(m * s.n);
       ASSERT_EQ(run(model, x.data(), m, 0, y.data()), 0);
-      expectProduct(y, x, w, b, m, s,
+      expectProduct(y, x, c.w, c.b, m, s,
                     llvm::formatv("avx2 K={0} N={1} M={2}", s.k, s.n, m).str());
     }
     destroy(model);
