@@ -248,8 +248,6 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
   Expected<bool> useGate = layer.getBoolOr("use_gate", false);
   if (!heads || !kvHeads || !keyDim || !valueDim || !useBias || !useGate)
     return firstError(heads, kvHeads, keyDim, valueDim, useBias, useGate);
-  if (*useGate)
-    return layer.error("use_gate=True is not supported by seqc yet");
   if (!grouped) {
     *kvHeads = *heads;
     if (*valueDim == 0)
@@ -294,8 +292,12 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
     const llvm::json::Array *dims = v->getAsArray();
     outputSize = *(dims ? (*dims)[0].getAsInteger() : v->getAsInteger());
   }
+  // The projections in the order Keras builds them (its weight order).
+  std::vector<StringRef> parts = {"query", "key", "value", "output"};
+  if (*useGate)
+    parts.insert(parts.begin() + 2, "gate");
   std::vector<StringRef> roles;
-  for (StringRef part : {"query", "key", "value", "output"}) {
+  for (StringRef part : parts) {
     roles.push_back(part);
     if (*useBias)
       roles.push_back(part);
@@ -305,7 +307,10 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
   // Each projection: kernel (in, heads, dim) read as (in, heads * dim), bias
   // (heads, dim) as (heads * dim); the output kernel (heads, dim, out) as
   // (heads * dim, out).
-  auto projection = [&](StringRef part, Value x, int64_t h, int64_t dim) -> Expected<Value> {
+  // (batch, steps, h * dim), for the gate; the attention's projections
+  // are reshaped to (batch, steps, h, dim).
+  auto flatProjection = [&](StringRef part, Value x, int64_t h, int64_t dim,
+                            Activation activation) -> Expected<Value> {
     int64_t in = shapeOf(x)[2];
     Expected<Value> kernel = list.next((part + "/kernel").str(), {in, h, dim}, {in, h * dim});
     if (!kernel)
@@ -317,7 +322,17 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
         return b.takeError();
       bias = *b;
     }
-    return ab.reshape(ab.dense(x, *kernel, bias), {-1, h, dim});
+    SmallVector<int64_t> out(shapeOf(x));
+    out.back() = h * dim;
+    return DenseOp::create(builder, ab.loc, tensorType(builder, out), x, *kernel, bias,
+                           activation, FloatAttr())
+        .getResult();
+  };
+  auto projection = [&](StringRef part, Value x, int64_t h, int64_t dim) -> Expected<Value> {
+    Expected<Value> flat = flatProjection(part, x, h, dim, Activation::Linear);
+    if (!flat)
+      return flat.takeError();
+    return ab.reshape(*flat, {-1, h, dim});
   };
   Expected<Value> q = projection("query", query, *heads, *keyDim);
   if (!q)
@@ -325,6 +340,14 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
   Expected<Value> k = projection("key", key, *kvHeads, *keyDim);
   if (!k)
     return k.takeError();
+  // use_gate: the heads' output times sigmoid(a projection of the query).
+  Value gate;
+  if (*useGate) {
+    Expected<Value> g = flatProjection("gate", query, *heads, *valueDim, Activation::Sigmoid);
+    if (!g)
+      return g.takeError();
+    gate = *g;
+  }
   Expected<Value> v = projection("value", value, *kvHeads, *valueDim);
   if (!v)
     return v.takeError();
@@ -344,6 +367,10 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
   Expected<Value> joined = ab.reshape(heads4, {-1, *heads * *valueDim});
   if (!joined)
     return joined.takeError();
+  if (gate)
+    joined = MergeOp::create(builder, ab.loc, joined->getType(), ValueRange{*joined, gate},
+                             MergeKind::Multiply)
+                 .getResult();
   Expected<Value> kernel =
       list.next("output/kernel", {*heads, *valueDim, outputSize}, {*heads * *valueDim, outputSize});
   if (!kernel)

@@ -108,13 +108,18 @@ private:
         {"backward_layer", "backward_layer"},
         {"layer", "layer"},
         // MultiHeadAttention's projections, and GroupQueryAttention's.
+        // In the order Keras builds them (use_gate's gate after the key),
+        // each under either name (MultiHeadAttention saves its gate as
+        // _gate_dense beside query_dense).
         {"query_dense", "query_dense"},
-        {"key_dense", "key_dense"},
-        {"value_dense", "value_dense"},
-        {"output_dense", "output_dense"},
         {"_query_dense", "_query_dense"},
+        {"key_dense", "key_dense"},
         {"_key_dense", "_key_dense"},
+        {"gate_dense", "gate_dense"},
+        {"_gate_dense", "_gate_dense"},
+        {"value_dense", "value_dense"},
         {"_value_dense", "_value_dense"},
+        {"output_dense", "output_dense"},
         {"_output_dense", "_output_dense"}};
     for (auto [child, key] : kChildren) {
       std::string path = group + "/" + child;
