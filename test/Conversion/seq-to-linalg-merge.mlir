@@ -57,3 +57,11 @@ func.func @stack(%h: tensor<?x4xf32>, %c: tensor<?x4xf32>) -> tensor<2x?x4xf32> 
   %0 = seq.stack %h, %c : tensor<?x4xf32>, tensor<?x4xf32> -> tensor<2x?x4xf32>
   return %0 : tensor<2x?x4xf32>
 }
+
+// One state out of a final state: a rank-reducing slice.
+// CHECK-LABEL: func.func @unstack
+// CHECK:         tensor.extract_slice %{{.*}}[1, 0, 0] [1, %{{.*}}, 4] [1, 1, 1] : tensor<2x?x4xf32> to tensor<?x4xf32>
+func.func @unstack(%s: tensor<2x?x4xf32>) -> tensor<?x4xf32> {
+  %0 = seq.unstack %s[1] : tensor<2x?x4xf32> -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}

@@ -1521,3 +1521,27 @@ func.func @stack_none() {
   %0 = "seq.stack"() : () -> tensor<0x4xf32>
   return
 }
+
+// -----
+
+func.func @unstack_index(%a: tensor<2x?x4xf32>) {
+  // expected-error @+1 {{'seq.unstack' op index 2 is outside the 2 slices of the input}}
+  %0 = seq.unstack %a[2] : tensor<2x?x4xf32> -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @unstack_rank(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'seq.unstack' op input must have rank >= 2, got 'tensor<4xf32>'}}
+  %0 = seq.unstack %a[0] : tensor<4xf32> -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @unstack_result(%a: tensor<2x?x4xf32>) {
+  // expected-error @+1 {{'seq.unstack' op result shape (?, 3) does not match the expected (?, 4)}}
+  %0 = seq.unstack %a[1] : tensor<2x?x4xf32> -> tensor<?x3xf32>
+  return
+}

@@ -233,6 +233,8 @@ func.func @merges(%a: tensor<?x5x3xf32>, %b: tensor<?x5x3xf32>, %c: tensor<?x5x2
   %1 = seq.concatenate %0, %b, %c {axis = 2 : i64} : tensor<?x5x3xf32>, tensor<?x5x3xf32>, tensor<?x5x2xf32> -> tensor<?x5x8xf32>
   // CHECK: seq.stack %{{.*}}, %{{.*}} : tensor<?x5x3xf32>, tensor<?x5x3xf32> -> tensor<2x?x5x3xf32>
   %2 = seq.stack %a, %b : tensor<?x5x3xf32>, tensor<?x5x3xf32> -> tensor<2x?x5x3xf32>
+  // CHECK: seq.unstack %{{.*}}[1] : tensor<2x?x5x3xf32> -> tensor<?x5x3xf32>
+  %3 = seq.unstack %2[1] : tensor<2x?x5x3xf32> -> tensor<?x5x3xf32>
   return %0, %1 : tensor<?x5x3xf32>, tensor<?x5x8xf32>
 }
 

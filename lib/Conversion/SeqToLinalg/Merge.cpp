@@ -74,6 +74,18 @@ Value seq::lowering::lowerMerge(LinalgBuilder &lb, Operation *op) {
     }
     return result;
   }
+  if (auto unstack = dyn_cast<UnstackOp>(op)) {
+    // Slice (index, ...) of the input, without its leading axis.
+    Value input = unstack.getInput();
+    SmallVector<OpFoldResult> sizes = lb.dims(input);
+    SmallVector<OpFoldResult> offsets(sizes.size(), lb.b.getIndexAttr(0));
+    offsets[0] = lb.b.getIndexAttr(unstack.getIndex());
+    sizes[0] = lb.b.getIndexAttr(1);
+    SmallVector<OpFoldResult> strides(sizes.size(), lb.b.getIndexAttr(1));
+    return tensor::ExtractSliceOp::create(
+        lb.b, lb.loc, cast<RankedTensorType>(unstack.getType()), input, offsets, sizes,
+        strides);
+  }
   auto concat = dyn_cast<ConcatenateOp>(op);
   if (!concat)
     return nullptr;

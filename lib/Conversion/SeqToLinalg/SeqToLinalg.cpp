@@ -850,7 +850,7 @@ Value lower(LinalgBuilder &lb, Operation *op) {
   if (auto o = dyn_cast<LinearOp>(op))
     return lb.linear(o.getInput(), o.getWeight(), o.getBias(), o.getActivation(),
                      o.getAlphaAttr());
-  if (isa<MergeOp, ConcatenateOp, StackOp>(op))
+  if (isa<MergeOp, ConcatenateOp, StackOp, UnstackOp>(op))
     return lowerMerge(lb, op);
   if (isa<MatMulOp, AttentionOp>(op))
     return lowerAttention(lb, op);

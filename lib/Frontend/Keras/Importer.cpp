@@ -5,6 +5,7 @@
 #include "LayerClasses.h"
 #include "LayerEmitter.h"
 #include "ModelSource.h"
+#include "RecurrentStates.h"
 
 #include "seq/Frontend/Keras/FileFormat.h"
 
@@ -223,78 +224,6 @@ void shareWeights(func::FuncOp func) {
   }
 }
 
-/// The layers that take an initial_state and hand their states on: one
-/// value per layer, (states, batch, units), LSTM h then c.
-bool handsStatesOn(StringRef className) {
-  return className == "LSTM" || className == "GRU" || className == "SimpleRNN";
-}
-
-/// A recurrent layer's final state and its class.
-struct FinalState {
-  Value value;
-  std::string className;
-};
-
-/// The initial state of `layer` from the states it reads (another layer's
-/// return_state outputs 1..n, all of them in order, as Keras' initial_state
-/// of a layer of the same class); null when it reads none.
-Expected<Value> linkedState(const LayerConfig &layer,
-                            ArrayRef<std::pair<std::string, int64_t>> reads,
-                            const llvm::StringMap<FinalState> &finalStates) {
-  if (reads.empty())
-    return Value();
-  StringRef cls = layer.getClassName();
-  if (!handsStatesOn(cls))
-    return layer.error("reads the states of '" + reads.front().first +
-                       "': only LSTM, GRU and SimpleRNN layers take them as "
-                       "initial_state");
-  int64_t count = cls == "LSTM" ? 2 : 1;
-  bool whole = static_cast<int64_t>(reads.size()) == count;
-  for (auto [k, read] : llvm::enumerate(reads))
-    whole &= read.first == reads.front().first &&
-             read.second == static_cast<int64_t>(k) + 1;
-  auto it = finalStates.find(reads.front().first);
-  if (!whole || it == finalStates.end() || it->second.className != cls)
-    return layer.error("initial_state must be all the states of one earlier " + cls +
-                       " layer with return_state=True, in order (" + Twine(count) +
-                       " of them); other initial states are not supported yet");
-  return it->second.value;
-}
-
-/// The initial state of recurrent `layer` from `states`, values of
-/// (batch, units) in Keras' order (LSTM: h then c), as one (states, batch,
-/// units) seq.stack; or an error naming what does not fit.
-Expected<Value> stackedState(OpBuilder &builder, const LayerConfig &layer,
-                             ArrayRef<Value> states, Value linked, bool stateful) {
-  StringRef cls = layer.getClassName();
-  int64_t count = cls == "LSTM" ? 2 : 1;
-  if (linked || stateful)
-    return layer.error(stateful ? "keeps its state (stateful=True) and is given an "
-                                  "initial_state: not supported"
-                                : "takes its initial_state from several places: not "
-                                  "supported");
-  Expected<int64_t> units = layer.getSize("units");
-  if (!units)
-    return units.takeError();
-  if (static_cast<int64_t>(states.size()) != count)
-    return layer.error("reads " + Twine(states.size() + 1) + " inputs: a " + cls +
-                       " reads its sequence and, as initial_state, " + Twine(count) +
-                       " state(s) of (batch, " + Twine(*units) + ")");
-  ArrayRef<int64_t> first = cast<RankedTensorType>(states[0].getType()).getShape();
-  for (Value state : states) {
-    ArrayRef<int64_t> shape = cast<RankedTensorType>(state.getType()).getShape();
-    if (shape.size() != 2 || shape[1] != *units || shapes::conflict(shape[0], first[0]))
-      return layer.error("initial_state has shape " + shapes::format(shape) +
-                         ", expected (batch, " + Twine(*units) + ")");
-  }
-  SmallVector<int64_t> stacked{count, first[0], *units};
-  return StackOp::create(builder,
-                         NameLoc::get(builder.getStringAttr(layer.getName() + "/initial_state")),
-                         RankedTensorType::get(stacked, builder.getF32Type()),
-                         ValueRange(states))
-      .getResult();
-}
-
 /// The shape (batch axis included) one of several inputs records: every
 /// size known but the batch's and the time axis' (axis 1); a stateful
 /// model's batch too.
@@ -493,8 +422,8 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   // A Functional layer reads the values (and masks) of the layers it names;
   // a Sequential one the value before it.
   llvm::StringMap<std::pair<Value, Value>> produced;
-  // The final states of the layers whose return_state states others read.
-  llvm::StringMap<FinalState> finalStates;
+  // The final states of the layers whose return_state states are read.
+  RecurrentStates states;
   for (auto [i, name] : llvm::enumerate(inputNames))
     produced[name] = {inputValues[i], nullptr};
   std::vector<std::string> layerNames;
@@ -513,12 +442,26 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   }
   for (size_t i = 0; i < config->layers.size(); ++i) {
     const LayerConfig &layer = config->layers[i];
-    SmallVector<Value> inputs, masks;
+    auto indexOf = [&](size_t k) {
+      return k < layer.getInputIndices().size() ? layer.getInputIndices()[k] : 0;
+    };
     std::vector<std::pair<std::string, int64_t>> stateReads;
+    for (auto [k, from] : llvm::enumerate(layer.getInputs()))
+      if (indexOf(k) > 0)
+        stateReads.push_back({from, indexOf(k)});
+    // All the states of one earlier layer of its class: its final state as
+    // it is; states read any other way are values of their own.
+    Value initialState = states.wholeState(layer, stateReads);
+    SmallVector<Value> inputs, masks;
     for (auto [k, from] : llvm::enumerate(layer.getInputs())) {
-      int64_t index = k < layer.getInputIndices().size() ? layer.getInputIndices()[k] : 0;
-      if (index > 0) {
-        stateReads.push_back({from, index});
+      if (indexOf(k) > 0) {
+        if (initialState)
+          continue;
+        Expected<Value> state = states.state(builder, from, indexOf(k));
+        if (!state)
+          return layer.error("reads " + llvm::toString(state.takeError()));
+        inputs.push_back(*state);
+        masks.push_back(nullptr);
         continue;
       }
       auto it = produced.find(from);
@@ -528,14 +471,14 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
       inputs.push_back(it->second.first);
       masks.push_back(it->second.second);
     }
-    Expected<Value> initialState = linkedState(layer, stateReads, finalStates);
-    if (!initialState)
-      return initialState.takeError();
     // A recurrent layer's initial_state given as other values (the model's
-    // inputs, in a decoder saved for inference): stacked into one.
+    // inputs in a decoder saved for inference, states of another class or
+    // joined from a Bidirectional's): stacked into one.
     if (handsStatesOn(layer.getClassName()) && inputs.size() > 1) {
+      if (initialState)
+        return layer.error("takes its initial_state from several places: not supported");
       Expected<Value> stacked = stackedState(builder, layer, ArrayRef(inputs).drop_front(),
-                                             *initialState, isStateful(layer));
+                                             isStateful(layer));
       if (!stacked)
         return stacked.takeError();
       initialState = *stacked;
@@ -543,10 +486,10 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
       masks.resize(1);
     }
     bool keepFinal = layer.areStatesRead();
-    if (keepFinal && !handsStatesOn(layer.getClassName()))
-      return layer.error("its return_state states are read by another layer: only "
-                         "LSTM, GRU and SimpleRNN layers hand their states on");
-    emitter.setStateLinks(*initialState, keepFinal);
+    if (keepFinal)
+      if (Expected<int64_t> count = returnedStateCount(layer); !count)
+        return count.takeError();
+    emitter.setStateLinks(initialState, keepFinal);
     if (inputs.empty()) {
       inputs.push_back(value);
       masks.push_back(emitter.currentMask());
@@ -571,7 +514,8 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
     value = *out;
     produced[layer.getCallId()] = {value, emitter.currentMask()};
     if (keepFinal)
-      finalStates[layer.getCallId()] = {emitter.finalState(), layer.getClassName()};
+      if (Error e = states.record(layer, emitter.finalStates()))
+        return std::move(e);
     // A shared layer is one row (its weights counted once) listing what
     // every call reads, as Keras' summary does.
     std::vector<std::string> connections = connectionsOf(layer);
@@ -595,17 +539,31 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   }
   shareWeights(func);
   std::vector<std::string> outputCalls = config->outputs;
-  if (outputCalls.empty())
+  std::vector<int64_t> outputIndices = config->outputIndices;
+  if (outputCalls.empty()) {
     outputCalls.push_back(config->layers.back().getCallId());
+    outputIndices.push_back(0);
+  }
   SmallVector<Value> results;
   std::vector<std::string> outputNames;
-  for (const std::string &id : outputCalls) {
-    results.push_back(produced.lookup(id).first);
-    // The output layer's name, as Keras names outputs; two calls of one
-    // shared layer as outputs: the later one "name_<call>".
-    auto [name, node] = StringRef(id).split('\x1f');
-    bool taken = llvm::is_contained(outputNames, name.str());
-    outputNames.push_back(taken ? (name + "_" + node).str() : name.str());
+  llvm::StringMap<int> suffixes;
+  for (auto [id, index] : llvm::zip(outputCalls, outputIndices)) {
+    StringRef name = StringRef(id).split('\x1f').first;
+    if (index > 0) {
+      Expected<Value> state = states.state(builder, id, index);
+      if (!state)
+        return fileError(where, "a model output is " + llvm::toString(state.takeError()));
+      results.push_back(*state);
+    } else {
+      results.push_back(produced.lookup(id).first);
+    }
+    // The output layer's name, made unique as Keras does when one layer
+    // gives several outputs (its states, or calls of a shared layer):
+    // name, name_1, name_2, ...
+    std::string proposal = name.str();
+    while (llvm::is_contained(outputNames, proposal))
+      proposal = (name + "_" + Twine(++suffixes[name])).str();
+    outputNames.push_back(proposal);
   }
   for (const LayerEmitter::LayerState &state : emitter.layerStates())
     results.push_back(state.final);

@@ -256,7 +256,12 @@ Expected<LayerConfig> LayerConfig::getInnerLayer(StringRef key) const {
   const json::Value *v = config->get(key);
   if (!v)
     return error("config has no '" + key + "'");
-  return layerFromEntry(*v, where, "layer '" + name + "'");
+  // A wrapped layer is in the wrapper's model (a Bidirectional's LSTM in a
+  // Functional model may return its states).
+  Expected<LayerConfig> inner = layerFromEntry(*v, where, "layer '" + name + "'");
+  if (inner && functional)
+    inner->setInFunctional();
+  return inner;
 }
 
 namespace {
@@ -692,14 +697,17 @@ Error parseFunctional(const json::Object &config, StringRef where,
       return fileError(where, "layers " + cycle + " read each other in a cycle");
     }
   }
-  // The model's outputs: layers' first outputs. (Other outputs of a
-  // return_state layer are its states, refused below by name.)
+  // The model's outputs: layers' values, or the states of a return_state
+  // layer (its outputs after the first).
   if (const json::Value *list = config.get("output_layers"))
-    for (TensorRef &ref : tensorRefs(*list))
-      if (ref.index == 0)
-        model.outputs.push_back(callId(ref.layer, ref.node));
-  if (model.outputs.empty())
+    for (TensorRef &ref : tensorRefs(*list)) {
+      model.outputs.push_back(callId(ref.layer, ref.node));
+      model.outputIndices.push_back(ref.index);
+    }
+  if (model.outputs.empty()) {
     model.outputs.push_back(nameOf(ordered.back()->getAsObject()));
+    model.outputIndices.push_back(0);
+  }
   for (const std::string &output : model.outputs)
     if (!placed.contains(output))
       return fileError(where, "the Functional model's output '" + callText(output) +
@@ -730,19 +738,15 @@ Error parseFunctional(const json::Object &config, StringRef where,
   if (!inputs.empty())
     model.inputs = std::move(inputs);
   // Which layers' outputs after the first (return_state's states) another
-  // layer reads; states as model outputs are not supported.
+  // layer reads or the model outputs.
   StringSet<> statesRead;
   for (const json::Value &entry : *layers)
     for (const TensorRef &ref : inboundTensors(*entry.getAsObject()))
       if (ref.index > 0)
         statesRead.insert(callId(ref.layer, ref.node));
-  if (const json::Value *outputs = config.get("output_layers"))
-    for (const TensorRef &ref : tensorRefs(*outputs))
-      if (ref.index > 0)
-        return fileError(where, "the states of layer '" + ref.layer +
-                                    "' (return_state=True) are model outputs: not "
-                                    "supported yet; output its sequence or a layer "
-                                    "that reads the states");
+  for (auto [id, index] : llvm::zip(model.outputs, model.outputIndices))
+    if (index > 0)
+      statesRead.insert(id);
   // parseLayerList drops the InputLayer: match the rest by position.
   size_t i = 0;
   for (auto [entry, id] : llvm::zip(ordered, orderedIds)) {

@@ -82,8 +82,8 @@ public:
   const std::string &getMaskArgument() const { return maskArgument; }
   void setMaskArgument(std::string node) { maskArgument = std::move(node); }
 
-  /// Whether another layer reads this layer's outputs after the first (the
-  /// states of a return_state=True recurrent layer, as its initial_state).
+  /// Whether another layer or the model's outputs read this layer's outputs
+  /// after the first (the states of a return_state=True recurrent layer).
   /// Only Functional configs can; a Sequential chain reads the first only.
   bool areStatesRead() const { return statesRead; }
   void setStatesRead(bool read) { statesRead = read; }
@@ -164,6 +164,9 @@ struct ModelConfig {
   /// last layer's output).
   std::vector<ModelInput> inputs;
   std::vector<std::string> outputs;
+  /// Which output of each of `outputs`: 0 for the layer's value, i > 0 for
+  /// the i-th state of a return_state=True recurrent layer.
+  std::vector<int64_t> outputIndices;
   /// The first input shape the config records (batch axis included), if any.
   std::optional<KerasShape> inputShape;
   /// The layer that recorded inputShape, for messages.

@@ -185,7 +185,7 @@ Expected<Value> LayerEmitter::emitRecurrent(const LayerConfig &layer,
     states.push_back({locName.str(), cast<BlockArgument>(initialState),
                       op->getResult(1)});
   else if (keepFinal)
-    lastFinalState = op->getResult(1);
+    lastFinalStates.push_back(op->getResult(1));
   return op->getResult(0);
 }
 
@@ -218,6 +218,9 @@ Expected<Value> LayerEmitter::emitGenericRNN(const LayerConfig &layer, Value inp
   *backwards = overrides.goBackwards.value_or(*backwards);
   *zeroOutput = overrides.zeroOutputForMask.value_or(*zeroOutput);
   std::string name = locName.empty() ? layer.getName() : locName.str();
+  if (keepFinalState && cells.size() > 1)
+    return layer.error("the return_state states of a StackedRNNCells are read: not "
+                       "supported; stack the recurrent layers instead");
   if (mask && *backwards && cells.size() > 1)
     return layer.error("a masked StackedRNNCells with go_backwards=True is not "
                        "supported; stack the recurrent layers instead");
@@ -313,10 +316,14 @@ Expected<Value> LayerEmitter::emitBidirectional(const LayerConfig &layer,
     return rnn.getClassName() == "RNN" ? emitGenericRNN(rnn, input, w, mask, o, loc)
                                        : emitRecurrent(rnn, input, w, mask, o, loc);
   };
+  // Both directions keep their final states when the layer's are read
+  // (Keras returns the forward states, then the backward ones).
+  bool keepFinal = keepFinalState;
   Expected<Value> f = direction(*forward, weights.take_front(half),
                                 {*backwards, *sequences}, name + "/forward");
   if (!f)
     return f.takeError();
+  keepFinalState = keepFinal;
   Expected<Value> b = direction(backward ? *backward : *forward,
                                 weights.drop_front(half), {!*backwards, *sequences},
                                 name + "/backward");

@@ -32,16 +32,18 @@ public:
   /// has its own).
   void setMask(mlir::Value m) { mask = m; }
 
-  /// For the next LSTM, GRU or SimpleRNN layer emitted (a Functional
-  /// encoder-decoder): the state it starts from, (states, batch, units) as
-  /// another layer's final state, or null; and whether its final state is
-  /// wanted (its return_state states are read), then finalState() after it.
+  /// For the next recurrent layer emitted (a Functional encoder-decoder):
+  /// the state it starts from, (states, batch, units) as another layer's
+  /// final state, or null; and whether its final state is wanted (its
+  /// return_state states are read), then finalStates() after it: one
+  /// (states, batch, units) value, or two for a Bidirectional (forward,
+  /// backward).
   void setStateLinks(mlir::Value initial, bool keepFinal) {
     linkedInitialState = initial;
     keepFinalState = keepFinal;
-    lastFinalState = nullptr;
+    lastFinalStates.clear();
   }
-  mlir::Value finalState() const { return lastFinalState; }
+  llvm::ArrayRef<mlir::Value> finalStates() const { return lastFinalStates; }
 
   /// Add, Subtract, Multiply, Average, Maximum, Minimum, Concatenate
   /// (MergeLayers.cpp): layers that read several values.
@@ -130,7 +132,8 @@ private:
   mlir::Value mask;
   mlir::Block *stateBlock = nullptr;
   std::vector<LayerState> states;
-  mlir::Value linkedInitialState, lastFinalState;
+  mlir::Value linkedInitialState;
+  llvm::SmallVector<mlir::Value, 2> lastFinalStates;
   bool keepFinalState = false;
 };
 

@@ -305,6 +305,20 @@ Expected<Tensor> evaluate(StackOp op, const Operands &in) {
   return y;
 }
 
+Expected<Tensor> evaluate(UnstackOp op, const Operands &in) {
+  const Tensor &x = in(op.getInput());
+  int64_t n = x.shape.empty() ? 0 : x.shape[0];
+  int64_t index = static_cast<int64_t>(op.getIndex());
+  if (index >= n)
+    return opError(op, "input has shape " + x.shapeString() + ", without slice " +
+                           Twine(index));
+  Tensor y;
+  y.shape.assign(x.shape.begin() + 1, x.shape.end());
+  size_t slice = x.data.size() / static_cast<size_t>(n);
+  y.data.assign(x.data.begin() + index * slice, x.data.begin() + (index + 1) * slice);
+  return y;
+}
+
 Expected<Tensor> evaluate(MatMulOp op, const Operands &in) {
   const Tensor &a = in(op.getA()), &b = in(op.getB());
   bool t = op.getTransposeB();
@@ -651,7 +665,7 @@ Expected<Tensor> evaluateOp(Operation *op, ValueLookup lookup,
           [&](auto op) { return evaluate(op, in, finalState); })
       .Case<BidirectionalOp, Conv1DOp, BatchNormOp, LayerNormOp, GroupNormOp,
             UnitNormOp, RMSNormOp, ActivationOp, ReluOp, PReluOp, MergeOp,
-            ConcatenateOp, StackOp, MatMulOp, AttentionOp>([&](auto op) { return evaluate(op, in); })
+            ConcatenateOp, StackOp, UnstackOp, MatMulOp, AttentionOp>([&](auto op) { return evaluate(op, in); })
       .Case<MaxPool1DOp>([&](MaxPool1DOp op) {
         return evaluatePool(op, in(op.getInput()), maxPool1d);
       })

@@ -684,6 +684,17 @@ LogicalResult StackOp::verify() {
   return check.result(expected);
 }
 
+LogicalResult UnstackOp::verify() {
+  Check check(*this);
+  if (failed(check.minRank(getInput(), "input", 2)))
+    return failure();
+  ArrayRef<int64_t> shape = Check::shape(getInput());
+  if (shape[0] != ShapedType::kDynamic && static_cast<int64_t>(getIndex()) >= shape[0])
+    return emitOpError() << "index " << getIndex() << " is outside the "
+                         << shape[0] << " slices of the input";
+  return check.result(shape.drop_front());
+}
+
 LogicalResult MatMulOp::verify() {
   Check check(*this);
   if (failed(check.rank(getA(), "a", 3)) || failed(check.rank(getB(), "b", 3)))

@@ -164,6 +164,9 @@ FailureOr<std::optional<Shape>> ruleShape(Operation *op) {
           return reshape.emitOpError(error);
         return {*shape};
       })
+      .Case([](UnstackOp unstack) -> Result {
+        return {Shape(shapeOf(unstack.getInput()).drop_front())};
+      })
       .Case([](RepeatVectorOp repeat) -> Result {
         ArrayRef<int64_t> in = shapeOf(repeat.getInput());
         return {Shape{in[0], int64_t(repeat.getN()), in[1]}};

@@ -2,6 +2,9 @@
 3; the files are committed, the test never needs TensorFlow):
 
     python make_return_state.py
+
+The JSON configs of its refusals are ports_two_outputs_keras2.h5's config
+edited by hand (a state that does not exist, a Dense's second output).
 """
 import os
 

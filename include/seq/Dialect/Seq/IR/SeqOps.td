@@ -239,6 +239,22 @@ def Seq_StackOp : Seq_TensorOp<"stack"> {
   }];
 }
 
+def Seq_UnstackOp : Seq_TensorOp<"unstack"> {
+  let summary = "One slice of a stacked tensor along its leading axis";
+  let description = [{
+    `(n, d0, ...)` gives slice `index` of the leading axis, `(d0, ...)`:
+    the inverse of `seq.stack`. One of a recurrent layer's states,
+    `(batch, units)`, out of its `final_state` `(states, batch, units)`,
+    when a Functional model outputs a `return_state=True` layer's states.
+  }];
+  let arguments = (ins Seq_F32Tensor:$input,
+                   ConfinedAttr<I64Attr, [IntNonNegative]>:$index);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $input `[` $index `]` attr-dict `:` type($input) `->` type($output)
+  }];
+}
+
 def Seq_TimeDistributedOp : Seq_TensorOp<"time_distributed",
     [SingleBlock]> {
   let summary = "Keras TimeDistributed: applies its body to every timestep";
