@@ -52,22 +52,30 @@ def openvino_model(proto):
                                "INFERENCE_PRECISION_HINT": "f32"})
 
 
-def onnx_lstm_dense_initializers(keras_model):
-    """The ONNX initializers of a Keras LSTM -> Dense model's weights: W, R,
-    B of an ONNX LSTM (gate blocks i, o, f, c; Keras' are i, f, c, o; no
-    recurrent bias) and the Dense's Wd, Bd."""
+def onnx_lstm_initializers(kernel, recurrent, bias, suffix=""):
+    """The ONNX initializers W, R, B (+ suffix) of a Keras LSTM's kernel,
+    recurrent kernel and bias: ONNX' gate blocks are i, o, f, c (Keras' i,
+    f, c, o), it has no recurrent bias of Keras' kind (zeros)."""
     import numpy as np
     from onnx import numpy_helper
-    kernel, recurrent, bias, dense_w, dense_b = keras_model.get_weights()
 
     def iofc(w):
         i, f, c, o = np.split(w, 4, axis=-1)
         return np.concatenate([i, o, f, c], axis=-1)
 
     arrays = [(iofc(kernel).T[None], "W"), (iofc(recurrent).T[None], "R"),
-              (np.concatenate([iofc(bias), np.zeros_like(bias)])[None], "B"),
-              (dense_w, "Wd"), (dense_b, "Bd")]
-    return [numpy_helper.from_array(a.astype("float32"), n) for a, n in arrays]
+              (np.concatenate([iofc(bias), np.zeros_like(bias)])[None], "B")]
+    return [numpy_helper.from_array(a.astype("float32"), n + suffix) for a, n in arrays]
+
+
+def onnx_lstm_dense_initializers(keras_model):
+    """The ONNX initializers of a Keras LSTM -> Dense model's weights: W, R,
+    B of an ONNX LSTM (onnx_lstm_initializers) and the Dense's Wd, Bd."""
+    from onnx import numpy_helper
+    kernel, recurrent, bias, dense_w, dense_b = keras_model.get_weights()
+    return onnx_lstm_initializers(kernel, recurrent, bias) + [
+        numpy_helper.from_array(dense_w.astype("float32"), "Wd"),
+        numpy_helper.from_array(dense_b.astype("float32"), "Bd")]
 
 
 def compile_aot(build, model_path, lib_path):
@@ -91,7 +99,9 @@ def require_close(outputs, want, batch, tolerance=1e-4):
 class SeqcAot:
     """A seqc AOT library's model instance for `batch` rows of `steps` steps
     (seqc_model_create_sized, or seqc_model_create_threaded with `threads`),
-    called as (x, y) -> y through ctypes."""
+    called as (x, y) -> y through ctypes: seqc_model_run for one input and
+    one output array, seqc_model_run_all for lists of them (a model of
+    several inputs or outputs, in Keras' order; every input `steps` long)."""
 
     def __init__(self, lib_path, batch, steps, threads=None):
         self.steps = steps
@@ -103,14 +113,46 @@ class SeqcAot:
                                                         ctypes.c_int]
         self.lib.seqc_model_run.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_longlong,
                                             ctypes.c_longlong, ctypes.c_void_p]
+        self.lib.seqc_model_run_all.argtypes = [ctypes.c_void_p, ctypes.c_void_p,
+                                                ctypes.c_longlong, ctypes.c_void_p,
+                                                ctypes.c_void_p]
+        self.lib.seqc_last_error.restype = ctypes.c_char_p
+        self.lib.seqc_last_error.argtypes = [ctypes.c_void_p]
         if threads is None:
             self.model = self.lib.seqc_model_create_sized(batch, steps)
         else:
             self.model = self.lib.seqc_model_create_threaded(batch, steps, threads)
         if not self.model:
             raise RuntimeError("seqc_model_create failed")
+        self._bound = (None, None, None)
+
+    def input_names(self):
+        """The library's inputs by Keras name, in the order run_all takes."""
+        self.lib.seqc_model_input_name.restype = ctypes.c_char_p
+        self.lib.seqc_model_input_name.argtypes = [ctypes.c_int]
+        return [self.lib.seqc_model_input_name(k).decode()
+                for k in range(self.lib.seqc_model_input_count())]
+
+    def _pointers(self, xs, ys):
+        """The argument arrays of seqc_model_run_all, kept while the same
+        arrays are passed (so that a timed loop does not rebuild them)."""
+        key = tuple(a.ctypes.data for a in xs) + (None,) + tuple(a.ctypes.data for a in ys)
+        if self._bound[0] != key:
+            for a in list(xs) + list(ys):
+                if a.dtype != "float32" or not a.flags.c_contiguous:
+                    raise ValueError("seqc_model_run_all takes C-contiguous float32 arrays")
+            self._bound = (key, (ctypes.c_void_p * len(xs))(*key[:len(xs)]),
+                           (ctypes.c_void_p * len(ys))(*key[len(xs) + 1:]),
+                           (ctypes.c_longlong * len(xs))(*[self.steps] * len(xs)))
+        return self._bound[1:]
 
     def __call__(self, x, y):
+        if isinstance(x, (list, tuple)):
+            ins, outs, lengths = self._pointers(x, y)
+            if self.lib.seqc_model_run_all(self.model, ins, x[0].shape[0], lengths, outs):
+                raise RuntimeError("seqc_model_run_all failed: %s"
+                                   % self.lib.seqc_last_error(self.model).decode())
+            return y
         if self.lib.seqc_model_run(self.model, x.ctypes.data, x.shape[0], self.steps,
                                    y.ctypes.data):
             raise RuntimeError("seqc_model_run failed")
@@ -144,11 +186,14 @@ def summarize(row, times, reference):
 
 
 def print_table(rows, key, reference, peers, digits=0):
-    """A Markdown table: one line per row, `key` first, times in us."""
-    print("\n| %s | %s | %s |" % (key, reference, " | ".join(peers)))
-    print("|---" * (len(peers) + 2) + "|")
+    """A Markdown table: one line per row, `key` (a row's key, or a tuple of
+    keys, one column each) first, times in us."""
+    keys = key if isinstance(key, tuple) else (key,)
+    print("\n| %s | %s | %s |" % (" | ".join(keys), reference, " | ".join(peers)))
+    print("|---" * (len(peers) + 1 + len(keys)) + "|")
     for r in rows:
         cells = ["%.*f us (%.2fx)" % (digits, r[p], r[p + " / " + reference]) for p in peers]
-        print("| %s | %.*f us | %s |" % (r[key], digits, r[reference], " | ".join(cells)))
+        print("| %s | %.*f us | %s |" % (" | ".join(str(r[k]) for k in keys), digits,
+                                         r[reference], " | ".join(cells)))
     print("\nratios are peer time / %s time per round (above 1: %s is faster)"
           % (reference, reference))
