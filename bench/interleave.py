@@ -15,15 +15,18 @@ import statistics
 import time
 
 
-def parse_and_pin(description, default_out, root):
-    """The benchmarks' command line (--build, --rounds, --burst, --out); then
-    this process pinned to one core with one thread (and TensorFlow quiet, on
-    the CPU). Returns (args, the core)."""
+def parse_and_pin(description, default_out, root, more_options=None):
+    """The benchmarks' command line (--build, --rounds, --burst, --out, and
+    what more_options(parser) adds); then this process pinned to one core
+    with one thread (and TensorFlow quiet, on the CPU). Returns (args, the
+    core)."""
     p = argparse.ArgumentParser(description=description)
     p.add_argument("--build", default=os.path.join(root, "build"))
     p.add_argument("--rounds", type=int, default=15)
     p.add_argument("--burst", type=float, default=0.2, help="seconds per engine per round")
     p.add_argument("--out", default=default_out)
+    if more_options:
+        more_options(p)
     args = p.parse_args()
     os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -133,6 +136,15 @@ class SeqcAot:
         return [self.lib.seqc_model_input_name(k).decode()
                 for k in range(self.lib.seqc_model_input_count())]
 
+    def _lengths(self, count):
+        """seq_lens of run_all: `steps` for an input whose time axis (axis 1)
+        is dynamic, 0 (its fixed length) for the others."""
+        self.lib.seqc_model_input_rank_of.argtypes = [ctypes.c_int]
+        self.lib.seqc_model_input_dim_of.restype = ctypes.c_longlong
+        self.lib.seqc_model_input_dim_of.argtypes = [ctypes.c_int, ctypes.c_int]
+        return [self.steps if self.lib.seqc_model_input_rank_of(k) >= 2
+                and self.lib.seqc_model_input_dim_of(k, 1) < 0 else 0 for k in range(count)]
+
     def _pointers(self, xs, ys):
         """The argument arrays of seqc_model_run_all, kept while the same
         arrays are passed (so that a timed loop does not rebuild them)."""
@@ -143,7 +155,7 @@ class SeqcAot:
                     raise ValueError("seqc_model_run_all takes C-contiguous float32 arrays")
             self._bound = (key, (ctypes.c_void_p * len(xs))(*key[:len(xs)]),
                            (ctypes.c_void_p * len(ys))(*key[len(xs) + 1:]),
-                           (ctypes.c_longlong * len(xs))(*[self.steps] * len(xs)))
+                           (ctypes.c_longlong * len(xs))(*self._lengths(len(xs))))
         return self._bound[1:]
 
     def __call__(self, x, y):
@@ -157,6 +169,38 @@ class SeqcAot:
                                    y.ctypes.data):
             raise RuntimeError("seqc_model_run failed")
         return y
+
+
+def seqc_parts(build, work, parts, batch, steps, rounds, burst_seconds):
+    """seqc's time on parts of a model, to see where its time goes: `parts`
+    is [(name, Keras model, [input arrays])], e.g. the model cut after
+    each layer; each is saved, compiled and timed, interleaved. Returns
+    [(name, median us, us more than the part before)]."""
+    import numpy as np
+    result, before = [], 0.0
+    engines = {}
+    for i, (name, model, inputs) in enumerate(parts):
+        path = os.path.join(work, "part%d.h5" % i)
+        model.save(path)
+        lib = os.path.join(work, "libpart%d.so" % i)
+        compile_aot(build, path, lib)
+        seqc = SeqcAot(lib, batch, steps)
+        outputs = [np.empty((batch,) + tuple(o.shape[1:]), "float32") for o in model.outputs]
+        if len(inputs) == 1 and len(outputs) == 1:
+            engines[name] = lambda seqc=seqc, x=inputs[0], y=outputs[0]: seqc(x, y)
+        else:
+            engines[name] = lambda seqc=seqc, x=inputs, y=outputs: seqc(x, y)
+    for name, ts in interleaved(engines, rounds, burst_seconds).items():
+        t = statistics.median(ts)
+        result.append((name, t, t - before))
+        before = t
+    return result
+
+
+def print_parts(title, parts):
+    print("\n%s:" % title)
+    for name, t, more in parts:
+        print("  %-24s %10.1f us  (%+.1f)" % (name, t, more))
 
 
 def interleaved(engines, rounds, burst_seconds):

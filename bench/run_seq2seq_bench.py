@@ -3,6 +3,7 @@
 on one core.
 
   python bench/run_seq2seq_bench.py [--build build] [--rounds 15] [--out seq2seq-bench.json]
+                                    [--layers]
 
 The model is a tf_keras Functional graph of two inputs, random weights:
   encoder input (50, 64) -> LSTM(128, return_state=True) -> h, c
@@ -22,6 +23,10 @@ All three outputs are checked against Keras' own prediction first (1e-4);
 engines run interleaved round by round (bench/interleave.py), pinned to one
 core with one thread each.
 
+With --layers, it also times seqc on parts of the model, each compiled on
+its own and timed interleaved: the encoder alone (outputs h, c), encoder +
+decoder LSTM (output the decoder's sequence), the whole model.
+
 Needs tensorflow + tf_keras, numpy, onnx, onnxruntime and openvino, e.g. in
 a separate virtual environment: pip install tensorflow-cpu tf-keras onnx
 onnxruntime openvino.
@@ -31,8 +36,8 @@ import os
 import tempfile
 
 from interleave import (SeqcAot, compile_aot, interleaved, onnx_lstm_initializers,
-                        onnx_runtime_session, openvino_model, parse_and_pin, print_table,
-                        require_close, summarize)
+                        onnx_runtime_session, openvino_model, parse_and_pin, print_parts,
+                        print_table, require_close, seqc_parts, summarize)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 T, F, U, OUT = 50, 64, 128, 64
@@ -88,8 +93,23 @@ def onnx_model(model):
     return proto.SerializeToString()
 
 
+def parts(model, enc, dec):
+    """The encoder alone, encoder + decoder LSTM, the whole model, for
+    interleave.seqc_parts."""
+    import tf_keras as k
+    enc_in, dec_in = model.inputs
+    _, h, c = model.get_layer("encoder").output
+    return [("encoder", k.Model(enc_in, [h, c]), [enc]),
+            ("+ decoder LSTM", k.Model([enc_in, dec_in], model.get_layer("decoder").output),
+             [enc, dec]),
+            ("+ Dense (whole model)", model, [enc, dec])]
+
+
 def main():
-    args, core = parse_and_pin(__doc__.splitlines()[0], "seq2seq-bench.json", ROOT)
+    args, core = parse_and_pin(
+        __doc__.splitlines()[0], "seq2seq-bench.json", ROOT,
+        lambda p: p.add_argument("--layers", action="store_true",
+                                 help="also time seqc on parts of the model"))
     import numpy as np
     import onnxruntime as ort
     import openvino as ov
@@ -124,6 +144,14 @@ def main():
         require_close(outputs, want, batch)
         times = interleaved(engines, args.rounds, args.burst)
         rows.append(summarize({"batch": batch}, times, "seqc AOT"))
+        if args.layers:
+            rows[-1]["seqc parts"] = seqc_parts(args.build, tempfile.mkdtemp(dir=work),
+                                                parts(keras_model, enc, dec), batch, T,
+                                                args.rounds, args.burst)
+
+    for r in rows:
+        if "seqc parts" in r:
+            print_parts("seqc at batch %d, parts of the model" % r["batch"], r["seqc parts"])
 
     print_table(rows, "batch", "seqc AOT", ["ONNX Runtime", "OpenVINO"])
     with open(args.out, "w") as f:
