@@ -33,7 +33,9 @@ With --layers, it also times seqc on every prefix of each model (the model
 cut after each of its layers, each compiled on its own), interleaved, and
 prints each prefix's time and its increase over the one before: roughly
 what each layer costs (a layer fused with its successor in the whole model
-may cost less there).
+may cost less there). For CNN+LSTM it also times CNN+LSTM's Conv1D alone
+against the same convolution written as a Conv2D with a (5, 1) kernel on
+(100, 1, 16) (same weights, same arithmetic).
 
 Needs tensorflow + tf_keras, numpy, onnx, onnxruntime and openvino, e.g. in
 a separate virtual environment: pip install tensorflow-cpu tf-keras onnx
@@ -209,6 +211,24 @@ def prefixes(model, x):
     return [(layer.name, k.Model(model.input, layer.output), [x]) for layer in model.layers[1:]]
 
 
+def conv1d_as_conv2d(model, x):
+    """CNN+LSTM's Conv1D alone, and the same convolution as a Conv2D of a
+    (KERNEL, 1) kernel on the input with a unit width axis, for
+    interleave.seqc_parts."""
+    import tf_keras as k
+    L = k.layers
+    conv = model.get_layer("conv")
+    x1 = k.Input((T, F))
+    one_d = k.Model(x1, L.Conv1D(CONV, KERNEL, activation="relu")(x1))
+    x2 = k.Input((T, 1, F))
+    two_d = k.Model(x2, L.Conv2D(CONV, (KERNEL, 1), activation="relu")(x2))
+    kernel, bias = conv.get_weights()
+    one_d.set_weights([kernel, bias])
+    two_d.set_weights([kernel[:, None], bias])
+    return [("Conv1D(32, 5)", one_d, [x]),
+            ("as Conv2D(32, (5, 1))", two_d, [x.reshape(x.shape[0], T, 1, F)])]
+
+
 def main():
     args, core = parse_and_pin(
         __doc__.splitlines()[0], "cnn-bench.json", ROOT,
@@ -260,11 +280,18 @@ def main():
                 rows[-1]["seqc prefixes"] = seqc_parts(
                     args.build, tempfile.mkdtemp(dir=work), prefixes(keras_model, x), batch,
                     shape[0], args.rounds, args.burst)
+                if make is make_cnn_lstm:
+                    rows[-1]["seqc conv1d"] = seqc_parts(
+                        args.build, tempfile.mkdtemp(dir=work), conv1d_as_conv2d(keras_model, x),
+                        batch, T, args.rounds, args.burst)
 
     for r in rows:
         if "seqc prefixes" in r:
             print_parts("seqc, %s at batch %d, cut after each layer" % (r["model"], r["batch"]),
                         r["seqc prefixes"])
+        if "seqc conv1d" in r:
+            print_parts("seqc at batch %d, the Conv1D alone and as a Conv2D" % r["batch"],
+                        r["seqc conv1d"])
     print_table(rows, ("model", "batch"), "seqc AOT", ["ONNX Runtime", "OpenVINO", "TFLite"])
     with open(args.out, "w") as f:
         json.dump({"versions": {"onnxruntime": ort.__version__, "openvino": ov.__version__,
