@@ -1,6 +1,8 @@
-"""What the peer benchmarks (run_mask_bench.py, run_stateful_bench.py,
-run_attention_bench.py) share: seqc's AOT library through its C API,
-engines timed interleaved round by round, and the table of medians.
+"""What the peer benchmarks (run_lstm_bench.py, run_mask_bench.py,
+run_stateful_bench.py, run_attention_bench.py, run_seq2seq_bench.py,
+run_cnn_bench.py) share: seqc's AOT library through its C API (one or
+several inputs), the ONNX peers, engines timed interleaved round by round,
+the table of medians, and seqc's time on parts of a model.
 
 Every round times a burst of calls of each engine in turn, so that load
 changes on a shared machine hit all of them alike; a row reports the median
