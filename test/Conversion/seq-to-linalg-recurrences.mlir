@@ -121,24 +121,38 @@ func.func @lstm_elu_leaky_cell(%xp: tensor<?x5x16xf32>, %wr: tensor<4x16xf32>) -
   return %0 : tensor<?x4xf32>
 }
 
-// With a mask, a step that every row masks is skipped (scf.if, the else
-// branch yields the state unchanged); otherwise the fused cell selects per
-// row, so a masked row keeps h and c. zero_output_for_mask writes zeros into
-// the sequence's slice for the masked rows.
+// With a mask, each step lists the rows that take it (idx, k of them).
+// k = 0: the step is skipped (the state yielded unchanged). k = B: the cell
+// on the whole batch. Otherwise h, c and the step's projection rows are
+// gathered into k-row blocks, the matmul and the cell run on those, and the
+// new h and c are scattered back to the listed rows. zero_output_for_mask
+// writes zeros into the sequence's slice for the masked rows.
 // CHECK-LABEL: func.func @lstm_masked(
 // CHECK-SAME:      %[[XP:.*]]: tensor<?x?x32xf32>, %[[WR:.*]]: tensor<8x32xf32>, %[[M:.*]]: tensor<?x?xf32>)
-// CHECK:         scf.for %[[STEP:.*]] = {{.*}} iter_args(%[[H:.*]] = %{{.*}}, %[[C:.*]] = %{{.*}}, %[[G:.*]] = %{{.*}}, %[[S:.*]] = %{{.*}})
+// CHECK:         scf.for %[[STEP:.*]] = {{.*}} iter_args(%[[H:.*]] = %{{.*}}, %[[C:.*]] = %{{.*}}, %[[G:.*]] = %{{.*}}, %[[IDX:.*]] = %{{.*}}, %[[HR:.*]] = %{{.*}}, %[[CR:.*]] = %{{.*}}, %[[PR:.*]] = %{{.*}}, %[[S:.*]] = %{{.*}})
 // CHECK:           %[[COL:.*]] = tensor.extract_slice %[[M]][0, %[[STEP]]] [{{.*}}, 1] [1, 1] : tensor<?x?xf32> to tensor<?xf32>
-// CHECK:           arith.maximumf
-// CHECK:           %[[ANY:.*]] = arith.cmpf une
-// CHECK:           %[[STATE:.*]]:3 = scf.if %[[ANY]]
-// CHECK:             linalg.matmul
-// CHECK:             linalg.generic {{.*}} ins({{.*}}, %[[COL]] : {{.*}}) outs(%[[H]], %[[C]] : tensor<?x8xf32>, tensor<?x8xf32>)
-// CHECK:               %[[KEEP:.*]] = arith.cmpf une
-// CHECK:               arith.select %[[KEEP]]
-// CHECK:               arith.select %[[KEEP]]
+// CHECK:           %[[LIST:.*]]:2 = scf.for %[[ROW:.*]] = {{.*}} iter_args(%[[N:.*]] = %{{.*}}, %[[L:.*]] = %[[IDX]])
+// CHECK:             tensor.extract %[[M]][%[[ROW]], %[[STEP]]]
+// CHECK:             tensor.insert %[[ROW]] into %[[L]][%[[N]]]
+// CHECK:           %[[NONE:.*]] = arith.cmpi eq, %[[LIST]]#0, %c0
+// CHECK:           %[[STATE:.*]]:6 = scf.if %[[NONE]]
+// CHECK-NEXT:        scf.yield %[[H]], %[[C]], %[[G]], %[[HR]], %[[CR]], %[[PR]]
 // CHECK:           } else {
-// CHECK-NEXT:        scf.yield %[[H]], %[[C]], %[[G]]
+// CHECK:             %[[ALL:.*]] = arith.cmpi eq, %[[LIST]]#0,
+// CHECK:             scf.if %[[ALL]]
+// CHECK:               linalg.matmul ins(%[[H]], %[[WR]]
+// CHECK:               linalg.generic {{.*}} outs(%[[H]], %[[C]] : tensor<?x8xf32>, tensor<?x8xf32>)
+// CHECK:             } else {
+// CHECK:               %[[HK:.*]] = tensor.extract_slice %[[HR]][0, 0] [%[[LIST]]#0, 8]
+// CHECK:               %[[HG:.*]] = linalg.generic {{.*}} outs(%[[HK]] : tensor<?x8xf32>)
+// CHECK:                 tensor.extract %[[LIST]]#1
+// CHECK:                 tensor.extract %[[H]]
+// CHECK:               linalg.matmul ins(%[[HG]], %[[WR]]
+// CHECK:               %[[CELL:.*]]:2 = linalg.generic
+// CHECK:               scf.for %[[J:.*]] = %c0 to %[[LIST]]#0 {{.*}} iter_args(%[[HS:.*]] = %[[H]], %[[CS:.*]] = %[[C]])
+// CHECK:                 %[[TO:.*]] = tensor.extract %[[LIST]]#1[%[[J]]]
+// CHECK:                 %[[ROWH:.*]] = tensor.extract_slice %[[CELL]]#0[%[[J]], 0] [1, 8]
+// CHECK:                 tensor.insert_slice %[[ROWH]] into %[[HS]][%[[TO]], 0] [1, 8]
 // CHECK:           %[[SLICE:.*]] = tensor.extract_slice %[[S]][0, %[[STEP]], 0]
 // CHECK:           %[[ZEROS:.*]] = linalg.fill {{.*}} outs(%[[SLICE]]
 // CHECK:           %[[OUT:.*]] = linalg.generic {{.*}} ins(%[[STATE]]#0, %[[COL]] : {{.*}}) outs(%[[ZEROS]]

@@ -69,7 +69,7 @@ TEST(Keras1, RecurrentArgumentsAndDefaults) {
           "consume_less": "gpu", "input_dim": 3, "input_length": 5}},
          {"class_name": "GRU", "config": {"name": "gru_1", "output_dim": 2,
           "inner_activation": "sigmoid"}})");
-  ASSERT_FALSE(bool(translateKeras1Config(model, "m.h5")));
+  ASSERT_FALSE(bool(translateKeras1Config(model, "m.h5", "1.2.2")));
   const llvm::json::Object &lstm = layerConfig(model, 0);
   EXPECT_EQ(lstm.getInteger("units"), 4);
   EXPECT_FALSE(lstm.get("output_dim"));
@@ -94,7 +94,7 @@ TEST(Keras1, ConvolutionPoolingAndTimeDistributedDense) {
           "stride": null, "border_mode": "valid"}},
          {"class_name": "TimeDistributedDense", "config": {"name": "t", "output_dim": 3,
           "activation": "tanh"}})");
-  ASSERT_FALSE(bool(translateKeras1Config(model, "m.h5")));
+  ASSERT_FALSE(bool(translateKeras1Config(model, "m.h5", "1.2.2")));
   const llvm::json::Array &layers = *model.getAsObject()->getArray("config");
   EXPECT_EQ(layers[0].getAsObject()->getString("class_name"), "Conv1D");
   EXPECT_EQ(layers[0].getAsObject()->getString("keras1_class_name"), "Convolution1D");
@@ -119,10 +119,34 @@ TEST(Keras1, ConvolutionPoolingAndTimeDistributedDense) {
 TEST(Keras1, UnsupportedFeaturesNameLayerClassAndOption) {
   llvm::json::Value model = sequential(
       R"({"class_name": "Convolution1D", "config": {"name": "c", "border_mode": "full"}})");
-  llvm::Error e = translateKeras1Config(model, "m.h5");
+  llvm::Error e = translateKeras1Config(model, "m.h5", "1.2.2");
   EXPECT_EQ(llvm::toString(std::move(e)),
             "'m.h5': layer 'c' (Convolution1D): Keras 1 border_mode 'full' is not "
             "supported (valid and same are)");
+}
+
+TEST(Keras1, BatchNormalizationModeZeroOfKeras11And12) {
+  const char *bn = R"({"class_name": "BatchNormalization", "config": {"name": "bn",
+      "mode": 0, "axis": -1, "epsilon": 0.001, "momentum": 0.99,
+      "beta_init": "zero", "gamma_init": "one", "gamma_regularizer": null,
+      "beta_regularizer": null}})";
+  llvm::json::Value model = sequential(bn);
+  ASSERT_FALSE(bool(translateKeras1Config(model, "m.h5", "1.1.0")));
+  const llvm::json::Object &config = layerConfig(model, 0);
+  EXPECT_FALSE(config.get("mode"));
+  EXPECT_FALSE(config.get("gamma_init"));
+  EXPECT_EQ(config.getNumber("epsilon"), 0.001);
+  EXPECT_EQ(config.getInteger("axis"), -1);
+
+  llvm::json::Value old = sequential(bn);
+  EXPECT_NE(llvm::toString(translateKeras1Config(old, "m.h5", ""))
+                .find("BatchNormalization from Keras 1.0 (no keras_version)"),
+            std::string::npos);
+  llvm::json::Value sampleWise = sequential(
+      R"({"class_name": "BatchNormalization", "config": {"name": "bn", "mode": 2}})");
+  EXPECT_NE(llvm::toString(translateKeras1Config(sampleWise, "m.h5", "1.2.2"))
+                .find("BatchNormalization mode 2 is not supported, only mode 0"),
+            std::string::npos);
 }
 
 WeightArray array(std::string name, std::vector<int64_t> shape, std::vector<float> data) {

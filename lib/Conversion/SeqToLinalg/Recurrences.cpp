@@ -3,14 +3,20 @@
 // writes them with destination-passing linalg ops, so one-shot bufferization
 // keeps every buffer in place and the loop allocates nothing.
 //
-// With a mask, every op that writes the state selects per batch row: a
-// masked row keeps its state (the op's init), so masked steps cost a select,
-// not a second code path, and the input projection stays one GEMM.
+// With a mask, a step computes only the rows that take it: their indices
+// are listed, their state and input projection rows gathered into dense
+// blocks (loop-carried buffers too), the recurrent GEMM and the cell run on
+// those k rows, and the new state is scattered back; the other rows keep
+// theirs. A step no row takes is skipped, one every row takes runs on the
+// batch as it is. So a batch of sequences of different lengths costs the sum
+// of their lengths, not batch x longest, and the input projection stays one
+// GEMM over all rows.
 #include "LinalgBuilder.h"
 
 #include "seq/Dialect/Seq/IR/SeqShapes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -92,21 +98,6 @@ Value selectByMask(OpBuilder &b, Location l, Value m, Value keep, Value otherwis
 /// The body of a map that copies its first input.
 Value firstInput(OpBuilder &, Location, ValueRange a) { return a[0]; }
 
-/// Whether any row of the (B) mask column takes this step.
-Value anyRowActive(LinalgBuilder &lb, Value column) {
-  MLIRContext *ctx = lb.b.getContext();
-  Value init = lb.fill(lb.empty({}), 0.0);
-  Value max = lb.generic(ValueRange{column}, init,
-                         {lb.identity(1), AffineMap::get(1, 0, {}, ctx)},
-                         {utils::IteratorType::reduction},
-                         [](OpBuilder &b, Location l, ValueRange a) -> Value {
-                           return arith::MaximumFOp::create(b, l, a[0], a[1]);
-                         });
-  Value value = tensor::ExtractOp::create(lb.b, lb.loc, max, ValueRange{});
-  return arith::CmpFOp::create(lb.b, lb.loc, arith::CmpFPredicate::UNE, value,
-                               lb.f32Const(0.0));
-}
-
 /// lb.map over a (B, n) `init`, except that rows whose `rowMask` (B) entry
 /// is 0 keep init's values. A null `rowMask` is a plain map.
 Value maskedMap(LinalgBuilder &lb, ValueRange inputs, Value init, Value rowMask,
@@ -182,6 +173,26 @@ SmallVector<Value, 2> buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
   } else {
     inits.push_back(lb.fresh({batch, b.getIndexAttr(width)}));
   }
+  size_t stateCount = r.cell == Cell::LSTM ? 2 : 1;
+  size_t cellArgs = inits.size();
+  // With a mask, a step runs the cell on the rows it takes only, gathered
+  // into dense blocks: their indices, then their h, [c] and projection.
+  size_t compactArg = inits.size();
+  int64_t projectionWidth =
+      cast<RankedTensorType>(r.projection.getType()).getDimSize(2);
+  if (r.mask) {
+    SmallVector<int64_t> shape{ShapedType::kDynamic};
+    SmallVector<Value> dynamic;
+    if (auto size = getConstantIntValue(batch))
+      shape[0] = *size;
+    else
+      dynamic.push_back(cast<Value>(batch));
+    inits.push_back(bufferization::AllocTensorOp::create(
+        b, loc, RankedTensorType::get(shape, b.getIndexType()), dynamic));
+    for (size_t s = 0; s < stateCount; ++s)
+      inits.push_back(lb.fresh({batch, b.getIndexAttr(u)}));
+    inits.push_back(lb.fresh({batch, b.getIndexAttr(projectionWidth)}));
+  }
   size_t sequenceArg = inits.size();
   if (r.returnSequences)
     inits.push_back(lb.fresh({batch, steps, b.getIndexAttr(u)}));
@@ -205,7 +216,6 @@ SmallVector<Value, 2> buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
       Value last = arith::SubIOp::create(nb, l, stepsValue, sb.index(1));
       step = arith::SubIOp::create(nb, l, last, t);
     }
-    Value h = iters[0];
     Value m = r.mask ? maskColumn(sb, r.mask, step) : Value();
     Value seen;
     if (trackSeen)
@@ -213,17 +223,6 @@ SmallVector<Value, 2> buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
                     [](OpBuilder &bb, Location ll, ValueRange a) -> Value {
                       return arith::MaximumFOp::create(bb, ll, a[0], a[1]);
                     });
-    // A step every row masks (the padded tail of a batch) is skipped: the
-    // cell runs inside an scf.if whose else branch keeps the state.
-    scf::IfOp skip;
-    if (m) {
-      skip = scf::IfOp::create(nb, l, iters.take_front(sequenceArg).getTypes(),
-                               anyRowActive(sb, m), /*withElseRegion=*/true);
-      nb.setInsertionPointToStart(&skip.getElseRegion().front());
-      scf::YieldOp::create(nb, l, iters.take_front(sequenceArg));
-      nb.setInsertionPointToStart(&skip.getThenRegion().front());
-    }
-    SmallVector<Value> yields;
     auto activation = [&](Activation a) {
       return [a](OpBuilder &bb, Location ll, Value x) {
         return scalarActivation(bb, ll, a, shapes::cellAlpha(a), x);
@@ -247,194 +246,325 @@ SmallVector<Value, 2> buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
       return arith::AddFOp::create(bb, ll, keep, take).getResult();
     };
 
-    if (rowCell) {
-      switch (r.cell) {
+    // One time step of the cell on the rows of `state` (h, [c], scratch...),
+    // reading the step's input projection through `proj(col, width)`. With a
+    // row mask `mm`, masked rows keep their state.
+    auto cellStep = [&](llvm::function_ref<Value(int64_t, int64_t)> proj,
+                        ValueRange iters, Value m) {
+      Value h = iters[0];
+      SmallVector<Value> yields;
+      if (rowCell) {
+        switch (r.cell) {
+        case Cell::LSTM: {
+          Value c = iters[1], scratch = iters[2];
+          Value gates =
+              copyInto(sb, proj(0, width), scratch);
+          gates = matmulInto(sb, h, r.recurrentKernel, gates);
+          Value i = blockAct(sb.columns(gates, 0, u), rec);
+          Value f = blockAct(sb.columns(gates, u, u), rec);
+          Value g = blockAct(sb.columns(gates, 2 * u, u), act);
+          Value o = blockAct(sb.columns(gates, 3 * u, u), rec);
+          Value cNew = maskedMap(sb, ValueRange{i, f, g}, c, m,
+                              [](OpBuilder &bb, Location ll, ValueRange a) -> Value {
+                                Value fc = arith::MulFOp::create(bb, ll, a[1], a[3]);
+                                Value ig = arith::MulFOp::create(bb, ll, a[0], a[2]);
+                                return arith::AddFOp::create(bb, ll, fc, ig);
+                              });
+          Value actC = blockAct(cNew, act);
+          Value hNew = maskedMap(sb, ValueRange{o, actC}, h, m,
+                              [](OpBuilder &bb, Location ll, ValueRange a) -> Value {
+                                return arith::MulFOp::create(bb, ll, a[0], a[1]);
+                              });
+          yields = {hNew, cNew, gates};
+          break;
+        }
+        case Cell::SimpleRNN: {
+          Value scratch = iters[1];
+          Value pre = copyInto(sb, proj(0, u), scratch);
+          pre = matmulInto(sb, h, r.recurrentKernel, pre);
+          Value hNew = maskedMap(sb, ValueRange{blockAct(pre, act)}, h, m,
+                                 firstInput);
+          yields = {hNew, pre};
+          break;
+        }
+        case Cell::GRU: {
+          auto add = [](OpBuilder &bb, Location ll, ValueRange a) -> Value {
+            return arith::AddFOp::create(bb, ll, a[0], a[1]);
+          };
+          Value z, rg, cand;
+          SmallVector<Value> scratchYields;
+          if (r.resetAfter) {
+            Value hu = gruRecurrentTerms(sb, r, h, iters[1]);
+            z = blockAct(sb.map(ValueRange{proj(0, u)},
+                                sb.columns(hu, 0, u), add),
+                         rec);
+            rg = blockAct(sb.map(ValueRange{proj(u, u)},
+                                 sb.columns(hu, u, u), add),
+                          rec);
+            // x_h + r * (h U_h + b_h)
+            Value pre = sb.map(
+                ValueRange{proj(2 * u, u), rg},
+                sb.columns(hu, 2 * u, u),
+                [](OpBuilder &bb, Location ll, ValueRange a) -> Value {
+                  Value gated = arith::MulFOp::create(bb, ll, a[1], a[2]);
+                  return arith::AddFOp::create(bb, ll, a[0], gated);
+                });
+            cand = blockAct(pre, act);
+            scratchYields = {hu};
+          } else {
+            Value zrBuf = iters[1], rhBuf = iters[2], candBuf = iters[3];
+            Value zr =
+                copyInto(sb, proj(0, 2 * u), zrBuf);
+            zr = matmulInto(sb, h, weightColumns(sb, r.recurrentKernel, 0, 2 * u),
+                            zr);
+            z = blockAct(sb.columns(zr, 0, u), rec);
+            rg = blockAct(sb.columns(zr, u, u), rec);
+            Value rh = sb.map(ValueRange{rg, h}, rhBuf,
+                              [](OpBuilder &bb, Location ll, ValueRange a) -> Value {
+                                return arith::MulFOp::create(bb, ll, a[0], a[1]);
+                              });
+            Value pre =
+                copyInto(sb, proj(2 * u, u), candBuf);
+            pre = matmulInto(sb, rh,
+                             weightColumns(sb, r.recurrentKernel, 2 * u, u), pre);
+            cand = blockAct(pre, act);
+            scratchYields = {zr, rh, pre};
+          }
+          Value hNew = maskedMap(sb, ValueRange{z, cand}, h, m,
+                              [&](OpBuilder &bb, Location ll, ValueRange a) {
+                                return mix(bb, ll, a[0], a[1], a[2]);
+                              });
+          yields = {hNew};
+          yields.append(scratchYields);
+          break;
+        }
+        }
+      } else switch (r.cell) {
       case Cell::LSTM: {
         Value c = iters[1], scratch = iters[2];
-        Value gates =
-            copyInto(sb, sb.timeStep(r.projection, step, 0, width), scratch);
+        Value gates = copyInto(sb, proj(0, width), scratch);
         gates = matmulInto(sb, h, r.recurrentKernel, gates);
-        Value i = blockAct(sb.columns(gates, 0, u), rec);
-        Value f = blockAct(sb.columns(gates, u, u), rec);
-        Value g = blockAct(sb.columns(gates, 2 * u, u), act);
-        Value o = blockAct(sb.columns(gates, 3 * u, u), rec);
-        Value cNew = maskedMap(sb, ValueRange{i, f, g}, c, m,
-                            [](OpBuilder &bb, Location ll, ValueRange a) -> Value {
-                              Value fc = arith::MulFOp::create(bb, ll, a[1], a[3]);
-                              Value ig = arith::MulFOp::create(bb, ll, a[0], a[2]);
-                              return arith::AddFOp::create(bb, ll, fc, ig);
-                            });
-        Value actC = blockAct(cNew, act);
-        Value hNew = maskedMap(sb, ValueRange{o, actC}, h, m,
-                            [](OpBuilder &bb, Location ll, ValueRange a) -> Value {
-                              return arith::MulFOp::create(bb, ll, a[0], a[1]);
-                            });
-        yields = {hNew, cNew, gates};
+        SmallVector<Value> blocks;
+        for (int64_t g = 0; g < 4; ++g)
+          blocks.push_back(sb.columns(gates, g * u, u));
+        unsigned rank = 2;
+        SmallVector<AffineMap> maps(4, sb.identity(rank));
+        if (m) {
+          blocks.push_back(m);
+          maps.push_back(rowMap(sb));
+        }
+        maps.append(2, sb.identity(rank));
+        SmallVector<utils::IteratorType> par(rank, utils::IteratorType::parallel);
+        auto cellOp = linalg::GenericOp::create(
+            nb, l, TypeRange{h.getType(), c.getType()}, blocks, ValueRange{h, c},
+            maps, par, [&](OpBuilder &bb, Location ll, ValueRange a) {
+              Value hOld = a[a.size() - 2], cOld = a[a.size() - 1];
+              Value i = ra(bb, ll, a[0]), f = ra(bb, ll, a[1]);
+              Value g = aa(bb, ll, a[2]), o = ra(bb, ll, a[3]);
+              Value fc = arith::MulFOp::create(bb, ll, f, cOld);
+              Value ig = arith::MulFOp::create(bb, ll, i, g);
+              Value cNew = arith::AddFOp::create(bb, ll, fc, ig);
+              Value hNew = arith::MulFOp::create(bb, ll, o, aa(bb, ll, cNew));
+              if (m) {
+                hNew = selectByMask(bb, ll, a[4], hNew, hOld);
+                cNew = selectByMask(bb, ll, a[4], cNew, cOld);
+              }
+              linalg::YieldOp::create(bb, ll, ValueRange{hNew, cNew});
+            });
+        yields = {cellOp.getResult(0), cellOp.getResult(1), gates};
         break;
       }
       case Cell::SimpleRNN: {
         Value scratch = iters[1];
-        Value pre = copyInto(sb, sb.timeStep(r.projection, step, 0, u), scratch);
+        Value pre = copyInto(sb, proj(0, u), scratch);
         pre = matmulInto(sb, h, r.recurrentKernel, pre);
-        Value hNew = maskedMap(sb, ValueRange{blockAct(pre, act)}, h, m,
-                               firstInput);
+        Value hNew = maskedMap(sb, ValueRange{pre}, h, m,
+                            [&](OpBuilder &bb, Location ll, ValueRange a) {
+                              return aa(bb, ll, a[0]);
+                            });
         yields = {hNew, pre};
         break;
       }
       case Cell::GRU: {
-        auto add = [](OpBuilder &bb, Location ll, ValueRange a) -> Value {
-          return arith::AddFOp::create(bb, ll, a[0], a[1]);
-        };
-        Value z, rg, cand;
-        SmallVector<Value> scratchYields;
         if (r.resetAfter) {
           Value hu = gruRecurrentTerms(sb, r, h, iters[1]);
-          z = blockAct(sb.map(ValueRange{sb.timeStep(r.projection, step, 0, u)},
-                              sb.columns(hu, 0, u), add),
-                       rec);
-          rg = blockAct(sb.map(ValueRange{sb.timeStep(r.projection, step, u, u)},
-                               sb.columns(hu, u, u), add),
-                        rec);
-          // x_h + r * (h U_h + b_h)
-          Value pre = sb.map(
-              ValueRange{sb.timeStep(r.projection, step, 2 * u, u), rg},
-              sb.columns(hu, 2 * u, u),
-              [](OpBuilder &bb, Location ll, ValueRange a) -> Value {
-                Value gated = arith::MulFOp::create(bb, ll, a[1], a[2]);
-                return arith::AddFOp::create(bb, ll, a[0], gated);
-              });
-          cand = blockAct(pre, act);
-          scratchYields = {hu};
+          SmallVector<Value> inputs;
+          for (int64_t g = 0; g < 3; ++g)
+            inputs.push_back(proj(g * u, u));
+          for (int64_t g = 0; g < 3; ++g)
+            inputs.push_back(sb.columns(hu, g * u, u));
+          Value hNew = maskedMap(sb, inputs, h, m, [&](OpBuilder &bb, Location ll,
+                                                      ValueRange a) -> Value {
+            Value z = ra(bb, ll, arith::AddFOp::create(bb, ll, a[0], a[3]));
+            Value rg = ra(bb, ll, arith::AddFOp::create(bb, ll, a[1], a[4]));
+            Value cand = aa(bb, ll,
+                            arith::AddFOp::create(
+                                bb, ll, a[2], arith::MulFOp::create(bb, ll, rg, a[5])));
+            Value one = arith::ConstantOp::create(bb, ll, bb.getF32FloatAttr(1));
+            Value keep = arith::MulFOp::create(bb, ll, z, a[6]);
+            Value take = arith::MulFOp::create(
+                bb, ll, arith::SubFOp::create(bb, ll, one, z), cand);
+            return arith::AddFOp::create(bb, ll, keep, take);
+          });
+          yields = {hNew, hu};
         } else {
+          // z, r from h U[:, :2u]; the candidate from (r * h) U[:, 2u:].
           Value zrBuf = iters[1], rhBuf = iters[2], candBuf = iters[3];
-          Value zr =
-              copyInto(sb, sb.timeStep(r.projection, step, 0, 2 * u), zrBuf);
-          zr = matmulInto(sb, h, weightColumns(sb, r.recurrentKernel, 0, 2 * u),
-                          zr);
-          z = blockAct(sb.columns(zr, 0, u), rec);
-          rg = blockAct(sb.columns(zr, u, u), rec);
-          Value rh = sb.map(ValueRange{rg, h}, rhBuf,
-                            [](OpBuilder &bb, Location ll, ValueRange a) -> Value {
-                              return arith::MulFOp::create(bb, ll, a[0], a[1]);
+          Value zr = copyInto(sb, proj(0, 2 * u), zrBuf);
+          zr = matmulInto(sb, h, weightColumns(sb, r.recurrentKernel, 0, 2 * u), zr);
+          Value rh = sb.map(ValueRange{sb.columns(zr, u, u), h}, rhBuf,
+                            [&](OpBuilder &bb, Location ll, ValueRange a) -> Value {
+                              return arith::MulFOp::create(bb, ll, ra(bb, ll, a[0]),
+                                                           a[1]);
                             });
-          Value pre =
-              copyInto(sb, sb.timeStep(r.projection, step, 2 * u, u), candBuf);
-          pre = matmulInto(sb, rh,
-                           weightColumns(sb, r.recurrentKernel, 2 * u, u), pre);
-          cand = blockAct(pre, act);
-          scratchYields = {zr, rh, pre};
+          Value cand =
+              copyInto(sb, proj(2 * u, u), candBuf);
+          cand = matmulInto(sb, rh, weightColumns(sb, r.recurrentKernel, 2 * u, u),
+                            cand);
+          Value hNew = maskedMap(sb, ValueRange{sb.columns(zr, 0, u), cand}, h, m,
+                              [&](OpBuilder &bb, Location ll, ValueRange a) -> Value {
+                                Value z = ra(bb, ll, a[0]);
+                                Value hh = aa(bb, ll, a[1]);
+                                Value one = arith::ConstantOp::create(
+                                    bb, ll, bb.getF32FloatAttr(1));
+                                Value keep = arith::MulFOp::create(bb, ll, z, a[2]);
+                                Value take = arith::MulFOp::create(
+                                    bb, ll, arith::SubFOp::create(bb, ll, one, z), hh);
+                                return arith::AddFOp::create(bb, ll, keep, take);
+                              });
+          yields = {hNew, zr, rh, cand};
         }
-        Value hNew = maskedMap(sb, ValueRange{z, cand}, h, m,
-                            [&](OpBuilder &bb, Location ll, ValueRange a) {
-                              return mix(bb, ll, a[0], a[1], a[2]);
-                            });
-        yields = {hNew};
-        yields.append(scratchYields);
         break;
       }
       }
-    } else switch (r.cell) {
-    case Cell::LSTM: {
-      Value c = iters[1], scratch = iters[2];
-      Value gates = copyInto(sb, sb.timeStep(r.projection, step, 0, width), scratch);
-      gates = matmulInto(sb, h, r.recurrentKernel, gates);
-      SmallVector<Value> blocks;
-      for (int64_t g = 0; g < 4; ++g)
-        blocks.push_back(sb.columns(gates, g * u, u));
-      unsigned rank = 2;
-      SmallVector<AffineMap> maps(4, sb.identity(rank));
-      if (m) {
-        blocks.push_back(m);
-        maps.push_back(rowMap(sb));
-      }
-      maps.append(2, sb.identity(rank));
-      SmallVector<utils::IteratorType> par(rank, utils::IteratorType::parallel);
-      auto cellOp = linalg::GenericOp::create(
-          nb, l, TypeRange{h.getType(), c.getType()}, blocks, ValueRange{h, c},
-          maps, par, [&](OpBuilder &bb, Location ll, ValueRange a) {
-            Value hOld = a[a.size() - 2], cOld = a[a.size() - 1];
-            Value i = ra(bb, ll, a[0]), f = ra(bb, ll, a[1]);
-            Value g = aa(bb, ll, a[2]), o = ra(bb, ll, a[3]);
-            Value fc = arith::MulFOp::create(bb, ll, f, cOld);
-            Value ig = arith::MulFOp::create(bb, ll, i, g);
-            Value cNew = arith::AddFOp::create(bb, ll, fc, ig);
-            Value hNew = arith::MulFOp::create(bb, ll, o, aa(bb, ll, cNew));
-            if (m) {
-              hNew = selectByMask(bb, ll, a[4], hNew, hOld);
-              cNew = selectByMask(bb, ll, a[4], cNew, cOld);
-            }
-            linalg::YieldOp::create(bb, ll, ValueRange{hNew, cNew});
+      return yields;
+    };
+    auto stepProj = [&](int64_t col, int64_t w) {
+      return sb.timeStep(r.projection, step, col, w);
+    };
+    SmallVector<Value> yields;
+    if (!m) {
+      yields = cellStep(stepProj, iters.take_front(cellArgs), Value());
+    } else {
+      // idx[0, k) lists the rows that take this step (the mask is data: it
+      // may have holes, not only padded tails). No row: the state stays. All
+      // rows: the cell on the whole batch. Otherwise the cell runs on those
+      // k rows gathered, and their new state is scattered back.
+      Value zero = sb.index(0), one = sb.index(1);
+      Value batchSize = sb.dim(iters[0], 0);
+      auto listing = scf::ForOp::create(
+          nb, l, zero, batchSize, one, ValueRange{zero, iters[compactArg]},
+          [&](OpBuilder &cb, Location cl, Value row, ValueRange it) {
+            Value value =
+                tensor::ExtractOp::create(cb, cl, r.mask, ValueRange{row, step});
+            Value on = arith::CmpFOp::create(
+                cb, cl, arith::CmpFPredicate::UNE, value,
+                arith::ConstantOp::create(cb, cl, cb.getF32FloatAttr(0)));
+            Value listed =
+                tensor::InsertOp::create(cb, cl, row, it[1], ValueRange{it[0]});
+            Value next = arith::SelectOp::create(
+                cb, cl, on, arith::AddIOp::create(cb, cl, it[0], one), it[0]);
+            scf::YieldOp::create(cb, cl, ValueRange{next, listed});
           });
-      yields = {cellOp.getResult(0), cellOp.getResult(1), gates};
-      break;
-    }
-    case Cell::SimpleRNN: {
-      Value scratch = iters[1];
-      Value pre = copyInto(sb, sb.timeStep(r.projection, step, 0, u), scratch);
-      pre = matmulInto(sb, h, r.recurrentKernel, pre);
-      Value hNew = maskedMap(sb, ValueRange{pre}, h, m,
-                          [&](OpBuilder &bb, Location ll, ValueRange a) {
-                            return aa(bb, ll, a[0]);
-                          });
-      yields = {hNew, pre};
-      break;
-    }
-    case Cell::GRU: {
-      if (r.resetAfter) {
-        Value hu = gruRecurrentTerms(sb, r, h, iters[1]);
-        SmallVector<Value> inputs;
-        for (int64_t g = 0; g < 3; ++g)
-          inputs.push_back(sb.timeStep(r.projection, step, g * u, u));
-        for (int64_t g = 0; g < 3; ++g)
-          inputs.push_back(sb.columns(hu, g * u, u));
-        Value hNew = maskedMap(sb, inputs, h, m, [&](OpBuilder &bb, Location ll,
-                                                    ValueRange a) -> Value {
-          Value z = ra(bb, ll, arith::AddFOp::create(bb, ll, a[0], a[3]));
-          Value rg = ra(bb, ll, arith::AddFOp::create(bb, ll, a[1], a[4]));
-          Value cand = aa(bb, ll,
-                          arith::AddFOp::create(
-                              bb, ll, a[2], arith::MulFOp::create(bb, ll, rg, a[5])));
-          Value one = arith::ConstantOp::create(bb, ll, bb.getF32FloatAttr(1));
-          Value keep = arith::MulFOp::create(bb, ll, z, a[6]);
-          Value take = arith::MulFOp::create(
-              bb, ll, arith::SubFOp::create(bb, ll, one, z), cand);
-          return arith::AddFOp::create(bb, ll, keep, take);
-        });
-        yields = {hNew, hu};
-      } else {
-        // z, r from h U[:, :2u]; the candidate from (r * h) U[:, 2u:].
-        Value zrBuf = iters[1], rhBuf = iters[2], candBuf = iters[3];
-        Value zr = copyInto(sb, sb.timeStep(r.projection, step, 0, 2 * u), zrBuf);
-        zr = matmulInto(sb, h, weightColumns(sb, r.recurrentKernel, 0, 2 * u), zr);
-        Value rh = sb.map(ValueRange{sb.columns(zr, u, u), h}, rhBuf,
-                          [&](OpBuilder &bb, Location ll, ValueRange a) -> Value {
-                            return arith::MulFOp::create(bb, ll, ra(bb, ll, a[0]),
-                                                         a[1]);
-                          });
-        Value cand =
-            copyInto(sb, sb.timeStep(r.projection, step, 2 * u, u), candBuf);
-        cand = matmulInto(sb, rh, weightColumns(sb, r.recurrentKernel, 2 * u, u),
-                          cand);
-        Value hNew = maskedMap(sb, ValueRange{sb.columns(zr, 0, u), cand}, h, m,
-                            [&](OpBuilder &bb, Location ll, ValueRange a) -> Value {
-                              Value z = ra(bb, ll, a[0]);
-                              Value hh = aa(bb, ll, a[1]);
-                              Value one = arith::ConstantOp::create(
-                                  bb, ll, bb.getF32FloatAttr(1));
-                              Value keep = arith::MulFOp::create(bb, ll, z, a[2]);
-                              Value take = arith::MulFOp::create(
-                                  bb, ll, arith::SubFOp::create(bb, ll, one, z), hh);
-                              return arith::AddFOp::create(bb, ll, keep, take);
-                            });
-        yields = {hNew, zr, rh, cand};
-      }
-      break;
-    }
-    }
-    if (skip) {
-      scf::YieldOp::create(nb, l, yields);
-      nb.setInsertionPointAfter(skip);
-      yields.assign(skip.getResults().begin(), skip.getResults().end());
+      Value k = listing.getResult(0), idx = listing.getResult(1);
+      SmallVector<Value> kept(iters.take_front(sequenceArg));
+      kept[compactArg] = idx;
+      TypeRange types = iters.take_front(sequenceArg).getTypes();
+      auto none = scf::IfOp::create(
+          nb, l, types,
+          arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, k, zero),
+          /*withElseRegion=*/true);
+      nb.setInsertionPointToStart(&none.getThenRegion().front());
+      scf::YieldOp::create(nb, l, kept);
+      nb.setInsertionPointToStart(&none.getElseRegion().front());
+      auto all = scf::IfOp::create(
+          nb, l, types,
+          arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, k, batchSize),
+          /*withElseRegion=*/true);
+      nb.setInsertionPointToStart(&all.getThenRegion().front());
+      SmallVector<Value> whole =
+          cellStep(stepProj, iters.take_front(cellArgs), Value());
+      whole.append(kept.begin() + cellArgs, kept.end());
+      scf::YieldOp::create(nb, l, whole);
+
+      nb.setInsertionPointToStart(&all.getElseRegion().front());
+      SmallVector<OpFoldResult> origin(2, nb.getIndexAttr(0));
+      SmallVector<OpFoldResult> unit(2, nb.getIndexAttr(1));
+      auto rowsOf = [&](Value buffer) -> Value { // rows [0, k)
+        auto type = cast<RankedTensorType>(buffer.getType());
+        auto sliceType =
+            RankedTensorType::get({ShapedType::kDynamic, type.getDimSize(1)}, sb.f32());
+        SmallVector<OpFoldResult> sizes{k, sb.dimOfr(buffer, 1)};
+        return tensor::ExtractSliceOp::create(nb, l, sliceType, buffer, origin,
+                                              sizes, unit);
+      };
+      auto putRows = [&](Value rows, Value buffer) -> Value {
+        SmallVector<OpFoldResult> sizes{k, sb.dimOfr(buffer, 1)};
+        return tensor::InsertSliceOp::create(nb, l, rows, buffer, origin, sizes,
+                                             unit);
+      };
+      // Row j of rows [0, k) of `buffer` := row idx[j] of `from` (at this
+      // step when `from` is the (B, T, n) projection).
+      auto gather = [&](Value from, Value buffer) -> Value {
+        Value rows = rowsOf(buffer);
+        bool timed = cast<RankedTensorType>(from.getType()).getRank() == 3;
+        SmallVector<utils::IteratorType> par(2, utils::IteratorType::parallel);
+        return linalg::GenericOp::create(
+                   nb, l, TypeRange{rows.getType()}, ValueRange{}, ValueRange{rows},
+                   ArrayRef<AffineMap>{sb.identity(2)}, par,
+                   [&](OpBuilder &gb, Location gl, ValueRange) {
+                     Value j = linalg::IndexOp::create(gb, gl, 0);
+                     Value column = linalg::IndexOp::create(gb, gl, 1);
+                     SmallVector<Value> at{
+                         tensor::ExtractOp::create(gb, gl, idx, ValueRange{j})};
+                     if (timed)
+                       at.push_back(step);
+                     at.push_back(column);
+                     linalg::YieldOp::create(
+                         gb, gl, ValueRange{tensor::ExtractOp::create(gb, gl, from, at)});
+                   })
+            .getResult(0);
+      };
+      size_t projectionArg = compactArg + 1 + stateCount;
+      SmallVector<Value> cellIters;
+      for (size_t s = 0; s < stateCount; ++s)
+        cellIters.push_back(gather(iters[s], iters[compactArg + 1 + s]));
+      for (size_t s = stateCount; s < cellArgs; ++s)
+        cellIters.push_back(rowsOf(iters[s]));
+      Value projectionRows = gather(r.projection, iters[projectionArg]);
+      SmallVector<Value> next = cellStep(
+          [&](int64_t col, int64_t w) { return sb.columns(projectionRows, col, w); },
+          cellIters, Value());
+      auto scatter = scf::ForOp::create(
+          nb, l, zero, k, one, iters.take_front(stateCount),
+          [&](OpBuilder &cb, Location cl, Value j, ValueRange it) {
+            Value to = tensor::ExtractOp::create(cb, cl, idx, ValueRange{j});
+            auto rowType = RankedTensorType::get({1, u}, cb.getF32Type());
+            SmallVector<OpFoldResult> sizes{cb.getIndexAttr(1), cb.getIndexAttr(u)};
+            SmallVector<OpFoldResult> from{j, cb.getIndexAttr(0)};
+            SmallVector<OpFoldResult> into{to, cb.getIndexAttr(0)};
+            SmallVector<Value> states;
+            for (size_t s = 0; s < stateCount; ++s) {
+              Value row = tensor::ExtractSliceOp::create(cb, cl, rowType, next[s],
+                                                         from, sizes, unit);
+              states.push_back(tensor::InsertSliceOp::create(cb, cl, row, it[s],
+                                                             into, sizes, unit));
+            }
+            scf::YieldOp::create(cb, cl, states);
+          });
+      SmallVector<Value> compacted(scatter.getResults());
+      for (size_t s = stateCount; s < cellArgs; ++s)
+        compacted.push_back(putRows(next[s], iters[s]));
+      compacted.push_back(idx);
+      for (size_t s = 0; s < stateCount; ++s)
+        compacted.push_back(putRows(next[s], iters[compactArg + 1 + s]));
+      compacted.push_back(putRows(projectionRows, iters[projectionArg]));
+      scf::YieldOp::create(nb, l, compacted);
+
+      nb.setInsertionPointAfter(all);
+      scf::YieldOp::create(nb, l, all.getResults());
+      nb.setInsertionPointAfter(none);
+      yields.assign(none.getResults().begin(), none.getResults().end());
     }
     if (r.returnSequences) {
       Value sequence = iters[sequenceArg];
@@ -446,7 +576,7 @@ SmallVector<Value, 2> buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
       if ((r.mask && r.zeroOutputForMask) || seen) {
         // Written into the sequence's own slice: masked rows (or rows not
         // yet seen) emit zeros.
-        auto rowType = cast<RankedTensorType>(h.getType());
+        auto rowType = cast<RankedTensorType>(iters[0].getType());
         Value slice = tensor::ExtractSliceOp::create(nb, l, rowType, sequence,
                                                      offsets, sizes, strides);
         output = maskedMap(sb, ValueRange{output}, sb.fill(slice, 0.0),

@@ -305,7 +305,7 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   StringRef where = source->path;
   bool keras1 = isKeras1Model(source->kerasVersion, source->config);
   if (keras1)
-    if (Error e = translateKeras1Config(source->config, where))
+    if (Error e = translateKeras1Config(source->config, where, source->kerasVersion))
       return std::move(e);
   Expected<ModelConfig> config = parseModelConfig(source->config, where);
   if (!config)

@@ -73,7 +73,8 @@ bool isUnsupportedKeras1Class(StringRef cls) {
 
 class Translator {
 public:
-  explicit Translator(StringRef where) : where(where) {}
+  Translator(StringRef where, StringRef version)
+      : where(where), version(version) {}
 
   Error layerList(json::Array &layers) {
     for (size_t i = 0; i < layers.size(); ++i) {
@@ -165,10 +166,8 @@ public:
     } else if (cls == "GaussianNoise") {
       rename(*config, "sigma", "stddev");
     } else if (cls == "BatchNormalization") {
-      return error("BatchNormalization is not supported: Keras 1.0 stored a "
-                   "standard deviation where later releases stored a "
-                   "variance, and the file does not say which (rebuild the "
-                   "model in Keras 2 and copy the weights)");
+      if (Error e = batchNorm(*config, error))
+        return e;
     } else if (cls == "Merge") {
       return error("Merge layers join branches, which seqc does not support "
                    "(only plain chains of layers)");
@@ -184,6 +183,38 @@ public:
   }
 
 private:
+  /// Keras 1.1 and 1.2 normalise at inference by the running mean and
+  /// `running_std`, which despite its name holds the running variance
+  /// (K.batch_normalization): the weights [gamma, beta, running_mean,
+  /// running_std] are Keras 2's [gamma, beta, moving_mean, moving_variance],
+  /// as Keras 2 loads them. Keras 1.0 divided by (std + epsilon) up to some
+  /// 1.0.x release and recorded no version, so its files are refused.
+  template <typename ErrorFn>
+  Error batchNorm(json::Object &config, ErrorFn &error) {
+    StringRef v = version;
+    if (!(v.starts_with("1.1") || v.starts_with("1.2")))
+      return error("BatchNormalization from Keras 1.0 (" +
+                   (v.empty() ? std::string("no keras_version")
+                              : "keras_version " + version) +
+                   ") is not supported: Keras 1.0 stored a standard deviation "
+                   "where Keras 1.1 and later store a variance (rebuild the "
+                   "model in Keras 2 and copy the weights)");
+    if (const json::Value *mode = config.get("mode")) {
+      std::optional<int64_t> value = mode->getAsInteger();
+      if (value != 0)
+        return error("BatchNormalization mode " +
+                     (value ? std::to_string(*value) : std::string("?")) +
+                     " is not supported, only mode 0 (feature-wise, with the "
+                     "running statistics at inference); modes 1 and 2 "
+                     "normalise with each batch's statistics");
+      config.erase("mode");
+    }
+    for (StringRef key : {"beta_init", "gamma_init",
+                          "gamma_regularizer", "beta_regularizer"})
+      config.erase(key);
+    return Error::success();
+  }
+
   static bool isFirst(const json::Array &layers, size_t i) {
     for (size_t j = 0; j < i; ++j) {
       const json::Object *o = layers[j].getAsObject();
@@ -252,6 +283,7 @@ private:
   }
 
   std::string where;
+  std::string version;
 };
 
 /// `count` arrays starting at `first` of the regrouped layer, one per gate,
@@ -402,12 +434,13 @@ bool isKeras1Model(StringRef kerasVersion, const json::Value &root) {
   return found;
 }
 
-Error translateKeras1Config(json::Value &root, StringRef where) {
+Error translateKeras1Config(json::Value &root, StringRef where,
+                           StringRef kerasVersion) {
   json::Object *top = root.getAsObject();
   json::Value *config = top ? top->get("config") : nullptr;
   if (!config)
     return Error::success(); // parseModelConfig says what is missing
-  Translator translator(where);
+  Translator translator(where, kerasVersion);
   if (json::Array *list = config->getAsArray())
     return translator.layerList(*list);
   if (json::Object *o = config->getAsObject())

@@ -24,8 +24,9 @@ namespace seq::keras {
 bool isKeras1Model(llvm::StringRef kerasVersion, const llvm::json::Value &root);
 
 /// Rewrites a Keras 1 model config in place into its Keras 2 form. `where`
-/// names the file in messages.
-llvm::Error translateKeras1Config(llvm::json::Value &root, llvm::StringRef where);
+/// names the file in messages; `kerasVersion` is the file's (empty if none).
+llvm::Error translateKeras1Config(llvm::json::Value &root, llvm::StringRef where,
+                                  llvm::StringRef kerasVersion);
 
 /// Rewrites the weights of one layer of a translated Keras 1 config into the
 /// Keras 2 layout. `backend` is the file's ("theano" kernels are flipped).

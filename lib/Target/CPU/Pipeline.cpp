@@ -131,6 +131,10 @@ void seq::cpu::buildLoweringPipeline(OpPassManager &pm, bool fuse,
       bufferization::LayoutMapOption::IdentityLayoutMap;
   bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // CSE makes the subviews that a loop-carried buffer's extract_slice and
+  // insert_slice became one value, so that the canonicalizer erases the
+  // copy of it onto itself (a masked recurrence's compacted rows).
+  pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
 
   pm.addPass(createSeqCpuKernels({target.bits()}));

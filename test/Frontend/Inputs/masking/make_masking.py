@@ -22,8 +22,9 @@ def save(model, name):
 # Keras' own shape check quiet).
 save(keras.Sequential([keras.Input((3, 3)), L.Masking(), L.Softmax()]), "mask_softmax")
 
-# StackedRNNCells going backwards with a mask.
-save(keras.Sequential([keras.Input((4, 3)), L.Masking(),
+# StackedRNNCells going backwards with a mask over a dynamic time axis
+# (its reversed mask needs a fixed length).
+save(keras.Sequential([keras.Input((None, 3)), L.Masking(),
                        L.RNN(L.StackedRNNCells([L.LSTMCell(2), L.GRUCell(2)]),
                              go_backwards=True)]), "mask_stacked_backwards")
 
