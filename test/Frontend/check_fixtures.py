@@ -159,9 +159,11 @@ def check(seq_compile, fixtures, fixture):
 
     layers = [l for l in fixture["layers"] if l["class"] != "InputLayer"]
     for layer in layers:
-        # A nested model's layers are located at "<model>/<layer>"; the
-        # last of them makes its output.
-        if layer["class"] in ("Sequential", "Functional"):
+        # A nested model's layers are located at "<model>/<layer>" (a
+        # TimeDistributed over a model: "<wrapper>/<model>/<layer>"); the last
+        # of them makes its output.
+        if layer["class"] in ("Sequential", "Functional") or (
+                layer["class"] == "TimeDistributed" and layer["name"] not in ops):
             inner = [op for name, found in ops.items() if name.startswith(layer["name"] + "/")
                      for op in found]
             if not inner:

@@ -123,8 +123,8 @@ Error checkLayerClasses(ArrayRef<LayerConfig> layers) {
     if (isModelClass(inner->getClassName()))
       return layer.error("wraps the model '" + inner->getName() + "' (" +
                          inner->getClassName() +
-                         "): a wrapper over a model is not supported; wrap "
-                         "each of the model's layers instead and re-save");
+                         "): only TimeDistributed over a model is supported; "
+                         "wrap a layer instead and re-save");
     if (!isBuiltinLayerClass(inner->getClassName()))
       return unsupportedLayerError(*inner);
   }

@@ -109,6 +109,31 @@ json::Object renamedEntry(const json::Object &entry, StringRef name,
 Expected<Flat> flattenModel(const json::Object &entry, StringRef where,
                             StringRef path, int depth);
 
+/// The model a TimeDistributed layer wraps, or null.
+const json::Object *wrappedModel(const json::Object &entry) {
+  if (classOf(entry) != "TimeDistributed")
+    return nullptr;
+  const json::Object *config = entry.getObject("config");
+  const json::Object *layer = config ? config->getObject("layer") : nullptr;
+  return layer && isModelClass(classOf(*layer)) ? layer : nullptr;
+}
+
+/// A layer `inner` of a model that a TimeDistributed wraps, as a
+/// TimeDistributed of its own: applying a model at every step applies each
+/// of its layers at every step.
+json::Object perStepEntry(const json::Object &inner, StringRef name,
+                          json::Array scope) {
+  json::Object layer{{"class_name", classOf(inner).str()}};
+  if (const json::Object *config = inner.getObject("config"))
+    layer["config"] = json::Object(*config);
+  json::Object entry{{"class_name", "TimeDistributed"},
+                     {"config", json::Object{{"name", name.str()},
+                                             {"layer", std::move(layer)}}}};
+  if (const json::Value *nodes = inner.get("inbound_nodes"))
+    entry["inbound_nodes"] = *nodes;
+  return renamedEntry(entry, name, std::move(scope));
+}
+
 /// A Functional model's (or a Sequential chain's, `chain`) layers with its
 /// nested models inlined. `path` names the model in messages ("" for the
 /// file's model).
@@ -128,11 +153,16 @@ Expected<Flat> flattenFunctional(const json::Object &config, StringRef where,
     const json::Array *nodes = o ? o->getArray("inbound_nodes") : nullptr;
     return nodes && !nodes->empty() && (*nodes)[0].getAsArray();
   });
+  // A nested model, or the model a TimeDistributed wraps (`wrapper`: its
+  // layers are named "<wrapper>/<model>/<layer>").
   struct Nested {
     Flat inner;
     std::string className;
     std::vector<const json::Value *> calls;
     bool skipsFirstNode = false;
+    std::string prefix;
+    json::Array scope;
+    bool wrapper = false;
   };
   StringMap<Nested> nested;
   StringSet<> names;
@@ -148,27 +178,48 @@ Expected<Flat> flattenFunctional(const json::Object &config, StringRef where,
       return fail("a '" + classOf(*o) + "' layer has no name");
     if (!path.empty() && !names.insert(name).second)
       return fail("two layers are named '" + name + "'");
-    if (!isModelClass(classOf(*o)))
+    const json::Object *wrapped = wrappedModel(*o);
+    if (!isModelClass(classOf(*o)) && !wrapped)
       continue;
-    std::string inner = path.empty() ? name : (path + "/" + name).str();
+    const json::Object &model = wrapped ? *wrapped : *o;
+    std::string modelName = entryName(model);
+    std::string prefix = wrapped ? name + "/" + modelName : name;
+    std::string inner = path.empty() ? prefix : (path + "/" + prefix).str();
     if (depth + 1 > kMaxModelNesting)
       return fileError(where, "nested model '" + inner + "' is nested " +
                                   Twine(depth + 1) + " models deep, more than the " +
                                   Twine(kMaxModelNesting) +
                                   " seqc accepts (the file is corrupt or hostile)");
-    Expected<Flat> flat = flattenModel(*o, where, inner, depth + 1);
+    Expected<Flat> flat = flattenModel(model, where, inner, depth + 1);
     if (!flat)
       return flat.takeError();
-    Nested n{std::move(*flat), classOf(*o).str(), {}, false};
+    Nested n{std::move(*flat), classOf(model).str(), {}, false, prefix, {}, bool(wrapped)};
+    if (wrapped)
+      n.scope.push_back(json::Array{name, "TimeDistributed"});
+    n.scope.push_back(json::Array{modelName, n.className});
+    if (wrapped)
+      for (const json::Value &e : n.inner.layers) {
+        const json::Object &layer = *e.getAsObject();
+        const json::Array *nodes = layer.getArray("inbound_nodes");
+        if (classOf(layer) != "InputLayer" && nodes &&
+            llvm::any_of(*nodes, [](const json::Value &node) {
+              return tensorRefs(node).size() != 1;
+            }))
+          return fileError(where, "layer '" + name + "' (TimeDistributed): wraps the model '" +
+                                      modelName + "', whose layer '" + entryName(layer) +
+                                      "' reads several tensors: TimeDistributed over a "
+                                      "graph is not supported; wrap each layer instead "
+                                      "and re-save");
+      }
     if (const json::Array *nodes = o->getArray("inbound_nodes"))
       for (const json::Value &node : *nodes)
         n.calls.push_back(&node);
     if (n.calls.empty())
       return fileError(where, "nested model '" + inner +
                                   "' is never called: the model config is malformed");
-    const json::Object *cfg = o->getObject("config");
+    const json::Object *cfg = model.getObject("config");
     const json::Array *innerLayers = cfg ? cfg->getArray("layers") : nullptr;
-    n.skipsFirstNode = keras2 && innerLayers && !innerLayers->empty() &&
+    n.skipsFirstNode = keras2 && !wrapped && innerLayers && !innerLayers->empty() &&
                        (n.className != "Sequential" ||
                         ((*innerLayers)[0].getAsObject() &&
                          classOf(*(*innerLayers)[0].getAsObject()) == "InputLayer"));
@@ -209,7 +260,7 @@ Expected<Flat> flattenFunctional(const json::Object &config, StringRef where,
     auto input = llvm::find(n.inner.inputs, out.layer);
     if (input != n.inner.inputs.end())
       return callInput(ref.layer, n, node, input - n.inner.inputs.begin(), hops);
-    return Ref{ref.layer + "/" + out.layer, node * n.inner.calls.lookup(out.layer) + out.node,
+    return Ref{n.prefix + "/" + out.layer, node * n.inner.calls.lookup(out.layer) + out.node,
                out.index};
   };
   auto resolveHere = [&](const Ref &ref) { return resolve(ref, 0); };
@@ -239,11 +290,12 @@ Expected<Flat> flattenFunctional(const json::Object &config, StringRef where,
       std::string innerName = entryName(inner);
       if (classOf(inner) == "InputLayer")
         continue;
-      std::string fullName = name + "/" + innerName;
-      json::Array scope{json::Array{name, n.className}};
+      std::string fullName = n.prefix + "/" + innerName;
+      json::Array scope = n.scope;
       if (const json::Array *own = inner.getArray(kScopeKey))
         scope.insert(scope.end(), own->begin(), own->end());
-      json::Object copy = renamedEntry(inner, fullName, std::move(scope));
+      json::Object copy = n.wrapper ? perStepEntry(inner, fullName, std::move(scope))
+                                    : renamedEntry(inner, fullName, std::move(scope));
       // One call of the inner layer per call of the model and call of the
       // layer in it, numbered model call first.
       json::Array nodes;
@@ -257,7 +309,7 @@ Expected<Flat> flattenFunctional(const json::Object &config, StringRef where,
             auto input = llvm::find(n.inner.inputs, ref.layer);
             if (input != n.inner.inputs.end())
               return callInput(name, n, call, input - n.inner.inputs.begin(), 0);
-            return Ref{name + "/" + ref.layer,
+            return Ref{n.prefix + "/" + ref.layer,
                        call * n.inner.calls.lookup(ref.layer) + ref.node, ref.index};
           });
           if (e)
@@ -364,6 +416,41 @@ Error spliceSequential(ArrayRef<const json::Value *> layers, StringRef where,
       continue;
     }
     std::string name = entryName(*o);
+    std::string full = prefix.empty() ? name : (prefix + "/" + name).str();
+    if (const json::Object *wrapped = wrappedModel(*o)) {
+      std::string modelName = entryName(*wrapped);
+      const json::Object *config = wrapped->getObject("config");
+      const json::Array *list = config ? config->getArray("layers") : nullptr;
+      if (classOf(*wrapped) != "Sequential" || !list)
+        return fileError(where, "layer '" + full + "' (TimeDistributed): wraps the " +
+                                    classOf(*wrapped) + " model '" + modelName +
+                                    "' inside a Sequential model: not supported; build "
+                                    "the outer model as a Functional one and re-save");
+      if (depth + 1 > kMaxModelNesting)
+        return fileError(where, "nested model '" + full + "/" + modelName +
+                                    "' is nested " + Twine(depth + 1) +
+                                    " models deep, more than the " +
+                                    Twine(kMaxModelNesting) +
+                                    " seqc accepts (the file is corrupt or hostile)");
+      json::Array innerScope = scope;
+      innerScope.push_back(json::Array{name, "TimeDistributed"});
+      innerScope.push_back(json::Array{modelName, "Sequential"});
+      std::vector<const json::Value *> entries;
+      for (const json::Value &e : *list)
+        entries.push_back(&e);
+      json::Array steps;
+      if (Error e = spliceSequential(entries, where, std::move(innerScope),
+                                     full + "/" + modelName, depth + 1, steps))
+        return e;
+      for (const json::Value &step : steps) {
+        const json::Object &layer = *step.getAsObject();
+        if (classOf(layer) == "InputLayer")
+          continue;
+        const json::Array *own = layer.getArray(kScopeKey);
+        out.push_back(perStepEntry(layer, entryName(layer), own ? *own : json::Array()));
+      }
+      continue;
+    }
     if (!isModelClass(classOf(*o))) {
       // A nested model's InputLayer: only the first says the input's shape.
       bool nestedInput = !prefix.empty() && classOf(*o) == "InputLayer";

@@ -94,11 +94,17 @@ public:
     StringMap<StringMap<int>> used;
     StringMap<std::string> placed;
     for (const LayerConfig &layer : layers) {
+      // The model a TimeDistributed wraps is its "layer"; a layer of that
+      // model is read as the layer itself, not as the TimeDistributed the
+      // importer made of it.
       std::string group, name;
+      bool wrapped = false, perStep = false;
       auto place = [&](StringRef level, StringRef className) {
         name += (name.empty() ? "" : "/") + level.str();
         auto found = placed.find(name);
-        if (found == placed.end()) {
+        if (found == placed.end() && wrapped) {
+          found = placed.try_emplace(name, group + "/layer").first;
+        } else if (found == placed.end()) {
           std::string key = toSnakeCase(pythonClassName(className));
           auto [it, inserted] = used[group].try_emplace(key, 0);
           if (!inserted)
@@ -107,13 +113,23 @@ public:
                                                "layers/" + key).first;
         }
         group = found->second;
+        wrapped = className == "TimeDistributed";
+        perStep |= wrapped;
       };
       StringRef own = layer.getName();
       for (const LayerConfig::Scope &scope : layer.getScopes()) {
         place(scope.name, scope.className);
         own.consume_front(scope.name + "/");
       }
-      place(own, layer.getClassName());
+      std::string className = layer.getClassName();
+      if (perStep) {
+        Expected<LayerConfig> inner = layer.getInnerLayer("layer");
+        if (inner)
+          className = inner->getClassName();
+        else
+          llvm::consumeError(inner.takeError());
+      }
+      place(own, className);
       groups[layer.getName()] = group;
     }
   }
