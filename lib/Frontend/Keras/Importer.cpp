@@ -590,8 +590,10 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
                         " inputs; only merge and attention layers read several");
     } else {
       emitter.setMask(masks[0]);
+      // A nested model's config names only the masks made inside it; one
+      // it is called with reaches its layers without being named.
       if (Error e = checkMaskArgument(layer, masks[0] != nullptr,
-                                      config->masksNamed))
+                                      config->masksNamed && layer.getScopes().empty()))
         return std::move(e);
       out = emitter.emit(layer, inputs[0], weights[i]);
     }

@@ -109,6 +109,36 @@ json::Object renamedEntry(const json::Object &entry, StringRef name,
 Expected<Flat> flattenModel(const json::Object &entry, StringRef where,
                             StringRef path, int depth);
 
+/// The mask a Keras 3 call of a model passes with its input `i`, or null.
+const json::Value *callMask(const json::Value &call, size_t i) {
+  const json::Object *node = call.getAsObject();
+  const json::Object *kwargs = node ? node->getObject("kwargs") : nullptr;
+  const json::Value *mask = kwargs ? kwargs->get("mask") : nullptr;
+  if (const json::Array *masks = mask ? mask->getAsArray() : nullptr)
+    mask = i < masks->size() ? &(*masks)[i] : nullptr;
+  return mask && mask->getAsObject() ? mask : nullptr;
+}
+
+/// Names `mask` as the mask of a call `node` that names none: in Keras 3's
+/// kwargs, or in the kwargs of Keras 2's first tensor (a chain's node).
+void giveMask(json::Value &node, json::Value mask) {
+  json::Object *kwargs = nullptr;
+  if (json::Object *o = node.getAsObject()) {
+    if (!o->getObject("kwargs"))
+      (*o)["kwargs"] = json::Object();
+    kwargs = o->getObject("kwargs");
+  } else if (json::Array *a = node.getAsArray(); a && !a->empty()) {
+    json::Array *first = (*a)[0].getAsArray();
+    if (first && first->size() == 3)
+      first->push_back(json::Object());
+    if (first && first->size() >= 4)
+      kwargs = (*first)[3].getAsObject();
+  }
+  const json::Value *named = kwargs ? kwargs->get("mask") : nullptr;
+  if (kwargs && (!named || named->kind() == json::Value::Null))
+    (*kwargs)["mask"] = std::move(mask);
+}
+
 /// The model a TimeDistributed layer wraps, or null.
 const json::Object *wrappedModel(const json::Object &entry) {
   if (classOf(entry) != "TimeDistributed")
@@ -314,6 +344,19 @@ Expected<Flat> flattenFunctional(const json::Object &config, StringRef where,
           });
           if (e)
             return std::move(e);
+          // Keras 3 names the mask a model is called with (the mask of a
+          // Masking before it); a layer reading the model's input gets it.
+          std::vector<TensorRef> reads = tensorRefs(node);
+          auto input = reads.empty() ? n.inner.inputs.end()
+                                     : llvm::find(n.inner.inputs, reads[0].layer);
+          if (input != n.inner.inputs.end() && !n.wrapper)
+            if (const json::Value *mask =
+                    callMask(*n.calls[call], input - n.inner.inputs.begin())) {
+              json::Value resolved = *mask;
+              if (Error e = rewriteRefs(resolved, resolveHere))
+                return std::move(e);
+              giveMask(rewritten, std::move(resolved));
+            }
           nodes.push_back(std::move(rewritten));
         }
       copy["inbound_nodes"] = std::move(nodes);
