@@ -112,3 +112,40 @@ TEST(NestedModels, IdentityModelsReadingEachOtherAreACycle) {
 }
 
 } // namespace
+
+namespace {
+
+// A model called 300 times inside a model called 300 times: 90000 calls of
+// its layer, more than kMaxInlinedCalls; refused before they are made.
+TEST(NestedModels, ExpansionIsBounded) {
+  auto calls = [](const char *from, int count) {
+    std::string nodes;
+    for (int i = 0; i < count; ++i)
+      nodes += std::string(i ? "," : "") + "[[\"" + from + "\", 0, 0, {}]]";
+    return "[" + nodes + "]";
+  };
+  std::string inner = R"({"class_name": "Functional", "name": "a", "config": {"name": "a",
+    "layers": [
+      {"class_name": "InputLayer", "name": "i", "config": {"name": "i"}, "inbound_nodes": []},
+      {"class_name": "Activation", "name": "r", "config": {"name": "r"},
+       "inbound_nodes": [[["i", 0, 0, {}]]]}],
+    "input_layers": [["i", 0, 0]], "output_layers": [["r", 0, 0]]},
+    "inbound_nodes": )" + calls("j", 300) + "}";
+  std::string outer = R"({"class_name": "Functional", "name": "b", "config": {"name": "b",
+    "layers": [
+      {"class_name": "InputLayer", "name": "j", "config": {"name": "j"}, "inbound_nodes": []},
+      )" + inner + R"(],
+    "input_layers": [["j", 0, 0]], "output_layers": [["a", 1, 0]]},
+    "inbound_nodes": )" + calls("x", 300) + "}";
+  llvm::json::Value root = parse(
+      R"({"class_name": "Functional", "config": {"name": "m", "layers": [
+        {"class_name": "InputLayer", "name": "x", "config": {"name": "x"}, "inbound_nodes": []},)" +
+      outer + R"(], "input_layers": [["x", 0, 0]], "output_layers": [["b", 1, 0]]}})");
+  llvm::Expected<ModelConfig> model = parseModelConfig(root, "m.json");
+  ASSERT_FALSE(bool(model));
+  EXPECT_NE(llvm::toString(model.takeError())
+                .find("the nested models expand to more than 65536 layer calls"),
+            std::string::npos);
+}
+
+} // namespace

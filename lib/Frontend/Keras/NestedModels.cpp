@@ -296,6 +296,7 @@ Expected<Flat> flattenFunctional(const json::Object &config, StringRef where,
   auto resolveHere = [&](const Ref &ref) { return resolve(ref, 0); };
 
   Flat flat;
+  int64_t totalCalls = 0;
   for (const json::Value &v : *layers) {
     const json::Object *o = v.getAsObject();
     std::string name = entryName(*o);
@@ -330,6 +331,10 @@ Expected<Flat> flattenFunctional(const json::Object &config, StringRef where,
       // layer in it, numbered model call first.
       json::Array nodes;
       int64_t innerCalls = n.inner.calls.lookup(innerName);
+      totalCalls += innerCalls * static_cast<int64_t>(n.calls.size());
+      if (totalCalls > kMaxInlinedCalls)
+        return fail("the nested models expand to more than " + Twine(kMaxInlinedCalls) +
+                    " layer calls (the file is corrupt or hostile)");
       static const json::Array none;
       const json::Array *own = inner.getArray("inbound_nodes");
       for (int64_t call = 0; call < static_cast<int64_t>(n.calls.size()); ++call)

@@ -17,6 +17,11 @@ namespace seq::keras {
 /// model is 2); a file beyond this is refused before any recursion.
 constexpr int kMaxModelNesting = 8;
 
+/// How many layer calls the layers of a model may make once its nested
+/// models are inlined (a model called n times in a model called m times is
+/// n * m calls of each of its layers).
+constexpr int64_t kMaxInlinedCalls = int64_t(1) << 16;
+
 /// The key of an inlined layer entry that names the models it is inside
 /// ([[name, class], ...], outermost first); a file's own is dropped.
 constexpr llvm::StringLiteral kScopeKey = "seqc_scope";
