@@ -811,14 +811,17 @@ Expected<ModelConfig> parseModelConfig(const json::Value &root,
   if (name && name->kind() != json::Value::Null && !name->getAsString())
     return fileError(where, "the model's 'name' is not a string");
   model.modelName = config->getString("name").value_or("sequential").str();
-  if (className == "Sequential") {
-    const json::Array *layers = config->getArray("layers");
-    if (!layers)
-      return fileError(where, "the Sequential config has no 'layers' list");
+  const json::Array *layers = config->getArray("layers");
+  if (className == "Sequential" && !layers)
+    return fileError(where, "the Sequential config has no 'layers' list");
+  // A Sequential model holding a Functional one is read as the graph it is.
+  if (className == "Sequential" && !holdsFunctionalModel(pointers(*layers))) {
     if (Error e = inlineSequential(*layers))
       return std::move(e);
   } else {
-    Expected<json::Object> inlined = inlineNestedModels(*config, where);
+    Expected<json::Object> inlined = className == "Sequential"
+                                         ? inlineSequentialAsGraph(*layers, where)
+                                         : inlineNestedModels(*config, where);
     if (!inlined)
       return inlined.takeError();
     auto owned = std::make_shared<json::Value>(std::move(*inlined));

@@ -398,9 +398,10 @@ json::Object sequentialAsChain(const json::Array &layers) {
       continue;
     if (classOf(*o) == "InputLayer" && entries.empty()) {
       previous = entryName(*o);
-      entries.push_back(json::Object{{"class_name", "InputLayer"},
-                                     {"name", previous},
-                                     {"config", json::Object{{"name", previous}}}});
+      json::Object input = *o;
+      input["name"] = previous;
+      input["inbound_nodes"] = json::Array();
+      entries.push_back(std::move(input));
       continue;
     }
     if (entries.empty())
@@ -433,23 +434,61 @@ Expected<Flat> flattenModel(const json::Object &entry, StringRef where,
   return flattenFunctional(sequentialAsChain(*layers), where, path, depth, true);
 }
 
+/// A Functional config of the file's model from its flattened layers.
+json::Object inlinedConfig(Flat flat, const json::Object &config) {
+  json::Object inlined{{"layers", std::move(flat.layers)}};
+  if (const json::Value *inputs = config.get("input_layers"))
+    inlined["input_layers"] = *inputs;
+  if (config.get("output_layers")) {
+    json::Array outputs;
+    for (const Ref &ref : flat.outputs)
+      outputs.push_back(json::Array{ref.layer, ref.node, ref.index});
+    inlined["output_layers"] = std::move(outputs);
+  }
+  return inlined;
+}
+
 } // namespace
+
+bool holdsFunctionalModel(ArrayRef<const json::Value *> layers, int depth) {
+  if (depth > kMaxModelNesting)
+    return false;
+  for (const json::Value *v : layers) {
+    const json::Object *o = v->getAsObject();
+    if (!o)
+      continue;
+    const json::Object *model = wrappedModel(*o) ? wrappedModel(*o) : o;
+    StringRef cls = classOf(*model);
+    if (cls == "Functional" || cls == "Model")
+      return true;
+    const json::Object *config = model->getObject("config");
+    const json::Array *inner = config ? config->getArray("layers") : nullptr;
+    if (cls == "Sequential" && inner) {
+      std::vector<const json::Value *> entries;
+      for (const json::Value &e : *inner)
+        entries.push_back(&e);
+      if (holdsFunctionalModel(entries, depth + 1))
+        return true;
+    }
+  }
+  return false;
+}
+
+Expected<json::Object> inlineSequentialAsGraph(const json::Array &layers,
+                                               StringRef where) {
+  json::Object chain = sequentialAsChain(layers);
+  Expected<Flat> flat = flattenFunctional(chain, where, "", 0, true);
+  if (!flat)
+    return flat.takeError();
+  return inlinedConfig(std::move(*flat), chain);
+}
 
 Expected<json::Object> inlineNestedModels(const json::Object &config,
                                           StringRef where) {
   Expected<Flat> flat = flattenFunctional(config, where, "", 0, false);
   if (!flat)
     return flat.takeError();
-  json::Object inlined{{"layers", std::move(flat->layers)}};
-  if (const json::Value *inputs = config.get("input_layers"))
-    inlined["input_layers"] = *inputs;
-  if (config.get("output_layers")) {
-    json::Array outputs;
-    for (const Ref &ref : flat->outputs)
-      outputs.push_back(json::Array{ref.layer, ref.node, ref.index});
-    inlined["output_layers"] = std::move(outputs);
-  }
-  return inlined;
+  return inlinedConfig(std::move(*flat), config);
 }
 
 namespace {
@@ -517,9 +556,8 @@ Error spliceSequential(ArrayRef<const json::Value *> layers, StringRef where,
     if (classOf(*o) != "Sequential")
       return fileError(where, "layer '" + inner + "' (" + classOf(*o) +
                                   ") is a Functional model inside a Sequential "
-                                  "model: not supported; build the outer model "
-                                  "as a Functional one (keras.Model(inputs, "
-                                  "outputs)) and re-save");
+                                  "model of Keras 2.2.2 or older: not supported; "
+                                  "re-save the model with a newer Keras");
     if (depth + 1 > kMaxModelNesting)
       return fileError(where, "nested model '" + inner + "' is nested " +
                                   Twine(depth + 1) + " models deep, more than the " +

@@ -34,8 +34,20 @@ bool isModelClass(llvm::StringRef className);
 llvm::Expected<llvm::json::Object>
 inlineNestedModels(const llvm::json::Object &config, llvm::StringRef where);
 
+/// Whether a Sequential model's layers hold a Functional model (inside
+/// nested Sequential models or a TimeDistributed too): then the model is
+/// read as the graph it is (inlineSequentialAsGraph).
+bool holdsFunctionalModel(llvm::ArrayRef<const llvm::json::Value *> layers,
+                          int depth = 0);
+
+/// A Sequential model's layers as the Functional chain they are, with their
+/// nested models' layers in their place.
+llvm::Expected<llvm::json::Object>
+inlineSequentialAsGraph(const llvm::json::Array &layers, llvm::StringRef where);
+
 /// A Sequential model's layer list with nested Sequential models' layers in
-/// their place (a nested Functional model is refused).
+/// their place (a nested Functional model is refused: the bare lists of
+/// Keras <= 2.2.2 are not read as graphs).
 llvm::Expected<llvm::json::Array>
 inlineNestedSequentials(llvm::ArrayRef<const llvm::json::Value *> layers,
                         llvm::StringRef where);
