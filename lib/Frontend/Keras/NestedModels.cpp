@@ -196,8 +196,8 @@ Expected<Flat> flattenFunctional(const json::Object &config, StringRef where,
   };
   StringMap<Nested> nested;
   StringSet<> names;
+  // Of the file's own model, parseFunctional says what is malformed.
   for (const json::Value &v : *layers) {
-    // The file's own model: parseFunctional says what is wrong.
     const json::Object *o = v.getAsObject();
     if (!o)
       return fileError(where, (path.empty() ? Twine("Functional model config")

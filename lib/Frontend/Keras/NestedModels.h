@@ -3,7 +3,10 @@
 // so that every later stage sees one flat graph. A layer "d1" of a nested
 // model "base" becomes the layer "base/d1": each call of "base" is one call
 // of it (as a shared layer's), reading what that call of "base" is given;
-// a layer that read base's i-th output reads base's i-th output layer.
+// a layer that read base's i-th output reads base's i-th output layer. A
+// TimeDistributed over a chain model is a TimeDistributed per layer
+// ("<wrapper>/<model>/<layer>"); a Sequential model holding a Functional one
+// becomes a Functional chain.
 #ifndef SEQ_LIB_FRONTEND_KERAS_NESTEDMODELS_H
 #define SEQ_LIB_FRONTEND_KERAS_NESTEDMODELS_H
 
