@@ -3,7 +3,8 @@
 For each good fixture of test/fixtures/manifest.json (written by Keras when
 the fixture was made) this imports the model with seq-compile and checks:
 - every Keras layer became the seq op(s) of its class, located at the
-  layer's name, with Keras' output shape (None = dynamic);
+  layer's name, with Keras' output shape (None = dynamic); a nested model,
+  ops located at "<model>/<layer>";
 - the function takes Keras' input shape and returns its output shape;
 - --summary reports Keras' parameter count per layer and in total;
 - the metadata holds the file's Keras version and the layer names.
@@ -158,6 +159,19 @@ def check(seq_compile, fixtures, fixture):
 
     layers = [l for l in fixture["layers"] if l["class"] != "InputLayer"]
     for layer in layers:
+        # A nested model's layers are located at "<model>/<layer>" (a
+        # TimeDistributed over a model: "<wrapper>/<model>/<layer>"); the last
+        # of them makes its output.
+        if layer["class"] in ("Sequential", "Functional") or (
+                layer["class"] == "TimeDistributed" and layer["name"] not in ops):
+            inner = [op for name, found in ops.items() if name.startswith(layer["name"] + "/")
+                     for op in found]
+            if not inner:
+                problems.append(f"no op located in nested model '{layer['name']}'")
+            elif inner[-1][1] != layer["output_shape"]:
+                problems.append(f"nested model '{layer['name']}' has shape {inner[-1][1]}, "
+                                f"Keras says {layer['output_shape']}")
+            continue
         expected_op = OP_OF_CLASS.get(layer["class"])
         found = ops.get(layer["name"], [])
         if not found:

@@ -21,6 +21,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 
@@ -175,14 +176,28 @@ resolveInputShape(const ImportOptions &options, const ModelConfig &config,
                      "without the batch axis, e.g. --input-shape=10,12)");
 }
 
+/// The summary row a layer is in: its own, or the one of the outermost
+/// nested model it is inside (Keras shows a model called as a layer as one
+/// row).
+StringRef rowName(const LayerConfig &layer) {
+  return layer.getScopes().empty() ? StringRef(layer.getName())
+                                   : StringRef(layer.getScopes().front().name);
+}
+
 /// What a Functional layer's call reads, as Keras' summary lists it:
-/// 'name[call][output]'.
-std::vector<std::string> connectionsOf(const LayerConfig &layer) {
+/// 'name[call][output]'; `rows` maps layers to their rows (see rowName),
+/// and a nested model's layers list only what they read from outside it.
+std::vector<std::string> connectionsOf(const LayerConfig &layer,
+                                       const llvm::StringMap<std::string> &rows) {
   std::vector<std::string> list;
   for (auto [k, id] : llvm::enumerate(layer.getInputs())) {
     auto [name, node] = StringRef(id).split('\x1f');
+    auto row = rows.find(name);
+    StringRef from = row == rows.end() ? name : StringRef(row->second);
+    if (!layer.getScopes().empty() && from == rowName(layer))
+      continue;
     int64_t index = k < layer.getInputIndices().size() ? layer.getInputIndices()[k] : 0;
-    list.push_back((name + "[" + (node.empty() ? StringRef("0") : node) + "][" +
+    list.push_back((from + "[" + (node.empty() ? StringRef("0") : node) + "][" +
                     Twine(index) + "]")
                        .str());
   }
@@ -429,16 +444,30 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   std::vector<std::string> layerNames;
   // A graph (a layer reads several, or several read one) lists what each
   // layer reads in its summary, as Keras does for such models.
+  // A nested model is one row: only what its layers read from outside it
+  // counts.
   llvm::StringMap<int> readers;
+  llvm::StringMap<std::string> rows;
+  llvm::StringSet<> rowReads;
   bool graph = false;
   for (const LayerConfig &layer : config->layers) {
-    graph |= layer.getInputs().size() > 1 || layer.getCallCount() > 1;
+    rows[layer.getName()] = rowName(layer).str();
+    graph |= layer.getCallCount() > 1;
     if (layer.getCallCount() > 1 && isStateful(layer))
       return layer.error("is called " + Twine(layer.getCallCount()) +
                          " times and keeps a state (stateful=True): a shared "
                          "stateful layer is not supported");
-    for (const std::string &from : layer.getInputs())
-      graph |= ++readers[from] > 1;
+    size_t outside = 0;
+    for (const std::string &from : layer.getInputs()) {
+      StringRef source = StringRef(from).split('\x1f').first;
+      auto row = rows.find(source);
+      if (!layer.getScopes().empty() && row != rows.end() && row->second == rowName(layer))
+        continue;
+      ++outside;
+      if (rowReads.insert((rowName(layer) + "\x1f" + from).str()).second)
+        graph |= ++readers[from] > 1;
+    }
+    graph |= outside > 1;
   }
   for (size_t i = 0; i < config->layers.size(); ++i) {
     const LayerConfig &layer = config->layers[i];
@@ -504,8 +533,10 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
                         " inputs; only merge and attention layers read several");
     } else {
       emitter.setMask(masks[0]);
+      // A nested model's config names only the masks made inside it; one
+      // it is called with reaches its layers without being named.
       if (Error e = checkMaskArgument(layer, masks[0] != nullptr,
-                                      config->masksNamed))
+                                      config->masksNamed && layer.getScopes().empty()))
         return std::move(e);
       out = emitter.emit(layer, inputs[0], weights[i]);
     }
@@ -518,24 +549,38 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
         return std::move(e);
     // A shared layer is one row (its weights counted once) listing what
     // every call reads, as Keras' summary does.
-    std::vector<std::string> connections = connectionsOf(layer);
-    if (layer.getCallNode() > 0) {
-      for (LayerSummary &row : model.layers)
-        if (row.name == layer.getName())
-          row.connectedTo.insert(row.connectedTo.end(), connections.begin(),
-                                 connections.end());
+    // A nested model's row sums its layers' weights and shows the shape
+    // its last layer makes.
+    std::vector<std::string> connections = connectionsOf(layer, rows);
+    std::vector<int64_t> shape(cast<RankedTensorType>(value.getType()).getShape());
+    auto existing = llvm::find_if(model.layers, [&](const LayerSummary &row) {
+      return row.name == rowName(layer);
+    });
+    if (layer.getCallNode() > 0 || existing != model.layers.end()) {
+      if (existing == model.layers.end())
+        continue;
+      if (graph)
+        existing->connectedTo.insert(existing->connectedTo.end(), connections.begin(),
+                                     connections.end());
+      if (layer.getCallNode() == 0) {
+        existing->outputShape = shape;
+        existing->nonTrainableParams += LayerEmitter::nonTrainableParams(layer, weights[i]);
+        for (const WeightArray &w : weights[i])
+          existing->params += static_cast<int64_t>(w.data.size());
+      }
       continue;
     }
-    LayerSummary row{layer.getName(), pythonClassName(layer.getSourceClassName()).str(),
-                     std::vector<int64_t>(
-                         cast<RankedTensorType>(value.getType()).getShape()),
-                     0, LayerEmitter::nonTrainableParams(layer, weights[i])};
+    StringRef className = layer.getScopes().empty()
+                              ? pythonClassName(layer.getSourceClassName())
+                              : StringRef(layer.getScopes().front().className);
+    LayerSummary row{rowName(layer).str(), className.str(), shape, 0,
+                     LayerEmitter::nonTrainableParams(layer, weights[i])};
     for (const WeightArray &w : weights[i])
       row.params += static_cast<int64_t>(w.data.size());
     if (graph)
       row.connectedTo = std::move(connections);
+    layerNames.push_back(row.name);
     model.layers.push_back(std::move(row));
-    layerNames.push_back(layer.getName());
   }
   shareWeights(func);
   std::vector<std::string> outputCalls = config->outputs;
@@ -548,7 +593,7 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   std::vector<std::string> outputNames;
   llvm::StringMap<int> suffixes;
   for (auto [id, index] : llvm::zip(outputCalls, outputIndices)) {
-    StringRef name = StringRef(id).split('\x1f').first;
+    StringRef layerName = StringRef(id).split('\x1f').first;
     if (index > 0) {
       Expected<Value> state = states.state(builder, id, index);
       if (!state)
@@ -557,9 +602,11 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
     } else {
       results.push_back(produced.lookup(id).first);
     }
-    // The output layer's name, made unique as Keras does when one layer
-    // gives several outputs (its states, or calls of a shared layer):
-    // name, name_1, name_2, ...
+    // The output layer's name (a nested model's output: the model's), made
+    // unique as tf_keras does when one layer gives several outputs (its
+    // states, or calls of a shared layer): name, name_1, name_2, ...
+    StringRef name = rows.count(layerName) ? StringRef(rows.find(layerName)->second)
+                                           : layerName;
     std::string proposal = name.str();
     while (llvm::is_contained(outputNames, proposal))
       proposal = (name + "_" + Twine(++suffixes[name])).str();

@@ -1,5 +1,7 @@
 #include "KerasConfig.h"
 
+#include "NestedModels.h"
+
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -233,8 +235,16 @@ layerFromEntry(const json::Value &entry, StringRef where, StringRef context) {
     name = object->getString("name").value_or(*className).str();
   // Set by the Keras 1 translation (Keras1.cpp).
   std::string sourceClass = object->getString("keras1_class_name").value_or("").str();
-  return LayerConfig(className->str(), name, config, where.str(),
-                     std::move(sourceClass));
+  LayerConfig layer(className->str(), name, config, where.str(), std::move(sourceClass));
+  if (const json::Array *scope = object->getArray(kScopeKey)) {
+    std::vector<LayerConfig::Scope> scopes;
+    for (const json::Value &level : *scope)
+      if (const json::Array *pair = level.getAsArray(); pair && pair->size() == 2)
+        scopes.push_back({(*pair)[0].getAsString().value_or("").str(),
+                          (*pair)[1].getAsString().value_or("").str()});
+    layer.setScopes(std::move(scopes));
+  }
+  return layer;
 }
 
 Expected<std::vector<LayerConfig>>
@@ -266,27 +276,14 @@ Expected<LayerConfig> LayerConfig::getInnerLayer(StringRef key) const {
 
 namespace {
 
-/// Functional models: each layer's single inbound layer name, from the
-/// Keras 2 ([[["name", 0, 0, {}]]]) or Keras 3 ({"args": [keras_tensor]})
-/// inbound_nodes forms. Returns every inbound layer name found.
-/// A tensor a layer reads: the layer that makes it and which of that
-/// layer's outputs it is.
-struct TensorRef {
-  std::string layer;
-  int64_t index = 0;
-  /// Which call of the layer made the tensor (a shared layer has several).
-  int64_t node = 0;
-  /// The keyword argument it is passed as ("value", "initial_state"), or ""
-  /// when positional.
-  std::string argument;
-};
-
 /// The rank of a node's key when its tensors are listed: positional args
 /// first, then an attention layer's value and key (the order of their
 /// positions), then the other keywords by name.
 int keywordRank(StringRef key) {
   return llvm::StringSwitch<int>(key).Case("args", 0).Case("value", 1).Case("key", 2).Default(3);
 }
+
+} // namespace
 
 /// Every tensor referenced in `v`: Keras 2's ["name", node_index,
 /// tensor_index, kwargs] (kwargs may name more tensors: an attention
@@ -335,6 +332,8 @@ std::vector<TensorRef> tensorRefs(const json::Value &v) {
   visit(v, "");
   return refs;
 }
+
+namespace {
 
 std::vector<TensorRef> inboundTensors(const json::Object &layer) {
   if (const json::Value *nodes = layer.get("inbound_nodes"))
@@ -793,9 +792,19 @@ Expected<ModelConfig> parseModelConfig(const json::Value &root,
                                 "': only Sequential models and Functional "
                                 "chains are supported (subclassed models carry "
                                 "Python code, which is never run)");
+  // Nested models' layers in their place: `model.inlined` owns the config
+  // the layers point into.
+  auto inlineSequential = [&](const json::Array &list) -> Error {
+    Expected<json::Array> layers = inlineNestedSequentials(pointers(list), where);
+    if (!layers)
+      return layers.takeError();
+    auto owned = std::make_shared<json::Value>(std::move(*layers));
+    model.inlined = owned;
+    return parseLayerList(pointers(*owned->getAsArray()), where, model);
+  };
   if (const json::Array *list = configValue->getAsArray()) {
     model.modelName = "sequential";
-    if (Error e = parseLayerList(pointers(*list), where, model))
+    if (Error e = inlineSequential(*list))
       return std::move(e);
     return model;
   }
@@ -806,14 +815,23 @@ Expected<ModelConfig> parseModelConfig(const json::Value &root,
   if (name && name->kind() != json::Value::Null && !name->getAsString())
     return fileError(where, "the model's 'name' is not a string");
   model.modelName = config->getString("name").value_or("sequential").str();
-  if (className == "Sequential") {
-    const json::Array *layers = config->getArray("layers");
-    if (!layers)
-      return fileError(where, "the Sequential config has no 'layers' list");
-    if (Error e = parseLayerList(pointers(*layers), where, model))
+  const json::Array *layers = config->getArray("layers");
+  if (className == "Sequential" && !layers)
+    return fileError(where, "the Sequential config has no 'layers' list");
+  // A Sequential model holding a Functional one is read as the graph it is.
+  if (className == "Sequential" && !holdsFunctionalModel(pointers(*layers))) {
+    if (Error e = inlineSequential(*layers))
       return std::move(e);
-  } else if (Error e = parseFunctional(*config, where, model)) {
-    return std::move(e);
+  } else {
+    Expected<json::Object> inlined = className == "Sequential"
+                                         ? inlineSequentialAsGraph(*layers, where)
+                                         : inlineNestedModels(*config, where);
+    if (!inlined)
+      return inlined.takeError();
+    auto owned = std::make_shared<json::Value>(std::move(*inlined));
+    model.inlined = owned;
+    if (Error e = parseFunctional(*owned->getAsObject(), where, model))
+      return std::move(e);
   }
   if (!model.inputShape) {
     if (const json::Value *build = config->get("build_input_shape")) {

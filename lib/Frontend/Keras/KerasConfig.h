@@ -2,7 +2,8 @@
 // execution order, with typed access to each layer's settings. Covers
 // Sequential configs of every Keras version (a bare list up to 2.2.2, a dict
 // after) and Functional models with one input and one output: chains, and
-// graphs whose branches meet in merge layers.
+// graphs whose branches meet in merge layers. Models called as layers
+// (nested models) are replaced by their layers (NestedModels.h).
 #ifndef SEQ_LIB_FRONTEND_KERAS_KERASCONFIG_H
 #define SEQ_LIB_FRONTEND_KERAS_KERASCONFIG_H
 
@@ -10,6 +11,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -73,6 +75,18 @@ public:
     as.config = config;
     return as;
   }
+
+  /// A model that a layer of a nested model is inside: a Sequential "base"
+  /// called as a layer makes its layer "d1" the layer "base/d1", inside
+  /// {"base", "Sequential"}.
+  struct Scope {
+    std::string name;
+    std::string className;
+  };
+  /// The models this layer is inside, outermost first; empty for a layer of
+  /// the model itself.
+  const std::vector<Scope> &getScopes() const { return scopes; }
+  void setScopes(std::vector<Scope> list) { scopes = std::move(list); }
 
   /// "'model.h5': layer 'lstm_1' (LSTM): <message>" as an llvm::Error.
   llvm::Error error(const llvm::Twine &message) const;
@@ -139,6 +153,7 @@ private:
   std::vector<std::string> inputArguments;
   const llvm::json::Value *callNode = nullptr;
   std::string callId;
+  std::vector<Scope> scopes;
   int64_t callCount = 1;
   bool statesRead = false;
   bool functional = false;
@@ -155,6 +170,9 @@ struct ModelInput {
 
 struct ModelConfig {
   std::string modelName;
+  /// The config with nested models replaced by their layers, which `layers`
+  /// point into (null when the file's own config is read as it is).
+  std::shared_ptr<const llvm::json::Value> inlined;
   /// The layers in execution order (each after the layers it reads),
   /// InputLayer removed.
   std::vector<LayerConfig> layers;
@@ -179,6 +197,22 @@ struct ModelConfig {
   /// Functional): then a layer that uses a mask must be given one.
   bool masksNamed = false;
 };
+
+/// A tensor a Functional layer reads: the layer that makes it and which of
+/// that layer's outputs it is.
+struct TensorRef {
+  std::string layer;
+  int64_t index = 0;
+  /// Which call of the layer made the tensor (a shared layer has several).
+  int64_t node = 0;
+  /// The keyword argument it is passed as ("value", "initial_state"), or ""
+  /// when positional.
+  std::string argument;
+};
+
+/// Every tensor a node of a Functional config (or its input_layers /
+/// output_layers) references, in the order of the call's arguments.
+std::vector<TensorRef> tensorRefs(const llvm::json::Value &v);
 
 /// Parses `root` (which must outlive the result). `where` names the file.
 llvm::Expected<ModelConfig> parseModelConfig(const llvm::json::Value &root,

@@ -1,5 +1,7 @@
 #include "LayerClasses.h"
 
+#include "NestedModels.h"
+
 #include "llvm/ADT/StringSet.h"
 
 using namespace llvm;
@@ -118,6 +120,11 @@ Error checkLayerClasses(ArrayRef<LayerConfig> layers) {
       consumeError(inner.takeError());
       continue;
     }
+    if (isModelClass(inner->getClassName()))
+      return layer.error("wraps the model '" + inner->getName() + "' (" +
+                         inner->getClassName() +
+                         "): only TimeDistributed over a model is supported; "
+                         "wrap a layer instead and re-save");
     if (!isBuiltinLayerClass(inner->getClassName()))
       return unsupportedLayerError(*inner);
   }

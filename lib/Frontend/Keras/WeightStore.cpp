@@ -39,7 +39,9 @@ public:
       : WeightStore(std::move(file), "legacy HDF5"), root(std::move(root)) {}
 
   Expected<std::vector<WeightArray>> read(const LayerConfig &layer) override {
-    std::string group = root + "/" + layer.getName();
+    const std::vector<LayerConfig::Scope> &scopes = layer.getScopes();
+    std::string group =
+        root + "/" + (scopes.empty() ? layer.getName() : scopes.front().name);
     std::vector<WeightArray> arrays;
     if (!file.exists(group))
       return arrays;
@@ -48,6 +50,8 @@ public:
     if (!names)
       return layerError(layer, names.takeError());
     for (const std::string &name : *names) {
+      if (!scopes.empty() && !inNestedLayer(name, layer))
+        continue;
       Expected<WeightArray> array = readArray(layer, group + "/" + name);
       if (!array)
         return array.takeError();
@@ -57,6 +61,27 @@ public:
   }
 
 private:
+  /// Whether weight `name` of a nested model's group is `layer`'s. tf_keras
+  /// names it "<layer>/<var>", Keras 3 "<model>/<layer>/<var>" for a layer
+  /// of a Sequential: some tail of the layer's path, then the variable.
+  static bool inNestedLayer(StringRef name, const LayerConfig &layer) {
+    std::vector<std::string> path;
+    for (const LayerConfig::Scope &scope : layer.getScopes())
+      path.push_back(scope.name);
+    StringRef own = layer.getName();
+    for (const std::string &scope : path)
+      own.consume_front(scope + "/");
+    path.push_back(own.str());
+    for (size_t start = 0; start < path.size(); ++start) {
+      std::string prefix;
+      for (size_t i = start; i < path.size(); ++i)
+        prefix += path[i] + "/";
+      if (name.starts_with(prefix))
+        return true;
+    }
+    return false;
+  }
+
   std::string root;
 };
 
@@ -64,14 +89,48 @@ class Keras3WeightStore : public WeightStore {
 public:
   Keras3WeightStore(HDF5File file, const std::vector<LayerConfig> &layers)
       : WeightStore(std::move(file), "Keras 3") {
-    // saving_lib names a list's layers by class, counting repeats.
-    StringMap<int> used;
+    // saving_lib names a list's layers by class, counting repeats; a
+    // nested model's layers are a list of their own, inside its group.
+    StringMap<StringMap<int>> used;
+    StringMap<std::string> placed;
     for (const LayerConfig &layer : layers) {
-      std::string key = toSnakeCase(pythonClassName(layer.getClassName()));
-      auto [it, inserted] = used.try_emplace(key, 0);
-      if (!inserted)
-        key += "_" + std::to_string(++it->second);
-      groups[layer.getName()] = "layers/" + key;
+      // The model a TimeDistributed wraps is its "layer"; a layer of that
+      // model is read as the layer itself, not as the TimeDistributed the
+      // importer made of it.
+      std::string group, name;
+      bool wrapped = false, perStep = false;
+      auto place = [&](StringRef level, StringRef className) {
+        name += (name.empty() ? "" : "/") + level.str();
+        auto found = placed.find(name);
+        if (found == placed.end() && wrapped) {
+          found = placed.try_emplace(name, group + "/layer").first;
+        } else if (found == placed.end()) {
+          std::string key = toSnakeCase(pythonClassName(className));
+          auto [it, inserted] = used[group].try_emplace(key, 0);
+          if (!inserted)
+            key += "_" + std::to_string(++it->second);
+          found = placed.try_emplace(name, (group.empty() ? "" : group + "/") +
+                                               "layers/" + key).first;
+        }
+        group = found->second;
+        wrapped = className == "TimeDistributed";
+        perStep |= wrapped;
+      };
+      StringRef own = layer.getName();
+      for (const LayerConfig::Scope &scope : layer.getScopes()) {
+        place(scope.name, scope.className);
+        own.consume_front(scope.name + "/");
+      }
+      std::string className = layer.getClassName();
+      if (perStep) {
+        Expected<LayerConfig> inner = layer.getInnerLayer("layer");
+        if (inner)
+          className = inner->getClassName();
+        else
+          llvm::consumeError(inner.takeError());
+      }
+      place(own, className);
+      groups[layer.getName()] = group;
     }
   }
 

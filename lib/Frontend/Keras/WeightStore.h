@@ -4,6 +4,9 @@
 // - Keras 3 (.keras zip's model.weights.h5, .weights.h5): groups named by
 //   snake_cased class plus a counter (layers/dense_1), arrays vars/0, 1, ...
 //   and nested cell / forward_layer / backward_layer / layer groups.
+// A layer of a nested model (LayerConfig::getScopes) is in its outermost
+// model's legacy group, among that model's weight_names, and in the Keras 3
+// layout under layers/<model>/layers/<layer>, counted within each list.
 // Either way a layer's arrays come out in Keras' weight order.
 #ifndef SEQ_LIB_FRONTEND_KERAS_WEIGHTSTORE_H
 #define SEQ_LIB_FRONTEND_KERAS_WEIGHTSTORE_H
