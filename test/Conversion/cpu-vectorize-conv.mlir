@@ -56,7 +56,21 @@ func.func @depthwise(%x: tensor<?x6x6x8xf32>, %k: tensor<3x3x8xf32>, %init: tens
   return %0 : tensor<?x4x4x8xf32>
 }
 
-// A 1-D convolution (a Conv1DTranspose): tiled into at most 8 outputs and 16
+// 1-D poolings (MaxPooling1D, AveragePooling1D's sum): tiled alike, vector
+// maxima / sums over the window.
+// CHECK-LABEL: func.func @pool1d(
+// CHECK-NOT:     linalg.pooling
+// CHECK:         scf.for
+// CHECK:         arith.maximumf {{.*}} : vector<
+// CHECK:         arith.addf {{.*}} : vector<
+// CHECK-NOT:     linalg.pooling
+func.func @pool1d(%x: tensor<?x16x4xf32>, %w: tensor<2xf32>, %init: tensor<?x8x4xf32>) -> (tensor<?x8x4xf32>, tensor<?x8x4xf32>) {
+  %0 = linalg.pooling_nwc_max {dilations = dense<1> : tensor<1xi64>, strides = dense<2> : tensor<1xi64>} ins(%x, %w : tensor<?x16x4xf32>, tensor<2xf32>) outs(%init : tensor<?x8x4xf32>) -> tensor<?x8x4xf32>
+  %1 = linalg.pooling_nwc_sum {dilations = dense<1> : tensor<1xi64>, strides = dense<2> : tensor<1xi64>} ins(%x, %w : tensor<?x16x4xf32>, tensor<2xf32>) outs(%init : tensor<?x8x4xf32>) -> tensor<?x8x4xf32>
+  return %0, %1 : tensor<?x8x4xf32>, tensor<?x8x4xf32>
+}
+
+// A 1-D convolution (a Conv1D or Conv1DTranspose): tiled into at most 8 outputs and 16
 // filters, one vector.contract per kernel tap.
 // CHECK-LABEL: func.func @conv1d(
 // CHECK-NOT:     linalg.conv_1d

@@ -1,8 +1,6 @@
 // RUN: seq-opt --seq-to-linalg --canonicalize --cse %s | FileCheck %s
 
 // The convolution maps (used by @conv_causal below).
-// CHECK-DAG: #[[$CX:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 + d3 * 2, d4)>
-// CHECK-DAG: #[[$CK:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d3, d4, d2)>
 // PReLU's alpha shared over time (used by @prelu_shared_time below).
 // CHECK-DAG: #[[$SHARED:.*]] = affine_map<(d0, d1, d2) -> (0, d2)>
 
@@ -37,12 +35,12 @@ func.func @dense_softmax(%x: tensor<?x4xf32>, %w: tensor<4x6xf32>) -> tensor<?x6
 }
 
 // Causal: dilation*(width-1) = 2 zeros on the left, then a valid
-// convolution whose input map strides by the dilation.
+// linalg.conv_1d_nwc_wcf with the dilation.
 // CHECK-LABEL: func.func @conv_causal(
 // CHECK-SAME:      %[[X:.*]]: tensor<?x6x2xf32>, %[[K:.*]]: tensor<2x2x3xf32>
 // CHECK:         %[[ZEROS:.*]] = linalg.fill {{.*}} -> tensor<?x8x2xf32>
 // CHECK:         %[[PADDED:.*]] = tensor.insert_slice %[[X]] into %[[ZEROS]][0, 2, 0] [%{{.*}}, 6, 2]
-// CHECK:         linalg.generic {indexing_maps = [#[[$CX]], #[[$CK]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[PADDED]], %[[K]]
+// CHECK:         linalg.conv_1d_nwc_wcf {dilations = dense<2> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>} ins(%[[PADDED]], %[[K]] : tensor<?x8x2xf32>, tensor<2x2x3xf32>)
 func.func @conv_causal(%x: tensor<?x6x2xf32>, %k: tensor<2x2x3xf32>, %b: tensor<3xf32>) -> tensor<?x6x3xf32> {
   %0 = seq.conv1d %x, %k, %b padding(causal) activation(tanh) {dilation_rate = 2 : i64, strides = 1 : i64} : (tensor<?x6x2xf32>, tensor<2x2x3xf32>, tensor<3xf32>) -> tensor<?x6x3xf32>
   return %0 : tensor<?x6x3xf32>
@@ -51,7 +49,7 @@ func.func @conv_causal(%x: tensor<?x6x2xf32>, %k: tensor<2x2x3xf32>, %b: tensor<
 // Same, stride 2, T=5, width 3: 3 outputs, one zero on each side.
 // CHECK-LABEL: func.func @conv_same_stride(
 // CHECK:         %[[PADDED:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 1, 0] [%{{.*}}, 5, 3] [1, 1, 1] : tensor<?x5x3xf32> into tensor<?x7x3xf32>
-// CHECK:         linalg.generic {{.*}} ins(%[[PADDED]], %{{.*}} : tensor<?x7x3xf32>, tensor<3x3x4xf32>) outs(%{{.*}} : tensor<?x3x4xf32>)
+// CHECK:         linalg.conv_1d_nwc_wcf {dilations = dense<1> : tensor<1xi64>, strides = dense<2> : tensor<1xi64>} ins(%[[PADDED]], %{{.*}} : tensor<?x7x3xf32>, tensor<3x3x4xf32>) outs(%{{.*}} : tensor<?x3x4xf32>)
 func.func @conv_same_stride(%x: tensor<?x5x3xf32>, %k: tensor<3x3x4xf32>) -> tensor<?x3x4xf32> {
   %0 = seq.conv1d %x, %k padding(same) activation(linear) {dilation_rate = 1 : i64, strides = 2 : i64} : (tensor<?x5x3xf32>, tensor<3x3x4xf32>) -> tensor<?x3x4xf32>
   return %0 : tensor<?x3x4xf32>
@@ -63,8 +61,7 @@ func.func @conv_same_stride(%x: tensor<?x5x3xf32>, %k: tensor<3x3x4xf32>) -> ten
 // CHECK:         %[[PAD:.*]] = linalg.fill ins(%[[NEG]] : f32) {{.*}} -> tensor<?x6x4xf32>
 // CHECK:         %[[PADDED:.*]] = tensor.insert_slice %{{.*}} into %[[PAD]][0, 0, 0] [%{{.*}}, 5, 4]
 // CHECK:         %[[WINDOW:.*]] = tensor.empty() : tensor<2xf32>
-// CHECK:         linalg.generic {{.*}} ins(%[[PADDED]], %[[WINDOW]] : tensor<?x6x4xf32>, tensor<2xf32>) outs(%{{.*}} : tensor<?x3x4xf32>)
-// CHECK:           arith.maximumf
+// CHECK:         linalg.pooling_nwc_max {dilations = dense<1> : tensor<1xi64>, strides = dense<2> : tensor<1xi64>} ins(%[[PADDED]], %[[WINDOW]] : tensor<?x6x4xf32>, tensor<2xf32>) outs(%{{.*}} : tensor<?x3x4xf32>)
 func.func @max_same(%x: tensor<?x5x4xf32>) -> tensor<?x3x4xf32> {
   %0 = seq.max_pool1d %x padding(same) {pool_size = 2 : i64, strides = 2 : i64} : tensor<?x5x4xf32> -> tensor<?x3x4xf32>
   return %0 : tensor<?x3x4xf32>
@@ -72,8 +69,7 @@ func.func @max_same(%x: tensor<?x5x4xf32>) -> tensor<?x3x4xf32> {
 
 // Average pooling divides each window by its count of real elements.
 // CHECK-LABEL: func.func @avg_same(
-// CHECK:         %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
-// CHECK:           arith.addf
+// CHECK:         %[[SUM:.*]] = linalg.pooling_nwc_sum
 // CHECK:         linalg.generic {{.*}} outs(%[[SUM]] : tensor<?x5x3xf32>)
 // CHECK:           linalg.index 1
 // CHECK:           arith.maxsi

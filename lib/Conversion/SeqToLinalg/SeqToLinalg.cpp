@@ -73,18 +73,13 @@ Value lowerConv1d(LinalgBuilder &lb, Conv1DOp op) {
   SmallVector<OpFoldResult> outSizes{lb.dimOfr(x, 0), outLength, m.c(filters)};
   Value init = op.getBias() ? lb.broadcastLastAxis(op.getBias(), outSizes)
                             : lb.full(outSizes, 0.0);
-  MLIRContext *ctx = lb.b.getContext();
-  // Loops (b, o, f, k, c): out[b, o, f] += x[b, o*s + k*d, c] * w[k, c, f].
-  AffineMap xMap = AffineMap::get(
-      5, 0, {d(lb, 0), d(lb, 1) * stride + d(lb, 3) * dilation, d(lb, 4)}, ctx);
-  AffineMap kMap = AffineMap::get(5, 0, {d(lb, 3), d(lb, 4), d(lb, 2)}, ctx);
-  AffineMap outMap = AffineMap::get(5, 0, {d(lb, 0), d(lb, 1), d(lb, 2)}, ctx);
-  Value conv = lb.generic(ValueRange{padded, kernel}, init, {xMap, kMap, outMap},
-                          iterators(3, 2),
-                          [](OpBuilder &b, Location l, ValueRange a) -> Value {
-                            return add(b, l, a[2],
-                                       arith::MulFOp::create(b, l, a[0], a[1]));
-                          });
+  // out[b, o, f] += x[b, o*s + k*d, c] * w[k, c, f]: the named op, which
+  // the CPU pipeline tiles and vectorizes (SeqCpuVectorizeConv).
+  Value conv = linalg::Conv1DNwcWcfOp::create(
+                   lb.b, lb.loc, TypeRange{init.getType()}, ValueRange{padded, kernel},
+                   ValueRange{init}, lb.b.getI64TensorAttr({stride}),
+                   lb.b.getI64TensorAttr({dilation}))
+                   .getResult(0);
   return lb.activate(conv, op.getActivation(), op.getAlphaAttr());
 }
 
@@ -100,19 +95,19 @@ Value lowerPool1d(LinalgBuilder &lb, Value x, int64_t pool, int64_t stride,
   SmallVector<OpFoldResult> outSizes{lb.dimOfr(x, 0), outLength, lb.dimOfr(x, 2)};
   Value init = lb.full(outSizes, isMax ? -INFINITY : 0.0);
   Value windowShape = lb.empty({m.c(pool)});
-  MLIRContext *ctx = lb.b.getContext();
-  // Loops (b, o, c, k).
-  AffineMap xMap =
-      AffineMap::get(4, 0, {d(lb, 0), d(lb, 1) * stride + d(lb, 3), d(lb, 2)}, ctx);
-  AffineMap winMap = AffineMap::get(4, 0, {d(lb, 3)}, ctx);
-  AffineMap outMap = AffineMap::get(4, 0, {d(lb, 0), d(lb, 1), d(lb, 2)}, ctx);
-  Value reduced = lb.generic(
-      ValueRange{padded, windowShape}, init, {xMap, winMap, outMap},
-      iterators(3, 1), [isMax](OpBuilder &b, Location l, ValueRange a) -> Value {
-        if (isMax)
-          return arith::MaximumFOp::create(b, l, a[0], a[2]);
-        return add(b, l, a[0], a[2]);
-      });
+  // out[b, o, c] = max / sum over k of x[b, o*s + k, c]: the named ops,
+  // which the CPU pipeline vectorizes (SeqCpuVectorizeConv).
+  auto strides = lb.b.getI64TensorAttr({stride});
+  auto dilations = lb.b.getI64TensorAttr({1});
+  SmallVector<Type, 1> types{init.getType()};
+  SmallVector<Value, 2> ins{padded, windowShape};
+  Value reduced =
+      isMax ? linalg::PoolingNwcMaxOp::create(lb.b, lb.loc, types, ins, ValueRange{init},
+                                              strides, dilations)
+                  .getResult(0)
+            : linalg::PoolingNwcSumOp::create(lb.b, lb.loc, types, ins, ValueRange{init},
+                                              strides, dilations)
+                  .getResult(0);
   if (isMax)
     return reduced;
   Value padLeft = lb.toValue(w.padLeft), lengthValue = lb.toValue(length);

@@ -176,6 +176,10 @@ std::optional<SmallVector<OpFoldResult>> rowTiles(OpBuilder &b, linalg::LinalgOp
     sizes = {1, sized(1, 8), sized(2, 16), 0, sized(4, 16)};
     if (ShapedType::isDynamic(ranges[3]))
       return std::nullopt;
+  } else if (isa<linalg::PoolingNwcMaxOp, linalg::PoolingNwcSumOp>(op)) { // (n, ow, c, kw)
+    sizes = {1, sized(1, 8), sized(2, 16), 0};
+    if (ShapedType::isDynamic(ranges[3]))
+      return std::nullopt;
   } else {
     if (isa<linalg::Conv2DNhwcHwcfOp>(op)) // (n, oh, ow, f, kh, kw, c)
       sizes = {1, 1, sized(2, 8), sized(3, 16), 1, 0, sized(6, 16)};
@@ -198,7 +202,8 @@ std::optional<SmallVector<OpFoldResult>> rowTiles(OpBuilder &b, linalg::LinalgOp
 /// Conv2D and the 2-D poolings) become vector code with upstream transforms:
 /// tiled into output rows, decomposed into their 1-D forms (conv_1d_nwc_wcf,
 /// depthwise_conv_1d_nwc_wc, pooling_nwc_*), and vectorized; conv_1d_nwc_wcf
-/// (a Conv1DTranspose) is tiled alike and vectorized
+/// (Conv1D, Conv1DTranspose) and pooling_nwc_max/sum (the 1-D poolings) are
+/// tiled alike and vectorized
 /// (linalg::vectorize: one vector.contract per kernel tap, or a vector
 /// max/add). Ops whose sizes are not static stay for convert-linalg-to-loops.
 /// Runs on tensors, before bufferization.
@@ -211,7 +216,8 @@ struct VectorizeConvPass
     func.walk([&](linalg::LinalgOp op) {
       if (isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp,
               linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp,
-              linalg::Conv1DNwcWcfOp>(op) &&
+              linalg::Conv1DNwcWcfOp, linalg::PoolingNwcMaxOp,
+              linalg::PoolingNwcSumOp>(op) &&
           op.hasPureTensorSemantics())
         rows.push_back(op);
     });

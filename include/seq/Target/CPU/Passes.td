@@ -15,8 +15,9 @@ def SeqCpuVectorizeConv : Pass<"seq-cpu-vectorize-conv", "mlir::func::FuncOp"> {
     transforms: tiled into one output row of one sample and one kernel row
     (at most 8 output columns and 16 filters / channels), decomposed into
     their 1-D forms and vectorized (`linalg::vectorize`); a
-    `conv_1d_nwc_wcf` of its own (a Conv1DTranspose) is tiled alike and
-    vectorized. Ops whose sizes are not static stay for
+    `conv_1d_nwc_wcf` or `pooling_nwc_max/sum` of its own (Conv1D,
+    Conv1DTranspose, the 1-D poolings) is tiled alike and vectorized. Ops
+    whose sizes are not static stay for
     convert-linalg-to-loops. Runs on tensors, before bufferization.
   }];
   let dependentDialects = [
