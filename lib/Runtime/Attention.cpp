@@ -56,11 +56,15 @@ Tensor seq::rt::attention(const Tensor &query, const Tensor &key,
           "attention query_mask does not match the query");
   require(!keyMask || keyMask->shape == std::vector<int64_t>{batch, tk},
           "attention key_mask does not match the key");
+  const Tensor *attentionMask = options.attentionMask;
+  require(!attentionMask || attentionMask->shape == std::vector<int64_t>{batch, tq, tk},
+          "attention attention_mask does not match the query and the key");
   auto sees = [&](int64_t b, int64_t i, int64_t j) {
     return !(options.causal && j > i) &&
            !(options.window > 0 && std::abs(i - j) >= options.window) &&
            !(queryMask && queryMask->at({b, i}) == 0) &&
-           !(keyMask && keyMask->at({b, j}) == 0);
+           !(keyMask && keyMask->at({b, j}) == 0) &&
+           !(attentionMask && attentionMask->at({b, i, j}) == 0);
   };
   Tensor y = Tensor::zeros({batch, tq, heads, dv});
   std::vector<float> scores(tk);

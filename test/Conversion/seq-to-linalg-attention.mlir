@@ -107,3 +107,14 @@ func.func @masks(%x: tensor<?x6x2x3xf32>, %qm: tensor<?x6xf32>, %km: tensor<?x6x
   %0 = seq.attention dot %x, %x, %x query_mask(%qm : tensor<?x6xf32>) key_mask(%km : tensor<?x6xf32>) : tensor<?x6x2x3xf32>, tensor<?x6x2x3xf32>, tensor<?x6x2x3xf32> -> tensor<?x6x2x3xf32>
   return %0 : tensor<?x6x2x3xf32>
 }
+
+// An attention_mask (b, i, j): a pair where it is 0 is hidden.
+// CHECK-LABEL: func.func @attention_mask(
+// CHECK-SAME:      %[[X:.*]]: tensor<?x6x2x3xf32>, %[[AM:.*]]: tensor<?x6x6xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[AM]] : tensor<?x6x6xf32>)
+// CHECK:           %[[SET:.*]] = arith.cmpf une, %{{.*}}, %{{.*}} : f32
+// CHECK:           arith.select %[[SET]]
+func.func @attention_mask(%x: tensor<?x6x2x3xf32>, %am: tensor<?x6x6xf32>) -> tensor<?x6x2x3xf32> {
+  %0 = seq.attention dot %x, %x, %x attention_mask(%am : tensor<?x6x6xf32>) : tensor<?x6x2x3xf32>, tensor<?x6x2x3xf32>, tensor<?x6x2x3xf32> -> tensor<?x6x2x3xf32>
+  return %0 : tensor<?x6x2x3xf32>
+}

@@ -1545,3 +1545,19 @@ func.func @unstack_result(%a: tensor<2x?x4xf32>) {
   %0 = seq.unstack %a[1] : tensor<2x?x4xf32> -> tensor<?x3xf32>
   return
 }
+
+// -----
+
+func.func @attention_mask_shape(%q: tensor<?x5x2x4xf32>, %m: tensor<?x5x6xf32>) {
+  // expected-error @+1 {{'seq.attention' op attention_mask axis 2 (6) must equal key steps (5)}}
+  %0 = seq.attention dot %q, %q, %q attention_mask(%m : tensor<?x5x6xf32>) : tensor<?x5x2x4xf32>, tensor<?x5x2x4xf32>, tensor<?x5x2x4xf32> -> tensor<?x5x2x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask_rank(%q: tensor<?x5x2x4xf32>, %m: tensor<?x5xf32>) {
+  // expected-error @+1 {{'seq.attention' op attention_mask must have rank 3, got 'tensor<?x5xf32>'}}
+  %0 = seq.attention dot %q, %q, %q attention_mask(%m : tensor<?x5xf32>) : tensor<?x5x2x4xf32>, tensor<?x5x2x4xf32>, tensor<?x5x2x4xf32> -> tensor<?x5x2x4xf32>
+  return
+}

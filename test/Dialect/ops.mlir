@@ -241,7 +241,7 @@ func.func @merges(%a: tensor<?x5x3xf32>, %b: tensor<?x5x3xf32>, %c: tensor<?x5x2
 // CHECK-LABEL: func @attention
 func.func @attention(%a: tensor<?x5x3xf32>, %b: tensor<?x4x3xf32>, %q: tensor<?x5x4x2xf32>,
                      %k: tensor<?x7x2x2xf32>, %v: tensor<?x7x2x6xf32>, %w: tensor<2xf32>,
-                     %qm: tensor<?x5xf32>, %km: tensor<?x7xf32>)
+                     %qm: tensor<?x5xf32>, %km: tensor<?x7xf32>, %am: tensor<?x5x7xf32>)
     -> (tensor<?x5x4xf32>, tensor<?x5x4x6xf32>, tensor<?x5x4x6xf32>) {
   // CHECK: seq.matmul %{{.*}}, %{{.*}} {transpose_b} : (tensor<?x5x3xf32>, tensor<?x4x3xf32>) -> tensor<?x5x4xf32>
   %0 = seq.matmul %a, %b {transpose_b} : (tensor<?x5x3xf32>, tensor<?x4x3xf32>) -> tensor<?x5x4xf32>
@@ -251,6 +251,8 @@ func.func @attention(%a: tensor<?x5x3xf32>, %b: tensor<?x4x3xf32>, %q: tensor<?x
   %2 = seq.attention additive %q, %k, %v feature_scale(%w : tensor<2xf32>) {score_weight = 2.0 : f32} : tensor<?x5x4x2xf32>, tensor<?x7x2x2xf32>, tensor<?x7x2x6xf32> -> tensor<?x5x4x6xf32>
   // CHECK: seq.attention dot %{{.*}}, %{{.*}}, %{{.*}} query_mask(%{{.*}} : tensor<?x5xf32>) key_mask(%{{.*}} : tensor<?x7xf32>) : tensor<?x5x4x2xf32>, tensor<?x7x2x2xf32>, tensor<?x7x2x6xf32> -> tensor<?x5x4x6xf32>
   %3 = seq.attention dot %q, %k, %v query_mask(%qm : tensor<?x5xf32>) key_mask(%km : tensor<?x7xf32>) : tensor<?x5x4x2xf32>, tensor<?x7x2x2xf32>, tensor<?x7x2x6xf32> -> tensor<?x5x4x6xf32>
+  // CHECK: seq.attention dot %{{.*}}, %{{.*}}, %{{.*}} attention_mask(%{{.*}} : tensor<?x5x7xf32>) : tensor<?x5x4x2xf32>, tensor<?x7x2x2xf32>, tensor<?x7x2x6xf32> -> tensor<?x5x4x6xf32>
+  %4 = seq.attention dot %q, %k, %v attention_mask(%am : tensor<?x5x7xf32>) : tensor<?x5x4x2xf32>, tensor<?x7x2x2xf32>, tensor<?x7x2x6xf32> -> tensor<?x5x4x6xf32>
   return %0, %1, %3 : tensor<?x5x4xf32>, tensor<?x5x4x6xf32>, tensor<?x5x4x6xf32>
 }
 

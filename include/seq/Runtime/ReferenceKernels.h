@@ -182,6 +182,8 @@ struct AttentionOptions {
   int64_t window = 0;
   /// (B, tq) and (B, tk): a step where the mask is 0 is hidden.
   const Tensor *queryMask = nullptr, *keyMask = nullptr;
+  /// (B, tq, tk): where it is 0, query step i does not see key step j.
+  const Tensor *attentionMask = nullptr;
 };
 
 /// Keras' attention layers: query (B, tq, h, d), key (B, tk, kvh, d), value

@@ -190,8 +190,9 @@ Value lowerAttention(LinalgBuilder &lb, AttentionOp op) {
   bool causal = op.getCausal();
   std::optional<int64_t> window = op.getWindow();
   Value queryMask = op.getQueryMask(), keyMask = op.getKeyMask();
-  if (factor || causal || window || queryMask || keyMask) {
-    // Scores (b, h, i, j); masks (b, i) and (b, j).
+  Value attentionMask = op.getAttentionMask();
+  if (factor || causal || window || queryMask || keyMask || attentionMask) {
+    // Scores (b, h, i, j); masks (b, i), (b, j) and (b, i, j).
     SmallVector<Value> masks;
     SmallVector<AffineMap> maskMaps;
     AffineExpr sb = dimE(0), si = dimE(2), sj = dimE(3);
@@ -202,6 +203,10 @@ Value lowerAttention(LinalgBuilder &lb, AttentionOp op) {
     if (keyMask) {
       masks.push_back(keyMask);
       maskMaps.push_back(AffineMap::get(4, 0, {sb, sj}, lb.b.getContext()));
+    }
+    if (attentionMask) {
+      masks.push_back(attentionMask);
+      maskMaps.push_back(AffineMap::get(4, 0, {sb, si, sj}, lb.b.getContext()));
     }
     maskMaps.push_back(lb.identity(4));
     SmallVector<utils::IteratorType> parallel(4, utils::IteratorType::parallel);

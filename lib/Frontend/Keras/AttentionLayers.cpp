@@ -62,14 +62,15 @@ struct AttentionBuilder {
   Value attention(Value q, Value k, Value v, Value featureScale, ScoreMode mode,
                   std::optional<float> scale, std::optional<float> scoreWeight,
                   bool causal, std::optional<int64_t> window = std::nullopt,
-                  Value queryMask = Value(), Value keyMask = Value()) {
+                  Value queryMask = Value(), Value keyMask = Value(),
+                  Value attentionMask = Value()) {
     ArrayRef<int64_t> qs = shapeOf(q);
     auto type = tensorType(builder, {qs[0], qs[1], qs[2], shapeOf(v)[3]});
     auto f32 = [&](std::optional<float> x) {
       return x ? builder.getF32FloatAttr(*x) : FloatAttr();
     };
     return AttentionOp::create(builder, loc, type, q, k, v, featureScale, queryMask,
-                               keyMask, mode,
+                               keyMask, attentionMask, mode,
                                f32(scale), f32(scoreWeight), causal,
                                window ? builder.getI64IntegerAttr(*window) : IntegerAttr())
         .getResult();
@@ -94,12 +95,12 @@ Expected<bool> causalCall(const LayerConfig &layer) {
   return layer.error("use_causal_mask is not a boolean");
 }
 
-/// Which inputs are an attention layer's query, value and key: positional
-/// in that order, or by keyword (MultiHeadAttention); no key: -1 (the
-/// value serves).
-Expected<std::array<int, 3>> queryValueKey(const LayerConfig &layer,
+/// Which inputs are an attention layer's query, value, key and
+/// attention_mask: positional in that order, or by keyword
+/// (MultiHeadAttention); no key: -1 (the value serves); no mask: -1.
+Expected<std::array<int, 4>> queryValueKey(const LayerConfig &layer,
                                            ArrayRef<Value> inputs) {
-  std::array<int, 3> qvk{-1, -1, -1};
+  std::array<int, 4> qvk{-1, -1, -1, -1};
   const std::vector<std::string> &arguments = layer.getInputArguments();
   size_t positional = 0;
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -108,22 +109,25 @@ Expected<std::array<int, 3>> queryValueKey(const LayerConfig &layer,
                : argument == "query" ? 0
                : argument == "value" ? 1
                : argument == "key"   ? 2
+               : argument == "attention_mask" ? 3
                                      : -1;
-    if (slot < 0 || slot > 2)
+    if (slot < 0 || slot > 3)
       return layer.error(argument.empty()
                              ? Twine("reads more than query, value and key")
                              : "is called with " + argument +
                                    ", which seqc does not apply yet; build the "
                                    "model without it");
     if (qvk[slot] >= 0)
-      return layer.error("reads its " + Twine(slot == 0 ? "query" : slot == 1 ? "value" : "key") +
+      return layer.error("reads its " +
+                         Twine(slot == 0 ? "query" : slot == 1 ? "value" : slot == 2 ? "key"
+                                                                       : "attention_mask") +
                          " twice");
     qvk[slot] = static_cast<int>(i);
   }
   if (qvk[0] < 0 || qvk[1] < 0)
     return layer.error("needs a query and a value, got " + Twine(inputs.size()) +
                        " input(s)");
-  for (int i : qvk)
+  for (int i : ArrayRef(qvk).take_front(3))
     if (i >= 0 && shapeOf(inputs[i]).size() != 3)
       return layer.error("reads an input of shape " + shapeText(shapeOf(inputs[i])) +
                          ": seqc supports attention over (batch, steps, features)");
@@ -131,6 +135,15 @@ Expected<std::array<int, 3>> queryValueKey(const LayerConfig &layer,
   if (shapes::conflict(shapeOf(inputs[qvk[1]])[1], shapeOf(inputs[key])[1]))
     return layer.error("its value " + shapeText(shapeOf(inputs[qvk[1]])) + " and key " +
                        shapeText(shapeOf(inputs[key])) + " differ in steps");
+  if (qvk[3] >= 0) {
+    ArrayRef<int64_t> m = shapeOf(inputs[qvk[3]]), q = shapeOf(inputs[qvk[0]]),
+                      k = shapeOf(inputs[key]);
+    if (m.size() != 3 || shapes::conflict(m[0], q[0]) || shapes::conflict(m[1], q[1]) ||
+        shapes::conflict(m[2], k[1]))
+      return layer.error("its attention_mask has shape " + shapeText(m) + ", expected " +
+                         "(batch, query steps, key steps) = " +
+                         shapeText({q[0], q[1], k[1]}));
+  }
   return qvk;
 }
 
@@ -169,11 +182,14 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
   StringRef cls = layer.getClassName();
   if (cls == "Dot")
     return emitDot(layer, inputs);
-  Expected<std::array<int, 3>> qvk = queryValueKey(layer, inputs);
+  Expected<std::array<int, 4>> qvk = queryValueKey(layer, inputs);
   Expected<bool> causal = causalCall(layer);
   if (!qvk || !causal)
     return firstError(qvk, causal);
-  auto [qi, vi, ki] = *qvk;
+  auto [qi, vi, ki, mi] = *qvk;
+  // MultiHeadAttention's attention_mask (batch, query steps, key steps):
+  // Keras hides a pair where it is 0 (False), as its masks do.
+  Value attentionMask = mi >= 0 ? inputs[mi] : Value();
   Value query = inputs[qi], value = inputs[vi], key = inputs[ki >= 0 ? ki : vi];
   // Keras' timestep masks of the inputs: a masked key step is hidden from
   // every query step; the output keeps the query's mask.
@@ -182,6 +198,10 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
   int64_t features = shapeOf(query)[2];
 
   if (cls == "Attention" || cls == "AdditiveAttention") {
+    if (attentionMask)
+      return layer.error("is called with attention_mask, which " + cls +
+                         " does not take (Keras' MultiHeadAttention and "
+                         "GroupQueryAttention do)");
     if (shapes::conflict(shapeOf(key)[2], features))
       return layer.error("its query " + shapeText(shapeOf(query)) + " and key " +
                          shapeText(shapeOf(key)) + " differ in features");
@@ -362,7 +382,8 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
     keyMask = valueMask;
   Value heads4 = ab.attention(*q, *k, *v, Value(), ScoreMode::Dot,
                               static_cast<float>(1.0 / std::sqrt(static_cast<double>(*keyDim))),
-                              std::nullopt, *causal, window, queryMask, keyMask);
+                              std::nullopt, *causal, window, queryMask, keyMask,
+                              attentionMask);
   mask = queryMask;
   Expected<Value> joined = ab.reshape(heads4, {-1, *heads * *valueDim});
   if (!joined)

@@ -954,6 +954,9 @@ Error Emitter::emitOp(Operation *op) {
             optionalWeight(op, o.getFeatureScale(), "feature_scale");
         if (!featureScale)
           return featureScale.takeError();
+        if (o.getAttentionMask())
+          return fail(op, "the CUDA backend does not apply an attention_mask yet; use the "
+                          "CPU backend (--target=cpu)");
         std::string masks[2] = {"nullptr", "nullptr"};
         Value maskValues[2] = {o.getQueryMask(), o.getKeyMask()};
         for (auto [i, mask] : llvm::enumerate(maskValues)) {

@@ -739,6 +739,15 @@ LogicalResult AttentionOp::verify() {
         failed(check.dim(Twine(name) + " steps", Check::shape(mask)[1], stepsName, steps)))
       return failure();
   }
+  if (Value mask = getAttentionMask()) {
+    if (failed(check.rank(mask, "attention_mask", 3)))
+      return failure();
+    ArrayRef<int64_t> m = Check::shape(mask);
+    if (failed(check.dim("attention_mask batch", m[0], "query batch", q[0])) ||
+        failed(check.dim("attention_mask axis 1", m[1], "query steps", q[1])) ||
+        failed(check.dim("attention_mask axis 2", m[2], "key steps", k[1])))
+      return failure();
+  }
   return check.result({q[0], q[1], q[2], v[3]});
 }
 

@@ -22,10 +22,6 @@ x = keras.Input((5, 4), name="x")
 # The scores are asked for (and left unread).
 out, _ = L.Attention(name="att")([x, x], return_attention_scores=True)
 save(keras.Model(x, L.Dense(2, name="head")(out)), "scores")
-# An explicit attention mask.
-m = keras.Input((5, 5), name="m")
-save(keras.Model([x, m], L.MultiHeadAttention(2, 3, name="mha")(x, x, attention_mask=m)),
-     "attention_mask")
 # Attention over two axes of a (batch, 3, 5, 4) input; Dot of rank-4 inputs.
 x4 = keras.Input((3, 5, 4), name="x4")
 save(keras.Model(x4, L.MultiHeadAttention(2, 3, attention_axes=(1, 2), name="mha")(x4, x4)),

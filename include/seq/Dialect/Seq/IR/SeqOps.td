@@ -197,7 +197,9 @@ def Seq_AttentionOp : Seq_TensorOp<"attention", [AttrSizedOperandSegments]> {
     With `causal` step `i` sees only `j <= i`, with `window` only `|i - j| <
     window` (a sliding window), with `query_mask` `(batch, tq)` only where
     it is 1 at `i`, with `key_mask` `(batch, tk)` only where it is 1 at `j`
-    (Keras' timestep masks of the inputs); every condition given must
+    (Keras' timestep masks of the inputs), with `attention_mask` `(batch,
+    tq, tk)` only where it is not 0 at `(i, j)` (the mask a
+    MultiHeadAttention is called with); every condition given must
     hold. A hidden score
     counts as -0.7 * FLT_MAX, as Keras' masked attention: its weight is 0,
     and a row that sees nothing averages all values. Each row of scores
@@ -212,6 +214,7 @@ def Seq_AttentionOp : Seq_TensorOp<"attention", [AttrSizedOperandSegments]> {
   let arguments = (ins Seq_F32Tensor:$query, Seq_F32Tensor:$key,
                    Seq_F32Tensor:$value, Optional<Seq_F32Tensor>:$feature_scale,
                    Optional<Seq_F32Tensor>:$query_mask, Optional<Seq_F32Tensor>:$key_mask,
+                   Optional<Seq_F32Tensor>:$attention_mask,
                    Seq_ScoreModeAttr:$score_mode, OptionalAttr<F32Attr>:$scale,
                    OptionalAttr<F32Attr>:$score_weight, UnitAttr:$causal,
                    OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$window);
@@ -220,7 +223,8 @@ def Seq_AttentionOp : Seq_TensorOp<"attention", [AttrSizedOperandSegments]> {
     $score_mode $query `,` $key `,` $value
     (`feature_scale` `(` $feature_scale^ `:` type($feature_scale) `)`)?
     (`query_mask` `(` $query_mask^ `:` type($query_mask) `)`)?
-    (`key_mask` `(` $key_mask^ `:` type($key_mask) `)`)? attr-dict
+    (`key_mask` `(` $key_mask^ `:` type($key_mask) `)`)?
+    (`attention_mask` `(` $attention_mask^ `:` type($attention_mask) `)`)? attr-dict
     `:` type($query) `,` type($key) `,` type($value) `->` type($output)
   }];
 }
