@@ -26,8 +26,14 @@ while [ $# -gt 0 ]; do
   shift
 done
 results=${results:-$here/results.md}
-work=$(mktemp -d -t seqc-gpu-pack-XXXXXX)
-trap 'rm -rf "$work"' EXIT
+# SEQC_PACK_WORK=DIR keeps the binaries and compile logs there.
+if [ -n "${SEQC_PACK_WORK:-}" ]; then
+  work=$SEQC_PACK_WORK
+  mkdir -p "$work"
+else
+  work=$(mktemp -d -t seqc-gpu-pack-XXXXXX)
+  trap 'rm -rf "$work"' EXIT
+fi
 jobs=$(nproc 2>/dev/null || echo 4)
 die() { echo "error: $*" >&2; exit 1; }
 
@@ -40,7 +46,12 @@ if [ $simulate = 0 ]; then
   [ -x "$nvcc" ] || die "nvcc not found (PATH or /usr/local/cuda/bin): the pack compiles its models there"
   cap=$("$smi" --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d ' .')
   arch="-gencode arch=compute_${cap},code=sm_${cap}"
-  cudnn=$(python3 -c 'import os, nvidia.cudnn as c; print(os.path.dirname(c.__file__) if c.__file__ else list(c.__path__)[0])' 2>/dev/null || true)
+  # The nvidia-cudnn wheel's folder (its layout differs between wheel versions).
+  cudnn=$(python3 -c '
+import glob, os, nvidia
+for root in nvidia.__path__:
+    for header in sorted(glob.glob(os.path.join(root, "**", "include", "cudnn.h"), recursive=True)):
+        print(os.path.dirname(os.path.dirname(header))); raise SystemExit' 2>/dev/null || true)
   cudnn_flags=''
   if [ -n "$cudnn" ] && [ -d "$cudnn/include" ]; then
     [ -e "$cudnn/lib/libcudnn.so" ] || ln -sf "$(ls "$cudnn"/lib/libcudnn.so.* | head -1)" "$work/libcudnn.so"
@@ -63,7 +74,10 @@ if [ $simulate = 1 ] || [ -z "$cudnn" ]; then
   awk -F'\t' '$2 != "cudnn"' "$work/bench.tsv" > "$work/b" && mv "$work/b" "$work/bench.tsv"
 fi
 [ -s "$work/checks.tsv" ] || die "no checks match '${only}'"
-mkdir -p "$work/bin" "$work/bench"
+# cuDNN's persistent algorithm beside its standard one, from the same source.
+awk -F'\t' -v OFS='\t' '{ print } $2 == "cudnn" { print $1, "cudnn_persist" }' "$work/bench.tsv" > "$work/b" &&
+  mv "$work/b" "$work/bench.tsv"
+mkdir -p "$work/bin" "$work/bench" "$work/failed"
 
 # Compile: one binary per (model, backend), in parallel.
 export here work simulate nvcc arch cudnn_flags cxx
@@ -79,37 +93,49 @@ compile() { # NAME BACKEND
     "$nvcc" -O3 -std=c++17 -w $arch "$cu" "$here/src/check_model.cpp" $flags -o "$bin" > "$bin.log" 2>&1
   fi || echo "compile failed: $1 ($2): $(grep -m1 -i error "$bin.log")" >&2
 }
-compile_lib() { # MODEL BACKEND
-  local base=$1.$2 flags=''
+compile_lib() { # MODEL BACKEND (cudnn_persist: the cudnn source with cuDNN's persistent algorithm)
+  local src=$1.$2 dir=$work/bench/$2 flags=''
+  case $2 in
+    cudnn) flags=$cudnn_flags ;;
+    cudnn_persist) src=$1.cudnn flags="$cudnn_flags -DSEQC_CUDNN_RNN_ALGO=CUDNN_RNN_ALGO_PERSIST_STATIC" ;;
+  esac
+  mkdir -p "$dir"
   python3 -c 'import sys, zlib; open(sys.argv[2], "wb").write(zlib.decompress(open(sys.argv[1], "rb").read()))' \
-    "$here/bench/$base.weights.z" "$work/bench/$base.weights"
-  cp "$here/bench/$base.cu" "$work/bench/"
-  [ "$2" = cudnn ] && flags=$cudnn_flags
+    "$here/bench/$src.weights.z" "$dir/$src.weights"
+  cp "$here/bench/$src.cu" "$dir/"
   # shellcheck disable=SC2086
-  (cd "$work/bench" && "$nvcc" -O3 -std=c++17 -w -shared -Xcompiler -fPIC $arch "$base.cu" \
-     $flags -o "lib$base.so" > "$base.log" 2>&1) ||
-    echo "compile failed: benchmark $base: $(grep -m1 -i error "$work/bench/$base.log")" >&2
+  (cd "$dir" && timeout 600 "$nvcc" -O3 -std=c++17 -w -shared -Xcompiler -fPIC $arch "$src.cu" \
+     $flags -o "$work/bench/lib$1.$2.so" > "$src.log" 2>&1) ||
+    echo "compile failed: benchmark $1.$2: $(grep -m1 -i error "$dir/$src.log")" >&2
 }
-export -f compile compile_lib
+check() { # LINE: NAME BACKEND KIND INPUT EXPECTED ATOL, tab-separated
+  local name backend kind input expected atol out
+  IFS=$'\t' read -r name backend kind input expected atol <<< "$1"
+  local bin=$work/bin/$name.$backend
+  if [ ! -x "$bin" ]; then
+    out="not compiled"
+  else
+    # A hung kernel must not stop the whole check.
+    out=$(timeout 120 "$bin" "$here/checks/$input" "$here/checks/$expected" "$atol" 2>&1) && return 0
+    [ $? = 124 ] && out="timed out after 120 s"
+  fi
+  echo "| $name | $backend | vs $kind | ${out//$'\n'/ } |" > "$work/failed/$name.$backend.$kind"
+}
+export -f compile compile_lib check
 echo "compiling $(cut -f1,2 "$work/checks.tsv" | sort -u | wc -l) models$([ $bench = 1 ] && echo " and $(wc -l < "$work/bench.tsv") benchmark libraries") with $jobs jobs..." >&2
 started=$(date +%s)
 cut -f1,2 "$work/checks.tsv" | sort -u | xargs -P "$jobs" -L 1 bash -c 'compile "$0" "$1"'
 [ $bench = 1 ] && xargs -P "$jobs" -L 1 bash -c 'compile_lib "$0" "$1"' < "$work/bench.tsv"
 compiled=$(date +%s)
 
-# Checks, one at a time (one GPU).
-passed=0 failed=0
-: > "$work/failures"
-while IFS=$'\t' read -r name backend kind input expected atol; do
-  bin=$work/bin/$name.$backend
-  if [ ! -x "$bin" ]; then
-    out="not compiled"
-  else
-    out=$("$bin" "$here/checks/$input" "$here/checks/$expected" "$atol" 2>&1) && { passed=$((passed + 1)); continue; }
-  fi
-  failed=$((failed + 1))
-  echo "| $name | $backend | vs $kind | ${out//$'\n'/ } |" >> "$work/failures"
-done < "$work/checks.tsv"
+# Checks, several at a time: each process has its own context on the one GPU
+# (nothing here is timed), and most of a check's time is creating it.
+check_jobs=$([ $simulate = 1 ] && echo "$jobs" || echo $((jobs < 8 ? jobs : 8)))
+tr '\n' '\0' < "$work/checks.tsv" | xargs -0 -P "$check_jobs" -n 1 bash -c 'check "$0"'
+total=$(wc -l < "$work/checks.tsv")
+failed=$(find "$work/failed" -type f | wc -l)
+passed=$((total - failed))
+find "$work/failed" -type f | sort | xargs -r cat > "$work/failures"
 checked=$(date +%s)
 
 {

@@ -7,6 +7,13 @@
 // ===========================================================================
 #include <cudnn.h>
 
+// The GPU pack's benchmark also builds the same source with
+// -DSEQC_CUDNN_RNN_ALGO=CUDNN_RNN_ALGO_PERSIST_STATIC, to time seqc's fused
+// kernels against cuDNN's persistent algorithm as well.
+#ifndef SEQC_CUDNN_RNN_ALGO
+#define SEQC_CUDNN_RNN_ALGO CUDNN_RNN_ALGO_STANDARD
+#endif
+
 namespace seqc {
 
 __global__ void fill_int_kernel(int *p, int n, int value) {
@@ -127,7 +134,7 @@ inline const char *cudnn_rnn_create(cudnnHandle_t handle, cudaStream_t stream, C
   SEQC_CUDNN_TRY(cudnn_error(cudnnSetDropoutDescriptor(r.dropout, handle, 0.0f, nullptr, 0, 0)));
   // FMA math: no TF32 tensor cores, so the result stays within 1e-4 of Keras.
   SEQC_CUDNN_TRY(cudnn_error(cudnnSetRNNDescriptor_v8(
-      r.rnn, CUDNN_RNN_ALGO_STANDARD, lstm ? CUDNN_LSTM : CUDNN_GRU, CUDNN_RNN_DOUBLE_BIAS,
+      r.rnn, SEQC_CUDNN_RNN_ALGO, lstm ? CUDNN_LSTM : CUDNN_GRU, CUDNN_RNN_DOUBLE_BIAS,
       CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT,
       CUDNN_FMA_MATH, input, hidden, hidden, 1, r.dropout, CUDNN_RNN_PADDED_IO_ENABLED)));
   SEQC_CUDNN_TRY(cudnn_error(cudnnCreateRNNDataDescriptor(&r.x_desc)));
