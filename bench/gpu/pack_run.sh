@@ -75,7 +75,11 @@ if [ $simulate = 1 ] || [ -z "$cudnn" ]; then
 fi
 [ -s "$work/checks.tsv" ] || die "no checks match '${only}'"
 # cuDNN's persistent algorithm beside its standard one, from the same source.
-awk -F'\t' -v OFS='\t' '{ print } $2 == "cudnn" { print $1, "cudnn_persist" }' "$work/bench.tsv" > "$work/b" &&
+# Also the fused kernels with at least 8 and 32 units per block (fewer blocks
+# to synchronize each step, more work each): SEQC_RECURRENCE_MIN_SLICE.
+awk -F'\t' -v OFS='\t' '{ print }
+  $2 == "cudnn" { print $1, "cudnn_persist" }
+  $2 == "fused" { print $1, "fused_slice8"; print $1, "fused_slice32" }' "$work/bench.tsv" > "$work/b" &&
   mv "$work/b" "$work/bench.tsv"
 mkdir -p "$work/bin" "$work/bench" "$work/failed"
 
@@ -93,11 +97,12 @@ compile() { # NAME BACKEND
     "$nvcc" -O3 -std=c++17 -w $arch "$cu" "$here/src/check_model.cpp" $flags -o "$bin" > "$bin.log" 2>&1
   fi || echo "compile failed: $1 ($2): $(grep -m1 -i error "$bin.log")" >&2
 }
-compile_lib() { # MODEL BACKEND (cudnn_persist: the cudnn source with cuDNN's persistent algorithm)
+compile_lib() { # MODEL BACKEND (cudnn_persist, fused_sliceN: variants of the cudnn / fused source)
   local src=$1.$2 dir=$work/bench/$2 flags=''
   case $2 in
     cudnn) flags=$cudnn_flags ;;
     cudnn_persist) src=$1.cudnn flags="$cudnn_flags -DSEQC_CUDNN_RNN_ALGO=CUDNN_RNN_ALGO_PERSIST_STATIC" ;;
+    fused_slice*) src=$1.fused flags="-DSEQC_RECURRENCE_MIN_SLICE=${2#fused_slice}" ;;
   esac
   mkdir -p "$dir"
   python3 -c 'import sys, zlib; open(sys.argv[2], "wb").write(zlib.decompress(open(sys.argv[1], "rb").read()))' \

@@ -218,8 +218,8 @@ seq::rt::RnnOptions optionsFor(const RecurrenceCase &c, Activation act, Activati
 }
 
 template <seqc::Act A = seqc::Act::Tanh, seqc::Act R = seqc::Act::Sigmoid>
-void checkLstm(const RecurrenceCase &c, Activation act = Activation::Tanh,
-               Activation rec = Activation::Sigmoid, bool expectShared = true) {
+seqc::RecurrencePlan checkLstm(const RecurrenceCase &c, Activation act = Activation::Tanh,
+                               Activation rec = Activation::Sigmoid, bool expectShared = true) {
   Tensor xproj = random({c.batch, c.steps, 4 * c.units}, 11 + c.units);
   Tensor u = random({c.units, 4 * c.units}, 12 + c.units, 1.5f / std::sqrt(float(c.units)));
   Tensor want = seq::rt::lstmRecurrence(xproj, u, optionsFor(c, act, rec));
@@ -227,6 +227,7 @@ void checkLstm(const RecurrenceCase &c, Activation act = Activation::Tanh,
   std::vector<float> got = runRecurrence<seqc::Cell::Lstm, A, R>(c, xproj, u, nullptr, plan);
   EXPECT_EQ(plan.shared_weights, expectShared) << describe("lstm", c);
   expectClose(got, want, 2e-5, describe("lstm", c));
+  return plan;
 }
 
 TEST(CudaKernelSimulation, LstmRecurrence) {
@@ -249,9 +250,20 @@ TEST(CudaKernelSimulation, LstmRecurrenceWithWeightsInGlobalMemory) {
             /*expectShared=*/false);
 }
 
+// A recurrence whose whole recurrent kernel fits one block's shared memory
+// runs in one block (a block barrier per step, not a grid-wide one).
+TEST(CudaKernelSimulation, SmallRecurrenceRunsInOneBlock) {
+  EXPECT_EQ(checkLstm({24, 5, 4, false, true}).blocks, 1);
+  EXPECT_EQ(checkLstm({37, 3, 4, true, false}).blocks, 1);
+}
+
 TEST(CudaKernelSimulation, LstmRecurrenceWithManyBlocks) {
+  // Too little shared memory for the whole recurrent kernel, enough for a
+  // slice of 2 units: 12 blocks.
+  ScopedEnv shared("SEQC_SIM_SHARED_BYTES", "16000");
   ScopedEnv sms("SEQC_SIM_SMS", "12");
-  checkLstm({24, 5, 4, false, true});
+  EXPECT_EQ(checkLstm({24, 5, 4, false, true}).blocks, 12);
+  EXPECT_EQ(checkLstm({24, 3, 19, true, false}).blocks, 12);
 }
 
 // Layers of the same cell share one kernel, and the dynamic shared memory

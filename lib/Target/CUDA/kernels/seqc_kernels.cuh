@@ -535,6 +535,15 @@ __device__ void row_cell_step(const RecurrenceArgs &p, float *acc, int ncols, co
   __syncthreads();
 }
 
+/// The end of a step: a grid-wide barrier, or, when one block runs the whole
+/// recurrence, a block barrier (which also orders the block's global memory).
+__device__ __forceinline__ void step_barrier(cg::grid_group &grid) {
+  if (gridDim.x == 1)
+    __syncthreads();
+  else
+    grid.sync();
+}
+
 template <Cell C, Act A, Act R, bool kSharedW>
 __global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs p) {
   constexpr int G = gates_of<C>();
@@ -571,6 +580,18 @@ __global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs 
     for (int b0 = 0; b0 < B; b0 += kRecBatchChunk) {
       const int nb = min(kRecBatchChunk, B - b0);
       const int g_end = C == Cell::GruResetBefore ? 2 : G;
+      // This thread's first (row, unit) of the cell below: its input
+      // projections do not depend on h, so their loads are issued now and
+      // overlap the recurrent product instead of following it.
+      float xfirst[G] = {};
+      if constexpr (!row_cell<C, A, R>()) {
+        if ((int)threadIdx.x < nb * ns) {
+          const int b = b0 + threadIdx.x / ns, j = j0 + threadIdx.x % ns;
+          const float *xp = p.xproj + ((size_t)b * T + t) * G * u;
+          for (int g = 0; g < G; ++g)
+            xfirst[g] = __ldg(xp + g * u + j);
+        }
+      }
       slice_matvec<kSharedW>(p, hprev, ws, hs, acc, j0, ns, b0, nb, 0, g_end, G);
       const int ncols = g_end * ns;
       if constexpr (row_cell<C, A, R>()) {
@@ -580,14 +601,17 @@ __global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs 
       for (int i = threadIdx.x; i < nb * ns; i += blockDim.x) {
         const int bb = i / ns, jj = i % ns, b = b0 + bb, j = j0 + jj;
         const float *xp = p.xproj + ((size_t)b * T + t) * G * u;
+        float x[G];
+        for (int g = 0; g < G; ++g)
+          x[g] = i == (int)threadIdx.x ? xfirst[g] : xp[g * u + j];
         const float *hu = acc + bb * ncols;
         const size_t at = (size_t)b * u + j;
         float hn = 0.0f;
         if constexpr (C == Cell::Lstm) {
-          float ig = activate<R>(xp[j] + hu[jj], p.recurrent_alpha);
-          float fg = activate<R>(xp[u + j] + hu[ns + jj], p.recurrent_alpha);
-          float gg = activate<A>(xp[2 * u + j] + hu[2 * ns + jj], p.alpha);
-          float og = activate<R>(xp[3 * u + j] + hu[3 * ns + jj], p.recurrent_alpha);
+          float ig = activate<R>(x[0] + hu[jj], p.recurrent_alpha);
+          float fg = activate<R>(x[1] + hu[ns + jj], p.recurrent_alpha);
+          float gg = activate<A>(x[2] + hu[2 * ns + jj], p.alpha);
+          float og = activate<R>(x[3] + hu[3 * ns + jj], p.recurrent_alpha);
           float cn = fg * p.c[at] + ig * gg;
           if (step_kept(p, b, t))
             p.c[at] = cn;
@@ -597,25 +621,25 @@ __global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs 
           float hz = hu[jj] + (rb ? rb[j] : 0.0f);
           float hr = hu[ns + jj] + (rb ? rb[u + j] : 0.0f);
           float hh = hu[2 * ns + jj] + (rb ? rb[2 * u + j] : 0.0f);
-          float z = activate<R>(xp[j] + hz, p.recurrent_alpha);
-          float r = activate<R>(xp[u + j] + hr, p.recurrent_alpha);
-          float cand = activate<A>(xp[2 * u + j] + r * hh, p.alpha);
+          float z = activate<R>(x[0] + hz, p.recurrent_alpha);
+          float r = activate<R>(x[1] + hr, p.recurrent_alpha);
+          float cand = activate<A>(x[2] + r * hh, p.alpha);
           hn = z * __ldcg(hprev + at) + (1.0f - z) * cand;
         } else if constexpr (C == Cell::GruResetBefore) {
-          float z = activate<R>(xp[j] + hu[jj], p.recurrent_alpha);
-          float r = activate<R>(xp[u + j] + hu[ns + jj], p.recurrent_alpha);
+          float z = activate<R>(x[0] + hu[jj], p.recurrent_alpha);
+          float r = activate<R>(x[1] + hu[ns + jj], p.recurrent_alpha);
           p.z[at] = z;
           p.rh[at] = r * __ldcg(hprev + at);
           continue; // h is finished in the second phase below
         } else {
-          hn = activate<A>(xp[j] + hu[jj], p.alpha);
+          hn = activate<A>(x[0] + hu[jj], p.alpha);
         }
         store_state(p, hprev, hnext, b, t, s, j, at, last, hn);
       }
       __syncthreads(); // acc is reused by the next batch chunk
     }
     if constexpr (C == Cell::GruResetBefore) {
-      grid.sync(); // every unit's r * h is in p.rh
+      step_barrier(grid); // every unit's r * h is in p.rh
       for (int b0 = 0; b0 < B; b0 += kRecBatchChunk) {
         const int nb = min(kRecBatchChunk, B - b0);
         slice_matvec<kSharedW>(p, p.rh, ws, hs, acc, j0, ns, b0, nb, 2, 3, G);
@@ -641,7 +665,7 @@ __global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs 
         __syncthreads();
       }
     }
-    grid.sync();
+    step_barrier(grid);
   }
   // The final state: this block's units of the last h buffer (and c).
   if (p.state_out)
@@ -661,6 +685,10 @@ inline bool is_row_major_matrix(int nd, const int *dims, const int *strides, int
   return nd == 3 && dims[0] == 1 && dims[1] == rows && dims[2] == cols && strides[2] == 1 &&
          strides[1] == cols && (int64_t)strides[0] >= (int64_t)rows * cols;
 }
+
+#ifndef SEQC_RECURRENCE_MIN_SLICE
+#define SEQC_RECURRENCE_MIN_SLICE 1
+#endif
 
 /// How one recurrence is launched on this device; chosen once, at create.
 using RecurrenceKernel = void (*)(RecurrenceArgs);
@@ -721,11 +749,23 @@ cudaError_t plan_recurrence(int units, RecurrencePlan *plan) {
     *plan = RecurrencePlan{kernel, blocks, slice, bytes, shared_weights};
     return cudaSuccess;
   };
-  // A row activation (softmax) needs all units of a row in one block.
-  int slice = row_cell<C, A, R>() ? units : (units + sms - 1) / sms;
-  if (try_variant(&recurrence_kernel<C, A, R, true>, true, slice) == cudaSuccess)
+  // One block when its shared memory holds the whole recurrent kernel: each
+  // step then ends in a block barrier instead of a grid-wide one, which costs
+  // more than the step's arithmetic at these sizes. A row activation
+  // (softmax) needs all units of a row in one block anyway.
+  if (try_variant(&recurrence_kernel<C, A, R, true>, true, units) == cudaSuccess)
     return cudaSuccess;
   cudaGetLastError(); // the failed attempt must not leak into later checks
+  // Else the units spread over the SMs, at least SEQC_RECURRENCE_MIN_SLICE
+  // per block (a tuning knob for the GPU benchmark; 1 by default).
+  const int slice = row_cell<C, A, R>()
+                        ? units
+                        : std::max((units + sms - 1) / sms, std::min(units, SEQC_RECURRENCE_MIN_SLICE));
+  if (!row_cell<C, A, R>()) {
+    if (try_variant(&recurrence_kernel<C, A, R, true>, true, slice) == cudaSuccess)
+      return cudaSuccess;
+    cudaGetLastError();
+  }
   // Large units: weights stay in global memory (L2), more blocks per SM.
   RecurrenceKernel global_kernel = &recurrence_kernel<C, A, R, false>;
   const void *global_entry = reinterpret_cast<const void *>(global_kernel);
