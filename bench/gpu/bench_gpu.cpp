@@ -115,8 +115,8 @@ int main(int argc, char **argv) {
     if (out)
       std::fprintf(out, format, args...);
   };
-  print("| model | backend | batch | median ms | p90 ms | sequences/s | max diff vs fused |\n");
-  print("|---|---|---:|---:|---:|---:|---:|\n");
+  print("%s", "| model | backend | batch | median ms | p90 ms | sequences/s | max diff vs fused |\n");
+  print("%s", "|---|---|---:|---:|---:|---:|---:|\n");
   for (const Row &r : rows) {
     std::string model = r.name.substr(0, r.name.rfind('/')), backend = r.name.substr(r.name.rfind('/') + 1);
     double diff = 0;
