@@ -1,14 +1,18 @@
 /* Working memory of a compiled seqc model.
  *
- * The compiled code allocates through _mlir_memref_to_llvm_alloc (see
- * lib/Target/CPU/Pipeline.cpp); those calls land in seqc_arena_alloc, which
- * bumps a pointer in the arena of the call running on this thread. The arena
- * is reset when a call begins and never freed in between, so a call makes
- * no system allocation once the arena is big enough. A call that needs more
- * than the arena holds is still served (from malloc, freed when the call
- * ends) and records how much it needed, so that the owner can grow the arena
- * once (the JIT) or size it up front (the AOT library's create, which runs
- * the model once at the largest shape it accepts).
+ * The compiled code allocates through _mlir_memref_to_llvm_alloc and frees
+ * each buffer after its last use (see lib/Target/CPU/Pipeline.cpp); those
+ * calls land in seqc_arena_alloc / seqc_arena_free, which place buffers at
+ * offsets of the arena of the call running on this thread: first fit in the
+ * holes that freed buffers left, else at the top. The placement depends only
+ * on the sequence of requests, never on the arena's capacity, so a call that
+ * finds the arena too small still records how many bytes the same call needs
+ * (`needed`, the highest top) while its buffers beyond the capacity are
+ * served from malloc (freed when the call ends); the owner then grows the
+ * arena once (the JIT) or sizes it up front (the AOT library's create, which
+ * runs the model once at the largest shape it accepts). The arena is reset
+ * when a call begins, so a call makes no system allocation once the arena
+ * (and its bookkeeping) is big enough.
  *
  * Compiled code never sees a failed allocation: when malloc fails (or a size
  * overflows), the allocation jumps back (longjmp) to seqc_arena_run, which
@@ -26,13 +30,30 @@
 extern "C" {
 #endif
 
+/* A buffer of the running call at [offset, offset + size) of the arena
+ * (served from ptr, which is outside the arena when it did not fit). */
+typedef struct seqc_arena_buffer {
+  void *ptr;
+  size_t offset, size;
+} seqc_arena_buffer;
+
+/* Free bytes below the top: [offset, offset + size). */
+typedef struct seqc_arena_hole {
+  size_t offset, size;
+} seqc_arena_hole;
+
 typedef struct seqc_arena {
   unsigned char *base;
   size_t capacity;
+  /* End of the highest live buffer of the current call. */
   size_t used;
-  /* Bytes the current call has asked for so far, overflow included
-   * (SIZE_MAX once that overflowed). */
+  /* The highest `used` of the current call: the bytes it needs. */
   size_t needed;
+  /* The live buffers, and the holes below `used` in offset order. */
+  seqc_arena_buffer *live;
+  size_t live_count, live_capacity;
+  seqc_arena_hole *holes;
+  size_t hole_count, hole_capacity;
   /* Blocks malloc'ed because the arena was full; freed by seqc_arena_end. */
   void **overflow;
   size_t overflow_count, overflow_capacity;

@@ -332,6 +332,11 @@ static int invoke(seqc_model *m, seqc_arena *arena, char *error,
              (size_t)state_size() * sizeof(float));
   }
   seqc_arena_end(arena);
+  /* Buffers are placed first fit, so a smaller call can, rarely, need more
+   * than the largest one create sized the arena for: that call was served
+   * from malloc, and the arena grows once (failing to is no error). */
+  if (rc != SEQC_ERROR_MEMORY && arena->needed > arena->capacity)
+    (void)seqc_arena_reserve(arena, arena->needed);
   return rc;
 }
 
@@ -727,6 +732,10 @@ SEQC_API void seqc_model_destroy(seqc_model *m) {
 }
 
 SEQC_API int seqc_model_threads(seqc_model *m) { return m ? m->threads : -1; }
+
+SEQC_API int64_t seqc_model_working_bytes(seqc_model *m) {
+  return m ? (int64_t)m->workers[0].arena.capacity : -1;
+}
 
 /* Checks a call's batch and resolves each input's seq_len into `lengths`
  * (`seq_lens` NULL: all 0). SEQC_OK or an error code with m->error set. */

@@ -1,9 +1,10 @@
 // The model config (model.to_json(), model_config, config.json) as layers in
 // execution order, with typed access to each layer's settings. Covers
 // Sequential configs of every Keras version (a bare list up to 2.2.2, a dict
-// after) and Functional models with one input and one output: chains, and
-// graphs whose branches meet in merge layers. Models called as layers
-// (nested models) are replaced by their layers (NestedModels.h).
+// after) and Functional models of any number of inputs and outputs, in
+// topological order (a Functional graph's branches meet in merge layers).
+// Models called as layers (nested models) are replaced by their layers
+// (NestedModels.h).
 #ifndef SEQ_LIB_FRONTEND_KERAS_KERASCONFIG_H
 #define SEQ_LIB_FRONTEND_KERAS_KERASCONFIG_H
 

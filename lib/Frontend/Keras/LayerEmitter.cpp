@@ -3,6 +3,7 @@
 #include "EmitterSupport.h"
 #include "LayerClasses.h"
 #include "LayerFamilies.h"
+#include "RecurrentStates.h"
 
 #include "seq/Dialect/Seq/IR/SeqOps.h"
 #include "seq/Dialect/Seq/IR/SeqShapes.h"
@@ -158,11 +159,11 @@ Expected<Value> LayerEmitter::emitRecurrent(const LayerConfig &layer,
   Type stateType;
   Value initialState;
   if (*stateful) {
-    stateType = tensorType(builder, {cls == "LSTM" ? 2 : 1, batch, *units});
+    stateType = tensorType(builder, {stateCountOf(cls), batch, *units});
     initialState = stateBlock->addArgument(stateType, loc);
   } else {
     if (keepFinal)
-      stateType = tensorType(builder, {cls == "LSTM" ? 2 : 1, batch, *units});
+      stateType = tensorType(builder, {stateCountOf(cls), batch, *units});
     initialState = linkedInitial;
   }
   Operation *op;

@@ -20,21 +20,21 @@ bool handsStatesOn(StringRef className) {
   return className == "LSTM" || className == "GRU" || className == "SimpleRNN";
 }
 
+int64_t stateCountOf(StringRef recurrentClass) {
+  return recurrentClass == "LSTM" || recurrentClass == "LSTMCell" ? 2 : 1;
+}
+
 Expected<int64_t> returnedStateCount(const LayerConfig &layer) {
   StringRef cls = layer.getClassName();
-  if (cls == "LSTM")
-    return 2;
-  if (cls == "GRU" || cls == "SimpleRNN")
-    return 1;
+  if (handsStatesOn(cls))
+    return stateCountOf(cls);
   if (cls == "RNN") {
     Expected<LayerConfig> cell = layer.getInnerLayer("cell");
     if (!cell)
       return cell.takeError();
     StringRef cellClass = cell->getClassName();
-    if (cellClass == "LSTMCell")
-      return 2;
-    if (cellClass == "GRUCell" || cellClass == "SimpleRNNCell")
-      return 1;
+    if (cellClass == "LSTMCell" || cellClass == "GRUCell" || cellClass == "SimpleRNNCell")
+      return stateCountOf(cellClass);
     return layer.error("the return_state states of an RNN over a '" + cellClass +
                        "' are read: not supported; stack the recurrent layers "
                        "instead");
@@ -56,7 +56,7 @@ Expected<int64_t> returnedStateCount(const LayerConfig &layer) {
 Expected<Value> stackedState(OpBuilder &builder, const LayerConfig &layer,
                              ArrayRef<Value> states, bool stateful) {
   StringRef cls = layer.getClassName();
-  int64_t count = cls == "LSTM" ? 2 : 1;
+  int64_t count = stateCountOf(cls);
   if (stateful)
     return layer.error("keeps its state (stateful=True) and is given an "
                        "initial_state: not supported");

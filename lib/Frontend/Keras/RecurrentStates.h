@@ -23,6 +23,10 @@ namespace seq::keras {
 /// final state on whole): LSTM, GRU, SimpleRNN.
 bool handsStatesOn(llvm::StringRef className);
 
+/// The states of one LSTM, GRU or SimpleRNN layer or cell of that class
+/// (LSTM, LSTMCell: h and c, 2; the others h, 1).
+int64_t stateCountOf(llvm::StringRef recurrentClass);
+
 /// How many states Keras returns after the value of `layer` with
 /// return_state=True: LSTM 2, GRU and SimpleRNN 1, an RNN over one cell as
 /// that cell's layer, a Bidirectional its layer's forward then backward;

@@ -1,12 +1,14 @@
 // The one CPU lowering pipeline that the JIT and AOT paths both run.
 //
-// Memory: one-shot bufferization with function-boundary bufferization and
-// no deallocation passes. Every memref.alloc lowers to a call of
-// `_mlir_memref_to_llvm_alloc` (finalize-memref-to-llvm with generic
-// allocation functions), which the runtime (runtime/seqc_arena.c) serves
-// from a per-instance arena that is reset at the start of each call; frees
-// are no-ops. So a call allocates nothing from the system once the arena is
-// big enough, and nothing can leak. docs/CPU.md has the details.
+// Memory: one-shot bufferization with function-boundary bufferization, then
+// upstream's ownership-based deallocation, which frees each buffer after its
+// last use. Every memref.alloc / dealloc lowers to a call of
+// `_mlir_memref_to_llvm_alloc` / `_free` (finalize-memref-to-llvm with
+// generic allocation functions), which the runtime (runtime/seqc_arena.c)
+// serves from a per-instance arena reset at the start of each call: a freed
+// buffer's bytes go to later buffers. So a call allocates nothing from the
+// system once the arena is big enough, a residual network does not keep
+// every intermediate alive, and nothing can leak. docs/CPU.md has the details.
 #include "seq/Target/CPU/Pipeline.h"
 #include "seq/Target/CPU/Passes.h"
 
@@ -32,6 +34,7 @@
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -136,6 +139,10 @@ void seq::cpu::buildLoweringPipeline(OpPassManager &pm, bool fuse,
   // copy of it onto itself (a masked recurrence's compacted rows).
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
+  // Each buffer is freed after its last use, and the arena reuses its bytes
+  // for later buffers: a residual network does not keep every intermediate.
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addNestedPass<func::FuncOp>(createSeqCpuEarlyDealloc());
 
   pm.addPass(createSeqCpuKernels({target.bits()}));
   // The weights the GEMMs now read packed.

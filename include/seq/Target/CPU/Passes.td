@@ -44,6 +44,20 @@ def SeqCpuPrepareEntry : Pass<"seq-cpu-prepare-entry", "mlir::ModuleOp"> {
   ];
 }
 
+def SeqCpuEarlyDealloc : Pass<"seq-cpu-early-dealloc", "mlir::func::FuncOp"> {
+  let summary = "Moves each unconditional memref.dealloc to just after the "
+                "last use of its buffer";
+  let description = [{
+    Upstream's ownership-based buffer deallocation frees buffers at the end
+    of their block. This pass moves a `memref.dealloc` of a buffer whose
+    every use (through views, casts and ops returning memrefs, and through
+    ops whose regions use it) lies in the dealloc's block to just after the
+    last of them, so that the arena (runtime/seqc_arena.c) can give its bytes
+    to the buffers allocated after. Deallocs under a condition (inside an
+    `scf.if`) and buffers used in other blocks stay where they are.
+  }];
+}
+
 def SeqCpuKernels : Pass<"seq-cpu-kernels", "mlir::ModuleOp"> {
   let summary = "f32 matmuls on buffers to register-blocked vector loops "
                 "(constant weights packed into panels), memref copies to loops";
