@@ -19,7 +19,7 @@ func.func @linear3d(%x: tensor<?x5x4xf32>, %w: tensor<4x3xf32>, %b: tensor<3xf32
   return %0 : tensor<?x5x3xf32>
 }
 
-// Softmax: row max, exp(x - max), row sum, divide.
+// Softmax: row max, exp(x - max), row sum (reassociable: vectorized), divide.
 // CHECK-LABEL: func.func @dense_softmax(
 // CHECK:         %[[MM:.*]] = linalg.matmul
 // CHECK:         %[[MAX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[MM]]
@@ -27,6 +27,7 @@ func.func @linear3d(%x: tensor<?x5x4xf32>, %w: tensor<4x3xf32>, %b: tensor<3xf32
 // CHECK:         %[[EXP:.*]] = linalg.generic {{.*}} ins(%[[MM]], %[[MAX]]
 // CHECK:           math.exp
 // CHECK:         %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[EXP]]
+// CHECK:           arith.addf {{.*}} fastmath<reassoc>
 // CHECK:         linalg.generic {{.*}} ins(%[[SUM]] : tensor<?xf32>) outs(%[[EXP]] : tensor<?x6xf32>)
 // CHECK:           arith.divf
 func.func @dense_softmax(%x: tensor<?x4xf32>, %w: tensor<4x6xf32>) -> tensor<?x6xf32> {

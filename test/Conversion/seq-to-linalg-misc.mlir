@@ -14,13 +14,20 @@ func.func @batch_norm(%x: tensor<?x5x3xf32>, %g: tensor<3xf32>, %b: tensor<3xf32
   return %0 : tensor<?x5x3xf32>
 }
 
-// Mean, then the sum of squared deviations, then one normalising generic.
+// Mean, then the sum of squared deviations (both sums reassociable, so that
+// LLVM vectorizes them), 1 / sqrt(variance + epsilon) once per row, then one
+// normalising generic without a square root or a division.
 // CHECK-LABEL: func.func @layer_norm(
 // CHECK:         %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]}
+// CHECK:           arith.addf {{.*}} fastmath<reassoc>
 // CHECK:         %[[MEAN:.*]] = linalg.generic {{.*}} outs(%[[SUM]] : tensor<?xf32>)
 // CHECK:         %[[SQ:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%{{.*}}, %[[MEAN]]
-// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %[[MEAN]], %[[SQ]], %{{.*}}, %{{.*}} :
+// CHECK:           arith.addf {{.*}} fastmath<reassoc>
+// CHECK:         %[[INV:.*]] = linalg.generic {{.*}} outs(%[[SQ]] : tensor<?xf32>)
 // CHECK:           math.sqrt
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %[[MEAN]], %[[INV]], %{{.*}}, %{{.*}} :
+// CHECK-NOT:       math.sqrt
+// CHECK:           linalg.yield
 func.func @layer_norm(%x: tensor<?x6xf32>, %g: tensor<6xf32>, %b: tensor<6xf32>) -> tensor<?x6xf32> {
   %0 = seq.layer_norm %x, %g, %b {epsilon = 1.0e-3 : f32} : (tensor<?x6xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<?x6xf32>
   return %0 : tensor<?x6xf32>

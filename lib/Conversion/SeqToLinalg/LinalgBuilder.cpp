@@ -146,9 +146,11 @@ Value LinalgBuilder::rowActivation(Value t, Activation act, unsigned axis) {
                          Value d = arith::SubFOp::create(nb, l, args[0], args[1]);
                          return math::ExpOp::create(nb, l, d);
                        });
+  // Reassociable, so that LLVM vectorizes the sum with partial sums.
   Value sum = reduceAxis(exps, axis, 0.0,
                          [](OpBuilder &nb, Location l, ValueRange args) -> Value {
-                           return arith::AddFOp::create(nb, l, args[0], args[1]);
+                           return arith::AddFOp::create(nb, l, args[1], args[0],
+                                                        arith::FastMathFlags::reassoc);
                          });
   if (act == Activation::LogSoftmax) {
     // x - max - log(sum): exact where exp(x - max) / sum would underflow.
