@@ -66,7 +66,8 @@ Tensor seq::rt::attention(const Tensor &query, const Tensor &key,
            !(keyMask && keyMask->at({b, j}) == 0) &&
            !(attentionMask && attentionMask->at({b, i, j}) == 0);
   };
-  Tensor y = Tensor::zeros({batch, tq, heads, dv});
+  Tensor y = options.weights ? Tensor::zeros({batch, heads, tq, tk})
+                             : Tensor::zeros({batch, tq, heads, dv});
   std::vector<float> scores(tk);
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t h = 0; h < heads; ++h) {
@@ -95,6 +96,11 @@ Tensor seq::rt::attention(const Tensor &query, const Tensor &key,
           scores[j] = static_cast<float>(acc);
         }
         detail::activateRow(Activation::Softmax, 0, scores);
+        if (options.weights) {
+          for (int64_t j = 0; j < tk; ++j)
+            y.at({b, h, i, j}) = scores[j];
+          continue;
+        }
         for (int64_t c = 0; c < dv; ++c) {
           double acc = 0;
           for (int64_t j = 0; j < tk; ++j)

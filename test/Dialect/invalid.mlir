@@ -1561,3 +1561,12 @@ func.func @attention_mask_rank(%q: tensor<?x5x2x4xf32>, %m: tensor<?x5xf32>) {
   %0 = seq.attention dot %q, %q, %q attention_mask(%m : tensor<?x5xf32>) : tensor<?x5x2x4xf32>, tensor<?x5x2x4xf32>, tensor<?x5x2x4xf32> -> tensor<?x5x2x4xf32>
   return
 }
+
+// -----
+
+// With weights the result is the softmax weights (batch, heads, tq, tk).
+func.func @attention_weights_shape(%q: tensor<?x5x2x4xf32>, %k: tensor<?x6x2x4xf32>) {
+  // expected-error @+1 {{'seq.attention' op result shape (?, 5, 2, 6) does not match the expected (?, 2, 5, 6)}}
+  %0 = seq.attention dot %q, %k, %k {weights} : tensor<?x5x2x4xf32>, tensor<?x6x2x4xf32>, tensor<?x6x2x4xf32> -> tensor<?x5x2x6xf32>
+  return
+}

@@ -184,11 +184,13 @@ struct AttentionOptions {
   const Tensor *queryMask = nullptr, *keyMask = nullptr;
   /// (B, tq, tk): where it is 0, query step i does not see key step j.
   const Tensor *attentionMask = nullptr;
+  /// Return the softmax weights (B, h, tq, tk) instead of the output.
+  bool weights = false;
 };
 
 /// Keras' attention layers: query (B, tq, h, d), key (B, tk, kvh, d), value
 /// (B, tk, kvh, dv), h a multiple of kvh; softmax over the key steps;
-/// (B, tq, h, dv).
+/// (B, tq, h, dv), or with options.weights the weights (B, h, tq, tk).
 Tensor attention(const Tensor &query, const Tensor &key, const Tensor &value,
                  const AttentionOptions &options);
 

@@ -245,6 +245,8 @@ Value lowerAttention(LinalgBuilder &lb, AttentionOp op) {
     });
   }
   Value weights = lb.rowActivation(scores, Activation::Softmax, 3);
+  if (op.getWeights())
+    return weights; // (b, h, i, j): what Keras returns as the scores
 
   // out (b, i, h, c) = sum over j of weights[b, h, i, j] * v[b, j, h/g, c]:
   // one GEMM per batch row and head, or loops (b, i, h, j, c).

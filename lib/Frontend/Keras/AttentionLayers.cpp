@@ -63,27 +63,30 @@ struct AttentionBuilder {
                   std::optional<float> scale, std::optional<float> scoreWeight,
                   bool causal, std::optional<int64_t> window = std::nullopt,
                   Value queryMask = Value(), Value keyMask = Value(),
-                  Value attentionMask = Value()) {
+                  Value attentionMask = Value(), bool weights = false) {
     ArrayRef<int64_t> qs = shapeOf(q);
-    auto type = tensorType(builder, {qs[0], qs[1], qs[2], shapeOf(v)[3]});
+    auto type = weights ? tensorType(builder, {qs[0], qs[2], qs[1], shapeOf(k)[1]})
+                        : tensorType(builder, {qs[0], qs[1], qs[2], shapeOf(v)[3]});
     auto f32 = [&](std::optional<float> x) {
       return x ? builder.getF32FloatAttr(*x) : FloatAttr();
     };
     return AttentionOp::create(builder, loc, type, q, k, v, featureScale, queryMask,
                                keyMask, attentionMask, mode,
                                f32(scale), f32(scoreWeight), causal,
-                               window ? builder.getI64IntegerAttr(*window) : IntegerAttr())
+                               window ? builder.getI64IntegerAttr(*window) : IntegerAttr(),
+                               weights)
         .getResult();
   }
 };
 
-/// A call argument that must be false (or absent) for seqc.
-llvm::Error requireUnset(const LayerConfig &layer, StringRef key, StringRef why) {
+/// A boolean call argument (absent: false).
+Expected<bool> boolCall(const LayerConfig &layer, StringRef key) {
   const llvm::json::Value *v = layer.getCallArgument(key);
-  if (!v || v->getAsNull() || v->getAsBoolean() == false)
-    return llvm::Error::success();
-  return layer.error("is called with " + key + "=" +
-                     (v->getAsBoolean() ? "True" : "a value") + ": " + why);
+  if (!v || v->getAsNull())
+    return false;
+  if (std::optional<bool> b = v->getAsBoolean())
+    return *b;
+  return layer.error("is called with " + key + " that is not a boolean");
 }
 
 Expected<bool> causalCall(const LayerConfig &layer) {
@@ -174,9 +177,12 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
                                             ArrayRef<Value> masks,
                                             ArrayRef<WeightArray> weights) {
   mask = nullptr;
-  if (llvm::Error e = requireUnset(layer, "return_attention_scores",
-                                   "seqc returns the attention output only"))
-    return std::move(e);
+  lastAttentionScores = nullptr;
+  // With return_attention_scores the layer's second output is the softmax
+  // weights: the same seq.attention once more, returning them.
+  Expected<bool> returnScores = boolCall(layer, "return_attention_scores");
+  if (!returnScores)
+    return returnScores.takeError();
   AttentionBuilder ab{builder, layer, layerLoc(builder, layer.getName())};
   WeightList list(builder, layer, weights, layer.getName(), unbuiltModel);
   StringRef cls = layer.getClassName();
@@ -249,6 +255,22 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
     Value y = ab.attention(*q, *k, *v, featureScale,
                            additive ? ScoreMode::Additive : ScoreMode::Dot, scale,
                            scoreWeight, *causal, std::nullopt, Value(), valueMask);
+    if (*returnScores) {
+      Value scores = ab.attention(*q, *k, *v, featureScale,
+                                  additive ? ScoreMode::Additive : ScoreMode::Dot, scale,
+                                  scoreWeight, *causal, std::nullopt, Value(), valueMask,
+                                  Value(), /*weights=*/true);
+      // (batch, 1, tq, tk) as Keras' (batch, tq, tk).
+      int64_t tq = shapeOf(query)[1], tk = shapeOf(key)[1];
+      if (ShapedType::isDynamic(tq) && ShapedType::isDynamic(tk))
+        return layer.error("returns its attention scores with unknown query and key "
+                           "steps: not supported; give one of them a fixed length");
+      Expected<Value> oneHead = ab.reshape(
+          scores, {ShapedType::isDynamic(tq) ? -1 : tq, ShapedType::isDynamic(tk) ? -1 : tk});
+      if (!oneHead)
+        return oneHead.takeError();
+      lastAttentionScores = *oneHead;
+    }
     Expected<Value> out = ab.reshape(y, {-1, shapeOf(value)[2]});
     if (!out || !queryMask)
       return out;
@@ -380,10 +402,13 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
                         : keyMask;
   else
     keyMask = valueMask;
-  Value heads4 = ab.attention(*q, *k, *v, Value(), ScoreMode::Dot,
-                              static_cast<float>(1.0 / std::sqrt(static_cast<double>(*keyDim))),
-                              std::nullopt, *causal, window, queryMask, keyMask,
-                              attentionMask);
+  float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(*keyDim)));
+  Value heads4 = ab.attention(*q, *k, *v, Value(), ScoreMode::Dot, scale, std::nullopt,
+                              *causal, window, queryMask, keyMask, attentionMask);
+  if (*returnScores)
+    lastAttentionScores = ab.attention(*q, *k, *v, Value(), ScoreMode::Dot, scale,
+                                       std::nullopt, *causal, window, queryMask, keyMask,
+                                       attentionMask, /*weights=*/true);
   mask = queryMask;
   Expected<Value> joined = ab.reshape(heads4, {-1, *heads * *valueDim});
   if (!joined)

@@ -439,6 +439,19 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   llvm::StringMap<std::pair<Value, Value>> produced;
   // The final states of the layers whose return_state states are read.
   RecurrentStates states;
+  // The attention scores of the attention layers whose second output is read.
+  llvm::StringMap<Value> attentionScores;
+  // What output `index` > 0 of the layer call `id` is.
+  auto secondaryOutput = [&](StringRef id, int64_t index) -> Expected<Value> {
+    auto scores = attentionScores.find(id);
+    if (scores == attentionScores.end())
+      return states.state(builder, id, index);
+    if (index != 1)
+      return llvm::createStringError("output " + Twine(index) + " of '" +
+                                     id.split('\x1f').first +
+                                     "': an attention layer has two outputs");
+    return scores->second;
+  };
   for (auto [i, name] : llvm::enumerate(inputNames))
     produced[name] = {inputValues[i], nullptr};
   std::vector<std::string> layerNames;
@@ -486,7 +499,7 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
       if (indexOf(k) > 0) {
         if (initialState)
           continue;
-        Expected<Value> state = states.state(builder, from, indexOf(k));
+        Expected<Value> state = secondaryOutput(from, indexOf(k));
         if (!state)
           return layer.error("reads " + llvm::toString(state.takeError()));
         inputs.push_back(*state);
@@ -514,7 +527,8 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
       inputs.resize(1);
       masks.resize(1);
     }
-    bool keepFinal = layer.areStatesRead();
+    bool attention = LayerEmitter::isAttentionLayer(layer.getClassName());
+    bool keepFinal = layer.areStatesRead() && !attention;
     if (keepFinal)
       if (Expected<int64_t> count = returnedStateCount(layer); !count)
         return count.takeError();
@@ -526,8 +540,14 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
     Expected<Value> out = Value();
     if (LayerEmitter::isMergeLayer(layer.getClassName())) {
       out = emitter.emitMerge(layer, inputs, masks);
-    } else if (LayerEmitter::isAttentionLayer(layer.getClassName())) {
+    } else if (attention) {
       out = emitter.emitAttention(layer, inputs, masks, weights[i]);
+      if (out && layer.areStatesRead()) {
+        if (!emitter.attentionScores())
+          return layer.error("its second output is read, but it is not called with "
+                             "return_attention_scores=True");
+        attentionScores[layer.getCallId()] = emitter.attentionScores();
+      }
     } else if (inputs.size() != 1) {
       out = layer.error("reads " + Twine(inputs.size()) +
                         " inputs; only merge and attention layers read several");
@@ -595,7 +615,7 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   for (auto [id, index] : llvm::zip(outputCalls, outputIndices)) {
     StringRef layerName = StringRef(id).split('\x1f').first;
     if (index > 0) {
-      Expected<Value> state = states.state(builder, id, index);
+      Expected<Value> state = secondaryOutput(id, index);
       if (!state)
         return fileError(where, "a model output is " + llvm::toString(state.takeError()));
       results.push_back(*state);

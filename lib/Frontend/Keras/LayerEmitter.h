@@ -44,6 +44,10 @@ public:
     lastFinalStates.clear();
   }
   llvm::ArrayRef<mlir::Value> finalStates() const { return lastFinalStates; }
+  /// After an attention layer called with return_attention_scores=True: its
+  /// second output, the softmax weights (batch, heads, tq, tk) (Attention,
+  /// AdditiveAttention: (batch, tq, tk)); else null.
+  mlir::Value attentionScores() const { return lastAttentionScores; }
 
   /// Add, Subtract, Multiply, Average, Maximum, Minimum, Concatenate
   /// (MergeLayers.cpp): layers that read several values.
@@ -135,6 +139,7 @@ private:
   mlir::Value linkedInitialState;
   llvm::SmallVector<mlir::Value, 2> lastFinalStates;
   bool keepFinalState = false;
+  mlir::Value lastAttentionScores;
 };
 
 } // namespace seq::keras

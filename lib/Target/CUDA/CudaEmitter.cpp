@@ -957,6 +957,9 @@ Error Emitter::emitOp(Operation *op) {
         if (o.getAttentionMask())
           return fail(op, "the CUDA backend does not apply an attention_mask yet; use the "
                           "CPU backend (--target=cpu)");
+        if (o.getWeights())
+          return fail(op, "the CUDA backend does not return attention scores yet "
+                          "(return_attention_scores); use the CPU backend (--target=cpu)");
         std::string masks[2] = {"nullptr", "nullptr"};
         Value maskValues[2] = {o.getQueryMask(), o.getKeyMask()};
         for (auto [i, mask] : llvm::enumerate(maskValues)) {

@@ -748,6 +748,8 @@ LogicalResult AttentionOp::verify() {
         failed(check.dim("attention_mask axis 2", m[2], "key steps", k[1])))
       return failure();
   }
+  if (getWeights())
+    return check.result({q[0], q[2], q[1], k[1]});
   return check.result({q[0], q[1], q[2], v[3]});
 }
 

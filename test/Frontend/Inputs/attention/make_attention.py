@@ -4,7 +4,9 @@ committed, the test never needs TensorFlow):
 
     python make_attention.py
 """
+import json
 import os
+import zipfile
 
 os.environ["KERAS_BACKEND"] = "tensorflow"
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -19,9 +21,22 @@ def save(model, name):
 
 
 x = keras.Input((5, 4), name="x")
-# The scores are asked for (and left unread).
-out, _ = L.Attention(name="att")([x, x], return_attention_scores=True)
-save(keras.Model(x, L.Dense(2, name="head")(out)), "scores")
+# The scores are read as a model output, but the call does not ask for them
+# (a file Keras would not write: the call's return_attention_scores is
+# taken out of the config of a model that reads them).
+out, scores = L.Attention(name="att")([x, x], return_attention_scores=True)
+save(keras.Model(x, [L.Dense(2, name="head")(out), scores]), "scores")
+path = os.path.join(HERE, "scores.keras")
+with zipfile.ZipFile(path) as z:
+    files = {n: z.read(n) for n in z.namelist()}
+config = json.loads(files["config.json"])
+for layer in config["config"]["layers"]:
+    for node in layer.get("inbound_nodes", []):
+        node.get("kwargs", {}).pop("return_attention_scores", None)
+files["config.json"] = json.dumps(config).encode()
+with zipfile.ZipFile(path, "w") as z:
+    for n, data in files.items():
+        z.writestr(n, data)
 # Attention over two axes of a (batch, 3, 5, 4) input; Dot of rank-4 inputs.
 x4 = keras.Input((3, 5, 4), name="x4")
 save(keras.Model(x4, L.MultiHeadAttention(2, 3, attention_axes=(1, 2), name="mha")(x4, x4)),

@@ -204,7 +204,9 @@ def Seq_AttentionOp : Seq_TensorOp<"attention", [AttrSizedOperandSegments]> {
     counts as -0.7 * FLT_MAX, as Keras' masked attention: its weight is 0,
     and a row that sees nothing averages all values. Each row of scores
     goes through softmax over `j` (maximum subtracted); the output is the
-    weighted sum of the value rows.
+    weighted sum of the value rows. With `weights`, the result is instead
+    those softmax weights, `(batch, heads, tq, tk)`: what Keras returns with
+    `return_attention_scores=True` (`value` is then only checked).
 
     ```mlir
     %y = seq.attention dot %q, %k, %v {scale = 0.5 : f32, causal}
@@ -217,7 +219,8 @@ def Seq_AttentionOp : Seq_TensorOp<"attention", [AttrSizedOperandSegments]> {
                    Optional<Seq_F32Tensor>:$attention_mask,
                    Seq_ScoreModeAttr:$score_mode, OptionalAttr<F32Attr>:$scale,
                    OptionalAttr<F32Attr>:$score_weight, UnitAttr:$causal,
-                   OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$window);
+                   OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$window,
+                   UnitAttr:$weights);
   let results = (outs Seq_F32Tensor:$output);
   let assemblyFormat = [{
     $score_mode $query `,` $key `,` $value
