@@ -6,13 +6,14 @@ and a summary line:
       --emit=cuda, compiled by the host C++ compiler under seqc_cuda_sim.h
       (the CPU stand-in for CUDA) with check_model.cpp, run against Keras'
       output within 1e-4. Needs no GPU.
-  cuda_fixtures.py nvcc WORK FIXTURES SEQ_COMPILE ARCH
-      --emit=cuda for every fixture, grouped by kernel configuration (the
-      set of kernel template instances its code launches); for one fixture
-      of each configuration, --target=cuda --cuda-arch=ARCH -o lib.so: nvcc
-      compiles and links it and the library exports the seqc C API. The
-      host code around the kernels is compiled for every fixture by the sim
-      mode. Needs nvcc.
+  cuda_fixtures.py nvcc WORK FIXTURES SEQ_COMPILE ARCH NVCC
+      --emit=cuda for every fixture; nvcc compiles, once, every kernel
+      template instance any fixture launches (one translation unit of the
+      kernel library taking each instance's address), and builds the full
+      library (--target=cuda --cuda-arch=ARCH -o lib.so) of the fewest
+      fixtures whose code calls every kernel entry point any fixture calls:
+      each links and exports the seqc C API. The host code of every fixture
+      is compiled by the sim mode. Needs nvcc.
   cuda_fixtures.py gpu  WORK FIXTURES SEQ_COMPILE SEQ_ALLCLOSE ENGINE
       seq-compile --run --engine=ENGINE (cuda or cudnn) against Keras' output
       (atol 1e-4). Needs a GPU. For cudnn, models cuDNN cannot express are
@@ -73,16 +74,35 @@ def check_sim(fixture, work, fixtures, seq_compile, cxx, kernels, checker):
     return None if rc == 0 else "FAIL %s: %s" % (name, text)
 
 
-def kernel_configuration(fixture, work, fixtures, seq_compile):
-    """The kernel template instances the fixture's emitted code uses, or a
-    failure line."""
+MODEL_PART = "// ===== the model"
+
+
+def kernel_use(fixture, work, fixtures, seq_compile):
+    """(the kernel library's text, the kernel template instances the
+    fixture's code uses, the kernel entry points it calls), or a failure
+    line."""
     cu, failure = emit_cuda(fixture, work, fixtures, seq_compile)
     if failure:
         return failure
     with open(cu) as f:
         source = f.read()
-    model = source[source.index("// ===== the model"):]
-    return tuple(sorted(set(re.findall(r"seqc::[a-z_0-9]+<[^<>()]*>", model))))
+    split = source.index(MODEL_PART)
+    model = source[split:]
+    return (source[:split], set(re.findall(r"seqc::[a-z_0-9]+<[^<>()]*>", model)),
+            set(re.findall(r"seqc::([a-z_0-9]+)[<(]", model)))
+
+
+def compile_instances(work, library, instances, arch, nvcc):
+    """nvcc compiles every instance in one translation unit; a failure
+    line or None."""
+    unit = os.path.join(work, "instances.cu")
+    with open(unit, "w") as f:
+        f.write(library + "\nvoid seqc_every_instance() {\n")
+        f.writelines("  (void)&%s;\n" % i for i in sorted(instances))
+        f.write("}\n")
+    rc, text = run([nvcc, "-std=c++17", "-O3", "-w", "-arch=" + arch, "-c", unit,
+                    "-o", unit + ".o"])
+    return None if rc == 0 else "FAIL the kernel template instances: %s" % text[-2000:]
 
 
 def check_nvcc(fixture, work, fixtures, seq_compile, arch):
@@ -133,24 +153,30 @@ def main():
         job = lambda fx: check_sim(fx, work, fixtures, seq_compile, cxx, kernels, checker)
         what = "match Keras within 1e-4 in the CPU simulation"
     elif mode == "nvcc":
-        seq_compile, arch = rest
+        seq_compile, arch, nvcc = rest
         with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
-            configs = list(pool.map(
-                lambda fx: kernel_configuration(fx, work, fixtures, seq_compile), good))
-        failures = [c for c in configs if isinstance(c, str)]
-        first = {}
-        for fx, config in zip(good, configs):
-            if not isinstance(config, str):
-                first.setdefault(config, fx)
+            uses = list(pool.map(lambda fx: kernel_use(fx, work, fixtures, seq_compile), good))
+        failures = [u for u in uses if isinstance(u, str)]
+        emitted = [(fx, u) for fx, u in zip(good, uses) if not isinstance(u, str)]
+        instances = set().union(*(u[1] for _, u in emitted))
+        # The fewest fixtures whose code calls every entry point (greedy).
+        chosen, uncovered = [], set().union(*(u[2] for _, u in emitted))
+        while uncovered:
+            fx, u = max(emitted, key=lambda e: len(e[1][2] & uncovered))
+            chosen.append(fx)
+            uncovered -= u[2]
+        jobs = [lambda: compile_instances(work, emitted[0][1][0], instances, arch, nvcc)]
+        jobs += [lambda fx=fx: check_nvcc(fx, work, fixtures, seq_compile, arch)
+                 for fx in chosen]
         with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
-            built = list(pool.map(lambda fx: check_nvcc(fx, work, fixtures, seq_compile, arch),
-                                  first.values()))
+            built = list(pool.map(lambda job: job(), jobs))
         failures += [r for r in built if r]
         for r in failures:
             print(r)
-        print("%d of %d fixtures emit CUDA; %d of %d kernel configurations build with nvcc "
-              "for %s" % (len(good) - sum(isinstance(c, str) for c in configs), len(good),
-                          len(first) - sum(bool(r) for r in built), len(first), arch))
+        print("%d of %d fixtures emit CUDA; %d kernel template instances compile with nvcc "
+              "for %s; %d of %d libraries calling every entry point build" %
+              (len(emitted), len(good), len(instances) if not built[0] else 0, arch,
+               len(chosen) - sum(bool(r) for r in built[1:]), len(chosen)))
         return 1 if failures else 0
     elif mode == "gpu":
         seq_compile, allclose, engine = rest
