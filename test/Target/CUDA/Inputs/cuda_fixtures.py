@@ -58,23 +58,61 @@ def emit_cuda(fixture, work, fixtures, seq_compile):
     return (cu, None) if rc == 0 else (None, "FAIL %s: emission failed: %s" % (name, text))
 
 
-def check_sim(fixture, work, fixtures, seq_compile, cxx, kernels, checker):
+# Where an emitted file's kernel library ends and the model's code begins.
+MODEL_PART = "// ===== the model"
+SIM_FLAGS = ["-std=c++17", "-O0", "-w", "-DSEQC_CPU_SIMULATION"]
+
+
+def without_banner(library):
+    """The kernel library's text without the comment lines that open every
+    emitted file (they name the model)."""
+    lines = library.splitlines(True)
+    while lines and lines[0].startswith("//"):
+        lines.pop(0)
+    return "".join(lines)
+
+
+def precompile_library(work, fixtures, seq_compile, cxx, kernels, fixture):
+    """The simulation header and the kernel library (as one fixture's file
+    has it) as a precompiled header: (its path, the library's text), or
+    (None, None) when that does not build (each file is then compiled whole)."""
+    cu, failure = emit_cuda(fixture, work, fixtures, seq_compile)
+    if failure:
+        return None, None
+    with open(cu) as f:
+        source = f.read()
+    library = without_banner(source[:source.index(MODEL_PART)])
+    header = os.path.join(work, "kernel_library.h")
+    with open(header, "w") as f:
+        f.write('#include "%s"\n' % os.path.join(kernels, "seqc_cuda_sim.h") + library)
+    rc, _ = run([cxx] + SIM_FLAGS + ["-x", "c++-header", header, "-o", header + ".gch"])
+    return (header, library) if rc == 0 else (None, None)
+
+
+def check_sim(fixture, work, fixtures, seq_compile, cxx, kernels, checker, pch):
     name = fixture["name"]
     cu, failure = emit_cuda(fixture, work, fixtures, seq_compile)
     if failure:
         return failure
     binary = os.path.join(work, name + ".sim")
-    rc, text = run([cxx, "-std=c++17", "-O0", "-w", "-DSEQC_CPU_SIMULATION",
-                    "-include", os.path.join(kernels, "seqc_cuda_sim.h"),
-                    "-x", "c++", cu, "-x", "none", checker, "-o", binary])
+    with open(cu) as f:
+        source = f.read()
+    split = source.index(MODEL_PART)
+    header, library = pch
+    if header and without_banner(source[:split]) == library:
+        # Only the model's part is compiled; the library comes precompiled.
+        part = os.path.join(work, name + ".model.cpp")
+        with open(part, "w") as f:
+            f.write(source[split:])
+        unit = ["-include", header, "-x", "c++", part]
+    else:
+        unit = ["-include", os.path.join(kernels, "seqc_cuda_sim.h"), "-x", "c++", cu]
+    rc, text = run([cxx] + SIM_FLAGS + unit + ["-x", "none", checker, "-o", binary])
     if rc != 0:
         return "FAIL %s: does not compile under the simulation: %s" % (name, text[:400])
     rc, text = run([binary, os.path.join(fixtures, fixture["input"]),
                     os.path.join(fixtures, fixture["expected"]), "1e-4"])
     return None if rc == 0 else "FAIL %s: %s" % (name, text)
-
-
-MODEL_PART = "// ===== the model"
 
 
 def kernel_use(fixture, work, fixtures, seq_compile):
@@ -150,7 +188,8 @@ def main():
         if rc != 0:
             print("FAIL check_model.cpp does not compile: " + text)
             return 1
-        job = lambda fx: check_sim(fx, work, fixtures, seq_compile, cxx, kernels, checker)
+        pch = precompile_library(work, fixtures, seq_compile, cxx, kernels, good[0])
+        job = lambda fx: check_sim(fx, work, fixtures, seq_compile, cxx, kernels, checker, pch)
         what = "match Keras within 1e-4 in the CPU simulation"
     elif mode == "nvcc":
         seq_compile, arch, nvcc = rest
