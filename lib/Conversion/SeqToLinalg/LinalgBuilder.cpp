@@ -146,11 +146,9 @@ Value LinalgBuilder::rowActivation(Value t, Activation act, unsigned axis) {
                          Value d = arith::SubFOp::create(nb, l, args[0], args[1]);
                          return math::ExpOp::create(nb, l, d);
                        });
-  // Reassociable, so that LLVM vectorizes the sum with partial sums.
   Value sum = reduceAxis(exps, axis, 0.0,
                          [](OpBuilder &nb, Location l, ValueRange args) -> Value {
-                           return arith::AddFOp::create(nb, l, args[1], args[0],
-                                                        arith::FastMathFlags::reassoc);
+                           return accumulate(nb, l, args[1], args[0]);
                          });
   if (act == Activation::LogSoftmax) {
     // x - max - log(sum): exact where exp(x - max) / sum would underflow.
@@ -317,6 +315,10 @@ struct Scalar {
   }
 };
 } // namespace
+
+Value seq::lowering::accumulate(OpBuilder &b, Location loc, Value acc, Value x) {
+  return arith::AddFOp::create(b, loc, acc, x, arith::FastMathFlags::reassoc);
+}
 
 Value seq::lowering::scalarActivation(OpBuilder &b, Location loc,
                                       Activation act, float alpha, Value x) {

@@ -151,6 +151,10 @@ inline Window window1d(IndexMath &m, OpFoldResult length, int64_t window,
   llvm_unreachable("unknown padding");
 }
 
+/// `acc + x` as the step of a sum over an axis: reassociable, so that LLVM
+/// vectorizes the loop with partial sums instead of one serial chain.
+Value accumulate(mlir::OpBuilder &b, mlir::Location loc, Value acc, Value x);
+
 /// One scalar activation (not softmax or log_softmax) of an f32 value.
 Value scalarActivation(mlir::OpBuilder &b, mlir::Location loc, Activation act,
                        float alpha, Value x);

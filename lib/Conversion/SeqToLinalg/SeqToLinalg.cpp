@@ -55,12 +55,6 @@ Value add(OpBuilder &b, Location l, Value x, Value y) {
   return arith::AddFOp::create(b, l, x, y);
 }
 
-/// The accumulation of a sum over an axis: reassociable, so that LLVM
-/// vectorizes the loop with partial sums instead of one serial chain.
-Value accumulate(OpBuilder &b, Location l, Value acc, Value x) {
-  return arith::AddFOp::create(b, l, acc, x, arith::FastMathFlags::reassoc);
-}
-
 //===----------------------------------------------------------------------===//
 // Convolution and pooling
 //===----------------------------------------------------------------------===//

@@ -252,14 +252,15 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
     if (!q || !k || !v)
       return firstError(q, k, v);
     // Attention hides the value's masked steps and zeroes the query's.
-    Value y = ab.attention(*q, *k, *v, featureScale,
-                           additive ? ScoreMode::Additive : ScoreMode::Dot, scale,
-                           scoreWeight, *causal, std::nullopt, Value(), valueMask);
+    auto attend = [&](bool weights) {
+      return ab.attention(*q, *k, *v, featureScale,
+                          additive ? ScoreMode::Additive : ScoreMode::Dot, scale,
+                          scoreWeight, *causal, std::nullopt, Value(), valueMask, Value(),
+                          weights);
+    };
+    Value y = attend(/*weights=*/false);
     if (*returnScores) {
-      Value scores = ab.attention(*q, *k, *v, featureScale,
-                                  additive ? ScoreMode::Additive : ScoreMode::Dot, scale,
-                                  scoreWeight, *causal, std::nullopt, Value(), valueMask,
-                                  Value(), /*weights=*/true);
+      Value scores = attend(/*weights=*/true);
       // (batch, 1, tq, tk) as Keras' (batch, tq, tk).
       int64_t tq = shapeOf(query)[1], tk = shapeOf(key)[1];
       if (ShapedType::isDynamic(tq) && ShapedType::isDynamic(tk))
@@ -402,13 +403,15 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
                         : keyMask;
   else
     keyMask = valueMask;
-  float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(*keyDim)));
-  Value heads4 = ab.attention(*q, *k, *v, Value(), ScoreMode::Dot, scale, std::nullopt,
-                              *causal, window, queryMask, keyMask, attentionMask);
+  auto attend = [&](bool weights) {
+    return ab.attention(*q, *k, *v, Value(), ScoreMode::Dot,
+                        static_cast<float>(1.0 / std::sqrt(static_cast<double>(*keyDim))),
+                        std::nullopt, *causal, window, queryMask, keyMask, attentionMask,
+                        weights);
+  };
+  Value heads4 = attend(/*weights=*/false);
   if (*returnScores)
-    lastAttentionScores = ab.attention(*q, *k, *v, Value(), ScoreMode::Dot, scale,
-                                       std::nullopt, *causal, window, queryMask, keyMask,
-                                       attentionMask, /*weights=*/true);
+    lastAttentionScores = attend(/*weights=*/true);
   mask = queryMask;
   Expected<Value> joined = ab.reshape(heads4, {-1, *heads * *valueDim});
   if (!joined)
