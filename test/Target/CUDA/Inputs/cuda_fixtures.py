@@ -60,6 +60,20 @@ def emit_cuda(fixture, work, fixtures, seq_compile):
 
 # Where an emitted file's kernel library ends and the model's code begins.
 MODEL_PART = "// ===== the model"
+
+
+def emit_parts(fixture, work, fixtures, seq_compile):
+    """(the emitted .cu, its kernel library's text, its model's code), or a
+    failure line."""
+    cu, failure = emit_cuda(fixture, work, fixtures, seq_compile)
+    if failure:
+        return failure
+    with open(cu) as f:
+        source = f.read()
+    split = source.index(MODEL_PART)
+    return cu, source[:split], source[split:]
+
+
 SIM_FLAGS = ["-std=c++17", "-O0", "-w", "-DSEQC_CPU_SIMULATION"]
 
 
@@ -76,12 +90,10 @@ def precompile_library(work, fixtures, seq_compile, cxx, kernels, fixture):
     """The simulation header and the kernel library (as one fixture's file
     has it) as a precompiled header: (its path, the library's text), or
     (None, None) when that does not build (each file is then compiled whole)."""
-    cu, failure = emit_cuda(fixture, work, fixtures, seq_compile)
-    if failure:
+    parts = emit_parts(fixture, work, fixtures, seq_compile)
+    if isinstance(parts, str):
         return None, None
-    with open(cu) as f:
-        source = f.read()
-    library = without_banner(source[:source.index(MODEL_PART)])
+    library = without_banner(parts[1])
     header = os.path.join(work, "kernel_library.h")
     with open(header, "w") as f:
         f.write('#include "%s"\n' % os.path.join(kernels, "seqc_cuda_sim.h") + library)
@@ -91,19 +103,17 @@ def precompile_library(work, fixtures, seq_compile, cxx, kernels, fixture):
 
 def check_sim(fixture, work, fixtures, seq_compile, cxx, kernels, checker, pch):
     name = fixture["name"]
-    cu, failure = emit_cuda(fixture, work, fixtures, seq_compile)
-    if failure:
-        return failure
+    parts = emit_parts(fixture, work, fixtures, seq_compile)
+    if isinstance(parts, str):
+        return parts
+    cu, own_library, model = parts
     binary = os.path.join(work, name + ".sim")
-    with open(cu) as f:
-        source = f.read()
-    split = source.index(MODEL_PART)
     header, library = pch
-    if header and without_banner(source[:split]) == library:
+    if header and without_banner(own_library) == library:
         # Only the model's part is compiled; the library comes precompiled.
         part = os.path.join(work, name + ".model.cpp")
         with open(part, "w") as f:
-            f.write(source[split:])
+            f.write(model)
         unit = ["-include", header, "-x", "c++", part]
     else:
         unit = ["-include", os.path.join(kernels, "seqc_cuda_sim.h"), "-x", "c++", cu]
@@ -119,14 +129,11 @@ def kernel_use(fixture, work, fixtures, seq_compile):
     """(the kernel library's text, the kernel template instances the
     fixture's code uses, the kernel entry points it calls), or a failure
     line."""
-    cu, failure = emit_cuda(fixture, work, fixtures, seq_compile)
-    if failure:
-        return failure
-    with open(cu) as f:
-        source = f.read()
-    split = source.index(MODEL_PART)
-    model = source[split:]
-    return (source[:split], set(re.findall(r"seqc::[a-z_0-9]+<[^<>()]*>", model)),
+    parts = emit_parts(fixture, work, fixtures, seq_compile)
+    if isinstance(parts, str):
+        return parts
+    _, library, model = parts
+    return (library, set(re.findall(r"seqc::[a-z_0-9]+<[^<>()]*>", model)),
             set(re.findall(r"seqc::([a-z_0-9]+)[<(]", model)))
 
 
