@@ -141,6 +141,26 @@ static Tensor inputProjection(const Tensor &x, const Tensor &kernel,
   return dense(x, kernel, bias, Activation::Linear, 0.0f);
 }
 
+/// The LSTM cell on one row: z (4u gate pre-activations, i f c o) and the
+/// row's h and c (u each), updated in place.
+static void lstmCell(const std::vector<double> &z, float *h, float *c,
+                     int64_t u, const RnnOptions &options) {
+  Activation rec = options.recurrentActivation, act = options.activation;
+  std::vector<float> i = gate(z, 0, u, rec, options.recurrentAlpha);
+  std::vector<float> f = gate(z, 1, u, rec, options.recurrentAlpha);
+  std::vector<float> g = gate(z, 2, u, act, options.alpha);
+  std::vector<float> o = gate(z, 3, u, rec, options.recurrentAlpha);
+  std::vector<float> newC(u);
+  for (int64_t k = 0; k < u; ++k)
+    newC[k] = static_cast<float>(double(f[k]) * c[k] + double(i[k]) * g[k]);
+  std::vector<float> actC = newC;
+  detail::activateRow(act, options.alpha, actC);
+  for (int64_t k = 0; k < u; ++k) {
+    h[k] = static_cast<float>(double(o[k]) * actC[k]);
+    c[k] = newC[k];
+  }
+}
+
 Tensor seq::rt::lstmRecurrence(const Tensor &projection,
                                const Tensor &recurrentKernel,
                                const RnnOptions &options) {
@@ -151,22 +171,7 @@ Tensor seq::rt::lstmRecurrence(const Tensor &projection,
               [&](const float *pt, std::vector<float> &state) {
                 std::vector<double> z(pt, pt + 4 * u);
                 accumulate(z, state.data(), recurrentKernel);
-                Activation rec = options.recurrentActivation,
-                           act = options.activation;
-                std::vector<float> i = gate(z, 0, u, rec, options.recurrentAlpha);
-                std::vector<float> f = gate(z, 1, u, rec, options.recurrentAlpha);
-                std::vector<float> g = gate(z, 2, u, act, options.alpha);
-                std::vector<float> o = gate(z, 3, u, rec, options.recurrentAlpha);
-                std::vector<float> c(u);
-                for (int64_t k = 0; k < u; ++k)
-                  c[k] = static_cast<float>(double(f[k]) * state[u + k] +
-                                            double(i[k]) * g[k]);
-                std::vector<float> actC = c;
-                detail::activateRow(act, options.alpha, actC);
-                for (int64_t k = 0; k < u; ++k) {
-                  state[k] = static_cast<float>(double(o[k]) * actC[k]);
-                  state[u + k] = c[k];
-                }
+                lstmCell(z, state.data(), state.data() + u, u, options);
               });
 }
 
@@ -333,4 +338,62 @@ Tensor seq::rt::bidirectionalMerge(const Tensor &forward,
     }
   }
   return y;
+}
+
+Tensor seq::rt::convLstm(const Tensor &x, const Tensor &kernel,
+                         const Tensor &recurrentKernel, const Tensor *bias,
+                         llvm::ArrayRef<int64_t> strides,
+                         llvm::ArrayRef<int64_t> dilations, Padding padding,
+                         const RnnOptions &options) {
+  require(!options.mask && !options.initialState && !options.finalState,
+          "conv_lstm takes no mask and no state");
+  int64_t n = x.rank() - 3;
+  require(n >= 1 && n <= 3, "conv_lstm input " + x.shapeString() +
+                                " must have 1 to 3 spatial axes");
+  detail::requireRank(kernel, n + 2, "conv_lstm kernel");
+  detail::requireRank(recurrentKernel, n + 2, "conv_lstm recurrent kernel");
+  int64_t batch = x.shape[0], steps = x.shape[1], u = recurrentKernel.shape[n];
+  require(kernel.shape[n + 1] == 4 * u && recurrentKernel.shape[n + 1] == 4 * u,
+          "conv_lstm kernel " + kernel.shapeString() + " and recurrent kernel " +
+              recurrentKernel.shapeString() + " do not fit");
+  requireBias("conv_lstm", bias, {4 * u});
+
+  // The input convolution of every step at once, over (B*T, d..., C).
+  Tensor frames{{batch * steps}, x.data};
+  frames.shape.insert(frames.shape.end(), x.shape.begin() + 2, x.shape.end());
+  Tensor projection = convolution(frames, kernel, bias, strides, dilations, 1,
+                                  padding, Activation::Linear, 0.0f);
+  std::vector<int64_t> stateShape = projection.shape;
+  stateShape[0] = batch;
+  stateShape.back() = u;
+  int64_t positions = 1;
+  for (int64_t i = 1; i <= n; ++i)
+    positions *= stateShape[i];
+
+  Tensor h = Tensor::zeros(stateShape), c = Tensor::zeros(stateShape);
+  std::vector<int64_t> outShape = stateShape;
+  if (options.returnSequences)
+    outShape.insert(outShape.begin() + 1, steps);
+  Tensor y = Tensor::zeros(outShape);
+  std::vector<int64_t> ones(n, 1);
+  int64_t stepSize = positions * u;
+  for (int64_t s = 0; s < steps; ++s) {
+    int64_t t = options.goBackwards ? steps - 1 - s : s;
+    Tensor hu = convolution(h, recurrentKernel, nullptr, ones, ones, 1,
+                            Padding::Same, Activation::Linear, 0.0f);
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t p = 0; p < positions; ++p) {
+        int64_t row = b * positions + p;
+        const float *pt = &projection.data[((b * steps + t) * positions + p) * 4 * u];
+        std::vector<double> z(4 * u);
+        for (int64_t j = 0; j < 4 * u; ++j)
+          z[j] = double(pt[j]) + hu.data[row * 4 * u + j];
+        lstmCell(z, &h.data[row * u], &c.data[row * u], u, options);
+      }
+    if (options.returnSequences)
+      for (int64_t b = 0; b < batch; ++b)
+        std::copy_n(&h.data[b * stepSize], stepSize,
+                    &y.data[(b * steps + s) * stepSize]);
+  }
+  return options.returnSequences ? y : h;
 }

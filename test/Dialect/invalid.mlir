@@ -1570,3 +1570,109 @@ func.func @attention_weights_shape(%q: tensor<?x5x2x4xf32>, %k: tensor<?x6x2x4xf
   %0 = seq.attention dot %q, %k, %k {weights} : tensor<?x5x2x4xf32>, tensor<?x6x2x4xf32>, tensor<?x6x2x4xf32> -> tensor<?x5x2x6xf32>
   return
 }
+
+// -----
+
+func.func @conv_lstm_rank(%x: tensor<?x4x3xf32>, %k: tensor<3x3x8xf32>, %r: tensor<3x2x8xf32>) {
+  // expected-error @+1 {{'seq.conv_lstm' op input must have rank >= 4, got 'tensor<?x4x3xf32>'}}
+  %0 = seq.conv_lstm %x, %k, %r padding(valid) activation(tanh, hard_sigmoid_keras2) {dilation_rate = array<i64: 1>, strides = array<i64: 1>} : (tensor<?x4x3xf32>, tensor<3x3x8xf32>, tensor<3x2x8xf32>) -> tensor<?x2xf32>
+  return
+}
+
+// -----
+
+func.func @conv_lstm_spatial_axes(%x: tensor<?x4x2x2x2x2x3xf32>, %k: tensor<3x3x3x8xf32>, %r: tensor<3x3x2x8xf32>) {
+  // expected-error @+1 {{'seq.conv_lstm' op input must have 1 to 3 spatial axes (rank 4 to 6), got 'tensor<?x4x2x2x2x2x3xf32>'}}
+  %0 = seq.conv_lstm %x, %k, %r padding(valid) activation(tanh, hard_sigmoid_keras2) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x4x2x2x2x2x3xf32>, tensor<3x3x3x8xf32>, tensor<3x3x2x8xf32>) -> tensor<?x2xf32>
+  return
+}
+
+// -----
+
+func.func @conv_lstm_kernel_rank(%x: tensor<?x4x8x8x3xf32>, %k: tensor<3x3x8xf32>, %r: tensor<3x3x2x8xf32>) {
+  // expected-error @+1 {{'seq.conv_lstm' op kernel must have rank 4, got 'tensor<3x3x8xf32>'}}
+  %0 = seq.conv_lstm %x, %k, %r padding(valid) activation(tanh, hard_sigmoid_keras2) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x4x8x8x3xf32>, tensor<3x3x8xf32>, tensor<3x3x2x8xf32>) -> tensor<?x6x6x2xf32>
+  return
+}
+
+// -----
+
+func.func @conv_lstm_recurrent_rank(%x: tensor<?x4x8x8x3xf32>, %k: tensor<3x3x3x8xf32>, %r: tensor<3x2x8xf32>) {
+  // expected-error @+1 {{'seq.conv_lstm' op recurrent_kernel must have rank 4, got 'tensor<3x2x8xf32>'}}
+  %0 = seq.conv_lstm %x, %k, %r padding(valid) activation(tanh, hard_sigmoid_keras2) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x4x8x8x3xf32>, tensor<3x3x3x8xf32>, tensor<3x2x8xf32>) -> tensor<?x6x6x2xf32>
+  return
+}
+
+// -----
+
+func.func @conv_lstm_strides_count(%x: tensor<?x4x8x8x3xf32>, %k: tensor<3x3x3x8xf32>, %r: tensor<3x3x2x8xf32>) {
+  // expected-error @+1 {{'seq.conv_lstm' op strides must hold 2 sizes (one per spatial axis), got 1}}
+  %0 = seq.conv_lstm %x, %k, %r padding(valid) activation(tanh, hard_sigmoid_keras2) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 1>} : (tensor<?x4x8x8x3xf32>, tensor<3x3x3x8xf32>, tensor<3x3x2x8xf32>) -> tensor<?x6x6x2xf32>
+  return
+}
+
+// -----
+
+func.func @conv_lstm_causal(%x: tensor<?x4x8x8x3xf32>, %k: tensor<3x3x3x8xf32>, %r: tensor<3x3x2x8xf32>) {
+  // expected-error @+1 {{'seq.conv_lstm' op padding 'causal' is only valid for conv1d}}
+  %0 = seq.conv_lstm %x, %k, %r padding(causal) activation(tanh, hard_sigmoid_keras2) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x4x8x8x3xf32>, tensor<3x3x3x8xf32>, tensor<3x3x2x8xf32>) -> tensor<?x6x6x2xf32>
+  return
+}
+
+// -----
+
+// The cell activations are elementwise.
+func.func @conv_lstm_softmax(%x: tensor<?x4x8x8x3xf32>, %k: tensor<3x3x3x8xf32>, %r: tensor<3x3x2x8xf32>) {
+  // expected-error @+1 {{'seq.conv_lstm' op activation 'softmax' is not supported in a ConvLSTM cell}}
+  %0 = seq.conv_lstm %x, %k, %r padding(valid) activation(softmax, sigmoid) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x4x8x8x3xf32>, tensor<3x3x3x8xf32>, tensor<3x3x2x8xf32>) -> tensor<?x6x6x2xf32>
+  return
+}
+
+// -----
+
+func.func @conv_lstm_channels(%x: tensor<?x4x8x8x3xf32>, %k: tensor<3x3x4x8xf32>, %r: tensor<3x3x2x8xf32>) {
+  // expected-error @+1 {{'seq.conv_lstm' op kernel input channels (4) must equal input channels (3)}}
+  %0 = seq.conv_lstm %x, %k, %r padding(valid) activation(tanh, hard_sigmoid_keras2) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x4x8x8x3xf32>, tensor<3x3x4x8xf32>, tensor<3x3x2x8xf32>) -> tensor<?x6x6x2xf32>
+  return
+}
+
+// -----
+
+func.func @conv_lstm_kernel_gates(%x: tensor<?x4x8x8x3xf32>, %k: tensor<3x3x3x6xf32>, %r: tensor<3x3x2x8xf32>) {
+  // expected-error @+1 {{'seq.conv_lstm' op kernel columns (6) must equal 4 x filters (8)}}
+  %0 = seq.conv_lstm %x, %k, %r padding(valid) activation(tanh, hard_sigmoid_keras2) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x4x8x8x3xf32>, tensor<3x3x3x6xf32>, tensor<3x3x2x8xf32>) -> tensor<?x6x6x2xf32>
+  return
+}
+
+// -----
+
+func.func @conv_lstm_recurrent_gates(%x: tensor<?x4x8x8x3xf32>, %k: tensor<3x3x3x8xf32>, %r: tensor<3x3x2x6xf32>) {
+  // expected-error @+1 {{'seq.conv_lstm' op recurrent_kernel columns (6) must equal 4 x filters (8)}}
+  %0 = seq.conv_lstm %x, %k, %r padding(valid) activation(tanh, hard_sigmoid_keras2) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x4x8x8x3xf32>, tensor<3x3x3x8xf32>, tensor<3x3x2x6xf32>) -> tensor<?x6x6x2xf32>
+  return
+}
+
+// -----
+
+func.func @conv_lstm_bias(%x: tensor<?x4x8x8x3xf32>, %k: tensor<3x3x3x8xf32>, %r: tensor<3x3x2x8xf32>, %b: tensor<6xf32>) {
+  // expected-error @+1 {{'seq.conv_lstm' op bias size (6) must equal 4 x filters (8)}}
+  %0 = seq.conv_lstm %x, %k, %r, %b padding(valid) activation(tanh, hard_sigmoid_keras2) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x4x8x8x3xf32>, tensor<3x3x3x8xf32>, tensor<3x3x2x8xf32>, tensor<6xf32>) -> tensor<?x6x6x2xf32>
+  return
+}
+
+// -----
+
+func.func @conv_lstm_window(%x: tensor<?x4x2x8x3xf32>, %k: tensor<3x3x3x8xf32>, %r: tensor<3x3x2x8xf32>) {
+  // expected-error @+1 {{'seq.conv_lstm' op kernel span along spatial axis 0 is longer than the input's 2}}
+  %0 = seq.conv_lstm %x, %k, %r padding(valid) activation(tanh, hard_sigmoid_keras2) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x4x2x8x3xf32>, tensor<3x3x3x8xf32>, tensor<3x3x2x8xf32>) -> tensor<?x0x6x2xf32>
+  return
+}
+
+// -----
+
+// With return_sequences the time axis stays.
+func.func @conv_lstm_result(%x: tensor<?x4x8x8x3xf32>, %k: tensor<3x3x3x8xf32>, %r: tensor<3x3x2x8xf32>) {
+  // expected-error @+1 {{'seq.conv_lstm' op result shape (?, 6, 6, 2) does not match the expected (?, 4, 6, 6, 2)}}
+  %0 = seq.conv_lstm %x, %k, %r padding(valid) activation(tanh, hard_sigmoid_keras2) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 1, 1>, return_sequences} : (tensor<?x4x8x8x3xf32>, tensor<3x3x3x8xf32>, tensor<3x3x2x8xf32>) -> tensor<?x6x6x2xf32>
+  return
+}

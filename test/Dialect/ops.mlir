@@ -329,3 +329,10 @@ func.func @category_encoding(%x: tensor<?x3xf32>, %y: tensor<?x1xf32>) -> (tenso
   %3 = seq.category_encoding one_hot %y {num_tokens = 5 : i64} : tensor<?x1xf32> -> tensor<?x5xf32>
   return %0, %1, %2, %3 : tensor<?x5xf32>, tensor<?x5xf32>, tensor<?x3x5xf32>, tensor<?x5xf32>
 }
+
+// ConvLSTM2D, same padding, every step returned.
+func.func @conv_lstm(%x: tensor<?x4x8x8x3xf32>, %k: tensor<3x3x3x8xf32>, %r: tensor<3x3x2x8xf32>, %b: tensor<8xf32>) -> tensor<?x4x8x8x2xf32> {
+  // CHECK: seq.conv_lstm %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} padding(same) activation(tanh, sigmoid) {dilation_rate = array<i64: 1, 1>, go_backwards, return_sequences, strides = array<i64: 1, 1>} : (tensor<?x4x8x8x3xf32>, tensor<3x3x3x8xf32>, tensor<3x3x2x8xf32>, tensor<8xf32>) -> tensor<?x4x8x8x2xf32>
+  %0 = seq.conv_lstm %x, %k, %r, %b padding(same) activation(tanh, sigmoid) {dilation_rate = array<i64: 1, 1>, go_backwards, return_sequences, strides = array<i64: 1, 1>} : (tensor<?x4x8x8x3xf32>, tensor<3x3x3x8xf32>, tensor<3x3x2x8xf32>, tensor<8xf32>) -> tensor<?x4x8x8x2xf32>
+  return %0 : tensor<?x4x8x8x2xf32>
+}

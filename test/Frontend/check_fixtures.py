@@ -35,7 +35,8 @@ OP_OF_CLASS = {
     "Masking": "apply_mask", "RNN": ("lstm", "gru", "simple_rnn"),
     # A ReLU with max_value or threshold is seq.relu, else an activation.
     "ReLU": ("activation", "relu"),
-    "Conv2D": "conv2d", "Conv3D": "conv3d", "MaxPooling2D": "max_pool2d",
+    "Conv2D": "conv2d", "Conv3D": "conv3d", "ConvLSTM1D": "conv_lstm",
+    "ConvLSTM2D": "conv_lstm", "ConvLSTM3D": "conv_lstm", "MaxPooling2D": "max_pool2d",
     "AveragePooling2D": "avg_pool2d", "MaxPooling3D": "max_pool3d",
     "AveragePooling3D": "avg_pool3d", "GlobalMaxPooling2D": "global_max_pool2d",
     "GlobalAveragePooling2D": "global_avg_pool2d",

@@ -251,6 +251,19 @@ Tensor convolution(const Tensor &x, const Tensor &kernel, const Tensor *bias,
                    llvm::ArrayRef<int64_t> dilations, int64_t groups,
                    Padding padding, Activation act, float alpha);
 
+/// Keras ConvLSTM1D/2D/3D: x (B, T, d1..dn, C), kernel (k1..kn, C, 4f),
+/// recurrentKernel (r1..rn, f, 4f), bias (4f) or null; gate blocks i, f, c,
+/// o. The input convolution has `strides`, `dilations` and `padding`, the
+/// recurrent one stride 1 and Same padding; every position runs lstm()'s
+/// cell. Of `options` it uses returnSequences, goBackwards and the
+/// activations (no mask or state). Returns (B, T, o1..on, f) or
+/// (B, o1..on, f).
+Tensor convLstm(const Tensor &x, const Tensor &kernel,
+                const Tensor &recurrentKernel, const Tensor *bias,
+                llvm::ArrayRef<int64_t> strides,
+                llvm::ArrayRef<int64_t> dilations, Padding padding,
+                const RnnOptions &options);
+
 /// The transpose of convolution(): kernel (k1..kn, F, C) (Keras'
 /// Conv*Transpose layout), bias (F) or null. Output position o along axis i
 /// (of outSizes[i]) receives input position t through tap j where

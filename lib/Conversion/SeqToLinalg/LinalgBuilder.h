@@ -159,6 +159,15 @@ Value accumulate(mlir::OpBuilder &b, mlir::Location loc, Value acc, Value x);
 Value scalarActivation(mlir::OpBuilder &b, mlir::Location loc, Activation act,
                        float alpha, Value x);
 
+/// init + x (B, d1..dn, C) convolved "valid" with kernel (k1..kn, C, F):
+/// conv_1d_nwc_wcf, conv_2d_nhwc_hwcf or conv_3d_ndhwc_dhwcf (Spatial.cpp).
+Value namedConv(LinalgBuilder &lb, int64_t spatial, Value x, Value kernel,
+                Value init, llvm::ArrayRef<int64_t> strides,
+                llvm::ArrayRef<int64_t> dilations);
+
+/// Lowers seq.conv_lstm (ConvRecurrence.cpp).
+Value lowerConvLSTM(LinalgBuilder &lb, ConvLSTMOp op);
+
 /// Lowers Conv2D/3D, the 2-D/3-D and global poolings, zero padding,
 /// cropping, upsampling and permute (Spatial.cpp). Returns the result, or
 /// null after an error.

@@ -878,6 +878,8 @@ Value lower(LinalgBuilder &lb, Operation *op) {
           GlobalAvgPool3DOp, ZeroPaddingOp, CroppingOp, UpSamplingOp, ResizeOp,
           AdaptiveMaxPoolOp, AdaptiveAvgPoolOp, PermuteOp>(op))
     return lowerSpatial(lb, op);
+  if (auto o = dyn_cast<ConvLSTMOp>(op))
+    return lowerConvLSTM(lb, o);
   if (auto o = dyn_cast<BatchNormOp>(op))
     return lowerBatchNorm(lb, o);
   if (auto o = dyn_cast<LayerNormOp>(op))

@@ -87,10 +87,11 @@ Value slice(LinalgBuilder &lb, Value x, ArrayRef<OpFoldResult> offsets,
                                         ones(lb, sizes.size()));
 }
 
-/// One named convolution: conv_1d_nwc_wcf, conv_2d_nhwc_hwcf or
-/// conv_3d_ndhwc_dhwcf.
-Value namedConv(LinalgBuilder &lb, int64_t spatial, Value x, Value kernel,
-                Value init, ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations) {
+} // namespace
+
+Value seq::lowering::namedConv(LinalgBuilder &lb, int64_t spatial, Value x,
+                               Value kernel, Value init, ArrayRef<int64_t> strides,
+                               ArrayRef<int64_t> dilations) {
   auto stridesAttr = lb.b.getI64TensorAttr(strides);
   auto dilationsAttr = lb.b.getI64TensorAttr(dilations);
   Type type = init.getType();
@@ -107,6 +108,8 @@ Value namedConv(LinalgBuilder &lb, int64_t spatial, Value x, Value kernel,
                                             ValueRange{init}, stridesAttr, dilationsAttr)
       .getResult(0);
 }
+
+namespace {
 
 /// A 2-D convolution with one input channel per group (DepthwiseConv2D) as
 /// linalg.depthwise_conv_2d_nhwc_hwc: with M filters per group, channel c is

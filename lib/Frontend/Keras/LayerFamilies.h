@@ -39,6 +39,8 @@ std::vector<std::string> layerFamilyClasses();
 
 /// Conv2D, Conv3D (ImageLayers.cpp).
 llvm::Expected<mlir::Value> emitConvolution(EmitContext &context);
+/// ConvLSTM1D, ConvLSTM2D, ConvLSTM3D (ConvLSTMLayers.cpp).
+llvm::Expected<mlir::Value> emitConvLSTM(EmitContext &context);
 /// Conv1DTranspose, Conv2DTranspose, Conv3DTranspose (TransposedConvLayers.cpp).
 llvm::Expected<mlir::Value> emitTransposedConvolution(EmitContext &context);
 /// DepthwiseConv1D/2D and SeparableConv1D/2D (DepthwiseConvLayers.cpp).

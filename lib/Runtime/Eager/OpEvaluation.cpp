@@ -445,6 +445,34 @@ Error checkSpatialInput(Operation *op, const Tensor &x, int64_t spatial,
   return Error::success();
 }
 
+Expected<Tensor> evaluate(ConvLSTMOp op, const Operands &in) {
+  const Tensor &x = in(op.getInput()), &kernel = in(op.getKernel());
+  int64_t spatial = op.getSpatialRank();
+  if (Error e = requireRank(op, x, spatial + 3, "input"))
+    return std::move(e);
+  if (Error e = requireSize(op, x, spatial + 2, kernel.shape[spatial], "input",
+                            "the kernel"))
+    return std::move(e);
+  ArrayRef<int64_t> window = ArrayRef<int64_t>(kernel.shape).take_front(spatial);
+  std::vector<int64_t> frame{x.shape[0]};
+  frame.insert(frame.end(), x.shape.begin() + 2, x.shape.end());
+  auto expected = shapes::convolution(frame, window, op.getStrides(),
+                                      op.getDilationRate(), op.getPadding(),
+                                      kernel.shape.back());
+  if (Error e = checkSpatialInput(op, Tensor{frame, {}}, spatial, expected))
+    return std::move(e);
+  RnnOptions options;
+  options.returnSequences = op.getReturnSequences();
+  options.goBackwards = op.getGoBackwards();
+  options.activation = kernelActivation(op.getActivation());
+  options.recurrentActivation = kernelActivation(op.getRecurrentActivation());
+  options.alpha = shapes::cellAlpha(op.getActivation());
+  options.recurrentAlpha = shapes::cellAlpha(op.getRecurrentActivation());
+  return convLstm(x, kernel, in(op.getRecurrentKernel()),
+                  in.optional(op.getBias()), op.getStrides(),
+                  op.getDilationRate(), kernelPadding(op.getPadding()), options);
+}
+
 template <typename ConvOp>
 Expected<Tensor> evaluateConv(ConvOp op, const Operands &in) {
   constexpr int64_t spatial = ConvOp::kSpatialRank;
@@ -704,6 +732,7 @@ Expected<Tensor> evaluateOp(Operation *op, ValueLookup lookup,
         return applyMask(x, mask);
       })
       .Case<Conv2DOp, Conv3DOp>([&](auto op) { return evaluateConv(op, in); })
+      .Case<ConvLSTMOp>([&](ConvLSTMOp op) { return evaluate(op, in); })
       .Case<ConvTranspose1DOp, ConvTranspose2DOp, ConvTranspose3DOp>(
           [&](auto op) { return evaluateConvTranspose(op, in); })
       .Case<MaxPool2DOp, MaxPool3DOp>([&](auto op) {

@@ -647,7 +647,7 @@ Error Emitter::emitOp(Operation *op) {
         result(y);
         return Error::success();
       })
-      .Case<Conv2DOp, Conv3DOp, ConvTranspose1DOp, ConvTranspose2DOp, ConvTranspose3DOp,
+      .Case<Conv2DOp, Conv3DOp, ConvLSTMOp, ConvTranspose1DOp, ConvTranspose2DOp, ConvTranspose3DOp,
             MaxPool2DOp, AvgPool2DOp, MaxPool3DOp, AvgPool3DOp,
             GlobalMaxPool2DOp, GlobalAvgPool2DOp, GlobalMaxPool3DOp, GlobalAvgPool3DOp,
             ZeroPaddingOp, CroppingOp, UpSamplingOp, ResizeOp, AdaptiveMaxPoolOp,

@@ -1,7 +1,8 @@
 //===- SpatialEmitter.cpp - Conv2D/3D, 2-D/3-D pooling, shape layers ------===//
 //
 // The launches of the spatial ops (kernels/seqc_kernels.cuh, "Spatial
-// layers"): a direct convolution, a direct (gathering) transposed
+// layers"): a direct convolution (ConvLSTM: one over every step's input, then
+// one per step over h and a pointwise cell), a direct (gathering) transposed
 // convolution and a pooling kernel over up to three spatial axes, global
 // pooling as the 1-D kernel over all positions, and
 // index-mapping kernels for zero padding, cropping, upsampling, resize and permute,
@@ -113,6 +114,102 @@ Error Emitter::emitSpatial(Operation *op) {
                 sizes3(o.getDilationRate()) + ", " + paddingName(o.getPadding()) + ", " +
                 floatLiteral(o.getAlpha()) + ")");
     bufferOf[op->getResult(0)] = y;
+    return Error::success();
+  };
+
+  auto convLstm = [&](ConvLSTMOp o) -> Error {
+    const int64_t n = o.getSpatialRank();
+    Expected<unsigned> x = inputOfRank(n + 3);
+    if (!x)
+      return x.takeError();
+    auto kType = cast<ShapedType>(o.getKernel().getType());
+    auto rType = cast<ShapedType>(o.getRecurrentKernel().getType());
+    if (!kType.hasStaticShape() || !rType.hasStaticShape())
+      return fail(op, "expects kernels of static shape");
+    llvm::ArrayRef<int64_t> k = kType.getShape(), r = rType.getShape();
+    const int64_t u = r[n], channels = k[n];
+    Expected<std::string> w = weight(op, o.getKernel(), "kernel");
+    if (!w)
+      return w.takeError();
+    Expected<std::string> rw = weight(op, o.getRecurrentKernel(), "recurrent_kernel");
+    if (!rw)
+      return rw.takeError();
+    Expected<std::string> b = optionalWeight(op, o.getBias(), "bias");
+    if (!b)
+      return b.takeError();
+    Dims in = dimsOf(*x), state{in[0]}, spatial, statePositions;
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t span = o.getDilationRate()[i] * (k[i] - 1) + 1;
+      state.push_back("seqc::window1d(" + in[i + 2] + ", " + std::to_string(span) + ", " +
+                      std::to_string(o.getStrides()[i]) + ", " +
+                      paddingName(o.getPadding()) + ").length");
+      spatial.push_back(in[i + 2]);
+    }
+    Dims gates = state, projection = state, sequence = state;
+    state.push_back(std::to_string(u));
+    gates.push_back(std::to_string(4 * u));
+    projection.insert(projection.begin() + 1, in[1]);
+    projection.push_back(std::to_string(4 * u));
+    sequence.insert(sequence.begin() + 1, in[1]);
+    sequence.push_back(std::to_string(u));
+    unsigned xp = newBuffer(projection, tag(op) + " input convolution of every step");
+    unsigned h = newBuffer(state, tag(op) + " h");
+    unsigned c = newBuffer(state, tag(op) + " c");
+    unsigned hu = newBuffer(gates, tag(op) + " recurrent convolution of h");
+    std::optional<unsigned> seq;
+    if (o.getReturnSequences())
+      seq = newBuffer(sequence, tag(op) + " output");
+    for (int64_t i = 0; i < n; ++i)
+      checkInDims(dim(h, i + 1) + " < 1",
+                  layer(op) + ": the input is smaller than the convolution window");
+    Dims stateSpatial;
+    for (int64_t i = 0; i < n; ++i)
+      stateSpatial.push_back(dim(h, i + 1));
+    std::string positions = "(" + product(stateSpatial) + ")";
+    std::string bytes = "(size_t)" + in[0] + " * " + positions + " * " + std::to_string(u) +
+                        " * sizeof(float)";
+    comment(op, "ConvLSTM, kernel " + joined(k.take_front(n), "x") + ", recurrent kernel " +
+                    joined(r.take_front(n), "x") + ", " + stringifyPadding(o.getPadding()) +
+                    ", " + stringifyActivation(o.getActivation()) + "/" +
+                    stringifyActivation(o.getRecurrentActivation()) + " -> " +
+                    buffers[seq ? *seq : h].name);
+    Dims ones(n, "1");
+    forwardCode += tryLaunch(
+        op, "seqc::conv_nd<seqc::Act::Linear>(m->stream, " + ptr(*x) + ", " + *w + ", " + *b +
+                ", " + ptr(xp) + ", " + in[0] + " * " + in[1] + ", " + sizes3(spatial) + ", " +
+                Twine(channels) + ", " + sizes3(k.take_front(n)) + ", " + Twine(4 * u) +
+                ", 1, " + sizes3(o.getStrides()) + ", " + sizes3(o.getDilationRate()) + ", " +
+                paddingName(o.getPadding()) + ", 0.0f)");
+    forwardCode += tryLaunch(op, "cudaMemsetAsync(" + ptr(h) + ", 0, " + bytes + ", m->stream)");
+    forwardCode += tryLaunch(op, "cudaMemsetAsync(" + ptr(c) + ", 0, " + bytes + ", m->stream)");
+    llvm::raw_string_ostream os(forwardCode);
+    os << "  for (int64_t s = 0; s < " << in[1] << "; ++s) {\n"
+       << "  " << tryLaunch(op, "seqc::conv_nd<seqc::Act::Linear>(m->stream, " + ptr(h) + ", " +
+                                    *rw + ", nullptr, " + ptr(hu) + ", " + in[0] + ", " +
+                                    sizes3(stateSpatial) + ", " + Twine(u) + ", " +
+                                    sizes3(r.take_front(n)) + ", " + Twine(4 * u) + ", 1, " +
+                                    sizes3(ones) + ", " + sizes3(ones) +
+                                    ", seqc::Padding::Same, 0.0f)")
+       << "    seqc::ConvLstmCellArgs a{};\n"
+       << "    a.xproj = " << ptr(xp) << ";\n"
+       << "    a.hu = " << ptr(hu) << ";\n"
+       << "    a.h = " << ptr(h) << ";\n"
+       << "    a.c = " << ptr(c) << ";\n"
+       << "    a.out = " << (seq ? ptr(*seq) : "nullptr") << ";\n"
+       << "    a.batch = (int)" << in[0] << ";\n"
+       << "    a.steps = (int)" << in[1] << ";\n"
+       << "    a.units = " << u << ";\n"
+       << "    a.positions = " << positions << ";\n"
+       << "    a.s = (int)s;\n"
+       << "    a.t = " << (o.getGoBackwards() ? "(int)(" + in[1] + " - 1 - s)" : "(int)s")
+       << ";\n"
+       << "    a.alpha = " << floatLiteral(shapes::cellAlpha(o.getActivation())) << ";\n"
+       << "    a.recurrent_alpha = "
+       << floatLiteral(shapes::cellAlpha(o.getRecurrentActivation())) << ";\n"
+       << "  " << tryLaunch(op, "seqc::conv_lstm_cell<" + actName(o.getActivation()) + ", " +
+                                    actName(o.getRecurrentActivation()) + ">(m->stream, a)")
+       << "  }\n";
+    bufferOf[op->getResult(0)] = seq ? *seq : h;
     return Error::success();
   };
 
@@ -374,6 +471,7 @@ Error Emitter::emitSpatial(Operation *op) {
 
   return llvm::TypeSwitch<Operation *, Error>(op)
       .Case<Conv2DOp, Conv3DOp>(conv)
+      .Case(convLstm)
       .Case<ConvTranspose1DOp, ConvTranspose2DOp, ConvTranspose3DOp>(convTranspose)
       .Case<MaxPool2DOp, MaxPool3DOp>([&](auto o) { return pool(o, true); })
       .Case<AvgPool2DOp, AvgPool3DOp>([&](auto o) { return pool(o, false); })

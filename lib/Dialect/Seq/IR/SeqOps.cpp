@@ -407,6 +407,51 @@ LogicalResult verifyPadOrCrop(Operation *op, Value input, ArrayRef<int64_t> low,
 
 LogicalResult Conv2DOp::verify() { return verifyConvNd(*this); }
 LogicalResult Conv3DOp::verify() { return verifyConvNd(*this); }
+LogicalResult ConvLSTMOp::verify() {
+  Check check(*this);
+  Value input = getInput(), kernel = getKernel(), recurrent = getRecurrentKernel();
+  if (failed(check.minRank(input, "input", 4)))
+    return failure();
+  int64_t spatial = getSpatialRank();
+  if (spatial > 3)
+    return emitOpError() << "input must have 1 to 3 spatial axes (rank 4 to "
+                            "6), got " << input.getType();
+  if (failed(check.rank(kernel, "kernel", spatial + 2)) ||
+      failed(check.rank(recurrent, "recurrent_kernel", spatial + 2)) ||
+      failed(spatialSizes(*this, "strides", getStrides(), spatial)) ||
+      failed(spatialSizes(*this, "dilation_rate", getDilationRate(), spatial)))
+    return failure();
+  if (getPadding() == Padding::Causal)
+    return emitOpError("padding 'causal' is only valid for conv1d");
+  for (Activation a : {getActivation(), getRecurrentActivation()})
+    if (a == Activation::Softmax || a == Activation::LogSoftmax)
+      return emitOpError() << "activation '" << stringifyActivation(a)
+                           << "' is not supported in a ConvLSTM cell";
+  ArrayRef<int64_t> in = Check::shape(input), k = Check::shape(kernel),
+                    rk = Check::shape(recurrent);
+  int64_t filters = rk[spatial];
+  if (failed(check.dim("kernel input channels", k[spatial], "input channels",
+                       in.back())) ||
+      failed(check.dim("kernel columns", k[spatial + 1], "4 x filters",
+                       mul(4, filters))) ||
+      failed(check.dim("recurrent_kernel columns", rk[spatial + 1],
+                       "4 x filters", mul(4, filters))) ||
+      (getBias() &&
+       failed(check.vector(getBias(), "bias", "4 x filters", mul(4, filters)))))
+    return failure();
+  SmallVector<int64_t> expected =
+      shapes::convLstm(in, k.take_front(spatial), getStrides(),
+                       getDilationRate(), getPadding(), filters,
+                       getReturnSequences());
+  SmallVector<int64_t> state = shapes::convLstm(
+      in, k.take_front(spatial), getStrides(), getDilationRate(), getPadding(),
+      filters, /*returnSequences=*/false);
+  if (failed(windowsFit(*this, Check::shape(input).drop_front(), state,
+                        "kernel span")))
+    return failure();
+  return check.result(expected);
+}
+
 LogicalResult ConvTranspose1DOp::verify() { return verifyConvTransposeNd(*this); }
 LogicalResult ConvTranspose2DOp::verify() { return verifyConvTransposeNd(*this); }
 LogicalResult ConvTranspose3DOp::verify() { return verifyConvTransposeNd(*this); }

@@ -57,6 +57,21 @@ llvm::SmallVector<int64_t> convolution(llvm::ArrayRef<int64_t> input,
   return result;
 }
 
+llvm::SmallVector<int64_t> convLstm(llvm::ArrayRef<int64_t> input,
+                                    llvm::ArrayRef<int64_t> window,
+                                    llvm::ArrayRef<int64_t> strides,
+                                    llvm::ArrayRef<int64_t> dilations,
+                                    Padding padding, int64_t filters,
+                                    bool returnSequences) {
+  llvm::SmallVector<int64_t> step{input.front()};
+  step.append(input.begin() + 2, input.end());
+  llvm::SmallVector<int64_t> result =
+      convolution(step, window, strides, dilations, padding, filters);
+  if (returnSequences)
+    result.insert(result.begin() + 1, input[1]);
+  return result;
+}
+
 TransposedAxis transposedAxis(int64_t length, int64_t width, int64_t stride,
                               int64_t dilation, Padding padding,
                               int64_t outputPadding) {

@@ -52,7 +52,7 @@ std::string details(Operation *op) {
           return std::string();
         return stringifyActivation(o.getActivation()).str();
       })
-      .Case<LSTMOp, LSTMRecurrenceOp>([&](auto o) {
+      .Case<LSTMOp, LSTMRecurrenceOp, ConvLSTMOp>([&](auto o) {
         return recurrent(o.getActivation(), o.getRecurrentActivation(),
                          o.getReturnSequences(), o.getGoBackwards(), false);
       })

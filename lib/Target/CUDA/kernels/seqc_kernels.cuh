@@ -1547,6 +1547,51 @@ cudaError_t conv_nd(cudaStream_t stream, const float *x, const float *kernel, co
   return err;
 }
 
+// ConvLSTM (seq.conv_lstm): the input convolution of every step is one
+// conv_nd over the batch * steps frames; each step then convolves h with the
+// recurrent kernel ("same", stride 1) into the gates and runs this
+// pointwise cell, one thread per (row, position, unit).
+struct ConvLstmCellArgs {
+  const float *xproj; // (batch, steps, positions, 4 units): input convolution + bias
+  const float *hu;    // (batch, positions, 4 units): h convolved with the recurrent kernel
+  float *h, *c;       // (batch, positions, units)
+  float *out;         // (batch, steps, positions, units) with return_sequences, else null
+  int batch, steps, units;
+  int64_t positions;
+  int t, s; // input step, processing step
+  float alpha, recurrent_alpha;
+};
+
+template <Act A, Act R> __global__ void conv_lstm_cell_kernel(ConvLstmCellArgs p) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= (int64_t)p.batch * p.positions * p.units)
+    return;
+  const int u = p.units, j = i % u;
+  const int64_t row = i / u; // b * positions + position
+  const int64_t b = row / p.positions, position = row % p.positions;
+  const float *x = p.xproj + ((b * p.steps + p.t) * p.positions + position) * 4 * u;
+  const float *r = p.hu + row * 4 * u;
+  const float ig = activate<R>(x[j] + r[j], p.recurrent_alpha);
+  const float fg = activate<R>(x[u + j] + r[u + j], p.recurrent_alpha);
+  const float g = activate<A>(x[2 * u + j] + r[2 * u + j], p.alpha);
+  const float og = activate<R>(x[3 * u + j] + r[3 * u + j], p.recurrent_alpha);
+  const float c = fg * p.c[i] + ig * g;
+  const float h = og * activate<A>(c, p.alpha);
+  p.c[i] = c;
+  p.h[i] = h;
+  if (p.out)
+    p.out[((b * p.steps + p.s) * p.positions + position) * u + j] = h;
+}
+
+template <Act A, Act R> cudaError_t conv_lstm_cell(cudaStream_t stream, const ConvLstmCellArgs &p) {
+  int64_t n = (int64_t)p.batch * p.positions * p.units;
+  if (n == 0)
+    return cudaSuccess;
+  void (*kernel)(ConvLstmCellArgs) = &conv_lstm_cell_kernel<A, R>; // one macro argument
+  SEQC_LAUNCH(kernel, blocks_for(n, 256), 256, 0, stream)(p);
+  return cudaGetLastError();
+}
+
 struct ConvTransposeShape {
   int batch, channels, filters;
   Sizes3 in, out, kernel, stride, dilation, pad;

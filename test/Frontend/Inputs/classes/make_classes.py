@@ -1,7 +1,7 @@
 """Writes the layer-class error inputs of test/Frontend/layer-classes.test from
 test/fixtures/seed_build.h5 (LSTM -> Dense -> Dense, legacy HDF5) with h5py:
 
-  builtin_unsupported.h5  dense_1 renamed to class ConvLSTM2D: a Keras
+  builtin_unsupported.h5  dense_1 renamed to class LocallyConnected2D: a Keras
                           layer seqc does not support yet
   custom_int8.h5          dense renamed to a custom class QuantDense whose
                           kernel is int8: reported as custom, not as int8
@@ -52,6 +52,6 @@ def unbuilt(config, f):
     weights.attrs["layer_names"] = np.array([], dtype="S1")
 
 
-with_config("builtin_unsupported.h5", rename("dense_1", "ConvLSTM2D"))
+with_config("builtin_unsupported.h5", rename("dense_1", "LocallyConnected2D"))
 with_config("custom_int8.h5", quantized)
 with_config("unbuilt.h5", unbuilt)

@@ -186,6 +186,10 @@ def main():
     os.makedirs(work, exist_ok=True)
     with open(os.path.join(fixtures, "manifest.json")) as f:
         good = json.load(f)["fixtures"]
+    # SEQC_FIXTURE_FILTER=REGEX checks only the fixtures whose names match.
+    only = os.environ.get("SEQC_FIXTURE_FILTER")
+    if only:
+        good = [fx for fx in good if re.search(only, fx["name"])]
     workers = os.cpu_count() or 2
     if mode == "sim":
         seq_compile, cxx, kernels, inputs = rest

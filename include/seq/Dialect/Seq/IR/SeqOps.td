@@ -412,6 +412,43 @@ class Seq_ConvNdOp<string mnemonic, string keras, int spatial> :
 def Seq_Conv2DOp : Seq_ConvNdOp<"conv2d", "Conv2D", 2>;
 def Seq_Conv3DOp : Seq_ConvNdOp<"conv3d", "Conv3D", 3>;
 
+def Seq_ConvLSTMOp : Seq_TensorOp<"conv_lstm"> {
+  let summary = "Keras ConvLSTM1D/2D/3D (channels last)";
+  let description = [{
+    An LSTM whose two products are convolutions. `input` is `(batch, time,
+    d1..dn, channels)` with n = 1, 2 or 3, `kernel` `(k1..kn, channels, 4f)`,
+    `recurrent_kernel` `(r1..rn, f, 4f)`, the optional `bias` `(4f)`; gate
+    blocks i, f, c, o. Each step's gates are
+    `conv(x_t, kernel) + bias + conv(h, recurrent_kernel)`: the input
+    convolution with `strides`, `dilation_rate` and `padding` (sizes as
+    seq.conv2d), the recurrent one with stride 1 and `same` padding. The
+    state h, c is `(batch, o1..on, f)` (the input convolution's output
+    sizes), zero before the first step, and each position runs the LSTM cell
+    of seq.lstm. The result is `(batch, time, o1..on, f)` with
+    `return_sequences`, else `(batch, o1..on, f)`; `go_backwards` as on
+    seq.lstm.
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, Seq_F32Tensor:$kernel,
+                   Seq_F32Tensor:$recurrent_kernel, Optional<Seq_F32Tensor>:$bias,
+                   DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilation_rate,
+                   Seq_PaddingAttr:$padding,
+                   Seq_ActivationAttr:$activation,
+                   Seq_ActivationAttr:$recurrent_activation,
+                   UnitAttr:$return_sequences, UnitAttr:$go_backwards);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $kernel `,` $recurrent_kernel (`,` $bias^)? `padding` `(` $padding `)`
+    `activation` `(` $activation `,` $recurrent_activation `)` attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// n: the number of spatial axes of the input.
+    int64_t getSpatialRank() {
+      return llvm::cast<mlir::RankedTensorType>(getInput().getType()).getRank() - 3;
+    }
+  }];
+}
+
 // DepthwiseConv1D/2D import as seq.conv2d with `groups` equal to the input
 // channels (1-D layers through a reshape to one row); SeparableConv1D/2D as
 // that depthwise convolution followed by a 1x1 seq.conv2d.

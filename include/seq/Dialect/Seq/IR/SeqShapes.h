@@ -38,6 +38,16 @@ llvm::SmallVector<int64_t> convolution(llvm::ArrayRef<int64_t> input,
                                        llvm::ArrayRef<int64_t> dilations,
                                        Padding padding, int64_t filters);
 
+/// seq.conv_lstm: (batch, time, spatial..., channels) to the state shape
+/// (batch, out..., filters) of the input convolution, with the time axis
+/// kept after the batch axis when `returnSequences`.
+llvm::SmallVector<int64_t> convLstm(llvm::ArrayRef<int64_t> input,
+                                    llvm::ArrayRef<int64_t> window,
+                                    llvm::ArrayRef<int64_t> strides,
+                                    llvm::ArrayRef<int64_t> dilations,
+                                    Padding padding, int64_t filters,
+                                    bool returnSequences);
+
 /// One spatial axis of a transposed convolution (Keras Conv*Transpose with
 /// TensorFlow's conv_transpose): the output length and the padding before
 /// the first output. `outputPadding` < 0 means none.

@@ -1,0 +1,159 @@
+// seq.conv_lstm (Keras ConvLSTM1D/2D/3D) as one scf.for over the steps.
+// The input is padded once, so each step convolves its slice "valid". h
+// lives inside a zero border as wide as the recurrent kernel's "same"
+// padding, so the recurrent convolution reads it with no copy per step. The
+// bordered h, c, the gate tensor and the output sequence are iter_args
+// written in place by destination-passing ops, as in Recurrences.cpp, so the
+// loop allocates nothing.
+#include "LinalgBuilder.h"
+
+#include "seq/Dialect/Seq/IR/SeqShapes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace seq;
+using namespace seq::lowering;
+
+namespace {
+
+using Sizes = SmallVector<OpFoldResult>;
+
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+Sizes unitStrides(LinalgBuilder &lb, size_t rank) {
+  return Sizes(rank, lb.b.getIndexAttr(1));
+}
+
+Value extract(LinalgBuilder &lb, RankedTensorType type, Value from,
+              ArrayRef<OpFoldResult> offsets, ArrayRef<OpFoldResult> sizes) {
+  return tensor::ExtractSliceOp::create(lb.b, lb.loc, type, from, offsets, sizes,
+                                        unitStrides(lb, sizes.size()));
+}
+
+Value insert(LinalgBuilder &lb, Value part, Value into,
+             ArrayRef<OpFoldResult> offsets, ArrayRef<OpFoldResult> sizes) {
+  return tensor::InsertSliceOp::create(lb.b, lb.loc, part, into, offsets, sizes,
+                                       unitStrides(lb, sizes.size()));
+}
+
+/// `shape` without axis `axis`.
+SmallVector<int64_t> without(ArrayRef<int64_t> shape, size_t axis) {
+  SmallVector<int64_t> result(shape);
+  result.erase(result.begin() + axis);
+  return result;
+}
+
+} // namespace
+
+Value seq::lowering::lowerConvLSTM(LinalgBuilder &lb, ConvLSTMOp op) {
+  IndexMath m{lb};
+  const int64_t n = op.getSpatialRank();
+  Value x = op.getInput(), kernel = op.getKernel(), rk = op.getRecurrentKernel();
+  ArrayRef<int64_t> k = typeOf(kernel).getShape(), r = typeOf(rk).getShape();
+  const int64_t u = r[n];
+  ArrayRef<int64_t> strides = op.getStrides(), dilations = op.getDilationRate();
+  SmallVector<int64_t> ones(n, 1);
+  Activation act = op.getActivation(), rec = op.getRecurrentActivation();
+  float alpha = shapes::cellAlpha(act), recAlpha = shapes::cellAlpha(rec);
+  OpFoldResult batch = lb.dimOfr(x, 0), steps = lb.dimOfr(x, 1);
+
+  // The input padded along its spatial axes, once for every step; the
+  // state's sizes are the input convolution's output sizes.
+  Sizes padded{batch, steps}, xOffsets{m.c(0), m.c(0)}, state{batch};
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t span = dilations[i] * (k[i] - 1) + 1;
+    Window w = window1d(m, lb.dimOfr(x, i + 2), span, strides[i], op.getPadding());
+    padded.push_back(w.paddedLength);
+    xOffsets.push_back(w.padLeft);
+    state.push_back(m.add(m.div(m.sub(w.paddedLength, m.c(span)), m.c(strides[i])),
+                          m.c(1)));
+  }
+  padded.push_back(lb.dimOfr(x, n + 2));
+  xOffsets.push_back(m.c(0));
+  state.push_back(m.c(u));
+  Value xPadded = x;
+  if (op.getPadding() == Padding::Same)
+    xPadded = insert(lb, x, lb.full(padded, 0.0), xOffsets, lb.dims(x));
+
+  // h at offset (r - 1) / 2 of a zero border r - 1 wide along each axis.
+  Sizes bordered{batch}, hOffsets{m.c(0)};
+  for (int64_t i = 0; i < n; ++i) {
+    bordered.push_back(m.add(state[i + 1], m.c(r[i] - 1)));
+    hOffsets.push_back(m.c((r[i] - 1) / 2));
+  }
+  bordered.push_back(m.c(u));
+  hOffsets.push_back(m.c(0));
+  Sizes gateSizes = state;
+  gateSizes.back() = m.c(4 * u);
+
+  auto stateType = RankedTensorType::get(
+      shapes::convLstm(typeOf(x).getShape(), k.take_front(n), strides, dilations,
+                       op.getPadding(), u, /*returnSequences=*/false),
+      lb.f32());
+  auto frameType =
+      RankedTensorType::get(without(typeOf(xPadded).getShape(), 1), lb.f32());
+
+  SmallVector<Value> inits{lb.fill(lb.fresh(bordered), 0.0),
+                           lb.fill(lb.fresh(state), 0.0), lb.fresh(gateSizes)};
+  Sizes sequence = state;
+  sequence.insert(sequence.begin() + 1, steps);
+  if (op.getReturnSequences())
+    inits.push_back(lb.fresh(sequence));
+
+  auto body = [&](OpBuilder &nb, Location l, Value s, ValueRange iters) {
+    LinalgBuilder sb(nb, l);
+    Value t = s;
+    if (op.getGoBackwards())
+      t = arith::SubIOp::create(
+          nb, l, arith::SubIOp::create(nb, l, sb.toValue(steps), sb.index(1)), s);
+    Sizes frameOffsets(n + 3, nb.getIndexAttr(0));
+    frameOffsets[1] = t;
+    Sizes frameSizes = sb.dims(xPadded);
+    frameSizes[1] = nb.getIndexAttr(1);
+    Value frame = extract(sb, frameType, xPadded, frameOffsets, frameSizes);
+
+    Value gates = op.getBias() ? sb.broadcastLastAxisInto(op.getBias(), iters[2])
+                               : sb.fill(iters[2], 0.0);
+    gates = namedConv(sb, n, frame, kernel, gates, strides, dilations);
+    gates = namedConv(sb, n, iters[0], rk, gates, ones, ones);
+    auto gate = [&](int64_t index) {
+      Sizes offsets(n + 2, nb.getIndexAttr(0));
+      offsets.back() = nb.getIndexAttr(index * u);
+      return extract(sb, stateType, gates, offsets, state);
+    };
+    // c = f * c + i * act(g), then h = o * act(c), each gate block read
+    // straight from the gate tensor.
+    Value c = sb.map(ValueRange{gate(0), gate(1), gate(2)}, iters[1],
+                     [&](OpBuilder &b, Location bl, ValueRange a) -> Value {
+                       Value i = scalarActivation(b, bl, rec, recAlpha, a[0]);
+                       Value f = scalarActivation(b, bl, rec, recAlpha, a[1]);
+                       Value g = scalarActivation(b, bl, act, alpha, a[2]);
+                       Value kept = arith::MulFOp::create(b, bl, f, a[3]);
+                       Value added = arith::MulFOp::create(b, bl, i, g);
+                       return arith::AddFOp::create(b, bl, kept, added);
+                     });
+    Value interior = extract(sb, stateType, iters[0], hOffsets, state);
+    Value h = sb.map(ValueRange{gate(3), c}, interior,
+                     [&](OpBuilder &b, Location bl, ValueRange a) -> Value {
+                       Value o = scalarActivation(b, bl, rec, recAlpha, a[0]);
+                       Value ac = scalarActivation(b, bl, act, alpha, a[1]);
+                       return arith::MulFOp::create(b, bl, o, ac);
+                     });
+    SmallVector<Value> yields{insert(sb, h, iters[0], hOffsets, state), c, gates};
+    if (op.getReturnSequences()) {
+      Sizes offsets(n + 3, nb.getIndexAttr(0));
+      offsets[1] = s;
+      Sizes sizes = sequence;
+      sizes[1] = nb.getIndexAttr(1);
+      yields.push_back(insert(sb, h, iters[3], offsets, sizes));
+    }
+    scf::YieldOp::create(nb, l, yields);
+  };
+  auto loop = scf::ForOp::create(lb.b, lb.loc, lb.index(0), lb.toValue(steps),
+                                 lb.index(1), inits, body);
+  if (op.getReturnSequences())
+    return loop.getResult(3);
+  return extract(lb, stateType, loop.getResult(0), hOffsets, state);
+}

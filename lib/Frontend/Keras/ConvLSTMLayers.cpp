@@ -1,0 +1,114 @@
+//===- ConvLSTMLayers.cpp - ConvLSTM1D/2D/3D ------------------------------===//
+//
+// One seq.conv_lstm, channels last. A channels_first layer reads (batch,
+// time, channels, spatial...): a seq.permute moves the channels last and
+// another moves them back after the op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LayerFamilies.h"
+
+namespace seq::keras {
+
+using namespace emit;
+
+Expected<Value> emitConvLSTM(EmitContext &c) {
+  const LayerConfig &layer = c.layer;
+  const int64_t n = spatialRankOf(layer.getClassName());
+  SmallVector<int64_t> ones(n, 1);
+  Expected<int64_t> filters = layer.getSize("filters");
+  Expected<SmallVector<int64_t>> kernel = spatialSizes(layer, "kernel_size", n);
+  Expected<SmallVector<int64_t>> strides = spatialSizes(layer, "strides", n, ones);
+  Expected<SmallVector<int64_t>> dilations =
+      spatialSizes(layer, "dilation_rate", n, ones);
+  Expected<bool> useBias = layer.getBoolOr("use_bias", true);
+  Expected<bool> sequences = layer.getBoolOr("return_sequences", false);
+  Expected<bool> backwards = layer.getBoolOr("go_backwards", false);
+  Expected<bool> returnState = layer.getBoolOr("return_state", false);
+  Expected<bool> stateful = layer.getBoolOr("stateful", false);
+  Expected<bool> first = channelsFirst(layer);
+  Expected<Padding> padding = parsePadding(layer, /*allowCausal=*/false);
+  Expected<ActivationSpec> act =
+      parseActivation(c.builder, layer, "activation", "tanh", c.kerasMajor);
+  // tf_keras' ConvLSTM default is hard_sigmoid, Keras 3's sigmoid.
+  Expected<ActivationSpec> rec =
+      parseActivation(c.builder, layer, "recurrent_activation",
+                      c.kerasMajor >= 3 ? "sigmoid" : "hard_sigmoid", c.kerasMajor);
+  if (Error e = firstError(filters, kernel, strides, dilations, useBias,
+                           sequences, backwards, returnState, stateful, first,
+                           padding, act, rec))
+    return std::move(e);
+  if (*returnState)
+    return layer.error("return_state=True is not supported by seqc yet for "
+                       "ConvLSTM layers: use the layer's output");
+  if (*stateful)
+    return layer.error("stateful=True is not supported by seqc yet for "
+                       "ConvLSTM layers: save the model with stateful=False");
+  for (const ActivationSpec *a : {&*act, &*rec})
+    if (a->kind == Activation::Softmax || a->kind == Activation::LogSoftmax)
+      return layer.error("activation '" + stringifyActivation(a->kind) +
+                         "' in a ConvLSTM cell is not supported by seqc yet");
+  if (Error e = requireRank(layer, c.input, n + 3))
+    return std::move(e);
+
+  Value x = c.input;
+  if (*first) { // (batch, time, channels, spatial...) -> channels last
+    SmallVector<int64_t> dims{1};
+    for (int64_t i = 0; i < n; ++i)
+      dims.push_back(i + 3);
+    dims.push_back(2);
+    x = permuteAxes(c, x, dims, "channels_last");
+  }
+  ArrayRef<int64_t> xs = shapeOf(x);
+  int64_t channels = xs.back();
+  if (channels == kDynamic)
+    return layer.error("the input's channel axis has no fixed size: give the "
+                       "model a fixed input shape (--input-shape)");
+  SmallVector<int64_t> kernelShape(*kernel), recurrentShape(*kernel);
+  kernelShape.append({channels, 4 * *filters});
+  recurrentShape.append({*filters, 4 * *filters});
+  std::vector<StringRef> roles = {"kernel", "recurrent_kernel"};
+  if (*useBias)
+    roles.push_back("bias");
+  if (Error e = c.weights.expect(roles))
+    return std::move(e);
+  Expected<Value> k = c.weights.next("kernel", kernelShape);
+  if (!k)
+    return k.takeError();
+  Expected<Value> rk = c.weights.next("recurrent_kernel", recurrentShape);
+  if (!rk)
+    return rk.takeError();
+  Value bias;
+  if (*useBias) {
+    Expected<Value> b = c.weights.next("bias", {4 * *filters});
+    if (!b)
+      return b.takeError();
+    bias = *b;
+  }
+
+  SmallVector<int64_t> frame{xs[0]};
+  frame.append(xs.begin() + 2, xs.end());
+  SmallVector<int64_t> state = shapes::convolution(frame, *kernel, *strides,
+                                                   *dilations, *padding, *filters);
+  if (Error e = requireWindowsFit(layer, frame, state, "kernel span"))
+    return std::move(e);
+  SmallVector<int64_t> out = shapes::convLstm(xs, *kernel, *strides, *dilations,
+                                              *padding, *filters, *sequences);
+  auto op = ConvLSTMOp::create(
+      c.builder, c.loc, tensorType(c.builder, out), x, *k, *rk, bias,
+      c.builder.getDenseI64ArrayAttr(*strides),
+      c.builder.getDenseI64ArrayAttr(*dilations), *padding, act->kind,
+      rec->kind, *sequences, *backwards);
+  Value y = op.getResult();
+  if (!*first)
+    return y;
+  if (!*sequences)
+    return toChannelsFirst(c, y);
+  // (batch, time, spatial..., filters) -> (batch, time, filters, spatial...)
+  SmallVector<int64_t> dims{1, n + 2};
+  for (int64_t i = 0; i < n; ++i)
+    dims.push_back(i + 2);
+  return permuteAxes(c, y, dims, "channels_first");
+}
+
+} // namespace seq::keras
