@@ -86,6 +86,28 @@ def pack_fixture(fx, seq_compile, out, lines, notes):
         lines.append("%s\t%s\teager\t%s.compare.npy\t%s.eager.npy\t1e-4" % (name, backend, name, name))
 
 
+def pack_ports(fx, seq_compile, out, lines, notes):
+    """A multi-input/output fixture: its port files, checked against Keras
+    (check_model.cpp takes comma-separated lists)."""
+    name = fx["name"]
+    model = cuda_fixtures.model_args(FIXTURES, fx)
+    checks = os.path.join(out, "checks")
+    for port in fx["inputs"] + fx["outputs"]:
+        shutil.copy(os.path.join(FIXTURES, port["file"]), os.path.join(checks, port["file"]))
+    inputs = ",".join(p["file"] for p in fx["inputs"])
+    expected = ",".join(p["file"] for p in fx["outputs"])
+    for backend in ("fused", "cudnn"):
+        cu = os.path.join(checks, "%s.%s.cu" % (name, backend))
+        rc, text = run([seq_compile] + model + ["--target=cuda", "--emit=cuda",
+                                                "--rnn-backend=" + backend, "-o", cu])
+        if rc != 0:
+            if backend == "cudnn" and "use --rnn-backend=fused" in text:
+                notes.append("%s: cudnn refused (%s)" % (name, text.splitlines()[-1][:160]))
+                continue
+            raise SystemExit("pack: %s (%s): emission failed: %s" % (name, backend, text))
+        lines.append("%s\t%s\tkeras\t%s\t%s\t1e-4" % (name, backend, inputs, expected))
+
+
 def pack_bench(seq_compile, out, models, lines):
     work = os.path.join(out, "bench", "mlir")
     subprocess.run([sys.executable, os.path.join(HERE, "make_models.py"), work] + models, check=True)
@@ -124,10 +146,14 @@ def main():
         os.makedirs(os.path.join(out, sub))
 
     with open(os.path.join(FIXTURES, "manifest.json")) as f:
-        fixtures = [fx for fx in json.load(f)["fixtures"] if not only or only.search(fx["name"])]
+        manifest = json.load(f)
+    fixtures = [fx for fx in manifest["fixtures"] if not only or only.search(fx["name"])]
+    ports = [fx for fx in manifest["multi_io"] if not only or only.search(fx["name"])]
     checks, notes = [], []
     for fx in fixtures:
         pack_fixture(fx, args.seq_compile, out, checks, notes)
+    for fx in ports:
+        pack_ports(fx, args.seq_compile, out, checks, notes)
     bench = []
     models = [m for m in BENCH_MODELS if not only or only.search(m)]
     if models:
@@ -152,7 +178,7 @@ def main():
 
     size = sum(os.path.getsize(os.path.join(d, n)) for d, _, names in os.walk(out) for n in names)
     print("gpu pack: %d checks of %d fixtures, %d benchmark libraries, %.1f MiB in %s"
-          % (len(checks), len(fixtures), len(bench), size / 2**20, out))
+          % (len(checks), len(fixtures) + len(ports), len(bench), size / 2**20, out))
     if size > args.limit_mib * 2**20:
         print("error: the pack is %.1f MiB, over its %g MiB limit" % (size / 2**20, args.limit_mib))
         return 1

@@ -121,7 +121,10 @@ check() { # LINE: NAME BACKEND KIND INPUT EXPECTED ATOL, tab-separated
     out="not compiled"
   else
     # A hung kernel must not stop the whole check.
-    out=$(timeout 120 "$bin" "$here/checks/$input" "$here/checks/$expected" "$atol" 2>&1) && return 0
+    # A multi-input/output model's files are comma-separated lists.
+    local inputs=$here/checks/${input//,/,$here/checks/}
+    local expecteds=$here/checks/${expected//,/,$here/checks/}
+    out=$(timeout 120 "$bin" "$inputs" "$expecteds" "$atol" 2>&1) && return 0
     [ $? = 124 ] && out="timed out after 120 s"
   fi
   echo "| $name | $backend | vs $kind | ${out//$'\n'/ } |" > "$work/failed/$name.$backend.$kind"

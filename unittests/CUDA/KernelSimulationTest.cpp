@@ -672,16 +672,22 @@ TEST(CudaKernelSimulation, Matmul) {
 namespace {
 
 /// Runs seqc::attention on (batch, tq, heads, d) queries against keys and
-/// values with heads / group heads, compared with the reference.
+/// values with heads / group heads, compared with the reference: with
+/// `masks` query and key masks and an attention mask (one query row sees
+/// nothing at all), with `options.weights` the softmax weights.
 void checkAttention(const seq::rt::AttentionOptions &options, int64_t group, bool masks,
                     const std::string &what) {
   int64_t batch = 2, tq = 5, tk = 7, heads = 4, d = 3, dv = 6;
   Tensor q = random({batch, tq, heads, d}, 21), k = random({batch, tk, heads / group, d}, 22),
          v = random({batch, tk, heads / group, dv}, 23), fs = random({d}, 24);
   Tensor queryMask = Tensor::zeros({batch, tq}), keyMask = Tensor::zeros({batch, tk});
+  Tensor attentionMask = Tensor::zeros({batch, tq, tk});
   for (int64_t b = 0; b < batch; ++b) {
-    for (int64_t i = 0; i < tq; ++i)
+    for (int64_t i = 0; i < tq; ++i) {
       queryMask.at({b, i}) = (b == 1 && i == 4) ? 0.0f : 1.0f; // one row sees nothing
+      for (int64_t j = 0; j < tk; ++j)
+        attentionMask.at({b, i, j}) = (i + j + b) % 3 == 0 ? 0.0f : 1.0f;
+    }
     for (int64_t j = 0; j < tk; ++j)
       keyMask.at({b, j}) = j < 5 - b ? 1.0f : 0.0f;
   }
@@ -691,21 +697,35 @@ void checkAttention(const seq::rt::AttentionOptions &options, int64_t group, boo
   if (masks) {
     reference.queryMask = &queryMask;
     reference.keyMask = &keyMask;
+    reference.attentionMask = &attentionMask;
   }
   Tensor want = seq::rt::attention(q, k, v, reference);
   seqc::AttentionShape shape{batch, tq, tk, heads, group, d, dv,
                              options.additive ? 1 : 0, options.causal ? 1 : 0, options.window,
                              options.scale.value_or(1.0f), options.scoreWeight.value_or(1.0f)};
+  seqc::AttentionMasks kernelMasks{masks ? queryMask.data.data() : nullptr,
+                                   masks ? keyMask.data.data() : nullptr,
+                                   masks ? attentionMask.data.data() : nullptr};
   std::vector<float> got(want.data.size(), -7.0f);
+  float *y = options.weights ? nullptr : got.data();
+  float *weights = options.weights ? got.data() : nullptr;
   ASSERT_EQ(seqc::attention(nullptr, q.data.data(), k.data.data(), v.data.data(),
-                            options.additive ? fs.data.data() : nullptr,
-                            masks ? queryMask.data.data() : nullptr,
-                            masks ? keyMask.data.data() : nullptr, got.data(), shape),
+                            options.additive ? fs.data.data() : nullptr, kernelMasks, y, weights,
+                            shape),
             cudaSuccess);
   expectClose(got, want, 2e-5, what);
 }
 
 } // namespace
+
+TEST(CudaKernelSimulation, AttentionWeightsMasked) {
+  seq::rt::AttentionOptions options;
+  options.weights = true;
+  checkAttention(options, 2, true, "dot weights, masked");
+  options.additive = true;
+  options.scale = 1.5f;
+  checkAttention(options, 1, false, "additive weights");
+}
 
 TEST(CudaKernelSimulation, AttentionDotGroupedCausalMasked) {
   seq::rt::AttentionOptions options;

@@ -217,8 +217,9 @@ Expected<unsigned> Emitter::emitFusedRecurrence(Operation *op, unsigned xp,
 
 Error Emitter::checkCudnnSupport(Operation *op, const RecurrenceSpec &spec) const {
   if (spec.initialState != "nullptr" || spec.finalState != "nullptr")
-    return fail(op, "--rnn-backend=cudnn does not keep the state of a stateful layer between "
-                    "calls; use --rnn-backend=fused for this model");
+    return fail(op, "--rnn-backend=cudnn does not take or return a recurrent layer's state "
+                    "(a stateful layer, initial_state, return_state); use --rnn-backend=fused "
+                    "for this model");
   if (spec.mask != "nullptr")
     return fail(op, "--rnn-backend=cudnn cannot skip the masked steps of a Masking or "
                     "Embedding(mask_zero=True) input; use --rnn-backend=fused for this model");
@@ -309,20 +310,44 @@ Error Emitter::bindState(Operation *op, Value initialState, Value finalState,
                          RecurrenceSpec &spec) {
   if (!initialState && !finalState)
     return Error::success();
-  // The state argument the layer reads must get the layer's final state
-  // back, and nothing else may read that.
+  // A stateful layer: the state argument it reads gets its final state back,
+  // and nothing else reads that.
   auto arg = dyn_cast_or_null<BlockArgument>(initialState);
   auto slot = arg ? stateOffsetOf.find(arg) : stateOffsetOf.end();
-  bool wired = slot != stateOffsetOf.end() && finalState && finalState.hasOneUse() &&
-               isa<func::ReturnOp>(finalState.use_begin()->getOwner()) &&
-               finalState.use_begin()->getOperandNumber() == arg.getArgNumber();
-  if (!wired)
-    return fail(op, "the CUDA backend keeps a recurrent layer's state only as a stateful "
-                    "layer's: read from a state argument of @predict and returned as its "
-                    "new value");
-  spec.initialState = "m->state + " + std::to_string(slot->second);
-  spec.finalState = "m->state_next + " + std::to_string(slot->second);
-  ++boundStates;
+  bool returnsToState = finalState && llvm::any_of(finalState.getUses(), [&](OpOperand &use) {
+    return isa<func::ReturnOp>(use.getOwner()) && use.getOperandNumber() >= outputPorts.size();
+  });
+  if (slot != stateOffsetOf.end() || returnsToState) {
+    bool wired = slot != stateOffsetOf.end() && finalState && finalState.hasOneUse() &&
+                 isa<func::ReturnOp>(finalState.use_begin()->getOwner()) &&
+                 finalState.use_begin()->getOperandNumber() ==
+                     outputPorts.size() + (arg.getArgNumber() - inputPorts.size());
+    if (!wired)
+      return fail(op, "the CUDA backend keeps a stateful layer's state only when the layer "
+                      "reads it from a state argument of @predict and returns its new value "
+                      "there");
+    spec.initialState = "m->state + " + std::to_string(slot->second);
+    spec.finalState = "m->state_next + " + std::to_string(slot->second);
+    ++boundStates;
+    return Error::success();
+  }
+  // States between layers (an encoder's return_state read by a decoder's
+  // initial_state): (states, batch, units) buffers like any value.
+  if (initialState) {
+    Expected<unsigned> h0 = operand(op, initialState);
+    if (!h0)
+      return h0.takeError();
+    spec.initialState = ptr(*h0);
+  }
+  if (finalState) {
+    // Every value has the model's batch, the inputs'.
+    auto type = cast<ShapedType>(finalState.getType());
+    unsigned y = newBuffer({std::to_string(type.getDimSize(0)), dim(inputBuffers.front(), 0),
+                            std::to_string(type.getDimSize(2))},
+                           tag(op) + " final state");
+    spec.finalState = ptr(y);
+    bufferOf[finalState] = y;
+  }
   return Error::success();
 }
 
@@ -832,6 +857,40 @@ Error Emitter::emitOp(Operation *op) {
         result(y);
         return Error::success();
       })
+      .Case<StackOp>([&](StackOp o) -> Error {
+        // Each input copied into its slice of the new leading axis.
+        Expected<std::vector<unsigned>> xs = operands(op, o.getInputs());
+        if (!xs)
+          return xs.takeError();
+        Dims in = dimsOf(xs->front()), out{std::to_string(xs->size())};
+        out.append(in.begin(), in.end());
+        unsigned y = newBuffer(out, tag(op) + " output");
+        std::string slice = "(size_t)(" + product(in) + ")";
+        comment(op, "stack " + Twine(xs->size()) + " tensors -> " + buffers[y].name);
+        for (auto [i, x] : llvm::enumerate(*xs))
+          forwardCode += tryLaunch(op, "cudaMemcpyAsync(" + ptr(y) + " + " + Twine(i) + " * " +
+                                           slice + ", " + ptr(x) + ", " + slice +
+                                           " * sizeof(float), cudaMemcpyDeviceToDevice, "
+                                           "m->stream)");
+        result(y);
+        return Error::success();
+      })
+      .Case<UnstackOp>([&](UnstackOp o) -> Error {
+        Expected<unsigned> x = operand(op, o.getInput());
+        if (!x)
+          return x.takeError();
+        Dims out = dimsOf(*x);
+        out.erase(out.begin());
+        unsigned y = newBuffer(out, tag(op) + " output");
+        std::string slice = "(size_t)(" + product(out) + ")";
+        comment(op, "slice " + Twine(o.getIndex()) + " of " + buffers[*x].name + " -> " +
+                        buffers[y].name);
+        forwardCode += tryLaunch(op, "cudaMemcpyAsync(" + ptr(y) + ", " + ptr(*x) + " + " +
+                                         Twine(o.getIndex()) + " * " + slice + ", " + slice +
+                                         " * sizeof(float), cudaMemcpyDeviceToDevice, m->stream)");
+        result(y);
+        return Error::success();
+      })
       .Case<ReshapeOp>([&](ReshapeOp o) -> Error {
         Expected<unsigned> x = operand(op, o.getInput());
         if (!x)
@@ -954,14 +1013,8 @@ Error Emitter::emitOp(Operation *op) {
             optionalWeight(op, o.getFeatureScale(), "feature_scale");
         if (!featureScale)
           return featureScale.takeError();
-        if (o.getAttentionMask())
-          return fail(op, "the CUDA backend does not apply an attention_mask yet; use the "
-                          "CPU backend (--target=cpu)");
-        if (o.getWeights())
-          return fail(op, "the CUDA backend does not return attention scores yet "
-                          "(return_attention_scores); use the CPU backend (--target=cpu)");
-        std::string masks[2] = {"nullptr", "nullptr"};
-        Value maskValues[2] = {o.getQueryMask(), o.getKeyMask()};
+        std::string masks[3] = {"nullptr", "nullptr", "nullptr"};
+        Value maskValues[3] = {o.getQueryMask(), o.getKeyMask(), o.getAttentionMask()};
         for (auto [i, mask] : llvm::enumerate(maskValues)) {
           if (!mask)
             continue;
@@ -974,10 +1027,15 @@ Error Emitter::emitOp(Operation *op) {
         auto kType = cast<RankedTensorType>(o.getKey().getType());
         int64_t heads = qType.getDimSize(2), group = heads / kType.getDimSize(2);
         Dims dims{dim(*q, 0), dim(*q, 1), dim(*q, 2), dim(*v, 3)};
-        unsigned y = newBuffer(dims, tag(op) + " output");
+        // With `weights` the result is the softmax weights (batch, heads, tq, tk).
+        unsigned y = o.getWeights()
+                         ? newBuffer({dim(*q, 0), dim(*q, 2), dim(*q, 1), dim(*k, 1)},
+                                     tag(op) + " attention weights")
+                         : newBuffer(dims, tag(op) + " output");
         bool additive = o.getScoreMode() == ScoreMode::Additive;
         comment(op, (additive ? "additive" : "dot") + Twine(" attention, ") + Twine(heads) +
-                        " heads -> " + buffers[y].name);
+                        " heads" + (o.getAttentionMask() ? ", attention mask" : "") + " -> " +
+                        buffers[y].name);
         auto number = [](std::optional<float> x) { return floatLiteral(x.value_or(1.0f)); };
         std::optional<float> scale, weight;
         if (auto a = o.getScaleAttr())
@@ -991,9 +1049,11 @@ Error Emitter::emitOp(Operation *op) {
                             (o.getCausal() ? "1" : "0") + ", " +
                             std::to_string(o.getWindow().value_or(0)) + ", " + number(scale) +
                             ", " + number(weight) + "}";
+        std::string outputs = o.getWeights() ? "nullptr, " + ptr(y) : ptr(y) + ", nullptr";
         forwardCode += tryLaunch(op, "seqc::attention(m->stream, " + ptr(*q) + ", " + ptr(*k) +
-                                         ", " + ptr(*v) + ", " + *featureScale + ", " +
-                                         masks[0] + ", " + masks[1] + ", " + ptr(y) + ", " +
+                                         ", " + ptr(*v) + ", " + *featureScale +
+                                         ", seqc::AttentionMasks{" + masks[0] + ", " +
+                                         masks[1] + ", " + masks[2] + "}, " + outputs + ", " +
                                          shape + ")");
         result(y);
         return Error::success();
@@ -1145,64 +1205,79 @@ Expected<CudaModule> Emitter::run() {
   Expected<ModelIO> io = seq::modelIO(func);
   if (!io)
     return fail(nullptr, llvm::toString(io.takeError()));
-  if (io->inputs.size() != 1 || io->outputs.size() != 1)
-    return fail(nullptr, "the model has " + Twine(io->inputs.size()) + " input(s) and " +
-                             Twine(io->outputs.size()) +
-                             " output(s): the CUDA backend compiles models with one input "
-                             "and one output yet; use the CPU backend (--target=cpu)");
+  inputPorts = io->inputs;
+  outputPorts = io->outputs;
   stateSlots = std::move(io->state);
   for (auto [i, slot] : llvm::enumerate(stateSlots)) {
-    stateOffsetOf[func.getArgument(i + 1)] = slot.offset;
+    stateOffsetOf[func.getArgument(inputPorts.size() + i)] = slot.offset;
     (void)text(slot.layer); // seqc_model_state_layer's bytes
   }
-  auto inType = dyn_cast<RankedTensorType>(func.getArgumentTypes()[0]);
-  auto outType = dyn_cast<RankedTensorType>(func.getResultTypes()[0]);
-  if (!inType || !outType || inType.getRank() < 1 || outType.getRank() < 1)
-    return fail(nullptr, "@predict must take and return ranked tensors with a batch axis");
-  for (int64_t axis = 2; axis < inType.getRank(); ++axis)
-    if (inType.isDynamicDim(axis))
-      return fail(nullptr, "input axis " + Twine(axis) +
-                               " is dynamic; only batch and time may be: give the shape with "
-                               "--input-shape");
   if (options.weightsFile.find_first_of("\"\\\n") != std::string::npos)
     return fail(nullptr, "the weights file path '" + options.weightsFile +
                              "' contains a quote, backslash or newline");
   if (options.maxBatch < 1 || options.maxSeqLen < 1)
     return fail(nullptr, "--cuda-max-batch and --cuda-max-seq-len must be at least 1");
 
-  Dims inDims{"batch"};
-  if (inType.getRank() >= 2) {
-    dynamicTime = inType.isDynamicDim(1);
-    staticSteps = dynamicTime ? 0 : inType.getDimSize(1);
-    inDims.push_back(dynamicTime ? "steps" : std::to_string(staticSteps));
+  // Input k is (batch, steps[k], ...): every input shares the batch; each
+  // has its own length when its time axis is dynamic.
+  for (auto [k, port] : llvm::enumerate(inputPorts)) {
+    const std::vector<int64_t> &shape = port.shape;
+    std::string which = inputPorts.size() == 1 ? "input" : "input " + std::to_string(k);
+    if (shape.front() != inputPorts.front().shape.front())
+      return fail(nullptr, which + " has a batch axis of another size than input 0's");
+    for (size_t axis = 2; axis < shape.size(); ++axis)
+      if (shape[axis] < 0)
+        return fail(nullptr, which + " axis " + Twine(axis) +
+                                 " is dynamic; only batch and time may be: give the shape "
+                                 "with --input-shape");
+    Dims dims{"batch"};
+    int64_t steps = 0;
+    if (shape.size() >= 2) {
+      steps = shape[1];
+      dynamicTime |= steps < 0;
+      dims.push_back(steps < 0 ? "steps[" + std::to_string(k) + "]" : std::to_string(steps));
+    }
+    for (size_t axis = 2; axis < shape.size(); ++axis)
+      dims.push_back(std::to_string(shape[axis]));
+    inputSteps.push_back(steps);
+    unsigned buffer = newBuffer(dims, inputPorts.size() == 1
+                                          ? std::string("model input")
+                                          : "model input " + std::to_string(k));
+    inputBuffers.push_back(buffer);
+    bufferOf[func.getArgument(k)] = buffer;
   }
-  for (int64_t axis = 2; axis < inType.getRank(); ++axis)
-    inDims.push_back(std::to_string(inType.getDimSize(axis)));
-  bufferOf[func.getArgument(0)] = newBuffer(inDims, "model input");
 
   markCudnnProjections(func);
-  std::optional<unsigned> output;
+  bool returned = false;
   for (Operation &op : func.getBody().front()) {
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-      Expected<unsigned> y = operand(&op, ret.getOperand(0));
-      if (!y)
-        return y.takeError();
-      output = *y;
+      for (size_t k = 0; k < outputPorts.size(); ++k) {
+        Expected<unsigned> y = operand(&op, ret.getOperand(k));
+        if (!y)
+          return y.takeError();
+        if (rank(*y) != outputPorts[k].shape.size())
+          return fail(nullptr, "internal error: output " + Twine(k) +
+                                   "'s rank does not match @predict's type");
+        outputBuffers.push_back(*y);
+      }
+      returned = true;
       break;
     }
     if (Error e = emitOp(&op))
       return std::move(e);
   }
-  if (!output)
+  if (!returned)
     return fail(nullptr, "@predict has no return");
   if (boundStates != stateSlots.size())
     return fail(nullptr, "internal error: a state argument of @predict is not a stateful "
                          "layer's");
-  if (rank(*output) != outType.getRank())
-    return fail(nullptr, "internal error: the output's rank does not match @predict's type");
+  for (const ModelPort &port : inputPorts)
+    (void)text(port.name); // seqc_model_input_name's bytes
+  for (const ModelPort &port : outputPorts)
+    (void)text(port.name);
 
   CudaModule result;
-  result.source = assemble(func, *output);
+  result.source = assemble();
   result.weights = std::move(blob);
   result.usesCudnn = usesCudnn;
   return result;

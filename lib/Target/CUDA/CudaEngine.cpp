@@ -24,13 +24,11 @@ Error error(const Twine &message) {
 struct ModelApi {
   void *(*createSized)(int64_t, int64_t);
   void (*destroy)(void *);
-  int (*run)(void *, const float *, int64_t, int64_t, float *);
+  int (*runAll)(void *, const float *const *, int64_t, const int64_t *, float *const *);
   const char *(*lastError)(void *);
-  int (*inputRank)();
-  int64_t (*inputDim)(int);
-  int (*outputRank)();
-  int64_t (*outputDim)(int);
-  int64_t (*outputSize)(void *, int64_t, int64_t);
+  int (*outputRankOf)(int);
+  int64_t (*outputDimOf)(int, int);
+  int64_t (*outputSizeOf)(void *, int, int64_t, const int64_t *);
   int (*getState)(void *, float *);
   int (*setState)(void *, const float *);
 };
@@ -53,76 +51,73 @@ public:
     sys::fs::remove_directories(dir);
   }
 
-  /// The emitter compiles models with one input and one output only.
+  /// The inputs fit io() (Engine::runAll checked them): every port through
+  /// seqc_model_run_all, in chunks of rows.
   Expected<std::vector<rt::Tensor>> execute(ArrayRef<rt::Tensor> inputs) override {
-    Expected<rt::Tensor> output = runOne(inputs.front());
-    if (!output)
-      return output.takeError();
-    std::vector<rt::Tensor> outputs;
-    outputs.push_back(std::move(*output));
-    return outputs;
-  }
-
-private:
-  Expected<rt::Tensor> runOne(const rt::Tensor &input) {
-    int rank = api.inputRank();
-    if (input.rank() != rank)
-      return error("the model expects a rank-" + Twine(rank) + " input, got " +
-                   input.shapeString());
-    for (int axis = 1; axis < rank; ++axis) {
-      int64_t d = api.inputDim(axis);
-      if (d >= 0 && d != input.shape[axis])
-        return error("the model expects input axis " + Twine(axis) + " of size " + Twine(d) +
-                     ", got " + input.shapeString());
-    }
-    int64_t batch = input.shape[0];
+    const ModelIO &ports = io();
+    int64_t batch = inputs.front().shape[0];
     // A fixed batch (a stateful model's) is the one batch every call takes.
-    int64_t fixedBatch = api.inputDim(0);
+    int64_t fixedBatch = ports.inputs.front().shape[0];
     if (fixedBatch >= 0 && batch != fixedBatch)
       return error("the model runs only its fixed batch of " + Twine(fixedBatch) +
-                   ", got " + input.shapeString());
-    bool dynamicTime = rank >= 2 && api.inputDim(1) < 0;
-    int64_t seqLen = dynamicTime ? input.shape[1] : 0;
+                   ", got " + inputs.front().shapeString());
+    std::vector<int64_t> seqLens;
+    int64_t longest = 0;
+    for (auto [k, port] : llvm::enumerate(ports.inputs)) {
+      bool dynamicTime = port.shape.size() >= 2 && port.shape[1] < 0;
+      seqLens.push_back(dynamicTime ? inputs[k].shape[1] : 0);
+      longest = std::max(longest, seqLens.back());
+    }
     int64_t chunk = fixedBatch >= 0 ? fixedBatch
                                     : std::min(std::max<int64_t>(batch, 1), kChunkRows);
-    if (Error e = reserve(chunk, seqLen))
+    if (Error e = reserve(chunk, longest))
       return std::move(e);
 
-    std::vector<int64_t> shape(api.outputRank());
-    int64_t chunkOut = api.outputSize(model, chunk, seqLen);
-    if (chunkOut < 0)
-      return error(api.lastError(model));
-    int64_t rowOut = chunkOut / chunk;
-    int64_t known = 1;
-    std::optional<size_t> unknown;
-    for (size_t i = 1; i < shape.size(); ++i) {
-      shape[i] = api.outputDim(i);
-      if (shape[i] < 0)
-        unknown = i;
-      else
-        known *= shape[i];
+    std::vector<rt::Tensor> outputs;
+    std::vector<int64_t> rowOut;
+    for (size_t k = 0; k < ports.outputs.size(); ++k) {
+      int64_t chunkOut = api.outputSizeOf(model, k, chunk, seqLens.data());
+      if (chunkOut < 0)
+        return error(api.lastError(model));
+      rowOut.push_back(chunkOut / chunk);
+      // A dynamic axis other than the batch follows from the size.
+      std::vector<int64_t> shape(api.outputRankOf(k));
+      int64_t known = 1;
+      std::optional<size_t> unknown;
+      for (size_t i = 1; i < shape.size(); ++i) {
+        shape[i] = api.outputDimOf(k, i);
+        if (shape[i] < 0)
+          unknown = i;
+        else
+          known *= shape[i];
+      }
+      if (unknown)
+        shape[*unknown] = known ? rowOut.back() / known : 0;
+      shape[0] = batch;
+      outputs.push_back(rt::Tensor::zeros(shape));
     }
-    if (unknown)
-      shape[*unknown] = known ? rowOut / known : 0;
-    shape[0] = batch;
-    int64_t rowIn = batch ? input.numElements() / batch : 0;
-    rt::Tensor output = rt::Tensor::zeros(shape);
     std::lock_guard<std::mutex> lock(stateMutex);
     // The library's instance runs from the engine's state (which may have
     // been set or reset since the last call) and leaves its new one there.
     if (!stateValues.empty() && api.setState(model, stateValues.data()))
       return error(api.lastError(model));
+    std::vector<const float *> in(inputs.size());
+    std::vector<float *> out(outputs.size());
     for (int64_t first = 0; first < batch; first += chunk) {
       int64_t rows = std::min(chunk, batch - first);
-      if (api.run(model, input.data.data() + first * rowIn, rows, seqLen,
-                  output.data.data() + first * rowOut))
+      for (auto [k, x] : llvm::enumerate(inputs))
+        in[k] = x.data.data() + first * (x.numElements() / batch);
+      for (size_t k = 0; k < outputs.size(); ++k)
+        out[k] = outputs[k].data.data() + first * rowOut[k];
+      if (api.runAll(model, in.data(), rows, seqLens.data(), out.data()))
         return error(api.lastError(model));
     }
     if (!stateValues.empty() && api.getState(model, stateValues.data()))
       return error(api.lastError(model));
-    return output;
+    return outputs;
   }
 
+private:
   /// An instance whose memory fits `rows` and `seqLen`, created (once per
   /// growth, never per call) with seqc_model_create_sized.
   Error reserve(int64_t rows, int64_t seqLen) {
@@ -183,13 +178,11 @@ Expected<std::unique_ptr<rt::Engine>> createCudaEngine(mlir::ModuleOp module,
   ModelApi api;
   if (!resolve(handle, "seqc_model_create_sized", api.createSized) ||
       !resolve(handle, "seqc_model_destroy", api.destroy) ||
-      !resolve(handle, "seqc_model_run", api.run) ||
+      !resolve(handle, "seqc_model_run_all", api.runAll) ||
       !resolve(handle, "seqc_last_error", api.lastError) ||
-      !resolve(handle, "seqc_model_input_rank", api.inputRank) ||
-      !resolve(handle, "seqc_model_input_dim", api.inputDim) ||
-      !resolve(handle, "seqc_model_output_rank", api.outputRank) ||
-      !resolve(handle, "seqc_model_output_dim", api.outputDim) ||
-      !resolve(handle, "seqc_model_output_size", api.outputSize) ||
+      !resolve(handle, "seqc_model_output_rank_of", api.outputRankOf) ||
+      !resolve(handle, "seqc_model_output_dim_of", api.outputDimOf) ||
+      !resolve(handle, "seqc_model_output_size_of", api.outputSizeOf) ||
       !resolve(handle, "seqc_model_get_state", api.getState) ||
       !resolve(handle, "seqc_model_set_state", api.setState)) {
     dlclose(handle);

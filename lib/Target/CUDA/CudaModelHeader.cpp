@@ -1,6 +1,7 @@
 #include "seq/Target/CUDA/CudaEmitter.h"
 
 #include "seq/Dialect/Seq/IR/Metadata.h"
+#include "seq/Dialect/Seq/IR/ModelIO.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -21,12 +22,22 @@ static std::string shapeText(mlir::Type type) {
 
 std::string cudaModelHeader(mlir::ModuleOp module, llvm::StringRef headerName,
                             llvm::StringRef libraryName, llvm::StringRef archs, bool cudnn) {
+  // The ports' shapes (several: "[?, 5, 3] and [?, 2]"); state arguments
+  // and results follow them.
   std::string input = "?", output = "?";
   if (auto func = module.lookupSymbol<mlir::func::FuncOp>("predict")) {
-    if (func.getNumArguments() == 1)
-      input = shapeText(func.getArgumentTypes()[0]);
-    if (func.getNumResults() == 1)
-      output = shapeText(func.getResultTypes()[0]);
+    auto ports = [&](mlir::TypeRange types, llvm::StringRef attr, bool arguments) {
+      std::string text;
+      for (auto [i, type] : llvm::enumerate(types)) {
+        bool isPort = arguments ? static_cast<bool>(func.getArgAttr(i, attr))
+                                : static_cast<bool>(func.getResultAttr(i, attr));
+        if (isPort || types.size() == 1)
+          text += (text.empty() ? "" : " and ") + shapeText(type);
+      }
+      return text.empty() ? std::string("?") : text;
+    };
+    input = ports(func.getArgumentTypes(), kInputAttrName, true);
+    output = ports(func.getResultTypes(), kOutputAttrName, false);
   }
   // Only whitelisted characters of names reach the header ([A-Za-z0-9_.-]):
   // the model file's text never becomes C source.
@@ -103,6 +114,16 @@ void seqc_model_destroy(seqc_model *model);
  * Returns SEQC_OK or an error code; then seqc_last_error says why. */
 int seqc_model_run(seqc_model *model, const float *input, int64_t batch,
                    int64_t seq_len, float *output);
+/* Runs a model with several inputs or outputs (any model, in fact):
+ * inputs[k] is input k (seqc_model_input_name(k)) of shape [batch,
+ * seq_lens[k], ...]; seq_lens[k] is input k's axis 1 when that axis is
+ * dynamic, else that length or 0 (seq_lens may be NULL when no input's is
+ * dynamic); outputs[k] holds seqc_model_output_size_of(model, k, batch,
+ * seq_lens) floats. Returns like seqc_model_run, which refuses a model with
+ * several inputs or outputs. */
+int seqc_model_run_all(seqc_model *model, const float *const *inputs,
+                       int64_t batch, const int64_t *seq_lens,
+                       float *const *outputs);
 /* The message of the last failed call on `model` ("" after success), or of
  * the last failed create when `model` is NULL. */
 const char *seqc_last_error(seqc_model *model);
@@ -123,6 +144,24 @@ int seqc_model_input_rank(void);
 int64_t seqc_model_input_dim(int i);
 int seqc_model_output_rank(void);
 int64_t seqc_model_output_dim(int i);
+
+/* Inputs and outputs by position, in Keras' order: count, the Keras name
+ * (the InputLayer's, the output layer's; NULL out of range), shape. */
+int seqc_model_input_count(void);
+const char *seqc_model_input_name(int k);
+int seqc_model_input_rank_of(int k);
+int64_t seqc_model_input_dim_of(int k, int i);
+int seqc_model_output_count(void);
+const char *seqc_model_output_name(int k);
+int seqc_model_output_rank_of(int k);
+int64_t seqc_model_output_dim_of(int k, int i);
+/* Floats of input k for this batch and its seq_len; floats of output k for
+ * this batch and every input's seq_lens (see seqc_model_run_all); -1 when
+ * the instance does not take them. */
+int64_t seqc_model_input_size_of(seqc_model *model, int k, int64_t batch,
+                                 int64_t seq_len);
+int64_t seqc_model_output_size_of(seqc_model *model, int k, int64_t batch,
+                                  const int64_t *seq_lens);
 
 /* The model's metadata (Keras version, source file, user entries) as a JSON
  * object, embedded at compile time. */

@@ -170,7 +170,7 @@ private:
   Error emitSpatial(Operation *op);
   void markCudnnProjections(func::FuncOp func);
 
-  std::string assemble(func::FuncOp func, unsigned output) const;
+  std::string assemble() const;
   void emitStateApi(llvm::raw_ostream &os) const;
 
   ModuleOp module;
@@ -196,8 +196,13 @@ private:
   std::vector<StateSlot> stateSlots;
   llvm::DenseMap<Value, int64_t> stateOffsetOf;
   size_t boundStates = 0;
+  /// The model's inputs and outputs (Keras' order), their buffers, and
+  /// each input's axis-1 length (-1 when dynamic, 0 without that axis).
+  std::vector<ModelPort> inputPorts, outputPorts;
+  std::vector<unsigned> inputBuffers, outputBuffers;
+  std::vector<int64_t> inputSteps;
+  /// Whether some input's time axis is dynamic.
   bool dynamicTime = false;
-  int64_t staticSteps = 0;
   /// Input GEMMs whose only users run on cuDNN (which projects itself).
   llvm::DenseSet<Operation *> skipped;
 };

@@ -1,8 +1,6 @@
-// An attention_mask is refused by the CUDA emitter, one line naming the
-// layer, nothing written; the CPU engines apply it.
-// RUN: not seq-compile %s --target=cuda --emit=cuda -o %t.cu 2>&1 | FileCheck %s
-// RUN: not ls %t.cu
-// CHECK: seq-compile: error: {{.*}}layer 'mha'{{.*}}the CUDA backend does not apply an attention_mask yet; use the CPU backend (--target=cpu)
+// An attention_mask (batch, tq, tk) goes to the attention kernel beside the
+// query and key masks: where it is 0, query step i does not see key step j.
+// RUN: seq-compile %s --target=cuda --emit=cuda | FileCheck %s
 
 module {
   func.func @predict(%x: tensor<?x5x4xf32>) -> tensor<?x5x1x4xf32> {
@@ -12,3 +10,8 @@ module {
     return %y : tensor<?x5x1x4xf32>
   }
 }
+
+// CHECK: // Layers:
+// CHECK: //   mha: seq.attention, dot attention, 1 heads, attention mask -> v3
+// CHECK-LABEL: static int seqc_forward(
+// CHECK: seqc::attention(m->stream, m->v0, m->v0, m->v0, nullptr, seqc::AttentionMasks{nullptr, nullptr, m->v1}, m->v3, nullptr, seqc::AttentionShape{

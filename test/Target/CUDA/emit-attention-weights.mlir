@@ -1,9 +1,7 @@
-// Attention scores (return_attention_scores: seq.attention with weights) are
-// refused by the CUDA emitter, one line naming the layer, nothing written;
-// the CPU engines return them.
-// RUN: not seq-compile %s --target=cuda --emit=cuda -o %t.cu 2>&1 | FileCheck %s
-// RUN: not ls %t.cu
-// CHECK: seq-compile: error: {{.*}}layer 'mha'{{.*}}the CUDA backend does not return attention scores yet (return_attention_scores); use the CPU backend (--target=cpu)
+// Attention scores (return_attention_scores: seq.attention with weights):
+// the attention kernel writes the softmax weights (batch, heads, tq, tk)
+// instead of the output (y is null).
+// RUN: seq-compile %s --target=cuda --emit=cuda | FileCheck %s
 
 module {
   func.func @predict(%x: tensor<?x5x4xf32>) -> tensor<?x1x5x5xf32> {
@@ -12,3 +10,11 @@ module {
     return %w : tensor<?x1x5x5xf32>
   }
 }
+
+// CHECK: // v2: mha attention weights
+// CHECK-NEXT: D.v2[0] = D.v1[0];
+// CHECK-NEXT: D.v2[1] = D.v1[2];
+// CHECK-NEXT: D.v2[2] = D.v1[1];
+// CHECK-NEXT: D.v2[3] = D.v1[1];
+// CHECK-LABEL: static int seqc_forward(
+// CHECK: seqc::attention(m->stream, m->v0, m->v0, m->v0, nullptr, seqc::AttentionMasks{nullptr, nullptr, nullptr}, nullptr, m->v2, seqc::AttentionShape{

@@ -39,7 +39,7 @@ module {
 // CHECK: SEQC_TRY({{seqc_str_[0-9]+}}, (seqc::global_pool1d<false>(m->stream, m->v4, nullptr, m->v5
 // CHECK: SEQC_TRY({{seqc_str_[0-9]+}}, (seqc::repeat_vector(m->stream, m->v5, m->v6, D.v5[0], 3, (int)D.v5[1])));
 
-// CHECK-LABEL: SEQC_API int seqc_model_run(
+// CHECK-LABEL: static int seqc_run_ports(
 // CHECK: err = cudaMemsetAsync(m->bad_ids, 0, 1 * sizeof(unsigned long long), m->stream);
 // CHECK: if (bad[0]) {
 // CHECK: seqc_format(m->error, "layer '%s': embedding id %.9g out of range [0, %d)", (const char *){{seqc_str_[0-9]+}}, id, 10);

@@ -1945,16 +1945,23 @@ struct AttentionShape {
   float scale, score_weight;
 };
 
+/// The masks of seq.attention: query (batch, tq), key (batch, tk) and
+/// attention (batch, tq, tk), each null when absent.
+struct AttentionMasks {
+  const float *query, *key, *attention;
+};
+
 /// The score of query step i against key step j, or Keras' masked score.
 __device__ inline float attention_score(const float *__restrict__ qrow, const float *__restrict__ k,
                                         const float *__restrict__ feature_scale,
-                                        const float *__restrict__ key_mask, bool row_seen,
+                                        const AttentionMasks &masks, bool row_seen,
                                         const AttentionShape &s, int64_t b, int64_t kh,
                                         int64_t i, int64_t j) {
   const float hidden = -0.7f * 3.40282347e+38f;
   bool seen = row_seen && !(s.causal && j > i) &&
               !(s.window > 0 && (i - j >= s.window || j - i >= s.window)) &&
-              !(key_mask && key_mask[b * s.tk + j] == 0.0f);
+              !(masks.key && masks.key[b * s.tk + j] == 0.0f) &&
+              !(masks.attention && masks.attention[(b * s.tq + i) * s.tk + j] == 0.0f);
   if (!seen)
     return hidden;
   const float *krow = k + ((b * s.tk + j) * (s.heads / s.group) + kh) * s.d;
@@ -1971,12 +1978,13 @@ __device__ inline float attention_score(const float *__restrict__ qrow, const fl
 }
 
 /// One thread per (batch row, query step, head): the scores twice (their
-/// maximum, then the softmax weights), the weighted values summed into y.
+/// maximum, then the softmax weights), the weighted values summed into y
+/// (when y is not null), the weights written to `weights` (batch, heads, tq,
+/// tk) (when it is not null).
 __global__ void attention_kernel(const float *__restrict__ q, const float *__restrict__ k,
                                  const float *__restrict__ v,
-                                 const float *__restrict__ feature_scale,
-                                 const float *__restrict__ query_mask,
-                                 const float *__restrict__ key_mask, float *__restrict__ y,
+                                 const float *__restrict__ feature_scale, AttentionMasks masks,
+                                 float *__restrict__ y, float *__restrict__ weights,
                                  AttentionShape s) {
   int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= s.batch * s.tq * s.heads)
@@ -1984,33 +1992,40 @@ __global__ void attention_kernel(const float *__restrict__ q, const float *__res
   int64_t h = e % s.heads, i = (e / s.heads) % s.tq, b = e / (s.heads * s.tq);
   int64_t kh = h / s.group, kvHeads = s.heads / s.group;
   const float *qrow = q + e * s.d;
-  bool row_seen = !(query_mask && query_mask[b * s.tq + i] == 0.0f);
+  bool row_seen = !(masks.query && masks.query[b * s.tq + i] == 0.0f);
   float m = -3.40282347e+38f;
   for (int64_t j = 0; j < s.tk; ++j)
-    m = fmaxf(m, attention_score(qrow, k, feature_scale, key_mask, row_seen, s, b, kh, i, j));
-  float *out = y + e * s.dv;
-  for (int64_t c = 0; c < s.dv; ++c)
+    m = fmaxf(m, attention_score(qrow, k, feature_scale, masks, row_seen, s, b, kh, i, j));
+  float *out = y ? y + e * s.dv : nullptr;
+  for (int64_t c = 0; out && c < s.dv; ++c)
     out[c] = 0.0f;
   float sum = 0.0f;
   for (int64_t j = 0; j < s.tk; ++j) {
-    float w = expf(attention_score(qrow, k, feature_scale, key_mask, row_seen, s, b, kh, i, j) - m);
+    float w = expf(attention_score(qrow, k, feature_scale, masks, row_seen, s, b, kh, i, j) - m);
     sum += w;
     const float *vrow = v + ((b * s.tk + j) * kvHeads + kh) * s.dv;
-    for (int64_t c = 0; c < s.dv; ++c)
+    for (int64_t c = 0; out && c < s.dv; ++c)
       out[c] += w * vrow[c];
   }
-  for (int64_t c = 0; c < s.dv; ++c)
+  for (int64_t c = 0; out && c < s.dv; ++c)
     out[c] /= sum;
+  if (weights) {
+    float *row = weights + ((b * s.heads + h) * s.tq + i) * s.tk;
+    for (int64_t j = 0; j < s.tk; ++j)
+      row[j] = expf(attention_score(qrow, k, feature_scale, masks, row_seen, s, b, kh, i, j) - m) /
+               sum;
+  }
 }
 
+/// seq.attention: its output into y, or with `weights` its softmax weights.
 inline cudaError_t attention(cudaStream_t stream, const float *q, const float *k, const float *v,
-                             const float *feature_scale, const float *query_mask,
-                             const float *key_mask, float *y, AttentionShape s) {
+                             const float *feature_scale, AttentionMasks masks, float *y,
+                             float *weights, AttentionShape s) {
   int64_t rows = s.batch * s.tq * s.heads;
   if (rows == 0)
     return cudaSuccess;
   SEQC_LAUNCH(attention_kernel, blocks_for(rows, 128), 128, 0, stream)(
-      q, k, v, feature_scale, query_mask, key_mask, y, s);
+      q, k, v, feature_scale, masks, y, weights, s);
   return cudaGetLastError();
 }
 

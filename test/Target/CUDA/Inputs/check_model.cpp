@@ -1,14 +1,18 @@
-// Runs a model compiled by seq-compile --target=cuda through its C API on a
-// .npy input and compares the result with a .npy reference:
+// Runs a model compiled by seq-compile --target=cuda through its C API on
+// .npy inputs and compares the results with .npy references:
 //
-//   check_model input.npy expected.npy [atol] [batch-per-call]
+//   check_model input.npy[,input2.npy...] expected.npy[,expected2.npy...]
+//               [atol] [batch-per-call]
 //
-// Prints "max abs error E over N values" and exits 0 when E <= atol (1e-4).
-// A model with a fixed batch (a stateful one) runs batch-per-call = its
-// batch, the calls one after the other as Keras' predict(x, batch_size).
-// Link it with the library (GPU) or with the emitted .cu compiled by a host
-// compiler under seqc_cuda_sim.h (CPU). Reads only little-endian float32
-// C-order .npy files, as the fixtures are.
+// one file per input and per output, in the model's port order (a model
+// with one input and one output runs through seqc_model_run, any other
+// through seqc_model_run_all). Prints "max abs error E over N values" and
+// exits 0 when E <= atol (1e-4). A model with a fixed batch (a stateful one)
+// runs batch-per-call = its batch, the calls one after the other as Keras'
+// predict(x, batch_size). Link it with the library (GPU) or with the emitted
+// .cu compiled by a host compiler under seqc_cuda_sim.h (CPU). Reads only
+// little-endian float32 C-order .npy files, as the fixtures are.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -31,6 +35,14 @@ int64_t seqc_model_output_size(seqc_model *model, int64_t batch, int64_t seq_len
 int seqc_model_input_rank(void);
 int64_t seqc_model_input_dim(int i);
 int seqc_model_reset_state(seqc_model *model);
+int seqc_model_run_all(seqc_model *model, const float *const *inputs, int64_t batch,
+                       const int64_t *seq_lens, float *const *outputs);
+int seqc_model_input_count(void);
+int seqc_model_output_count(void);
+int seqc_model_input_rank_of(int k);
+int64_t seqc_model_input_dim_of(int k, int i);
+int64_t seqc_model_output_size_of(seqc_model *model, int k, int64_t batch,
+                                  const int64_t *seq_lens);
 }
 
 struct Array {
@@ -65,62 +77,115 @@ static bool readNpy(const char *path, Array &a) {
   return true;
 }
 
+/// The comma-separated paths of `list`.
+static std::vector<std::string> paths(const char *list) {
+  std::vector<std::string> result;
+  std::stringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ','))
+    result.push_back(item);
+  return result;
+}
+
+/// One call of the model on rows [first, first + rows) of every port.
+static int runRows(seqc_model *m, const std::vector<Array> &xs, const std::vector<int64_t> &inRow,
+                   const std::vector<int64_t> &seqLens, std::vector<std::vector<float>> &ys,
+                   const std::vector<int64_t> &outRow, int64_t first, int64_t rows) {
+  std::vector<const float *> in;
+  std::vector<float *> out;
+  for (size_t k = 0; k < xs.size(); ++k)
+    in.push_back(xs[k].data.data() + first * inRow[k]);
+  for (size_t k = 0; k < ys.size(); ++k)
+    out.push_back(ys[k].data() + first * outRow[k]);
+  if (xs.size() == 1 && ys.size() == 1)
+    return seqc_model_run(m, in[0], rows, seqLens[0], out[0]);
+  return seqc_model_run_all(m, in.data(), rows, seqLens.data(), out.data());
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s input.npy expected.npy [atol] [rows-per-call]\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s input.npy[,...] expected.npy[,...] [atol] [rows-per-call]\n",
+                 argv[0]);
     return 2;
   }
-  Array x, expected;
-  if (!readNpy(argv[1], x) || !readNpy(argv[2], expected)) {
-    std::fprintf(stderr, "cannot read %s or %s as float32 .npy\n", argv[1], argv[2]);
+  std::vector<std::string> inPaths = paths(argv[1]), expectedPaths = paths(argv[2]);
+  if ((int)inPaths.size() != seqc_model_input_count() ||
+      (int)expectedPaths.size() != seqc_model_output_count()) {
+    std::fprintf(stderr, "the model has %d inputs and %d outputs, got %zu and %zu files\n",
+                 seqc_model_input_count(), seqc_model_output_count(), inPaths.size(),
+                 expectedPaths.size());
     return 2;
   }
+  std::vector<Array> xs(inPaths.size()), expected(expectedPaths.size());
+  for (size_t k = 0; k < xs.size(); ++k)
+    if (!readNpy(inPaths[k].c_str(), xs[k])) {
+      std::fprintf(stderr, "cannot read %s as float32 .npy\n", inPaths[k].c_str());
+      return 2;
+    }
+  for (size_t k = 0; k < expected.size(); ++k)
+    if (!readNpy(expectedPaths[k].c_str(), expected[k])) {
+      std::fprintf(stderr, "cannot read %s as float32 .npy\n", expectedPaths[k].c_str());
+      return 2;
+    }
   double atol = argc > 3 ? std::atof(argv[3]) : 1e-4;
-  int64_t batch = x.shape[0];
+  int64_t batch = xs[0].shape[0];
   int64_t fixedBatch = seqc_model_input_dim(0);
   int64_t perCall = fixedBatch >= 0 ? fixedBatch : argc > 4 ? std::atoll(argv[4]) : batch;
-  bool dynamicTime = seqc_model_input_rank() >= 2 && seqc_model_input_dim(1) < 0;
-  int64_t seqLen = dynamicTime ? x.shape[1] : 0;
-  seqc_model *m = seqc_model_create_sized(perCall, seqLen ? seqLen : 1);
+  std::vector<int64_t> seqLens, inRow;
+  int64_t longest = 1;
+  for (size_t k = 0; k < xs.size(); ++k) {
+    bool dynamicTime = seqc_model_input_rank_of(k) >= 2 && seqc_model_input_dim_of(k, 1) < 0;
+    seqLens.push_back(dynamicTime ? xs[k].shape[1] : 0);
+    longest = std::max(longest, seqLens.back());
+    inRow.push_back(xs[k].data.size() / batch);
+  }
+  seqc_model *m = seqc_model_create_sized(perCall, longest);
   if (!m) {
     std::fprintf(stderr, "create failed: %s\n", seqc_last_error(nullptr));
     return 1;
   }
-  int64_t outCall = seqc_model_output_size(m, perCall, seqLen);
-  int64_t outRow = outCall < 0 ? -1 : outCall / perCall;
-  int64_t inRow = x.data.size() / batch;
-  if (outRow < 0 || (int64_t)expected.data.size() != outRow * batch) {
-    std::fprintf(stderr, "output size %lld per row does not match the expected %zu values\n",
-                 (long long)outRow, expected.data.size());
-    return 1;
+  std::vector<int64_t> outRow;
+  std::vector<std::vector<float>> ys, again;
+  for (size_t k = 0; k < expected.size(); ++k) {
+    int64_t outCall = seqc_model_output_size_of(m, k, perCall, seqLens.data());
+    outRow.push_back(outCall < 0 ? -1 : outCall / perCall);
+    if (outRow.back() < 0 || (int64_t)expected[k].data.size() != outRow.back() * batch) {
+      std::fprintf(stderr, "output %zu: size %lld per row does not match the expected %zu values\n",
+                   k, (long long)outRow.back(), expected[k].data.size());
+      return 1;
+    }
+    ys.emplace_back(expected[k].data.size());
+    again.emplace_back(expected[k].data.size());
   }
-  std::vector<float> y(expected.data.size());
   for (int64_t first = 0; first < batch; first += perCall) {
     int64_t rows = batch - first < perCall ? batch - first : perCall;
-    if (seqc_model_run(m, x.data.data() + first * inRow, rows, seqLen, y.data() + first * outRow)) {
+    if (runRows(m, xs, inRow, seqLens, ys, outRow, first, rows)) {
       std::fprintf(stderr, "run failed: %s\n", seqc_last_error(m));
       return 1;
     }
   }
   // A second run must give the same result (the kernels' scratch state is
   // reset per call; a stateful model's kept state by reset_state).
-  std::vector<float> again(y.size());
   seqc_model_reset_state(m);
   for (int64_t first = 0; first < batch; first += perCall) {
     int64_t rows = batch - first < perCall ? batch - first : perCall;
-    seqc_model_run(m, x.data.data() + first * inRow, rows, seqLen, again.data() + first * outRow);
+    runRows(m, xs, inRow, seqLens, again, outRow, first, rows);
   }
   seqc_model_destroy(m);
   double maxError = 0;
-  for (size_t i = 0; i < y.size(); ++i) {
-    double e = std::fabs((double)y[i] - expected.data[i]);
-    if (!(e <= maxError))
-      maxError = std::isnan(e) ? INFINITY : std::max(maxError, e);
-    if (again[i] != y[i]) {
-      std::fprintf(stderr, "a second run differs at %zu: %g vs %g\n", i, again[i], y[i]);
-      return 1;
+  size_t values = 0;
+  for (size_t k = 0; k < ys.size(); ++k)
+    for (size_t i = 0; i < ys[k].size(); ++i, ++values) {
+      double e = std::fabs((double)ys[k][i] - expected[k].data[i]);
+      if (!(e <= maxError))
+        maxError = std::isnan(e) ? INFINITY : std::max(maxError, e);
+      if (again[k][i] != ys[k][i]) {
+        std::fprintf(stderr, "output %zu: a second run differs at %zu: %g vs %g\n", k, i,
+                     again[k][i], ys[k][i]);
+        return 1;
+      }
     }
-  }
-  std::printf("max abs error %.3g over %zu values\n", maxError, y.size());
+  std::printf("max abs error %.3g over %zu values\n", maxError, values);
   return maxError <= atol ? 0 : 1;
 }

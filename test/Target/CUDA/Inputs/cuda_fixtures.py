@@ -5,7 +5,8 @@ and a summary line:
   cuda_fixtures.py sim  WORK FIXTURES SEQ_COMPILE CXX KERNELS INPUTS
       --emit=cuda, compiled by the host C++ compiler under seqc_cuda_sim.h
       (the CPU stand-in for CUDA) with check_model.cpp, run against Keras'
-      output within 1e-4. Needs no GPU.
+      output within 1e-4; the multi-input/output fixtures too, through
+      seqc_model_run_all. Needs no GPU.
   cuda_fixtures.py nvcc WORK FIXTURES SEQ_COMPILE ARCH NVCC
       --emit=cuda for every fixture; nvcc compiles, once, every kernel
       template instance any fixture launches (one translation unit of the
@@ -16,7 +17,8 @@ and a summary line:
       is compiled by the sim mode. Needs nvcc.
   cuda_fixtures.py gpu  WORK FIXTURES SEQ_COMPILE SEQ_ALLCLOSE ENGINE
       seq-compile --run --engine=ENGINE (cuda or cudnn) against Keras' output
-      (atol 1e-4). Needs a GPU. For cudnn, models cuDNN cannot express are
+      (atol 1e-4), a multi-input/output model with --input NAME=FILE and one
+      output file per output. Needs a GPU. For cudnn, models cuDNN cannot express are
       counted as refused (with the message checked), not failed.
 
 Standard library only."""
@@ -33,13 +35,32 @@ API = ["seqc_model_create", "seqc_model_create_sized", "seqc_model_destroy",
        "seqc_model_input_rank", "seqc_model_input_dim", "seqc_model_output_rank",
        "seqc_model_output_dim", "seqc_model_metadata_json", "seqc_model_state_size",
        "seqc_model_state_count", "seqc_model_state_layer", "seqc_model_state_offset",
-       "seqc_model_get_state", "seqc_model_set_state", "seqc_model_reset_state"]
+       "seqc_model_get_state", "seqc_model_set_state", "seqc_model_reset_state",
+       "seqc_model_run_all", "seqc_model_input_count", "seqc_model_output_count",
+       "seqc_model_input_name", "seqc_model_output_name", "seqc_model_input_rank_of",
+       "seqc_model_input_dim_of", "seqc_model_output_rank_of", "seqc_model_output_dim_of",
+       "seqc_model_input_size_of", "seqc_model_output_size_of"]
 
 
 def run(args, **kwargs):
     p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True, **kwargs)
     return p.returncode, p.stdout.strip()
+
+
+def port_fixture(entry):
+    """A multi_io manifest entry in the form of a good fixture: its "input"
+    and "expected" are comma-separated lists, one file per port in the
+    model's order (as check_model.cpp takes them)."""
+    fx = dict(entry)
+    fx["input"] = ",".join(p["file"] for p in entry["inputs"])
+    fx["expected"] = ",".join(p["file"] for p in entry["outputs"])
+    return fx
+
+
+def port_paths(fixtures, files):
+    """FIXTURES/a,FIXTURES/b of "a,b"."""
+    return ",".join(os.path.join(fixtures, f) for f in files.split(","))
 
 
 def model_args(fixtures, fixture):
@@ -120,8 +141,8 @@ def check_sim(fixture, work, fixtures, seq_compile, cxx, kernels, checker, pch):
     rc, text = run([cxx] + SIM_FLAGS + unit + ["-x", "none", checker, "-o", binary])
     if rc != 0:
         return "FAIL %s: does not compile under the simulation: %s" % (name, text[:400])
-    rc, text = run([binary, os.path.join(fixtures, fixture["input"]),
-                    os.path.join(fixtures, fixture["expected"]), "1e-4"])
+    rc, text = run([binary, port_paths(fixtures, fixture["input"]),
+                    port_paths(fixtures, fixture["expected"]), "1e-4"])
     return None if rc == 0 else "FAIL %s: %s" % (name, text)
 
 
@@ -165,7 +186,31 @@ def check_nvcc(fixture, work, fixtures, seq_compile, arch):
     return "FAIL %s: the library lacks %s" % (name, ", ".join(missing)) if missing else None
 
 
+def check_gpu_ports(fixture, work, fixtures, seq_compile, allclose, engine):
+    """check_gpu of a multi_io fixture: --input NAME=FILE per input, -o DIR/
+    receiving one NAME.npy per output."""
+    name = fixture["name"]
+    out = os.path.join(work, "%s.%s" % (name, engine)) + os.sep
+    inputs = []
+    for port in fixture["inputs"]:
+        inputs += ["--input", "%s=%s" % (port["name"], os.path.join(fixtures, port["file"]))]
+    rc, text = run([seq_compile] + model_args(fixtures, fixture) + ["--run"] + inputs +
+                   ["--engine=" + engine, "-o", out])
+    if rc != 0:
+        if engine == "cudnn" and "--rnn-backend=cudnn" in text and "use --rnn-backend=fused" in text:
+            return "REFUSED"
+        return "FAIL %s: %s" % (name, text)
+    for port in fixture["outputs"]:
+        rc, text = run([allclose, os.path.join(out, port["name"] + ".npy"),
+                        os.path.join(fixtures, port["file"]), "--atol", "1e-4", "--rtol", "0"])
+        if rc != 0:
+            return "FAIL %s (output %s): %s" % (name, port["name"], text)
+    return None
+
+
 def check_gpu(fixture, work, fixtures, seq_compile, allclose, engine):
+    if "inputs" in fixture:
+        return check_gpu_ports(fixture, work, fixtures, seq_compile, allclose, engine)
     name = fixture["name"]
     out = os.path.join(work, "%s.%s.npy" % (name, engine))
     rc, text = run([seq_compile] + model_args(fixtures, fixture) +
@@ -185,7 +230,10 @@ def main():
     rest = sys.argv[4:]
     os.makedirs(work, exist_ok=True)
     with open(os.path.join(fixtures, "manifest.json")) as f:
-        good = json.load(f)["fixtures"]
+        manifest = json.load(f)
+    good = manifest["fixtures"]
+    # The multi-input/output models too.
+    good = good + [port_fixture(e) for e in manifest["multi_io"]]
     # SEQC_FIXTURE_FILTER=REGEX checks only the fixtures whose names match.
     only = os.environ.get("SEQC_FIXTURE_FILTER")
     if only:
