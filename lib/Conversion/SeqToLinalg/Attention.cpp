@@ -106,6 +106,158 @@ Value headMatmuls(LinalgBuilder &lb, HeadOperand a, HeadOperand bm, HeadOperand 
   return outer.getResult(0);
 }
 
+/// A dot attention's masks (each null when absent): query (b, i), key
+/// (b, j), attention (b, i, j).
+struct ScoreMasks {
+  Value query, key, attention;
+  SmallVector<Value> values() const {
+    SmallVector<Value> all;
+    for (Value m : {query, key, attention})
+      if (m)
+        all.push_back(m);
+    return all;
+  }
+};
+
+ScoreMasks scoreMasks(AttentionOp op) {
+  return {op.getQueryMask(), op.getKeyMask(), op.getAttentionMask()};
+}
+
+/// The factor after the sum (dot: scale, additive: score_weight), then the
+/// masks applied to `scores` in place: a hidden score is Keras' -0.7 *
+/// FLT_MAX (weight 0; a row that sees nothing averages the values). `masks`
+/// are read through `maskMaps` over the scores' loops, whose query step is
+/// loop `rowDim` and key step loop `colDim`. `scores` itself when nothing
+/// applies.
+Value maskScores(LinalgBuilder &lb, AttentionOp op, Value scores, ArrayRef<Value> masks,
+                 ArrayRef<AffineMap> maskMaps, unsigned rowDim, unsigned colDim) {
+  bool additive = op.getScoreMode() == ScoreMode::Additive;
+  std::optional<float> factor;
+  if (auto a = additive ? op.getScoreWeightAttr() : op.getScaleAttr())
+    factor = a.getValueAsDouble();
+  bool causal = op.getCausal();
+  std::optional<int64_t> window = op.getWindow();
+  if (!factor && !causal && !window && masks.empty())
+    return scores;
+  unsigned rank = cast<RankedTensorType>(scores.getType()).getRank();
+  SmallVector<AffineMap> maps(maskMaps);
+  maps.push_back(lb.identity(rank));
+  SmallVector<utils::IteratorType> parallel(rank, utils::IteratorType::parallel);
+  return lb.generic(masks, scores, maps, parallel,
+                    [&](OpBuilder &nb, Location l, ValueRange x) -> Value {
+    Value s = x.back();
+    Value zero = arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(0));
+    if (factor)
+      s = arith::MulFOp::create(
+          nb, l, s, arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(*factor)));
+    if (!causal && !window && masks.empty())
+      return s;
+    Value sees;
+    for (Value m : x.drop_back()) {
+      Value set = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNE, m, zero);
+      sees = sees ? arith::AndIOp::create(nb, l, sees, set).getResult() : set;
+    }
+    Value row = linalg::IndexOp::create(nb, l, rowDim);
+    Value col = linalg::IndexOp::create(nb, l, colDim);
+    if (causal) {
+      Value past = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ule, col, row);
+      sees = sees ? arith::AndIOp::create(nb, l, sees, past).getResult() : past;
+    }
+    if (window) {
+      // |i - j| < w  <=>  j < i + w  and  i < j + w.
+      Value w = arith::ConstantIndexOp::create(nb, l, *window);
+      Value ahead = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, col,
+                                          arith::AddIOp::create(nb, l, row, w));
+      Value behind = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, row,
+                                           arith::AddIOp::create(nb, l, col, w));
+      Value near = arith::AndIOp::create(nb, l, ahead, behind);
+      sees = sees ? arith::AndIOp::create(nb, l, sees, near).getResult() : near;
+    }
+    Value hidden = arith::ConstantOp::create(
+        nb, l, nb.getF32FloatAttr(-0.7f * std::numeric_limits<float>::max()));
+    return arith::SelectOp::create(nb, l, sees, s, hidden);
+  });
+}
+
+/// Row `b` of a mask whose axis 0 is the batch: (b, ...) -> (...).
+Value maskRow(LinalgBuilder &lb, Value mask, Value b) {
+  auto type = cast<RankedTensorType>(mask.getType());
+  unsigned rank = type.getRank();
+  SmallVector<OpFoldResult> offsets(rank, lb.b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = lb.dims(mask);
+  SmallVector<OpFoldResult> strides(rank, lb.b.getIndexAttr(1));
+  offsets[0] = b;
+  sizes[0] = lb.b.getIndexAttr(1);
+  auto rowType = RankedTensorType::get(type.getShape().drop_front(), lb.f32());
+  return tensor::ExtractSliceOp::create(lb.b, lb.loc, rowType, mask, offsets, sizes, strides);
+}
+
+/// Dot attention one (batch row, head) at a time, the softmax fused between
+/// its two GEMMs: the (tq, tk) score tile of q[b, :, h] @ kt[b, h/g] is
+/// scaled and masked, turned into softmax weights and multiplied by
+/// v[b, :, h/g] into out[b, :, h] while it is in cache; the scores of the
+/// whole batch never exist. Needs static key steps and value width (the
+/// GEMMs' N).
+Value fusedDotAttention(LinalgBuilder &lb, AttentionOp op, Value kt, int64_t group) {
+  Value q = op.getQuery(), v = op.getValue();
+  int64_t heads = cast<RankedTensorType>(q.getType()).getDimSize(2);
+  SmallVector<OpFoldResult> outSizes{lb.dimOfr(q, 0), lb.dimOfr(q, 1), lb.dimOfr(q, 2),
+                                     lb.dimOfr(v, 3)};
+  SmallVector<OpFoldResult> tileSizes{lb.dimOfr(q, 1), lb.dimOfr(kt, 3)};
+  ScoreMasks masks = scoreMasks(op);
+  auto outer = scf::ForOp::create(
+      lb.b, lb.loc, lb.index(0), lb.dim(q, 0), lb.index(1), ValueRange{lb.fresh(outSizes)},
+      [&](OpBuilder &ob, Location l, Value b, ValueRange batchIters) {
+        LinalgBuilder olb(ob, l);
+        // This batch row's masks: query (i), key (j), attention (i, j).
+        SmallVector<Value> rows;
+        SmallVector<AffineMap> maps;
+        AffineExpr i = ob.getAffineDimExpr(0), j = ob.getAffineDimExpr(1);
+        if (masks.query) {
+          rows.push_back(maskRow(olb, masks.query, b));
+          maps.push_back(AffineMap::get(2, 0, {i}, ob.getContext()));
+        }
+        if (masks.key) {
+          rows.push_back(maskRow(olb, masks.key, b));
+          maps.push_back(AffineMap::get(2, 0, {j}, ob.getContext()));
+        }
+        if (masks.attention) {
+          rows.push_back(maskRow(olb, masks.attention, b));
+          maps.push_back(AffineMap::get(2, 0, {i, j}, ob.getContext()));
+        }
+        auto inner = scf::ForOp::create(
+            ob, l, olb.index(0), olb.index(heads), olb.index(1), batchIters,
+            [&](OpBuilder &ib, Location il, Value h, ValueRange headIters) {
+              LinalgBuilder ilb(ib, il);
+              Value tile = ilb.full(tileSizes, 0.0);
+              Value scores =
+                  linalg::MatmulOp::create(ib, il, TypeRange{tile.getType()},
+                                           ValueRange{headSlice(ilb, {q, 2}, b, h),
+                                                      headSlice(ilb, {kt, 1, group}, b, h)},
+                                           ValueRange{tile})
+                      .getResult(0);
+              scores = maskScores(ilb, op, scores, rows, maps, /*rowDim=*/0, /*colDim=*/1);
+              Value weights = ilb.rowActivation(scores, Activation::Softmax, 1);
+              HeadOperand into{headIters[0], 2};
+              Value acc = ilb.fill(headSlice(ilb, into, b, h), 0.0);
+              Value product =
+                  linalg::MatmulOp::create(ib, il, TypeRange{acc.getType()},
+                                           ValueRange{weights, headSlice(ilb, {v, 2, group}, b, h)},
+                                           ValueRange{acc})
+                      .getResult(0);
+              auto slice = cast<tensor::ExtractSliceOp>(
+                  acc.getDefiningOp<linalg::FillOp>().getDpsInits()[0].getDefiningOp());
+              scf::YieldOp::create(ib, il,
+                                   tensor::InsertSliceOp::create(
+                                       ib, il, product, headIters[0], slice.getMixedOffsets(),
+                                       slice.getMixedSizes(), slice.getMixedStrides())
+                                       .getResult());
+            });
+        scf::YieldOp::create(ob, l, inner.getResults());
+      });
+  return outer.getResult(0);
+}
+
 // The contractions below run the reduction outside their innermost loop,
 // which walks a contiguous output row: the innermost loop is then an
 // elementwise multiply-add that LLVM vectorizes without reassociating sums.
@@ -134,11 +286,9 @@ Value lowerAttention(LinalgBuilder &lb, AttentionOp op) {
   auto kType = cast<RankedTensorType>(k.getType());
   int64_t group = qType.getDimSize(2) / kType.getDimSize(2);
   bool additive = op.getScoreMode() == ScoreMode::Additive;
-  std::optional<float> scale, weight;
+  std::optional<float> scale;
   if (auto a = op.getScaleAttr())
     scale = a.getValueAsDouble();
-  if (auto a = op.getScoreWeightAttr())
-    weight = a.getValueAsDouble();
   auto dimE = [&](unsigned i) { return lb.b.getAffineDimExpr(i); };
 
   // scores (b, h, i, j) = sum over f of score(q[b, i, h, f], kt[b, h/g, f, j])
@@ -161,12 +311,16 @@ Value lowerAttention(LinalgBuilder &lb, AttentionOp op) {
   }
   maps.push_back(map(lb, 5, {b, h, i, j}));
   // headMatmuls zeroes each slice it computes: its result needs no fill.
+  bool staticKeySteps = !ShapedType::isDynamic(kType.getDimSize(1));
+  bool staticValueWidth =
+      !ShapedType::isDynamic(cast<RankedTensorType>(v.getType()).getDimSize(3));
+  if (!additive && staticKeySteps && staticValueWidth && !op.getWeights())
+    return fusedDotAttention(lb, op, kt, group);
   SmallVector<OpFoldResult> scoreSizes{lb.dimOfr(q, 0), lb.dimOfr(q, 2), lb.dimOfr(q, 1),
                                        lb.dimOfr(k, 1)};
   SmallVector<utils::IteratorType> reduceAxis3 = loops(5, 0);
   reduceAxis3[3] = utils::IteratorType::reduction;
   int64_t heads = qType.getDimSize(2);
-  bool staticKeySteps = !ShapedType::isDynamic(kType.getDimSize(1));
   Value scores = !additive && staticKeySteps
       ? headMatmuls(lb, {q, 2}, {kt, 1, group}, {lb.fresh(scoreSizes), 1}, heads)
       : lb.generic(
@@ -184,66 +338,17 @@ Value lowerAttention(LinalgBuilder &lb, AttentionOp op) {
         return arith::AddFOp::create(nb, l, acc, t);
       });
 
-  // The factor after the sum, and the masks: a hidden score is Keras'
-  // -0.7 * FLT_MAX (weight 0; a row that sees nothing averages the values).
-  std::optional<float> factor = additive ? weight : scale;
-  bool causal = op.getCausal();
-  std::optional<int64_t> window = op.getWindow();
-  Value queryMask = op.getQueryMask(), keyMask = op.getKeyMask();
-  Value attentionMask = op.getAttentionMask();
-  if (factor || causal || window || queryMask || keyMask || attentionMask) {
-    // Scores (b, h, i, j); masks (b, i), (b, j) and (b, i, j).
-    SmallVector<Value> masks;
-    SmallVector<AffineMap> maskMaps;
-    AffineExpr sb = dimE(0), si = dimE(2), sj = dimE(3);
-    if (queryMask) {
-      masks.push_back(queryMask);
-      maskMaps.push_back(AffineMap::get(4, 0, {sb, si}, lb.b.getContext()));
-    }
-    if (keyMask) {
-      masks.push_back(keyMask);
-      maskMaps.push_back(AffineMap::get(4, 0, {sb, sj}, lb.b.getContext()));
-    }
-    if (attentionMask) {
-      masks.push_back(attentionMask);
-      maskMaps.push_back(AffineMap::get(4, 0, {sb, si, sj}, lb.b.getContext()));
-    }
-    maskMaps.push_back(lb.identity(4));
-    SmallVector<utils::IteratorType> parallel(4, utils::IteratorType::parallel);
-    scores = lb.generic(masks, scores, maskMaps, parallel,
-                        [&](OpBuilder &nb, Location l, ValueRange x) -> Value {
-      Value s = x.back();
-      Value zero = arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(0));
-      if (factor)
-        s = arith::MulFOp::create(
-            nb, l, s, arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(*factor)));
-      if (!causal && !window && masks.empty())
-        return s;
-      Value sees;
-      for (Value m : x.drop_back()) {
-        Value set = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNE, m, zero);
-        sees = sees ? arith::AndIOp::create(nb, l, sees, set).getResult() : set;
-      }
-      Value row = linalg::IndexOp::create(nb, l, 2), col = linalg::IndexOp::create(nb, l, 3);
-      if (causal) {
-        Value past = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ule, col, row);
-        sees = sees ? arith::AndIOp::create(nb, l, sees, past).getResult() : past;
-      }
-      if (window) {
-        // |i - j| < w  <=>  j < i + w  and  i < j + w.
-        Value w = arith::ConstantIndexOp::create(nb, l, *window);
-        Value ahead = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, col,
-                                            arith::AddIOp::create(nb, l, row, w));
-        Value behind = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, row,
-                                             arith::AddIOp::create(nb, l, col, w));
-        Value near = arith::AndIOp::create(nb, l, ahead, behind);
-        sees = sees ? arith::AndIOp::create(nb, l, sees, near).getResult() : near;
-      }
-      Value hidden = arith::ConstantOp::create(
-          nb, l, nb.getF32FloatAttr(-0.7f * std::numeric_limits<float>::max()));
-      return arith::SelectOp::create(nb, l, sees, s, hidden);
-    });
-  }
+  // The factor after the sum, and the masks.
+  AffineExpr sb = dimE(0), si = dimE(2), sj = dimE(3);
+  ScoreMasks masks = scoreMasks(op);
+  SmallVector<AffineMap> maskMaps;
+  if (masks.query)
+    maskMaps.push_back(AffineMap::get(4, 0, {sb, si}, lb.b.getContext()));
+  if (masks.key)
+    maskMaps.push_back(AffineMap::get(4, 0, {sb, sj}, lb.b.getContext()));
+  if (masks.attention)
+    maskMaps.push_back(AffineMap::get(4, 0, {sb, si, sj}, lb.b.getContext()));
+  scores = maskScores(lb, op, scores, masks.values(), maskMaps, /*rowDim=*/2, /*colDim=*/3);
   Value weights = lb.rowActivation(scores, Activation::Softmax, 3);
   if (op.getWeights())
     return weights; // (b, h, i, j): what Keras returns as the scores
