@@ -249,7 +249,7 @@ Value lowerGroupNorm(LinalgBuilder &lb, GroupNormOp op) {
   Value sum = lb.generic(ValueRange{grouped}, lb.full(statSizes, 0.0), {xMap, statMap},
                          reduceGroups,
                          [](OpBuilder &b, Location l, ValueRange a) -> Value {
-                           return add(b, l, a[0], a[1]);
+                           return accumulate(b, l, a[1], a[0]);
                          });
   // Values per group: the group's channels at every position (every axis
   // but the batch and the channels), as f32.
@@ -271,22 +271,25 @@ Value lowerGroupNorm(LinalgBuilder &lb, GroupNormOp op) {
         Value centered = arith::SubFOp::create(b, l, a[0], a[1]);
         return accumulate(b, l, a[2], arith::MulFOp::create(b, l, centered, centered));
       });
+  // 1 / sqrt(variance + epsilon) once per (sample, group), in place.
+  Value inverse = lb.map(ValueRange{}, squares,
+                         [count, epsilon](OpBuilder &b, Location l, ValueRange a) -> Value {
+                           Value variance = arith::DivFOp::create(b, l, a[0], count);
+                           Value eps = arith::ConstantOp::create(b, l, b.getF32FloatAttr(epsilon));
+                           Value one = arith::ConstantOp::create(b, l, b.getF32FloatAttr(1.0f));
+                           return arith::DivFOp::create(
+                               b, l, one, math::SqrtOp::create(b, l, add(b, l, variance, eps)));
+                         });
   // Normalize over the same loops, all parallel.
   AffineMap id = lb.identity(loops), stats = statMap;
   AffineMap channel = AffineMap::get(
       loops, 0, {d(lb, loops - 2) * perGroup + d(lb, loops - 1)}, ctx);
   Value normalized = lb.generic(
-      ValueRange{grouped, mean, squares, op.getGamma(), op.getBeta()},
+      ValueRange{grouped, mean, inverse, op.getGamma(), op.getBeta()},
       lb.empty(groupedSizes), {id, stats, stats, channel, channel, id},
-      iterators(loops, 0),
-      [count, epsilon](OpBuilder &b, Location l, ValueRange a) -> Value {
-        auto c = [&](float v) {
-          return arith::ConstantOp::create(b, l, b.getF32FloatAttr(v));
-        };
-        Value variance = arith::DivFOp::create(b, l, a[2], count);
-        Value stddev = math::SqrtOp::create(b, l, add(b, l, variance, c(epsilon)));
-        Value normed = arith::DivFOp::create(
-            b, l, arith::SubFOp::create(b, l, a[0], a[1]), stddev);
+      iterators(loops, 0), [](OpBuilder &b, Location l, ValueRange a) -> Value {
+        Value normed =
+            arith::MulFOp::create(b, l, arith::SubFOp::create(b, l, a[0], a[1]), a[2]);
         return add(b, l, arith::MulFOp::create(b, l, normed, a[3]), a[4]);
       });
   return tensor::CollapseShapeOp::create(lb.b, lb.loc, type, normalized, split);
@@ -300,11 +303,16 @@ Value scaleRowsBySquares(LinalgBuilder &lb, Value x, Value scale,
   unsigned rank = cast<RankedTensorType>(x.getType()).getRank();
   Value squares = lb.reduceLastAxis(x, 0.0, [](OpBuilder &b, Location l,
                                               ValueRange a) -> Value {
-    return add(b, l, a[1], arith::MulFOp::create(b, l, a[0], a[0]));
+    return accumulate(b, l, a[1], arith::MulFOp::create(b, l, a[0], a[0]));
   });
+  // The factor once per row (a square root and a division), in place.
+  Value factors = lb.map(ValueRange{}, squares,
+                         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                           return fn(b, l, a[0]);
+                         });
   AffineMap id = lb.identity(rank), rows = id.dropResult(rank - 1);
   AffineMap channel = AffineMap::get(rank, 0, d(lb, rank - 1));
-  SmallVector<Value> inputs{x, squares};
+  SmallVector<Value> inputs{x, factors};
   SmallVector<AffineMap> maps{id, rows};
   if (scale) {
     inputs.push_back(scale);
@@ -313,7 +321,7 @@ Value scaleRowsBySquares(LinalgBuilder &lb, Value x, Value scale,
   maps.push_back(id);
   return lb.generic(inputs, lb.empty(lb.dims(x)), maps, iterators(rank, 0),
                     [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-                      Value y = arith::MulFOp::create(b, l, a[0], fn(b, l, a[1]));
+                      Value y = arith::MulFOp::create(b, l, a[0], a[1]);
                       return scale ? arith::MulFOp::create(b, l, y, a[2]) : y;
                     });
 }
