@@ -83,6 +83,30 @@ def onnx_lstm_dense_initializers(keras_model):
         numpy_helper.from_array(dense_b.astype("float32"), "Bd")]
 
 
+class TFLite:
+    """tf.lite's interpreter on one thread of the Keras model converted for
+    `batch` rows, called as x -> output. The conversion is of the model's
+    function at that fixed batch (TFLiteConverter.from_concrete_functions,
+    as from_keras_model does with the batch left open): with an open batch
+    the converter cannot fuse the LSTM into its UNIDIRECTIONAL_SEQUENCE_LSTM
+    op and fails (tf.TensorListReserve)."""
+
+    def __init__(self, model, batch, input_shape):
+        import tensorflow as tf
+        function = tf.function(model).get_concrete_function(
+            tf.TensorSpec([batch] + list(input_shape), tf.float32))
+        flatbuffer = tf.lite.TFLiteConverter.from_concrete_functions([function], model).convert()
+        self.interpreter = tf.lite.Interpreter(model_content=flatbuffer, num_threads=1)
+        self.input = self.interpreter.get_input_details()[0]["index"]
+        self.output = self.interpreter.get_output_details()[0]["index"]
+        self.interpreter.allocate_tensors()
+
+    def __call__(self, x):
+        self.interpreter.set_tensor(self.input, x)
+        self.interpreter.invoke()
+        return self.interpreter.get_tensor(self.output)
+
+
 def compile_aot(build, model_path, lib_path):
     """seq-compile MODEL -o LIB.so with the build's seq-compile."""
     import subprocess

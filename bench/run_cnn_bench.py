@@ -22,7 +22,7 @@ statistics), batch 1 and 32:
                MatMul + Add
   OpenVINO     that ONNX model compiled for the CPU plugin (f32)
   TFLite       the Keras model converted by tf.lite.TFLiteConverter for
-               each batch (a fixed batch: see TFLite below), run by
+               each batch (a fixed batch: see interleave.TFLite), run by
                tf.lite.Interpreter(num_threads=1) with its default XNNPACK
                delegate
 All outputs are checked against Keras' own prediction first (1e-4); engines
@@ -45,7 +45,7 @@ import json
 import os
 import tempfile
 
-from interleave import (SeqcAot, compile_aot, interleaved, onnx_lstm_initializers,
+from interleave import (TFLite, SeqcAot, compile_aot, interleaved, onnx_lstm_initializers,
                         onnx_runtime_session, openvino_model, parse_and_pin, print_parts,
                         print_table, require_close, seqc_parts, summarize)
 
@@ -179,30 +179,6 @@ def onnx_cnn_lstm(model):
     h = g.node("MatMul", [h, g.const("Wd", dense_w)], "d")
     y = g.node("Add", [h, g.const("Bd", dense_b)], "y")
     return g.model("cnn_lstm", (T, F), y, [OUT])
-
-
-class TFLite:
-    """tf.lite's interpreter on one thread of the Keras model converted for
-    `batch` rows, called as x -> output. The conversion is of the model's
-    function at that fixed batch (TFLiteConverter.from_concrete_functions,
-    as from_keras_model does with the batch left open): with an open batch
-    the converter cannot fuse the LSTM into its UNIDIRECTIONAL_SEQUENCE_LSTM
-    op and fails (tf.TensorListReserve)."""
-
-    def __init__(self, model, batch, input_shape):
-        import tensorflow as tf
-        function = tf.function(model).get_concrete_function(
-            tf.TensorSpec([batch] + list(input_shape), tf.float32))
-        flatbuffer = tf.lite.TFLiteConverter.from_concrete_functions([function], model).convert()
-        self.interpreter = tf.lite.Interpreter(model_content=flatbuffer, num_threads=1)
-        self.input = self.interpreter.get_input_details()[0]["index"]
-        self.output = self.interpreter.get_output_details()[0]["index"]
-        self.interpreter.allocate_tensors()
-
-    def __call__(self, x):
-        self.interpreter.set_tensor(self.input, x)
-        self.interpreter.invoke()
-        return self.interpreter.get_tensor(self.output)
 
 
 def prefixes(model, x):

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """LSTM inference on one core: seqc's AOT library (portable and native)
-against ONNX Runtime, OpenVINO and TensorFlow XLA, with GFLOP/s against this
-core's FP32 peak measured in the same run.
+against ONNX Runtime, OpenVINO, TensorFlow XLA and TFLite, with GFLOP/s
+against this core's FP32 peak measured in the same run.
 
   python bench/run_lstm_bench.py [--build build] [--rounds 15] [--out lstm-bench.json]
                                  [--units 64,128,256] [--batches 1,32,64]
@@ -15,6 +15,10 @@ written with tf_keras, for each U of --units.
   ONNX Runtime   the same weights as an ONNX LSTM + MatMul (opset 17)
   OpenVINO       that ONNX model compiled for its CPU plugin (f32)
   TF XLA         tf.function(model, jit_compile=True) on tf_keras' model
+  TFLite         the model converted by tf.lite.TFLiteConverter for each
+                 batch (its LSTM fused into UNIDIRECTIONAL_SEQUENCE_LSTM),
+                 tf.lite.Interpreter(num_threads=1) with its default XNNPACK
+                 delegate
 
 Every output is checked against Keras' prediction first. Engines run
 interleaved (interleave.py): each round times a burst of calls of each
@@ -38,13 +42,13 @@ import subprocess
 import sys
 import tempfile
 
-from interleave import (SeqcAot, interleaved, onnx_lstm_dense_initializers,
+from interleave import (SeqcAot, TFLite, interleaved, onnx_lstm_dense_initializers,
                         onnx_runtime_session, openvino_model, parse_and_pin, require_close,
                         summarize)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 T, F = 100, 128
-PEERS = ["seqc native", "ONNX Runtime", "OpenVINO", "TF XLA"]
+PEERS = ["seqc native", "ONNX Runtime", "OpenVINO", "TF XLA", "TFLite"]
 
 
 def make_model(path, units):
@@ -115,7 +119,9 @@ def main():
     import numpy as np
     import onnxruntime as ort
     import openvino as ov
+    import warnings
     import tensorflow as tf
+    warnings.filterwarnings("ignore", module="tensorflow.lite")
     tf.config.threading.set_intra_op_parallelism_threads(1)
     tf.config.threading.set_inter_op_parallelism_threads(1)
 
@@ -143,12 +149,14 @@ def main():
             seqc = {name: SeqcAot(lib, batch, T) for name, lib in libs.items()}
             y = {name: np.empty((batch, 1), "float32") for name in libs}
             xt = tf.constant(x)
+            lite = TFLite(keras_model, batch, (T, F))
             engines = {
                 "seqc portable": lambda: seqc["seqc portable"](x, y["seqc portable"]),
                 "seqc native": lambda: seqc["seqc native"](x, y["seqc native"]),
                 "ONNX Runtime": lambda: session.run(None, {"x": x}),
                 "OpenVINO": lambda: request.infer({"x": x}),
                 "TF XLA": lambda: xla(xt).numpy(),
+                "TFLite": lambda: lite(x),
             }
             outputs = {name: np.array(call()[0] if name == "ONNX Runtime" else
                                       next(iter(call().values())) if name == "OpenVINO" else call())
