@@ -58,17 +58,16 @@ void rename(json::Object &config, StringRef from, StringRef to) {
 /// layers rather than reported as unknown (custom) classes.
 bool isUnsupportedKeras1Class(StringRef cls) {
   static const StringSet<> classes = {
-      "Convolution2D",     "Convolution3D",     "AtrousConvolution2D",
-      "SeparableConvolution2D", "Deconvolution2D", "MaxPooling2D",
-      "MaxPooling3D",      "AveragePooling2D",  "AveragePooling3D",
-      "GlobalMaxPooling2D", "GlobalAveragePooling2D", "UpSampling1D",
-      "UpSampling2D",      "ZeroPadding1D",     "ZeroPadding2D",
-      "Cropping1D",        "Cropping2D",        "LocallyConnected1D",
-      "LocallyConnected2D", "ConvLSTM2D",       "Highway",
-      "MaxoutDense",       "Permute",           "ActivityRegularization",
-      "PReLU",             "ParametricSoftplus", "ThresholdedReLU",
-      "SReLU",             "SpatialDropout2D",  "SpatialDropout3D"};
+      "SeparableConvolution2D", "Deconvolution2D", "LocallyConnected1D",
+      "LocallyConnected2D",     "ConvLSTM2D",      "Highway",
+      "MaxoutDense",            "ParametricSoftplus", "SReLU"};
   return classes.contains(cls);
+}
+
+/// The Keras 1 poolings of 2-D and 3-D inputs, under their Keras 2 names.
+bool isPoolingNd(StringRef cls) {
+  return cls == "MaxPooling2D" || cls == "AveragePooling2D" ||
+         cls == "MaxPooling3D" || cls == "AveragePooling3D";
 }
 
 class Translator {
@@ -99,11 +98,13 @@ public:
                                   message);
     };
 
+    // Keras 2's data_format: 'th' (Theano's order) is channels first.
     if (const json::Value *order = config->get("dim_ordering")) {
       std::optional<StringRef> text = order->getAsString();
-      if (text && *text == "th")
-        return error("dim_ordering 'th' (channels first) is not supported, "
-                     "only 'tf' (channels last)");
+      if (!text || (*text != "th" && *text != "tf"))
+        return error("dim_ordering '" + (text ? *text : StringRef("?")) +
+                     "' is unknown (Keras 1 knows 'th' and 'tf')");
+      (*config)["data_format"] = *text == "th" ? "channels_first" : "channels_last";
       config->erase("dim_ordering");
     }
     if (first && !config->get("batch_input_shape"))
@@ -152,6 +153,40 @@ public:
       if (Error e = borderMode(*config, error))
         return e;
       newClass = "Conv1D";
+    } else if (cls == "Convolution2D" || cls == "AtrousConvolution2D" ||
+               cls == "Convolution3D") {
+      bool is3d = cls == "Convolution3D";
+      json::Array kernel;
+      for (StringRef key : is3d ? std::vector<StringRef>{"kernel_dim1", "kernel_dim2",
+                                                         "kernel_dim3"}
+                                : std::vector<StringRef>{"nb_row", "nb_col"}) {
+        const json::Value *size = config->get(key);
+        if (!size || !size->getAsInteger())
+          return error("config has no integer '" + key + "'");
+        kernel.push_back(*size);
+        config->erase(key);
+      }
+      (*config)["kernel_size"] = std::move(kernel);
+      rename(*config, "nb_filter", "filters");
+      rename(*config, "subsample", "strides");
+      rename(*config, "atrous_rate", "dilation_rate");
+      rename(*config, "bias", "use_bias");
+      if (Error e = borderMode(*config, error))
+        return e;
+      newClass = is3d ? "Conv3D" : "Conv2D";
+    } else if (isPoolingNd(cls)) {
+      if (const json::Value *strides = config->get("strides");
+          strides && strides->kind() == json::Value::Null)
+        config->erase("strides"); // null: the pool size, as in Keras 2
+      if (Error e = borderMode(*config, error))
+        return e;
+    } else if (cls == "UpSampling1D") {
+      rename(*config, "length", "size");
+    } else if (cls == "ZeroPadding2D") {
+      if (Error e = zeroPadding2d(*config, error))
+        return e;
+    } else if (cls == "SpatialDropout2D" || cls == "SpatialDropout3D") {
+      rename(*config, "p", "rate");
     } else if (cls == "MaxPooling1D" || cls == "AveragePooling1D") {
       rename(*config, "pool_length", "pool_size");
       if (const json::Value *stride = config->get("stride");
@@ -266,6 +301,40 @@ private:
                      "' is unknown (Keras 1 knows 'cpu', 'mem' and 'gpu')");
       config.erase("consume_less");
     }
+    return Error::success();
+  }
+
+  /// Keras 1.2's ZeroPadding2D padding: (rows, cols) as in Keras 2, or
+  /// (top, bottom, left, right), or a dict of top_pad, bottom_pad, left_pad
+  /// and right_pad; the last two become Keras 2's ((top, bottom), (left,
+  /// right)).
+  template <typename ErrorFn>
+  static Error zeroPadding2d(json::Object &config, ErrorFn error) {
+    const json::Value *padding = config.get("padding");
+    if (!padding)
+      return Error::success();
+    std::vector<int64_t> sides; // top, bottom, left, right
+    if (const json::Object *named = padding->getAsObject()) {
+      for (StringRef key : {"top_pad", "bottom_pad", "left_pad", "right_pad"}) {
+        const json::Value *side = named->get(key);
+        std::optional<int64_t> size = side ? side->getAsInteger() : int64_t(0);
+        if (!size)
+          return error("ZeroPadding2D padding '" + key + "' must be an integer");
+        sides.push_back(*size);
+      }
+    } else if (const json::Array *list = padding->getAsArray();
+               list && list->size() == 4) {
+      for (const json::Value &side : *list) {
+        std::optional<int64_t> size = side.getAsInteger();
+        if (!size)
+          return error("ZeroPadding2D padding must hold integers");
+        sides.push_back(*size);
+      }
+    } else {
+      return Error::success(); // (rows, cols) or an int: Keras 2's forms
+    }
+    config["padding"] = json::Array{json::Array{sides[0], sides[1]},
+                                    json::Array{sides[2], sides[3]}};
     return Error::success();
   }
 
@@ -408,6 +477,75 @@ Error convertConvKernel(const LayerConfig &layer, WeightArray &kernel,
   return Error::success();
 }
 
+/// Convolution2D/3D kernels: Keras 1 stores them (nb_filter, stack, k...)
+/// with dim_ordering 'th' and (k..., stack, nb_filter) with 'tf'; they
+/// become Keras 2's (k..., stack, nb_filter), and Theano's (a true
+/// convolution) are flipped along every spatial axis, as Keras 2's loader
+/// does (convert_kernel).
+Error convertConvNdKernel(const LayerConfig &layer, WeightArray &kernel,
+                          StringRef backend) {
+  std::vector<int64_t> s = kernel.shape;
+  size_t rank = s.size();
+  Expected<int64_t> filters = layer.getIntOr("filters", -1);
+  std::optional<StringRef> format = layer.getObject().getString("data_format");
+  if (!filters || rank < 3) {
+    if (!filters)
+      consumeError(filters.takeError());
+    return Error::success(); // the emitter reports the config or the shape
+  }
+  size_t n = rank - 2; // spatial axes
+  std::vector<int64_t> k(n), out(rank);
+  int64_t in;
+  bool channelsFirst = format && *format == "channels_first";
+  if (channelsFirst) {
+    in = s[1];
+    for (size_t i = 0; i < n; ++i)
+      k[i] = s[2 + i];
+    if (s[0] != *filters)
+      return layer.error("Keras 1 kernel '" + kernel.name + "' of dim_ordering 'th' "
+                         "must have nb_filter (" + Twine(*filters) +
+                         ") on its first axis, got shape " + Twine(s[0]) + " there");
+  } else {
+    in = s[n];
+    for (size_t i = 0; i < n; ++i)
+      k[i] = s[i];
+    if (s[n + 1] != *filters)
+      return layer.error("Keras 1 kernel '" + kernel.name + "' of dim_ordering 'tf' "
+                         "must have nb_filter (" + Twine(*filters) +
+                         ") on its last axis, got shape " + Twine(s[n + 1]) + " there");
+  }
+  int64_t taps = 1;
+  for (int64_t size : k)
+    taps *= size;
+  std::vector<float> data(kernel.data.size());
+  // Keras 2's element (tap t, channel c, filter f) from Keras 1's, the tap
+  // flipped along every spatial axis for Theano.
+  bool flip = backend == "theano";
+  for (int64_t t = 0; t < taps; ++t) {
+    int64_t from = 0, rest = t;
+    std::vector<int64_t> index(n);
+    for (size_t i = n; i-- > 0;) {
+      index[i] = rest % k[i];
+      rest /= k[i];
+    }
+    for (size_t i = 0; i < n; ++i)
+      from = from * k[i] + (flip ? k[i] - 1 - index[i] : index[i]);
+    for (int64_t c = 0; c < in; ++c)
+      for (int64_t f = 0; f < *filters; ++f) {
+        size_t at = channelsFirst ? (size_t)((f * in + c) * taps + from)
+                                  : (size_t)((from * in + c) * *filters + f);
+        data[(t * in + c) * *filters + f] = kernel.data[at];
+      }
+  }
+  for (size_t i = 0; i < n; ++i)
+    out[i] = k[i];
+  out[n] = in;
+  out[n + 1] = *filters;
+  kernel.shape = out;
+  kernel.data = std::move(data);
+  return Error::success();
+}
+
 } // namespace
 
 bool isKeras1Model(StringRef kerasVersion, const json::Value &root) {
@@ -475,6 +613,8 @@ Error translateKeras1Weights(const LayerConfig &layer,
   }
   if (cls == "Conv1D" && !weights.empty())
     return convertConvKernel(layer, weights[0], backend);
+  if ((cls == "Conv2D" || cls == "Conv3D") && !weights.empty())
+    return convertConvNdKernel(layer, weights[0], backend);
   return Error::success();
 }
 
