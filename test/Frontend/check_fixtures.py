@@ -90,6 +90,7 @@ OP_OF_CLASS = {
     # Keras 1 classes the importer translates.
     "Convolution1D": "conv1d", "TimeDistributedDense": "time_distributed",
     "Convolution2D": "conv2d", "AtrousConvolution2D": "conv2d", "Convolution3D": "conv3d",
+    "SeparableConvolution2D": "conv2d",
 }
 
 # The op a layer made of several ops must contain.

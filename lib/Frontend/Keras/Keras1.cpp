@@ -58,7 +58,7 @@ void rename(json::Object &config, StringRef from, StringRef to) {
 /// layers rather than reported as unknown (custom) classes.
 bool isUnsupportedKeras1Class(StringRef cls) {
   static const StringSet<> classes = {
-      "SeparableConvolution2D", "Deconvolution2D", "LocallyConnected1D",
+      "Deconvolution2D", "LocallyConnected1D",
       "LocallyConnected2D",     "ConvLSTM2D",      "Highway",
       "MaxoutDense",            "ParametricSoftplus", "SReLU"};
   return classes.contains(cls);
@@ -154,7 +154,7 @@ public:
         return e;
       newClass = "Conv1D";
     } else if (cls == "Convolution2D" || cls == "AtrousConvolution2D" ||
-               cls == "Convolution3D") {
+               cls == "Convolution3D" || cls == "SeparableConvolution2D") {
       bool is3d = cls == "Convolution3D";
       json::Array kernel;
       for (StringRef key : is3d ? std::vector<StringRef>{"kernel_dim1", "kernel_dim2",
@@ -173,7 +173,9 @@ public:
       rename(*config, "bias", "use_bias");
       if (Error e = borderMode(*config, error))
         return e;
-      newClass = is3d ? "Conv3D" : "Conv2D";
+      newClass = is3d ? "Conv3D"
+                 : cls == "SeparableConvolution2D" ? "SeparableConv2D"
+                                                   : "Conv2D";
     } else if (isPoolingNd(cls)) {
       if (const json::Value *strides = config->get("strides");
           strides && strides->kind() == json::Value::Null)
@@ -546,6 +548,35 @@ Error convertConvNdKernel(const LayerConfig &layer, WeightArray &kernel,
   return Error::success();
 }
 
+/// SeparableConvolution2D (TensorFlow only in Keras 1): with dim_ordering
+/// 'th' its depthwise kernel is (depth_multiplier, stack, rows, cols) and
+/// its pointwise kernel (nb_filter, stack * depth_multiplier, 1, 1); Keras
+/// 1's backend transposed both by (2, 3, 1, 0) into Keras 2's layouts.
+Error convertSeparableKernels(const LayerConfig &layer,
+                              std::vector<WeightArray> &weights) {
+  std::optional<StringRef> format = layer.getObject().getString("data_format");
+  if (!format || *format != "channels_first")
+    return Error::success();
+  for (size_t i = 0; i < std::min<size_t>(2, weights.size()); ++i) {
+    WeightArray &w = weights[i];
+    if (w.shape.size() != 4)
+      continue; // the emitter reports the shape
+    std::vector<int64_t> s = w.shape;
+    std::vector<float> data(w.data.size());
+    // (a, b, c, d) -> (c, d, b, a)
+    for (int64_t a = 0; a < s[0]; ++a)
+      for (int64_t b = 0; b < s[1]; ++b)
+        for (int64_t c = 0; c < s[2]; ++c)
+          for (int64_t d = 0; d < s[3]; ++d)
+            data[((c * s[3] + d) * s[1] + b) * s[0] + a] =
+                w.data[((a * s[1] + b) * s[2] + c) * s[3] + d];
+    w.shape = {s[2], s[3], s[1], s[0]};
+    w.data = std::move(data);
+  }
+  (void)layer;
+  return Error::success();
+}
+
 } // namespace
 
 bool isKeras1Model(StringRef kerasVersion, const json::Value &root) {
@@ -615,6 +646,8 @@ Error translateKeras1Weights(const LayerConfig &layer,
     return convertConvKernel(layer, weights[0], backend);
   if ((cls == "Conv2D" || cls == "Conv3D") && !weights.empty())
     return convertConvNdKernel(layer, weights[0], backend);
+  if (cls == "SeparableConv2D")
+    return convertSeparableKernels(layer, weights);
   return Error::success();
 }
 
