@@ -111,3 +111,18 @@ func.func @fill_not_adjacent(%a: memref<?x8xf32>, %b: memref<8x16xf32>, %c: memr
   linalg.matmul ins(%a, %b : memref<?x8xf32>, memref<8x16xf32>) outs(%c : memref<?x16xf32>)
   return
 }
+
+// A convolution kernel (kh, kw, C, F) seen as (kh * kw * C, F) through
+// memref.collapse_shape is the same row-major data: packed like a 2-D weight.
+// CHECK: memref.global "private" constant @conv_w_packed : memref<32xf32>
+// CHECK-LABEL: func.func @collapsed_kernel(
+// CHECK: memref.get_global @conv_w_packed : memref<32xf32>
+// CHECK: vector.fma
+// CHECK-NOT: linalg.matmul
+memref.global "private" constant @conv_w : memref<1x2x1x16xf32> = dense<1.0>
+func.func @collapsed_kernel(%a: memref<?x2xf32>, %c: memref<?x16xf32>) {
+  %w = memref.get_global @conv_w : memref<1x2x1x16xf32>
+  %w2 = memref.collapse_shape %w [[0, 1, 2], [3]] : memref<1x2x1x16xf32> into memref<2x16xf32>
+  linalg.matmul ins(%a, %w2 : memref<?x2xf32>, memref<2x16xf32>) outs(%c : memref<?x16xf32>)
+  return
+}

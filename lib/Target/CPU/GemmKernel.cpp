@@ -423,6 +423,12 @@ std::optional<std::vector<float>> valuesOf(memref::GlobalOp global) {
 } // namespace
 
 memref::GlobalOp seq::cpu::PackedWeights::packedOf(Value weight) {
+  // A kernel of higher rank viewed as (rows, columns) (a convolution's as
+  // (taps * channels, filters)) is the same row-major data.
+  if (auto collapse = weight.getDefiningOp<memref::CollapseShapeOp>())
+    if (collapse.getReassociationIndices().size() == 2 &&
+        collapse.getReassociationIndices()[1].size() == 1)
+      weight = collapse.getSrc();
   auto get = weight.getDefiningOp<memref::GetGlobalOp>();
   if (!get)
     return {};
@@ -433,14 +439,15 @@ memref::GlobalOp seq::cpu::PackedWeights::packedOf(Value weight) {
   if (auto it = packed.find(global.getSymNameAttr()); it != packed.end())
     return it->second;
   MemRefType type = global.getType();
-  if (type.getRank() != 2 || !type.hasStaticShape() ||
+  if (type.getRank() < 2 || !type.hasStaticShape() ||
       !type.getElementType().isF32())
     return {};
   std::optional<std::vector<float>> values = valuesOf(global);
   if (!values)
     return {};
 
-  PanelLayout layout{type.getDimSize(0), type.getDimSize(1)};
+  int64_t columns = type.getShape().back();
+  PanelLayout layout{type.getNumElements() / columns, columns};
   std::vector<float> panels(layout.size(), 0.0f);
   for (int64_t j = 0; j < layout.n; ++j) {
     int64_t p = j / kPanelColumns, column = j % kPanelColumns;
