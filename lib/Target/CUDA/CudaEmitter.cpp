@@ -868,10 +868,8 @@ Error Emitter::emitOp(Operation *op) {
         std::string slice = "(size_t)(" + product(in) + ")";
         comment(op, "stack " + Twine(xs->size()) + " tensors -> " + buffers[y].name);
         for (auto [i, x] : llvm::enumerate(*xs))
-          forwardCode += tryLaunch(op, "cudaMemcpyAsync(" + ptr(y) + " + " + Twine(i) + " * " +
-                                           slice + ", " + ptr(x) + ", " + slice +
-                                           " * sizeof(float), cudaMemcpyDeviceToDevice, "
-                                           "m->stream)");
+          forwardCode += tryLaunch(
+              op, deviceCopy(ptr(y) + " + " + Twine(i) + " * " + slice, ptr(x), slice));
         result(y);
         return Error::success();
       })
@@ -885,9 +883,8 @@ Error Emitter::emitOp(Operation *op) {
         std::string slice = "(size_t)(" + product(out) + ")";
         comment(op, "slice " + Twine(o.getIndex()) + " of " + buffers[*x].name + " -> " +
                         buffers[y].name);
-        forwardCode += tryLaunch(op, "cudaMemcpyAsync(" + ptr(y) + ", " + ptr(*x) + " + " +
-                                         Twine(o.getIndex()) + " * " + slice + ", " + slice +
-                                         " * sizeof(float), cudaMemcpyDeviceToDevice, m->stream)");
+        forwardCode += tryLaunch(
+            op, deviceCopy(ptr(y), ptr(*x) + " + " + Twine(o.getIndex()) + " * " + slice, slice));
         result(y);
         return Error::success();
       })
@@ -1231,15 +1228,11 @@ Expected<CudaModule> Emitter::run() {
                                  " is dynamic; only batch and time may be: give the shape "
                                  "with --input-shape");
     Dims dims{"batch"};
-    int64_t steps = 0;
-    if (shape.size() >= 2) {
-      steps = shape[1];
-      dynamicTime |= steps < 0;
-      dims.push_back(steps < 0 ? "steps[" + std::to_string(k) + "]" : std::to_string(steps));
-    }
+    if (shape.size() >= 2)
+      dims.push_back(port.steps() < 0 ? "steps[" + std::to_string(k) + "]"
+                                      : std::to_string(port.steps()));
     for (size_t axis = 2; axis < shape.size(); ++axis)
       dims.push_back(std::to_string(shape[axis]));
-    inputSteps.push_back(steps);
     unsigned buffer = newBuffer(dims, inputPorts.size() == 1
                                           ? std::string("model input")
                                           : "model input " + std::to_string(k));

@@ -64,8 +64,7 @@ public:
     std::vector<int64_t> seqLens;
     int64_t longest = 0;
     for (auto [k, port] : llvm::enumerate(ports.inputs)) {
-      bool dynamicTime = port.shape.size() >= 2 && port.shape[1] < 0;
-      seqLens.push_back(dynamicTime ? inputs[k].shape[1] : 0);
+      seqLens.push_back(port.steps() < 0 ? inputs[k].shape[1] : 0);
       longest = std::max(longest, seqLens.back());
     }
     int64_t chunk = fixedBatch >= 0 ? fixedBatch

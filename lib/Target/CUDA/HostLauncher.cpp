@@ -32,7 +32,8 @@ static std::string portShapes(const std::vector<ModelPort> &ports) {
 std::string Emitter::assemble() const {
   const ModelPort &firstInput = inputPorts.front();
   int64_t maxBatch = firstInput.shape[0] < 0 ? options.maxBatch : firstInput.shape[0];
-  int64_t maxSteps = dynamicTime ? options.maxSeqLen : std::max<int64_t>(inputSteps.front(), 0);
+  bool dynamicTime = this->dynamicTime();
+  int64_t maxSteps = dynamicTime ? options.maxSeqLen : std::max<int64_t>(firstInput.steps(), 0);
   bool cudnn = usesCudnn;
   std::string modelName = "model";
   if (auto name = getMetadata(module).getAs<StringAttr>("model_name"))
@@ -167,8 +168,8 @@ std::string Emitter::assemble() const {
   portTables("output", outputPorts);
   os << "// Input k's axis-1 length: -1 when dynamic, 0 when it has no such axis.\n"
      << "static const int64_t seqc_input_steps[] = {";
-  for (int64_t steps : inputSteps)
-    os << steps << ", ";
+  for (const ModelPort &port : inputPorts)
+    os << port.steps() << ", ";
   os << "};\n\n";
 
   // The model object.

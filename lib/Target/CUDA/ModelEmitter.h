@@ -135,6 +135,11 @@ private:
     return weight(op, value, role);
   }
   void checkInDims(const Twine &condition, const Twine &message);
+  /// A launch copying `floats` floats from device address `from` to `to`.
+  static std::string deviceCopy(const Twine &to, const Twine &from, const Twine &floats) {
+    return "cudaMemcpyAsync(" + to.str() + ", " + from.str() + ", " + floats.str() +
+           " * sizeof(float), cudaMemcpyDeviceToDevice, m->stream)";
+  }
 
   // ---- code ----
   void comment(Operation *op, const Twine &text);
@@ -196,13 +201,13 @@ private:
   std::vector<StateSlot> stateSlots;
   llvm::DenseMap<Value, int64_t> stateOffsetOf;
   size_t boundStates = 0;
-  /// The model's inputs and outputs (Keras' order), their buffers, and
-  /// each input's axis-1 length (-1 when dynamic, 0 without that axis).
+  /// The model's inputs and outputs (Keras' order) and their buffers.
   std::vector<ModelPort> inputPorts, outputPorts;
   std::vector<unsigned> inputBuffers, outputBuffers;
-  std::vector<int64_t> inputSteps;
   /// Whether some input's time axis is dynamic.
-  bool dynamicTime = false;
+  bool dynamicTime() const {
+    return llvm::any_of(inputPorts, [](const ModelPort &p) { return p.steps() < 0; });
+  }
   /// Input GEMMs whose only users run on cuDNN (which projects itself).
   llvm::DenseSet<Operation *> skipped;
 };

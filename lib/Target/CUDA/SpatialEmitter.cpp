@@ -55,6 +55,26 @@ std::string joined(llvm::ArrayRef<int64_t> values, llvm::StringRef separator) {
   return text;
 }
 
+/// The arguments of a seqc::conv_nd launch: x (batch, in..., channels),
+/// kernel (k..., channels / groups, filters); buffer and size expressions.
+struct ConvNdLaunch {
+  std::string act, x, kernel, bias, y, batch;
+  Dims in;
+  int64_t channels;
+  llvm::ArrayRef<int64_t> kernelSize;
+  int64_t filters, groups;
+  llvm::ArrayRef<int64_t> strides, dilations;
+  std::string padding, alpha;
+};
+
+std::string convNd(const ConvNdLaunch &c) {
+  return "seqc::conv_nd<" + c.act + ">(m->stream, " + c.x + ", " + c.kernel + ", " + c.bias +
+         ", " + c.y + ", " + c.batch + ", " + sizes3(c.in) + ", " + std::to_string(c.channels) +
+         ", " + sizes3(c.kernelSize) + ", " + std::to_string(c.filters) + ", " +
+         std::to_string(c.groups) + ", " + sizes3(c.strides) + ", " + sizes3(c.dilations) +
+         ", " + c.padding + ", " + c.alpha + ")";
+}
+
 } // namespace
 
 Error Emitter::emitSpatial(Operation *op) {
@@ -107,12 +127,10 @@ Error Emitter::emitSpatial(Operation *op) {
                     stringifyPadding(o.getPadding()) + ", " +
                     stringifyActivation(o.getActivation()) + " -> " + buffers[y].name);
     forwardCode += tryLaunch(
-        op, "seqc::conv_nd<" + actName(o.getActivation()) + ">(m->stream, " + ptr(*x) + ", " +
-                *w + ", " + *b + ", " + ptr(y) + ", " + in[0] + ", " + sizes3(spatial) + ", " +
-                Twine(channels) + ", " + sizes3(k.take_front(n)) + ", " + Twine(filters) + ", " +
-                Twine(o.getGroups()) + ", " + sizes3(o.getStrides()) + ", " +
-                sizes3(o.getDilationRate()) + ", " + paddingName(o.getPadding()) + ", " +
-                floatLiteral(o.getAlpha()) + ")");
+        op, convNd({actName(o.getActivation()), ptr(*x), *w, *b, ptr(y), in[0], spatial, channels,
+                    k.take_front(n), filters, (int64_t)o.getGroups(), o.getStrides(),
+                    o.getDilationRate(), paddingName(o.getPadding()),
+                    floatLiteral(o.getAlpha())}));
     bufferOf[op->getResult(0)] = y;
     return Error::success();
   };
@@ -173,23 +191,20 @@ Error Emitter::emitSpatial(Operation *op) {
                     ", " + stringifyActivation(o.getActivation()) + "/" +
                     stringifyActivation(o.getRecurrentActivation()) + " -> " +
                     buffers[seq ? *seq : h].name);
-    Dims ones(n, "1");
+    llvm::SmallVector<int64_t> ones(n, 1);
+    std::string linear = actName(Activation::Linear);
     forwardCode += tryLaunch(
-        op, "seqc::conv_nd<seqc::Act::Linear>(m->stream, " + ptr(*x) + ", " + *w + ", " + *b +
-                ", " + ptr(xp) + ", " + in[0] + " * " + in[1] + ", " + sizes3(spatial) + ", " +
-                Twine(channels) + ", " + sizes3(k.take_front(n)) + ", " + Twine(4 * u) +
-                ", 1, " + sizes3(o.getStrides()) + ", " + sizes3(o.getDilationRate()) + ", " +
-                paddingName(o.getPadding()) + ", 0.0f)");
+        op, convNd({linear, ptr(*x), *w, *b, ptr(xp), in[0] + " * " + in[1], spatial, channels,
+                    k.take_front(n), 4 * u, 1, o.getStrides(), o.getDilationRate(),
+                    paddingName(o.getPadding()), "0.0f"}));
     forwardCode += tryLaunch(op, "cudaMemsetAsync(" + ptr(h) + ", 0, " + bytes + ", m->stream)");
     forwardCode += tryLaunch(op, "cudaMemsetAsync(" + ptr(c) + ", 0, " + bytes + ", m->stream)");
     llvm::raw_string_ostream os(forwardCode);
     os << "  for (int64_t s = 0; s < " << in[1] << "; ++s) {\n"
-       << "  " << tryLaunch(op, "seqc::conv_nd<seqc::Act::Linear>(m->stream, " + ptr(h) + ", " +
-                                    *rw + ", nullptr, " + ptr(hu) + ", " + in[0] + ", " +
-                                    sizes3(stateSpatial) + ", " + Twine(u) + ", " +
-                                    sizes3(r.take_front(n)) + ", " + Twine(4 * u) + ", 1, " +
-                                    sizes3(ones) + ", " + sizes3(ones) +
-                                    ", seqc::Padding::Same, 0.0f)")
+       << "  "
+       << tryLaunch(op, convNd({linear, ptr(h), *rw, "nullptr", ptr(hu), in[0], stateSpatial, u,
+                                r.take_front(n), 4 * u, 1, ones, ones,
+                                paddingName(Padding::Same), "0.0f"}))
        << "    seqc::ConvLstmCellArgs a{};\n"
        << "    a.xproj = " << ptr(xp) << ";\n"
        << "    a.hu = " << ptr(hu) << ";\n"

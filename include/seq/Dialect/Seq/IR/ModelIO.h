@@ -26,6 +26,9 @@ struct ModelPort {
   std::string name;
   /// Dimensions with -1 for dynamic ones; axis 0 is the batch.
   std::vector<int64_t> shape;
+  /// Axis 1, the time axis of a sequence: -1 when dynamic, 0 when the port
+  /// has no such axis.
+  int64_t steps() const { return shape.size() >= 2 ? shape[1] : 0; }
 };
 
 struct ModelIO {
