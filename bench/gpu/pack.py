@@ -73,6 +73,15 @@ def pack_fixture(fx, seq_compile, out, lines, notes):
                                               "-o", os.path.join(checks, name + ".eager.npy")])
     if rc != 0:
         raise SystemExit("pack: %s: the eager engine failed: %s" % (name, text))
+    for backend in emit_backends(name, model, checks, seq_compile, notes):
+        lines.append("%s\t%s\tkeras\t%s.input.npy\t%s.expected.npy\t1e-4" % (name, backend, name, name))
+        lines.append("%s\t%s\teager\t%s.compare.npy\t%s.eager.npy\t1e-4" % (name, backend, name, name))
+
+
+def emit_backends(name, model, checks, seq_compile, notes):
+    """The fixture's .cu for each RNN backend, into checks/; the backends
+    that emitted it (cuDNN's refusals go to the notes)."""
+    emitted = []
     for backend in ("fused", "cudnn"):
         cu = os.path.join(checks, "%s.%s.cu" % (name, backend))
         rc, text = run([seq_compile] + model + ["--target=cuda", "--emit=cuda",
@@ -82,8 +91,8 @@ def pack_fixture(fx, seq_compile, out, lines, notes):
                 notes.append("%s: cudnn refused (%s)" % (name, text.splitlines()[-1][:160]))
                 continue
             raise SystemExit("pack: %s (%s): emission failed: %s" % (name, backend, text))
-        lines.append("%s\t%s\tkeras\t%s.input.npy\t%s.expected.npy\t1e-4" % (name, backend, name, name))
-        lines.append("%s\t%s\teager\t%s.compare.npy\t%s.eager.npy\t1e-4" % (name, backend, name, name))
+        emitted.append(backend)
+    return emitted
 
 
 def pack_ports(fx, seq_compile, out, lines, notes):
@@ -96,15 +105,7 @@ def pack_ports(fx, seq_compile, out, lines, notes):
         shutil.copy(os.path.join(FIXTURES, port["file"]), os.path.join(checks, port["file"]))
     inputs = ",".join(p["file"] for p in fx["inputs"])
     expected = ",".join(p["file"] for p in fx["outputs"])
-    for backend in ("fused", "cudnn"):
-        cu = os.path.join(checks, "%s.%s.cu" % (name, backend))
-        rc, text = run([seq_compile] + model + ["--target=cuda", "--emit=cuda",
-                                                "--rnn-backend=" + backend, "-o", cu])
-        if rc != 0:
-            if backend == "cudnn" and "use --rnn-backend=fused" in text:
-                notes.append("%s: cudnn refused (%s)" % (name, text.splitlines()[-1][:160]))
-                continue
-            raise SystemExit("pack: %s (%s): emission failed: %s" % (name, backend, text))
+    for backend in emit_backends(name, model, checks, seq_compile, notes):
         lines.append("%s\t%s\tkeras\t%s\t%s\t1e-4" % (name, backend, inputs, expected))
 
 

@@ -22,22 +22,6 @@ using Sizes = SmallVector<OpFoldResult>;
 
 RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
-Sizes unitStrides(LinalgBuilder &lb, size_t rank) {
-  return Sizes(rank, lb.b.getIndexAttr(1));
-}
-
-Value extract(LinalgBuilder &lb, RankedTensorType type, Value from,
-              ArrayRef<OpFoldResult> offsets, ArrayRef<OpFoldResult> sizes) {
-  return tensor::ExtractSliceOp::create(lb.b, lb.loc, type, from, offsets, sizes,
-                                        unitStrides(lb, sizes.size()));
-}
-
-Value insert(LinalgBuilder &lb, Value part, Value into,
-             ArrayRef<OpFoldResult> offsets, ArrayRef<OpFoldResult> sizes) {
-  return tensor::InsertSliceOp::create(lb.b, lb.loc, part, into, offsets, sizes,
-                                       unitStrides(lb, sizes.size()));
-}
-
 /// `shape` without axis `axis`.
 SmallVector<int64_t> without(ArrayRef<int64_t> shape, size_t axis) {
   SmallVector<int64_t> result(shape);
@@ -75,7 +59,7 @@ Value seq::lowering::lowerConvLSTM(LinalgBuilder &lb, ConvLSTMOp op) {
   state.push_back(m.c(u));
   Value xPadded = x;
   if (op.getPadding() == Padding::Same)
-    xPadded = insert(lb, x, lb.full(padded, 0.0), xOffsets, lb.dims(x));
+    xPadded = lb.insertSlice(x, lb.full(padded, 0.0), xOffsets, lb.dims(x));
 
   // h at offset (r - 1) / 2 of a zero border r - 1 wide along each axis.
   Sizes bordered{batch}, hOffsets{m.c(0)};
@@ -112,7 +96,7 @@ Value seq::lowering::lowerConvLSTM(LinalgBuilder &lb, ConvLSTMOp op) {
     frameOffsets[1] = t;
     Sizes frameSizes = sb.dims(xPadded);
     frameSizes[1] = nb.getIndexAttr(1);
-    Value frame = extract(sb, frameType, xPadded, frameOffsets, frameSizes);
+    Value frame = sb.extractSlice(xPadded, frameOffsets, frameSizes, frameType);
 
     Value gates = op.getBias() ? sb.broadcastLastAxisInto(op.getBias(), iters[2])
                                : sb.fill(iters[2], 0.0);
@@ -121,7 +105,7 @@ Value seq::lowering::lowerConvLSTM(LinalgBuilder &lb, ConvLSTMOp op) {
     auto gate = [&](int64_t index) {
       Sizes offsets(n + 2, nb.getIndexAttr(0));
       offsets.back() = nb.getIndexAttr(index * u);
-      return extract(sb, stateType, gates, offsets, state);
+      return sb.extractSlice(gates, offsets, state, stateType);
     };
     // c = f * c + i * act(g), then h = o * act(c), each gate block read
     // straight from the gate tensor.
@@ -134,20 +118,20 @@ Value seq::lowering::lowerConvLSTM(LinalgBuilder &lb, ConvLSTMOp op) {
                        Value added = arith::MulFOp::create(b, bl, i, g);
                        return arith::AddFOp::create(b, bl, kept, added);
                      });
-    Value interior = extract(sb, stateType, iters[0], hOffsets, state);
+    Value interior = sb.extractSlice(iters[0], hOffsets, state, stateType);
     Value h = sb.map(ValueRange{gate(3), c}, interior,
                      [&](OpBuilder &b, Location bl, ValueRange a) -> Value {
                        Value o = scalarActivation(b, bl, rec, recAlpha, a[0]);
                        Value ac = scalarActivation(b, bl, act, alpha, a[1]);
                        return arith::MulFOp::create(b, bl, o, ac);
                      });
-    SmallVector<Value> yields{insert(sb, h, iters[0], hOffsets, state), c, gates};
+    SmallVector<Value> yields{sb.insertSlice(h, iters[0], hOffsets, state), c, gates};
     if (op.getReturnSequences()) {
       Sizes offsets(n + 3, nb.getIndexAttr(0));
       offsets[1] = s;
       Sizes sizes = sequence;
       sizes[1] = nb.getIndexAttr(1);
-      yields.push_back(insert(sb, h, iters[3], offsets, sizes));
+      yields.push_back(sb.insertSlice(h, iters[3], offsets, sizes));
     }
     scf::YieldOp::create(nb, l, yields);
   };
@@ -155,5 +139,5 @@ Value seq::lowering::lowerConvLSTM(LinalgBuilder &lb, ConvLSTMOp op) {
                                  lb.index(1), inits, body);
   if (op.getReturnSequences())
     return loop.getResult(3);
-  return extract(lb, stateType, loop.getResult(0), hOffsets, state);
+  return lb.extractSlice(loop.getResult(0), hOffsets, state, stateType);
 }

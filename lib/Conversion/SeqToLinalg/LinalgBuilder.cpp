@@ -223,6 +223,20 @@ Value LinalgBuilder::timeStep(Value x, Value t, int64_t col, int64_t width) {
                                         strides);
 }
 
+Value LinalgBuilder::extractSlice(Value from, ArrayRef<OpFoldResult> offsets,
+                                  ArrayRef<OpFoldResult> sizes, RankedTensorType type) {
+  SmallVector<OpFoldResult> strides(sizes.size(), b.getIndexAttr(1));
+  if (type)
+    return tensor::ExtractSliceOp::create(b, loc, type, from, offsets, sizes, strides);
+  return tensor::ExtractSliceOp::create(b, loc, from, offsets, sizes, strides);
+}
+
+Value LinalgBuilder::insertSlice(Value part, Value into, ArrayRef<OpFoldResult> offsets,
+                                 ArrayRef<OpFoldResult> sizes) {
+  SmallVector<OpFoldResult> strides(sizes.size(), b.getIndexAttr(1));
+  return tensor::InsertSliceOp::create(b, loc, part, into, offsets, sizes, strides);
+}
+
 Value LinalgBuilder::columns(Value x, int64_t col, int64_t width) {
   auto type = cast<RankedTensorType>(x.getType());
   if (col == 0 && type.getDimSize(1) == width)

@@ -86,6 +86,15 @@ public:
   Value timeStep(Value x, Value t, int64_t col, int64_t width);
   /// Columns [col, col+width) of a (B, W) tensor.
   Value columns(Value x, int64_t col, int64_t width);
+  /// The unit-stride slice of `from` at `offsets` of `sizes`; with `type`,
+  /// rank-reduced to it.
+  Value extractSlice(Value from, llvm::ArrayRef<OpFoldResult> offsets,
+                     llvm::ArrayRef<OpFoldResult> sizes,
+                     mlir::RankedTensorType type = nullptr);
+  /// `into` with `part` written at `offsets` (unit strides; `sizes` are the
+  /// slice's, which `part` may hold rank-reduced).
+  Value insertSlice(Value part, Value into, llvm::ArrayRef<OpFoldResult> offsets,
+                    llvm::ArrayRef<OpFoldResult> sizes);
 
   mlir::AffineMap identity(unsigned rank) {
     return mlir::AffineMap::getMultiDimIdentityMap(rank, b.getContext());

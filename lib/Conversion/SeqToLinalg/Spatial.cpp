@@ -31,10 +31,6 @@ using Sizes = SmallVector<OpFoldResult>;
 
 RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
-Sizes ones(LinalgBuilder &lb, int64_t n, int64_t value = 1) {
-  return Sizes(n, lb.b.getIndexAttr(value));
-}
-
 /// The windows of every spatial axis of x (B, d1..dn, C).
 SmallVector<Window> windows(LinalgBuilder &lb, Value x, ArrayRef<int64_t> spans,
                             ArrayRef<int64_t> strides, Padding padding) {
@@ -65,8 +61,7 @@ Value padSpatial(LinalgBuilder &lb, Value x, ArrayRef<Window> ws, double value) 
   sizes.push_back(lb.dimOfr(x, ws.size() + 1));
   offsets.push_back(m.c(0));
   Value padded = lb.full(sizes, value);
-  return tensor::InsertSliceOp::create(lb.b, lb.loc, x, padded, offsets,
-                                       lb.dims(x), ones(lb, sizes.size()));
+  return lb.insertSlice(x, padded, offsets, lb.dims(x));
 }
 
 /// (B, o1..on, channels): each o = (padded - span) / stride + 1.
@@ -80,12 +75,6 @@ Sizes outputSizes(LinalgBuilder &lb, Value x, ArrayRef<Window> ws,
         m.div(m.sub(ws[i].paddedLength, m.c(spans[i])), m.c(strides[i])), m.c(1)));
   sizes.push_back(channels);
   return sizes;
-}
-
-Value slice(LinalgBuilder &lb, Value x, ArrayRef<OpFoldResult> offsets,
-            ArrayRef<OpFoldResult> sizes) {
-  return tensor::ExtractSliceOp::create(lb.b, lb.loc, x, offsets, sizes,
-                                        ones(lb, sizes.size()));
 }
 
 } // namespace
@@ -229,11 +218,10 @@ template <typename ConvOp> Value lowerConv(LinalgBuilder &lb, ConvOp op) {
       Sizes oOffsets(spatial + 2, m.c(0)), oSizes = outSizes;
       oOffsets.back() = m.c(g * groupFilters);
       oSizes.back() = m.c(groupFilters);
-      Value part = namedConv(lb, spatial, slice(lb, padded, xOffsets, xSizes),
-                             slice(lb, kernel, kOffsets, kSizes),
-                             slice(lb, out, oOffsets, oSizes), strides, dilations);
-      out = tensor::InsertSliceOp::create(lb.b, lb.loc, part, out, oOffsets, oSizes,
-                                          ones(lb, spatial + 2));
+      Value part = namedConv(lb, spatial, lb.extractSlice(padded, xOffsets, xSizes),
+                             lb.extractSlice(kernel, kOffsets, kSizes),
+                             lb.extractSlice(out, oOffsets, oSizes), strides, dilations);
+      out = lb.insertSlice(part, out, oOffsets, oSizes);
     }
   }
   return lb.activate(out, op.getActivation(), op.getAlphaAttr());
@@ -407,8 +395,7 @@ Value lowerZeroPadding(LinalgBuilder &lb, ZeroPaddingOp op) {
     sizes.push_back(m.add(lb.dimOfr(x, i + 1), m.c(op.getLow()[i] + op.getHigh()[i])));
     offsets.push_back(m.c(op.getLow()[i]));
   }
-  return tensor::InsertSliceOp::create(lb.b, lb.loc, x, lb.full(sizes, 0.0), offsets,
-                                       lb.dims(x), ones(lb, sizes.size()));
+  return lb.insertSlice(x, lb.full(sizes, 0.0), offsets, lb.dims(x));
 }
 
 Value lowerCropping(LinalgBuilder &lb, CroppingOp op) {
@@ -419,7 +406,7 @@ Value lowerCropping(LinalgBuilder &lb, CroppingOp op) {
     sizes.push_back(m.sub(lb.dimOfr(x, i + 1), m.c(op.getLow()[i] + op.getHigh()[i])));
     offsets.push_back(m.c(op.getLow()[i]));
   }
-  return slice(lb, x, offsets, sizes);
+  return lb.extractSlice(x, offsets, sizes);
 }
 
 Sizes upsampledSizes(LinalgBuilder &lb, Value x, ArrayRef<int64_t> factors) {
