@@ -126,3 +126,22 @@ func.func @collapsed_kernel(%a: memref<?x2xf32>, %c: memref<?x16xf32>) {
   linalg.matmul ins(%a, %w2 : memref<?x2xf32>, memref<2x16xf32>) outs(%c : memref<?x16xf32>)
   return
 }
+
+// A fill or copy whose buffers share contiguous trailing axes runs over them
+// as one axis (LLVM vectorizes the long unit-stride loop): a whole buffer is
+// one run; a copy into the interior of a padded buffer keeps the rows apart.
+// CHECK-LABEL: func.func @flat_moves(
+// CHECK: %[[ALL:.*]] = memref.collapse_shape %{{.*}} {{\[}}[0, 1, 2, 3]] : memref<?x4x4x16xf32> into memref<?xf32>
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[ALL]] : memref<?xf32>)
+// CHECK-DAG: %[[SRC:.*]] = memref.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : memref<?x4x4x16xf32> into memref<?x4x64xf32>
+// CHECK-DAG: %[[DST:.*]] = memref.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : memref<?x4x4x16xf32, strided<[576, 96, 16, 1], offset: 112>> into memref<?x4x64xf32, strided<[576, 96, 1], offset: 112>>
+// CHECK: linalg.copy ins(%[[SRC]] : {{.*}}) outs(%[[DST]] : {{.*}})
+func.func @flat_moves(%a: memref<?x4x4x16xf32>, %padded: memref<?x6x6x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  linalg.fill ins(%ninf : f32) outs(%a : memref<?x4x4x16xf32>)
+  %n = memref.dim %a, %c0 : memref<?x4x4x16xf32>
+  %inner = memref.subview %padded[0, 1, 1, 0] [%n, 4, 4, 16] [1, 1, 1, 1] : memref<?x6x6x16xf32> to memref<?x4x4x16xf32, strided<[576, 96, 16, 1], offset: 112>>
+  memref.copy %a, %inner : memref<?x4x4x16xf32> to memref<?x4x4x16xf32, strided<[576, 96, 16, 1], offset: 112>>
+  return
+}

@@ -1,26 +1,23 @@
 // RUN: seq-opt %s --seq-cpu-vectorize-conv --canonicalize | FileCheck %s
 //
-// The CPU pipeline vectorizes 2-D convolutions and poolings with upstream
-// transforms: tiled into output rows of one sample and one kernel row,
-// decomposed into their 1-D forms, vectorized. A size that is not static
-// leaves the op to convert-linalg-to-loops.
+// The CPU pipeline vectorizes depthwise convolutions and poolings with
+// upstream transforms: tiled into output rows of one sample and one kernel
+// row, decomposed into their 1-D forms, vectorized. A size that is not
+// static leaves the op to convert-linalg-to-loops.
 
-// A loop over the batch, the output rows and the kernel rows; per step one
-// vector.contract per kernel column (the 3x3 kernel: three), over the 4
-// channels into the row of 4 outputs x 8 filters.
+// Convolutions are not this pass's: seq-cpu-kernels turns them, after
+// bufferization, into implicit GEMMs (cpu-kernels-conv.mlir).
 // CHECK-LABEL: func.func @conv(
-// CHECK-NOT:     linalg.conv
-// CHECK:         scf.for %[[B:.*]] = %c0 to %{{.*}} step %c1
-// CHECK:           scf.for %[[OH:.*]] = %c0 to %c4 step %c1
-// CHECK:             scf.for %[[KH:.*]] = %c0 to %c3 step %c1
-// CHECK:               vector.transfer_read %arg0[%[[B]], %{{.*}}, %c0, %c0]{{.*}} : tensor<?x6x6x4xf32>, vector<1x6x4xf32>
-// CHECK:               vector.transfer_read %arg1[%[[KH]], %c0, %c0, %c0]{{.*}} : tensor<3x3x4x8xf32>, vector<3x4x8xf32>
-// CHECK-COUNT-3:       vector.contract {{.*}} : vector<1x4x4xf32>, vector<4x8xf32> into vector<1x4x8xf32>
-// CHECK:               vector.transfer_write
-// CHECK-NOT:     linalg.conv
+// CHECK-NEXT:    linalg.conv_2d_nhwc_hwcf
+// CHECK-LABEL: func.func @conv1d(
+// CHECK-NEXT:    linalg.conv_1d_nwc_wcf
 func.func @conv(%x: tensor<?x6x6x4xf32>, %k: tensor<3x3x4x8xf32>, %init: tensor<?x4x4x8xf32>) -> tensor<?x4x4x8xf32> {
   %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %k : tensor<?x6x6x4xf32>, tensor<3x3x4x8xf32>) outs(%init : tensor<?x4x4x8xf32>) -> tensor<?x4x4x8xf32>
   return %0 : tensor<?x4x4x8xf32>
+}
+func.func @conv1d(%x: tensor<?x18x4xf32>, %k: tensor<3x4x8xf32>, %init: tensor<?x16x8xf32>) -> tensor<?x16x8xf32> {
+  %0 = linalg.conv_1d_nwc_wcf {dilations = dense<1> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>} ins(%x, %k : tensor<?x18x4xf32>, tensor<3x4x8xf32>) outs(%init : tensor<?x16x8xf32>) -> tensor<?x16x8xf32>
+  return %0 : tensor<?x16x8xf32>
 }
 
 // Pooling: elementwise vector maxima over the window.
@@ -34,13 +31,6 @@ func.func @pool(%x: tensor<?x6x6x4xf32>, %init: tensor<?x3x3x4xf32>) -> tensor<?
   %w = tensor.empty() : tensor<2x2xf32>
   %0 = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<?x6x6x4xf32>, tensor<2x2xf32>) outs(%init : tensor<?x3x3x4xf32>) -> tensor<?x3x3x4xf32>
   return %0 : tensor<?x3x3x4xf32>
-}
-
-// CHECK-LABEL: func.func @dynamic_width(
-// CHECK-NEXT:    linalg.conv_2d_nhwc_hwcf
-func.func @dynamic_width(%x: tensor<?x6x?x4xf32>, %k: tensor<3x3x4x8xf32>, %init: tensor<?x4x?x8xf32>) -> tensor<?x4x?x8xf32> {
-  %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %k : tensor<?x6x?x4xf32>, tensor<3x3x4x8xf32>) outs(%init : tensor<?x4x?x8xf32>) -> tensor<?x4x?x8xf32>
-  return %0 : tensor<?x4x?x8xf32>
 }
 
 // A depthwise convolution: tiled and decomposed like a pooling, each kernel
@@ -70,14 +60,12 @@ func.func @pool1d(%x: tensor<?x16x4xf32>, %w: tensor<2xf32>, %init: tensor<?x8x4
   return %0, %1 : tensor<?x8x4xf32>, tensor<?x8x4xf32>
 }
 
-// A 1-D convolution (a Conv1D or Conv1DTranspose): tiled into at most 8 outputs and 16
-// filters, one vector.contract per kernel tap.
-// CHECK-LABEL: func.func @conv1d(
-// CHECK-NOT:     linalg.conv_1d
-// CHECK:         scf.for
-// CHECK-COUNT-3: vector.contract
-// CHECK-NOT:     linalg.conv_1d
-func.func @conv1d(%x: tensor<?x18x4xf32>, %k: tensor<3x4x8xf32>, %init: tensor<?x16x8xf32>) -> tensor<?x16x8xf32> {
-  %0 = linalg.conv_1d_nwc_wcf {dilations = dense<1> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>} ins(%x, %k : tensor<?x18x4xf32>, tensor<3x4x8xf32>) outs(%init : tensor<?x16x8xf32>) -> tensor<?x16x8xf32>
-  return %0 : tensor<?x16x8xf32>
+// A width that is not static leaves the op to convert-linalg-to-loops.
+// CHECK-LABEL: func.func @dynamic_width(
+// CHECK-NOT:     vector.transfer_read
+// CHECK:         linalg.pooling_nhwc_max
+func.func @dynamic_width(%x: tensor<?x6x?x4xf32>, %init: tensor<?x3x?x4xf32>) -> tensor<?x3x?x4xf32> {
+  %w = tensor.empty() : tensor<2x2xf32>
+  %0 = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<?x6x?x4xf32>, tensor<2x2xf32>) outs(%init : tensor<?x3x?x4xf32>) -> tensor<?x3x?x4xf32>
+  return %0 : tensor<?x3x?x4xf32>
 }

@@ -134,48 +134,6 @@ Value depthwiseConv2d(LinalgBuilder &lb, Value padded, Value kernel, Value init,
       .getResult(0);
 }
 
-/// A convolution with one group as one GEMM: every output position's
-/// receptive field gathered into a row (B, o..., k... * C) of the padded
-/// input, times the kernel viewed as (k... * C, F), bias and activation
-/// fused into the GEMM (LinalgBuilder::linear, the packed GEMM kernel).
-Value im2colConv(LinalgBuilder &lb, int64_t spatial, Value padded, Value kernel, Value bias,
-                 ArrayRef<OpFoldResult> outSizes, ArrayRef<int64_t> strides,
-                 ArrayRef<int64_t> dilations, Activation act, FloatAttr alpha) {
-  ArrayRef<int64_t> k = typeOf(kernel).getShape();
-  int64_t channels = k[spatial];
-  // Loops (b, o1..on, k1..kn, c): patches[b, o, k, c] = x[b, o*s + k*d, c].
-  unsigned loops = 2 * spatial + 2;
-  SmallVector<AffineExpr> read{lb.b.getAffineDimExpr(0)};
-  for (int64_t i = 0; i < spatial; ++i)
-    read.push_back(lb.b.getAffineDimExpr(1 + i) * strides[i] +
-                   lb.b.getAffineDimExpr(1 + spatial + i) * dilations[i]);
-  read.push_back(lb.b.getAffineDimExpr(loops - 1));
-  Sizes patchSizes(outSizes.begin(), outSizes.end() - 1);
-  for (int64_t i = 0; i < spatial; ++i)
-    patchSizes.push_back(lb.b.getIndexAttr(k[i]));
-  patchSizes.push_back(lb.b.getIndexAttr(channels));
-  Value patches = lb.generic(
-      ValueRange{padded}, lb.empty(patchSizes),
-      {AffineMap::get(loops, 0, read, lb.b.getContext()), lb.identity(loops)},
-      SmallVector<utils::IteratorType>(loops, utils::IteratorType::parallel),
-      [](OpBuilder &, Location, ValueRange a) { return a[0]; });
-  // (B, o..., k... * C) and the kernel as (k... * C, F).
-  SmallVector<ReassociationIndices> rows;
-  for (int64_t i = 0; i <= spatial; ++i)
-    rows.push_back({i});
-  ReassociationIndices field;
-  for (int64_t i = spatial + 1; i < (int64_t)loops; ++i)
-    field.push_back(i);
-  rows.push_back(field);
-  Value flat = tensor::CollapseShapeOp::create(lb.b, lb.loc, patches, rows);
-  ReassociationIndices taps;
-  for (int64_t i = 0; i <= spatial; ++i)
-    taps.push_back(i);
-  Value weight = tensor::CollapseShapeOp::create(
-      lb.b, lb.loc, kernel, SmallVector<ReassociationIndices>{taps, {spatial + 1}});
-  return lb.linear(flat, weight, bias, act, alpha);
-}
-
 template <typename ConvOp> Value lowerConv(LinalgBuilder &lb, ConvOp op) {
   constexpr int64_t spatial = ConvOp::kSpatialRank;
   IndexMath m{lb};
@@ -192,14 +150,7 @@ template <typename ConvOp> Value lowerConv(LinalgBuilder &lb, ConvOp op) {
   Value out = op.getBias() ? lb.broadcastLastAxis(op.getBias(), outSizes)
                            : lb.full(outSizes, 0.0);
   int64_t groups = op.getGroups();
-  // One group of at least 8 channels: one GEMM over gathered receptive
-  // fields, which runs faster than the named convolution's vector code
-  // (bench/run_cnn_bench.py). With fewer channels (an RGB input) the
-  // gathered rows are short and the named convolution is faster.
-  if (groups == 1 && groupChannels >= 8) {
-    return im2colConv(lb, spatial, padded, kernel, op.getBias(), outSizes, strides,
-                      dilations, op.getActivation(), op.getAlphaAttr());
-  } else if (groups == 1) {
+  if (groups == 1) {
     out = namedConv(lb, spatial, padded, kernel, out, strides, dilations);
   } else if (spatial == 2 && groupChannels == 1) {
     out = depthwiseConv2d(lb, padded, kernel, out, filters / groups, strides,

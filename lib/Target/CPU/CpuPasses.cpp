@@ -95,10 +95,18 @@ struct CpuKernelsPass : seq::cpu::impl::SeqCpuKernelsBase<CpuKernelsPass> {
       return signalPassFailure();
     }
     seq::cpu::PackedWeights weights(getOperation());
-    SmallVector<linalg::MatmulOp> matmuls;
-    getOperation().walk([&](linalg::MatmulOp op) { matmuls.push_back(op); });
-    for (linalg::MatmulOp op : matmuls)
-      seq::cpu::emitGemm(op, *target, weights);
+    SmallVector<linalg::LinalgOp> products;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (isa<linalg::MatmulOp, linalg::Conv1DNwcWcfOp, linalg::Conv2DNhwcHwcfOp,
+              linalg::Conv3DNdhwcDhwcfOp>(op))
+        products.push_back(op);
+    });
+    for (linalg::LinalgOp op : products) {
+      if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation()))
+        seq::cpu::emitGemm(matmul, *target, weights);
+      else
+        seq::cpu::emitConvolutionGemm(op, *target, weights);
+    }
     for (auto fn : getOperation().getOps<func::FuncOp>())
       cleanUpBuffers(fn);
   }
@@ -144,6 +152,65 @@ struct CpuKernelsPass : seq::cpu::impl::SeqCpuKernelsBase<CpuKernelsPass> {
                              ValueRange{op.getTarget()});
       op.erase();
     }
+
+    SmallVector<linalg::LinalgOp> moves;
+    fn.walk([&](linalg::LinalgOp op) {
+      if (isa<linalg::CopyOp, linalg::FillOp>(op) && op.hasPureBufferSemantics())
+        moves.push_back(op);
+    });
+    for (linalg::LinalgOp op : moves)
+      flattenContiguousTail(op);
+  }
+
+  /// How many trailing axes of `type` lie in memory as one contiguous run.
+  static int64_t contiguousTail(MemRefType type) {
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)) || type.getRank() == 0 ||
+        strides.back() != 1)
+      return 0;
+    int64_t axes = 1;
+    for (int64_t i = type.getRank() - 2; i >= 0; --i, ++axes) {
+      int64_t inner = type.getDimSize(i + 1);
+      if (ShapedType::isDynamic(strides[i]) || ShapedType::isDynamic(strides[i + 1]) ||
+          ShapedType::isDynamic(inner) || strides[i] != strides[i + 1] * inner)
+        break;
+    }
+    return axes;
+  }
+
+  /// A copy or fill whose buffers share a contiguous run of trailing axes
+  /// works on them as one axis: its innermost loop is then long and
+  /// unit-stride, which LLVM vectorizes (on (b, h, w, 16) it vectorized an
+  /// outer loop into scatter stores).
+  static void flattenContiguousTail(linalg::LinalgOp op) {
+    int64_t rank = op.getNumLoops(), tail = rank;
+    SmallVector<Value> buffers;
+    for (OpOperand &operand : op->getOpOperands())
+      if (auto type = dyn_cast<MemRefType>(operand.get().getType())) {
+        buffers.push_back(operand.get());
+        tail = std::min(tail, contiguousTail(type));
+      }
+    if (tail < 2)
+      return;
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t i = 0; i < rank - tail; ++i)
+      groups.push_back({i});
+    groups.emplace_back();
+    for (int64_t i = rank - tail; i < rank; ++i)
+      groups.back().push_back(i);
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto flat = [&](Value v) -> Value {
+      return memref::CollapseShapeOp::create(b, loc, v, groups);
+    };
+    if (auto copy = dyn_cast<linalg::CopyOp>(op.getOperation()))
+      linalg::CopyOp::create(b, loc, ValueRange{flat(copy.getInputs()[0])},
+                             ValueRange{flat(copy.getOutputs()[0])});
+    else
+      linalg::FillOp::create(b, loc, ValueRange{op.getDpsInputs()[0]},
+                             ValueRange{flat(op.getDpsInits()[0])});
+    op.erase();
   }
 };
 
@@ -160,10 +227,11 @@ int64_t divisorAtMost(int64_t n, int64_t cap) {
   return 1;
 }
 
-/// The tile sizes that make a 2-D convolution or pooling one output row of
-/// one sample and one kernel row (so that upstream decomposition turns it
-/// into its 1-D form), at most 8 output columns and 16 channels / filters
-/// wide (a vector register), or std::nullopt if a size is not static.
+/// The tile sizes that make a depthwise 2-D convolution or a pooling one
+/// output row of one sample and one kernel row (so that upstream
+/// decomposition turns it into its 1-D form), at most 8 output columns and
+/// 16 channels wide (a vector register), or std::nullopt if a size is not
+/// static.
 std::optional<SmallVector<OpFoldResult>> rowTiles(OpBuilder &b, linalg::LinalgOp op) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   auto sized = [&](int64_t loop, int64_t cap) -> std::optional<int64_t> {
@@ -172,19 +240,12 @@ std::optional<SmallVector<OpFoldResult>> rowTiles(OpBuilder &b, linalg::LinalgOp
     return divisorAtMost(ranges[loop], cap);
   };
   SmallVector<std::optional<int64_t>> sizes;
-  if (isa<linalg::Conv1DNwcWcfOp>(op)) { // (n, ow, f, kw, c)
-    sizes = {1, sized(1, 8), sized(2, 16), 0, sized(4, 16)};
-    if (ShapedType::isDynamic(ranges[3]))
-      return std::nullopt;
-  } else if (isa<linalg::PoolingNwcMaxOp, linalg::PoolingNwcSumOp>(op)) { // (n, ow, c, kw)
+  if (isa<linalg::PoolingNwcMaxOp, linalg::PoolingNwcSumOp>(op)) { // (n, ow, c, kw)
     sizes = {1, sized(1, 8), sized(2, 16), 0};
     if (ShapedType::isDynamic(ranges[3]))
       return std::nullopt;
-  } else {
-    if (isa<linalg::Conv2DNhwcHwcfOp>(op)) // (n, oh, ow, f, kh, kw, c)
-      sizes = {1, 1, sized(2, 8), sized(3, 16), 1, 0, sized(6, 16)};
-    else // pooling_nhwc and depthwise_conv_2d_nhwc_hwc: (n, oh, ow, c, kh, kw)
-      sizes = {1, 1, sized(2, 8), sized(3, 16), 1, 0};
+  } else { // pooling_nhwc and depthwise_conv_2d_nhwc_hwc: (n, oh, ow, c, kh, kw)
+    sizes = {1, 1, sized(2, 8), sized(3, 16), 1, 0};
     if (ShapedType::isDynamic(ranges[5]))
       return std::nullopt;
   }
@@ -197,16 +258,15 @@ std::optional<SmallVector<OpFoldResult>> rowTiles(OpBuilder &b, linalg::LinalgOp
   return tiles;
 }
 
-/// linalg.conv_2d_nhwc_hwcf, depthwise_conv_2d_nhwc_hwc and
-/// pooling_nhwc_max/sum (what --seq-to-linalg makes of Conv2D, a depthwise
-/// Conv2D and the 2-D poolings) become vector code with upstream transforms:
-/// tiled into output rows, decomposed into their 1-D forms (conv_1d_nwc_wcf,
-/// depthwise_conv_1d_nwc_wc, pooling_nwc_*), and vectorized; conv_1d_nwc_wcf
-/// (Conv1D, Conv1DTranspose) and pooling_nwc_max/sum (the 1-D poolings) are
-/// tiled alike and vectorized
-/// (linalg::vectorize: one vector.contract per kernel tap, or a vector
-/// max/add). Ops whose sizes are not static stay for convert-linalg-to-loops.
-/// Runs on tensors, before bufferization.
+/// depthwise_conv_2d_nhwc_hwc and pooling_nhwc_max/sum (what --seq-to-linalg
+/// makes of a depthwise Conv2D and the 2-D poolings) become vector code with
+/// upstream transforms: tiled into output rows, decomposed into their 1-D
+/// forms (depthwise_conv_1d_nwc_wc, pooling_nwc_*), and vectorized;
+/// pooling_nwc_max/sum (the 1-D poolings) are tiled alike and vectorized
+/// (linalg::vectorize: a vector FMA per kernel tap, or a vector max/add). Ops
+/// whose sizes are not static stay for convert-linalg-to-loops. Runs on
+/// tensors, before bufferization. (The convolutions of one group are
+/// seq-cpu-kernels' implicit GEMMs.)
 struct VectorizeConvPass
     : seq::cpu::impl::SeqCpuVectorizeConvBase<VectorizeConvPass> {
   void runOnOperation() override {
@@ -214,9 +274,8 @@ struct VectorizeConvPass
     IRRewriter rewriter(&getContext());
     SmallVector<linalg::LinalgOp> rows;
     func.walk([&](linalg::LinalgOp op) {
-      if (isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp,
-              linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp,
-              linalg::Conv1DNwcWcfOp, linalg::PoolingNwcMaxOp,
+      if (isa<linalg::DepthwiseConv2DNhwcHwcOp, linalg::PoolingNhwcMaxOp,
+              linalg::PoolingNhwcSumOp, linalg::PoolingNwcMaxOp,
               linalg::PoolingNwcSumOp>(op) &&
           op.hasPureTensorSemantics())
         rows.push_back(op);
@@ -242,8 +301,8 @@ struct VectorizeConvPass
 
     SmallVector<linalg::LinalgOp> oneDimensional;
     func.walk([&](linalg::LinalgOp op) {
-      if (isa<linalg::Conv1DNwcWcfOp, linalg::DepthwiseConv1DNwcWcOp,
-              linalg::PoolingNwcMaxOp, linalg::PoolingNwcSumOp>(op) &&
+      if (isa<linalg::DepthwiseConv1DNwcWcOp, linalg::PoolingNwcMaxOp,
+              linalg::PoolingNwcSumOp>(op) &&
           op.hasPureTensorSemantics() && !op.hasDynamicShape())
         oneDimensional.push_back(op);
     });

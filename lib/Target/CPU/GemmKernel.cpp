@@ -2,6 +2,7 @@
 
 #include "seq/Dialect/Seq/Transforms/WeightConstants.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -34,12 +35,16 @@ struct BlockShape {
   int64_t rows, vectors, rowVectors;
 };
 
-BlockShape blockShape(const seq::cpu::VectorTarget &t) {
+BlockShape blockShape(const seq::cpu::VectorTarget &t, int64_t n) {
   int64_t vectors = kPanelColumns / t.lanes;
   // 16 accumulators of 32 AVX-512 registers; 12 of 16 AVX2 registers (an
   // x86 FMA reads its B vector from memory when registers run out); 16 of
   // 32 NEON registers, which leaves 8 for B vectors and a broadcast.
   int64_t rows = t.lanes >= 16 ? 8 : t.lanes == 8 ? 3 : 2;
+  // C one vector wide (16 filters of an RGB convolution): twice the rows,
+  // so that as many FMA chains run as with two vectors.
+  if (n <= t.lanes)
+    rows *= 2;
   return {rows, vectors, 8};
 }
 
@@ -60,6 +65,34 @@ struct InitSource {
   Value value;
 };
 
+/// What A's rows are. A matmul's: row i of C is C[i, :] and reads A[i, k].
+/// A convolution's (an implicit GEMM): C is (b, o..., F), a row is one output
+/// position, and its A row is the receptive field read in place from the
+/// input, input[b, o * stride + t * dilation, c] over the window's taps t
+/// and the channels c, k = tap * channels + c (the row-major order of the
+/// kernel (t..., c, F), which is B).
+struct Geometry {
+  /// The convolution window's extents (empty for a matmul), its strides and
+  /// dilations per spatial axis, and the input channels.
+  SmallVector<int64_t> window, strides, dilations;
+  int64_t channels = 0;
+
+  bool convolution() const { return !window.empty(); }
+  int64_t taps() const {
+    int64_t taps = 1;
+    for (int64_t extent : window)
+      taps *= extent;
+    return taps;
+  }
+};
+
+/// A slice of the reduction: taps [tapBegin, tapEnd) (a matmul has one),
+/// channels [channelBegin, channelEnd) of each.
+struct Depth {
+  int64_t tapBegin, tapEnd;
+  Value channelBegin, channelEnd;
+};
+
 struct Gemm {
   OpBuilder &b;
   Location loc;
@@ -71,9 +104,10 @@ struct Gemm {
   /// An elementwise op on C right after the matmul (its activation),
   /// applied to the accumulators before they are stored; or null.
   linalg::GenericOp epilogue;
+  const Geometry &geometry;
 
   Gemm at(OpBuilder &nb, Location l) const {
-    return Gemm{nb, l, A, B, C, packed, vec, lanes, init, epilogue};
+    return Gemm{nb, l, A, B, C, packed, vec, lanes, init, epilogue, geometry};
   }
 
   /// `epilogue`'s body on one vector of accumulators: each scalar op cloned
@@ -136,26 +170,112 @@ struct Gemm {
     else
       vector::MaskedStoreOp::create(b, loc, mem, indices, mask, v);
   }
+  /// C's leading indices of row `row` (all but the column).
+  SmallVector<Value> positionOf(Value row) {
+    if (!geometry.convolution())
+      return {row};
+    auto type = cast<MemRefType>(C.getType());
+    SmallVector<OpFoldResult> basis;
+    for (int64_t i = 1; i + 1 < type.getRank(); ++i) {
+      if (type.isDynamicDim(i))
+        basis.push_back(memref::DimOp::create(b, loc, C, i).getResult());
+      else
+        basis.push_back(b.getIndexAttr(type.getDimSize(i)));
+    }
+    return affine::AffineDelinearizeIndexOp::create(b, loc, row, basis,
+                                                    /*hasOuterBound=*/false)
+        .getResults();
+  }
+  /// Whether a block of `rows` rows (which starts at a multiple of `rows`)
+  /// lies on one line of a convolution's output (its last spatial axis).
+  bool rowsShareLine(int64_t rows) {
+    auto type = cast<MemRefType>(C.getType());
+    int64_t line = type.getDimSize(type.getRank() - 2);
+    return geometry.convolution() && !ShapedType::isDynamic(line) &&
+           line % rows == 0;
+  }
+  /// The number of C's rows.
+  Value rowCount() {
+    auto type = cast<MemRefType>(C.getType());
+    Value rows = memref::DimOp::create(b, loc, C, 0);
+    for (int64_t i = 1; i + 1 < type.getRank(); ++i)
+      rows = arith::MulIOp::create(b, loc, rows, memref::DimOp::create(b, loc, C, i));
+    return rows;
+  }
+  /// Where A's row at `position` starts: a matmul's row index; a
+  /// convolution's batch and first input position of each spatial axis.
+  SmallVector<Value> rowStartOf(ArrayRef<Value> position) {
+    if (!geometry.convolution())
+      return {position[0]};
+    SmallVector<Value> start{position[0]};
+    for (size_t i = 0; i < geometry.strides.size(); ++i) {
+      int64_t stride = geometry.strides[i];
+      start.push_back(stride == 1 ? position[1 + i] : mul(position[1 + i], stride));
+    }
+    return start;
+  }
+  /// A tap's index along each spatial axis of the window.
+  SmallVector<Value> tapIndices(Value tap) {
+    if (geometry.window.size() == 1)
+      return {tap};
+    return affine::AffineDelinearizeIndexOp::create(b, loc, tap, geometry.window,
+                                                    /*hasOuterBound=*/true)
+        .getResults();
+  }
+  /// A[row, k] for the row starting at `start`, at `tap` (its indices along
+  /// the window; none for a matmul) and channel `channel`.
+  Value loadA(ArrayRef<Value> start, ArrayRef<Value> tap, Value channel) {
+    SmallVector<Value> indices{start[0]};
+    for (size_t i = 0; i < tap.size(); ++i) {
+      int64_t dilation = geometry.dilations[i];
+      Value offset = dilation == 1 ? tap[i] : mul(tap[i], dilation);
+      indices.push_back(add(start[1 + i], offset));
+    }
+    indices.push_back(channel);
+    return memref::LoadOp::create(b, loc, A, indices);
+  }
+  /// B's vector `col` at reduction step k = tapNumber * channels + channel.
   /// A packed weight is zero-padded: its loads need no mask.
-  Value loadB(const VectorColumn &col, Value k, Value mask) {
-    if (!packed)
-      return load(B, {k, col.column}, mask);
+  Value loadB(const VectorColumn &col, Value tapNumber, ArrayRef<Value> tap,
+              Value channel, Value mask) {
+    if (!packed) {
+      SmallVector<Value> indices(tap.begin(), tap.end());
+      indices.append({channel, col.column});
+      return load(B, indices, mask);
+    }
+    Value k = channel;
+    if (geometry.convolution())
+      k = add(mul(tapNumber, geometry.channels), channel);
     return load(B, {add(col.base, mul(k, col.stride))}, nullptr);
   }
 
-  /// C[i0 : i0+rows, columns] = start + A[rows, kBegin:kEnd] @
-  /// B[kBegin:kEnd, columns], the last vector `lastWidth` lanes wide; start
-  /// is `init` when `first` (the first slice of K), else C; the epilogue
-  /// applies when `last` (the last slice).
+  /// C[i0 : i0+rows, columns] = start + A[rows, depth] @ B[depth, columns],
+  /// the last vector `lastWidth` lanes wide; start is `init` when `first`
+  /// (the first slice of the reduction), else C; the epilogue applies when
+  /// `last` (the last slice).
   void block(Value i0, int64_t rows, ArrayRef<VectorColumn> columns,
-             int64_t lastWidth, Value kBegin, Value kEnd, bool first = true,
+             int64_t lastWidth, const Depth &depth, bool first = true,
              bool last = true) {
     Value mask = maskFor(lastWidth);
     size_t vectors = columns.size();
     auto maskOf = [&](size_t v) { return v + 1 == vectors ? mask : nullptr; };
-    SmallVector<Value> rowIndex;
-    for (int64_t r = 0; r < rows; ++r)
-      rowIndex.push_back(add(i0, r));
+    SmallVector<SmallVector<Value>> position, rowStart;
+    for (int64_t r = 0; r < rows; ++r) {
+      if (r > 0 && rowsShareLine(rows)) {
+        // Neighbours on one output line: their loads are the first row's
+        // at constant offsets.
+        position.push_back(position[0]);
+        position.back().back() = add(position[0].back(), r);
+      } else {
+        position.push_back(positionOf(add(i0, r)));
+      }
+      rowStart.push_back(rowStartOf(position.back()));
+    }
+    auto indicesOf = [&](int64_t r, Value column) {
+      SmallVector<Value> indices = position[r];
+      indices.push_back(column);
+      return indices;
+    };
     InitSource start = first ? init : InitSource{};
     SmallVector<Value> acc;
     if (start.kind == InitSource::Splat) {
@@ -169,31 +289,48 @@ struct Gemm {
       Value from = start.kind == InitSource::Rows ? start.value : C;
       for (int64_t r = 0; r < rows; ++r)
         for (size_t v = 0; v < vectors; ++v)
-          acc.push_back(load(from, {rowIndex[r], columns[v].column}, maskOf(v)));
+          acc.push_back(load(from, indicesOf(r, columns[v].column), maskOf(v)));
     }
-    auto loop = scf::ForOp::create(
-        b, loc, kBegin, kEnd, index(1), acc,
-        [&](OpBuilder &nb, Location l, Value k, ValueRange iters) {
-          Gemm inner = at(nb, l);
-          SmallVector<Value> bv;
-          for (size_t v = 0; v < vectors; ++v)
-            bv.push_back(inner.loadB(columns[v], k, maskOf(v)));
-          SmallVector<Value> next;
-          for (int64_t r = 0; r < rows; ++r) {
-            Value a = memref::LoadOp::create(nb, l, A, ValueRange{rowIndex[r], k});
-            Value splat = vector::BroadcastOp::create(nb, l, vec, a);
+    // One step of the reduction: every row's A value times every B vector.
+    auto channels = [&](OpBuilder &ob, Location ol, ValueRange accIn, Value tapNumber,
+                        ArrayRef<Value> tap) {
+      return scf::ForOp::create(
+          ob, ol, depth.channelBegin, depth.channelEnd, index(1), accIn,
+          [&](OpBuilder &nb, Location l, Value c, ValueRange iters) {
+            Gemm inner = at(nb, l);
+            SmallVector<Value> bv;
             for (size_t v = 0; v < vectors; ++v)
-              next.push_back(vector::FMAOp::create(nb, l, splat, bv[v],
-                                                   iters[r * vectors + v]));
-          }
-          scf::YieldOp::create(nb, l, next);
-        });
+              bv.push_back(inner.loadB(columns[v], tapNumber, tap, c, maskOf(v)));
+            SmallVector<Value> next;
+            for (int64_t r = 0; r < rows; ++r) {
+              Value a = inner.loadA(rowStart[r], tap, c);
+              Value splat = vector::BroadcastOp::create(nb, l, vec, a);
+              for (size_t v = 0; v < vectors; ++v)
+                next.push_back(vector::FMAOp::create(nb, l, splat, bv[v],
+                                                     iters[r * vectors + v]));
+            }
+            scf::YieldOp::create(nb, l, next);
+          });
+    };
+    scf::ForOp loop;
+    if (!geometry.convolution()) {
+      loop = channels(b, loc, acc, nullptr, {});
+    } else {
+      loop = scf::ForOp::create(
+          b, loc, index(depth.tapBegin), index(depth.tapEnd), index(1), acc,
+          [&](OpBuilder &nb, Location l, Value tapNumber, ValueRange iters) {
+            Gemm inner = at(nb, l);
+            scf::ForOp perTap =
+                channels(nb, l, iters, tapNumber, inner.tapIndices(tapNumber));
+            scf::YieldOp::create(nb, l, perTap.getResults());
+          });
+    }
     for (int64_t r = 0; r < rows; ++r)
       for (size_t v = 0; v < vectors; ++v) {
         Value result = loop.getResult(r * vectors + v);
         if (last && epilogue)
           result = applyEpilogue(result);
-        store(result, C, {rowIndex[r], columns[v].column}, maskOf(v));
+        store(result, C, indicesOf(r, columns[v].column), maskOf(v));
       }
   }
 
@@ -234,28 +371,47 @@ struct PanelLayout {
   int64_t size() const { return fullPanels() * panelFloats() + k * tailStride(); }
 };
 
+/// The reduction in slices of about kDepthChunk: whole taps while a tap's
+/// channels are fewer, else one tap's channels in chunks.
+SmallVector<std::array<int64_t, 4>> depthSlices(int64_t taps, int64_t channels) {
+  SmallVector<std::array<int64_t, 4>> slices;
+  if (channels >= kDepthChunk) {
+    for (int64_t t = 0; t < taps; ++t)
+      for (int64_t c = 0; c < channels; c += kDepthChunk)
+        slices.push_back({t, t + 1, c, std::min(channels, c + kDepthChunk)});
+    return slices;
+  }
+  int64_t perSlice = kDepthChunk / channels;
+  for (int64_t t = 0; t < taps; t += perSlice)
+    slices.push_back({t, std::min(taps, t + perSlice), 0, channels});
+  return slices;
+}
+
 /// GotoBLAS' loop order on a packed weight: chunks of rows, then slices of
-/// K, then panels, then register blocks of rows; the rows left over take
-/// one row at a time across several panels.
+/// the reduction, then panels, then register blocks of rows; the rows left
+/// over take one row at a time across several panels.
 void emitPacked(Gemm &g, const BlockShape &shape, PanelLayout layout) {
-  Value m = memref::DimOp::create(g.b, g.loc, g.C, 0);
+  Value m = g.rowCount();
   Value rows = g.index(shape.rows);
   Value mainRows = arith::MulIOp::create(
       g.b, g.loc, arith::DivUIOp::create(g.b, g.loc, m, rows), rows);
-  int64_t lanes = g.lanes, k = layout.k;
+  int64_t lanes = g.lanes;
   int64_t panelWidth = shape.vectors * lanes;
   Value tailColumn = g.index(layout.fullPanels() * kPanelColumns);
   Value tailBase = g.index(layout.fullPanels() * layout.panelFloats());
+  int64_t taps = g.geometry.taps();
+  int64_t channels = g.geometry.convolution() ? g.geometry.channels : layout.k;
+  SmallVector<std::array<int64_t, 4>> slices = depthSlices(taps, channels);
 
   int64_t chunk = std::max<int64_t>(kRowChunk / shape.rows, 1) * shape.rows;
   g.loop(g.index(0), mainRows, g.index(chunk), [&](Gemm &g, Value i0c) {
     Value iEnd = g.min(g.add(i0c, chunk), mainRows);
-    for (int64_t k0 = 0; k0 < k; k0 += kDepthChunk) {
-      Value kBegin = g.index(k0), kEnd = g.index(std::min(k, k0 + kDepthChunk));
+    for (size_t s = 0; s < slices.size(); ++s) {
+      Depth depth{slices[s][0], slices[s][1], g.index(slices[s][2]),
+                  g.index(slices[s][3])};
       auto sweep = [&](Gemm &g, ArrayRef<VectorColumn> columns, int64_t last) {
         g.loop(i0c, iEnd, rows, [&](Gemm &g, Value i0) {
-          g.block(i0, shape.rows, columns, last, kBegin, kEnd, k0 == 0,
-                  k0 + kDepthChunk >= k);
+          g.block(i0, shape.rows, columns, last, depth, s == 0, s + 1 == slices.size());
         });
       };
       if (layout.fullPanels() > 0)
@@ -276,7 +432,7 @@ void emitPacked(Gemm &g, const BlockShape &shape, PanelLayout layout) {
   int64_t groups = layout.fullPanels() / groupPanels;
   int64_t restPanels = layout.fullPanels() % groupPanels;
   g.loop(mainRows, m, g.index(1), [&](Gemm &g, Value i) {
-    Value kBegin = g.index(0), kEnd = g.index(k);
+    Depth whole{0, taps, g.index(0), g.index(channels)};
     auto panels = [&](Gemm &g, Value firstPanel, int64_t count) {
       SmallVector<VectorColumn> columns;
       for (int64_t q = 0; q < count; ++q) {
@@ -289,7 +445,7 @@ void emitPacked(Gemm &g, const BlockShape &shape, PanelLayout layout) {
     if (groups > 0)
       g.loop(g.index(0), g.index(groups * groupPanels), g.index(groupPanels),
              [&](Gemm &g, Value p) {
-               g.block(i, 1, panels(g, p, groupPanels), lanes, kBegin, kEnd);
+               g.block(i, 1, panels(g, p, groupPanels), lanes, whole);
              });
     SmallVector<VectorColumn> rest =
         panels(g, g.index(groups * groupPanels), restPanels);
@@ -300,15 +456,18 @@ void emitPacked(Gemm &g, const BlockShape &shape, PanelLayout layout) {
       last = Gemm::lastWidth(layout.tail(), lanes);
     }
     if (!rest.empty())
-      g.block(i, 1, rest, last, kBegin, kEnd);
+      g.block(i, 1, rest, last, whole);
   });
 }
 
 /// B read in place (not a constant): blocks of rows, each across all
 /// columns.
 void emitUnpacked(Gemm &g, const BlockShape &shape, int64_t n) {
-  Value m = memref::DimOp::create(g.b, g.loc, g.C, 0);
-  Value k = memref::DimOp::create(g.b, g.loc, g.A, 1);
+  Value m = g.rowCount();
+  Depth whole{0, g.geometry.taps(), g.index(0),
+              g.geometry.convolution()
+                  ? g.index(g.geometry.channels)
+                  : memref::DimOp::create(g.b, g.loc, g.A, 1).getResult()};
   Value rows = g.index(shape.rows);
   Value mainRows = arith::MulIOp::create(
       g.b, g.loc, arith::DivUIOp::create(g.b, g.loc, m, rows), rows);
@@ -319,12 +478,11 @@ void emitUnpacked(Gemm &g, const BlockShape &shape, int64_t n) {
     if (full > 0)
       g.loop(g.index(0), g.index(full * width), g.index(width),
              [&](Gemm &g, Value j0) {
-               g.block(i0, blockRows, g.vectorsOf(j0, width, nullptr, 0), lanes,
-                       g.index(0), k);
+               g.block(i0, blockRows, g.vectorsOf(j0, width, nullptr, 0), lanes, whole);
              });
     if (tail > 0)
       g.block(i0, blockRows, g.vectorsOf(g.index(full * width), tail, nullptr, 0),
-              Gemm::lastWidth(tail, lanes), g.index(0), k);
+              Gemm::lastWidth(tail, lanes), whole);
   };
   g.loop(g.index(0), mainRows, rows, [&](Gemm &g, Value i0) {
     rowBlock(g, i0, shape.rows, shape.vectors);
@@ -333,40 +491,45 @@ void emitUnpacked(Gemm &g, const BlockShape &shape, int64_t n) {
          [&](Gemm &g, Value i) { rowBlock(g, i, 1, shape.rowVectors); });
 }
 
+int64_t rankOf(Value v) { return cast<MemRefType>(v.getType()).getRank(); }
+
 bool unitInnerStride(Value v, int64_t rank = 2) {
   auto type = dyn_cast<MemRefType>(v.getType());
   return type && type.getElementType().isF32() && type.getRank() == rank &&
          type.isLastDimUnitStride();
 }
 
-/// A linalg.generic that broadcasts a row vector down the rows of `c`.
+/// A linalg.generic that broadcasts a row vector down the rows of `c`
+/// (along its last axis).
 bool broadcastsRow(linalg::GenericOp op, Value c) {
   if (op.getNumDpsInputs() != 1 || op.getDpsInits()[0] != c ||
       !unitInnerStride(op.getDpsInputs()[0], 1))
     return false;
   MLIRContext *ctx = op.getContext();
-  AffineExpr d1 = getAffineDimExpr(1, ctx);
+  int64_t rank = rankOf(c);
+  AffineExpr last = getAffineDimExpr(rank - 1, ctx);
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  if (maps.size() != 2 || maps[0] != AffineMap::get(2, 0, {d1}, ctx) ||
-      !maps[1].isIdentity() || op.getNumParallelLoops() != 2)
+  if (maps.size() != 2 || maps[0] != AffineMap::get(rank, 0, {last}, ctx) ||
+      !maps[1].isIdentity() || op.getNumParallelLoops() != rank)
     return false;
   auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
   return yield.getNumOperands() == 1 &&
          yield.getOperand(0) == op.getBody()->getArgument(0);
 }
 
-/// The op right after `op` (nothing but side-effect free ops in between)
-/// when it rewrites all of C in place, elementwise, with a body of
+/// The op right after `op` (nothing but side-effect free ops and frees in
+/// between: the epilogue moves before them, where C still lives) when it
+/// rewrites all of C in place, elementwise, with a body of
 /// elementwise-mappable ops (an activation); else null.
-linalg::GenericOp epilogueOf(linalg::MatmulOp op, Value c) {
+linalg::GenericOp epilogueOf(Operation *op, Value c) {
   Operation *next = op->getNextNode();
-  while (next && isMemoryEffectFree(next))
+  while (next && (isMemoryEffectFree(next) || isa<memref::DeallocOp>(next)))
     next = next->getNextNode();
   auto generic = dyn_cast_or_null<linalg::GenericOp>(next);
   if (!generic || !generic.hasPureBufferSemantics() ||
       generic.getNumDpsInputs() != 0 || generic.getNumDpsInits() != 1 ||
-      generic.getDpsInits()[0] != c || generic.getNumLoops() != 2 ||
-      generic.getNumParallelLoops() != 2 ||
+      generic.getDpsInits()[0] != c || generic.getNumLoops() != rankOf(c) ||
+      generic.getNumParallelLoops() != rankOf(c) ||
       !generic.getIndexingMapsArray()[0].isIdentity())
     return {};
   for (Operation &inner : generic.getBody()->without_terminator()) {
@@ -385,7 +548,7 @@ linalg::GenericOp epilogueOf(linalg::MatmulOp op, Value c) {
 
 /// The op that sets all of `op`'s C just before it (nothing but side-effect
 /// free ops in between), as an InitSource; `filler` is set to it.
-InitSource initSourceOf(linalg::MatmulOp op, Value c, Operation *&filler) {
+InitSource initSourceOf(Operation *op, Value c, Operation *&filler) {
   Operation *prev = op->getPrevNode();
   while (prev && isMemoryEffectFree(prev))
     prev = prev->getPrevNode();
@@ -394,10 +557,10 @@ InitSource initSourceOf(linalg::MatmulOp op, Value c, Operation *&filler) {
     return {};
   if (auto copy = dyn_cast<linalg::CopyOp>(prev);
       copy && copy.hasPureBufferSemantics() && copy.getDpsInits()[0] == c &&
-      unitInnerStride(copy.getDpsInputs()[0]))
+      unitInnerStride(copy.getDpsInputs()[0], rankOf(c)))
     return {InitSource::Rows, copy.getDpsInputs()[0]};
   if (auto copy = dyn_cast<memref::CopyOp>(prev);
-      copy && copy.getTarget() == c && unitInnerStride(copy.getSource()))
+      copy && copy.getTarget() == c && unitInnerStride(copy.getSource(), rankOf(c)))
     return {InitSource::Rows, copy.getSource()};
   if (auto fill = dyn_cast<linalg::FillOp>(prev);
       fill && fill.hasPureBufferSemantics() && fill.getDpsInits()[0] == c &&
@@ -479,6 +642,46 @@ memref::GlobalOp seq::cpu::PackedWeights::packedOf(Value weight) {
   return result;
 }
 
+namespace {
+
+/// Replaces `op` (C = A @ B in `geometry`'s sense, C's last axis static) by
+/// the register-blocked loops, with the op that set C before and the
+/// activation after it folded in.
+bool emit(Operation *op, Value A, Value B, Value C, const Geometry &geometry,
+          const seq::cpu::VectorTarget &target, seq::cpu::PackedWeights &weights) {
+  auto cType = cast<MemRefType>(C.getType());
+  int64_t n = cType.getShape().back();
+  if (ShapedType::isDynamic(n))
+    return false;
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  BlockShape shape = blockShape(target, n);
+  auto vec = VectorType::get({target.lanes}, b.getF32Type());
+  Operation *filler = nullptr;
+  InitSource init = initSourceOf(op, C, filler);
+  linalg::GenericOp epilogue = epilogueOf(op, C);
+  if (memref::GlobalOp packed = weights.packedOf(B)) {
+    Value panels = memref::GetGlobalOp::create(b, loc, packed.getType(),
+                                               packed.getSymName());
+    Gemm g{b, loc, A, panels, C, /*packed=*/true, vec, target.lanes, init, epilogue,
+           geometry};
+    auto type = cast<MemRefType>(B.getType());
+    emitPacked(g, shape, {type.getNumElements() / n, n});
+  } else {
+    Gemm g{b, loc, A, B, C, /*packed=*/false, vec, target.lanes, init, epilogue,
+           geometry};
+    emitUnpacked(g, shape, n);
+  }
+  op->erase();
+  if (filler)
+    filler->erase();
+  if (epilogue)
+    epilogue->erase();
+  return true;
+}
+
+} // namespace
+
 bool seq::cpu::emitGemm(linalg::MatmulOp op, const VectorTarget &target,
                         PackedWeights &weights) {
   if (!op.hasPureBufferSemantics() || op.hasUserDefinedMaps())
@@ -487,30 +690,33 @@ bool seq::cpu::emitGemm(linalg::MatmulOp op, const VectorTarget &target,
   Value C = op.getDpsInits()[0];
   if (!unitInnerStride(A) || !unitInnerStride(B) || !unitInnerStride(C))
     return false;
-  int64_t n = cast<MemRefType>(C.getType()).getDimSize(1);
-  if (ShapedType::isDynamic(n))
+  return emit(op, A, B, C, Geometry{}, target, weights);
+}
+
+bool seq::cpu::emitConvolutionGemm(linalg::LinalgOp op, const VectorTarget &target,
+                                   PackedWeights &weights) {
+  if (!isa<linalg::Conv1DNwcWcfOp, linalg::Conv2DNhwcHwcfOp,
+           linalg::Conv3DNdhwcDhwcfOp>(op) ||
+      !op.hasPureBufferSemantics())
     return false;
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  BlockShape shape = blockShape(target);
-  auto vec = VectorType::get({target.lanes}, b.getF32Type());
-  Operation *filler = nullptr;
-  InitSource init = initSourceOf(op, C, filler);
-  linalg::GenericOp epilogue = epilogueOf(op, C);
-  if (memref::GlobalOp packed = weights.packedOf(B)) {
-    Value panels = memref::GetGlobalOp::create(b, loc, packed.getType(),
-                                               packed.getSymName());
-    Gemm g{b, loc, A, panels, C, /*packed=*/true, vec, target.lanes, init, epilogue};
-    auto type = cast<MemRefType>(B.getType());
-    emitPacked(g, shape, {type.getDimSize(0), type.getDimSize(1)});
-  } else {
-    Gemm g{b, loc, A, B, C, /*packed=*/false, vec, target.lanes, init, epilogue};
-    emitUnpacked(g, shape, n);
-  }
-  op.erase();
-  if (filler)
-    filler->erase();
-  if (epilogue)
-    epilogue->erase();
-  return true;
+  Value input = op.getDpsInputs()[0], kernel = op.getDpsInputs()[1];
+  Value C = op.getDpsInits()[0];
+  int64_t rank = rankOf(C), spatial = rank - 2;
+  auto inputType = cast<MemRefType>(input.getType());
+  auto kernelType = cast<MemRefType>(kernel.getType());
+  if (!inputType.getElementType().isF32() || !unitInnerStride(kernel, rank) ||
+      !unitInnerStride(C, rank) || !kernelType.hasStaticShape())
+    return false;
+  Geometry geometry;
+  geometry.window.assign(kernelType.getShape().begin(),
+                         kernelType.getShape().begin() + spatial);
+  geometry.channels = kernelType.getDimSize(spatial);
+  auto read = [&](StringRef name) {
+    auto attr = op->getAttrOfType<DenseIntElementsAttr>(name);
+    return llvm::to_vector(llvm::map_range(
+        attr.getValues<APInt>(), [](const APInt &v) { return v.getSExtValue(); }));
+  };
+  geometry.strides = read("strides");
+  geometry.dilations = read("dilations");
+  return emit(op, input, kernel, C, geometry, target, weights);
 }

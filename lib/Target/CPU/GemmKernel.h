@@ -1,7 +1,8 @@
-// The f32 GEMM of the CPU backend: linalg.matmul on row-major buffers as
-// register-blocked loops of vector FMAs, shaped for one target's vector
-// registers (seq::cpu::VectorTarget), reading a weight operand from a copy
-// packed into column panels at compile time.
+// The f32 GEMM of the CPU backend: linalg.matmul on row-major buffers and
+// the named convolutions (as implicit GEMMs) as register-blocked loops of
+// vector FMAs, shaped for one target's vector registers
+// (seq::cpu::VectorTarget), reading a weight operand from a copy packed
+// into column panels at compile time.
 #ifndef SEQ_LIB_TARGET_CPU_GEMMKERNEL_H
 #define SEQ_LIB_TARGET_CPU_GEMMKERNEL_H
 
@@ -40,6 +41,14 @@ private:
 /// does not qualify.
 bool emitGemm(mlir::linalg::MatmulOp op, const VectorTarget &target,
               PackedWeights &weights);
+
+/// The same for a named convolution (linalg.conv_1d_nwc_wcf,
+/// conv_2d_nhwc_hwcf, conv_3d_ndhwc_dhwcf) as an implicit GEMM: C's rows
+/// are the output positions, each one's row of A the receptive field read
+/// in place from the input (no gathered copy), B the kernel viewed as
+/// (taps * channels, filters). Returns false for other ops.
+bool emitConvolutionGemm(mlir::linalg::LinalgOp op, const VectorTarget &target,
+                         PackedWeights &weights);
 
 } // namespace seq::cpu
 

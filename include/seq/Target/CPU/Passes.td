@@ -7,18 +7,18 @@ include "mlir/Pass/PassBase.td"
 // (seq::cpu::buildLoweringPipeline, lib/Target/CPU/Pipeline.cpp).
 
 def SeqCpuVectorizeConv : Pass<"seq-cpu-vectorize-conv", "mlir::func::FuncOp"> {
-  let summary = "Tiles, decomposes and vectorizes 2-D convolutions and poolings";
+  let summary = "Tiles, decomposes and vectorizes depthwise convolutions and poolings";
   let description = [{
-    `linalg.conv_2d_nhwc_hwcf`, `depthwise_conv_2d_nhwc_hwc` and
-    `pooling_nhwc_max/sum` (what `--seq-to-linalg` makes of Conv2D, a
-    depthwise Conv2D and the 2-D poolings) become vector code with upstream
-    transforms: tiled into one output row of one sample and one kernel row
-    (at most 8 output columns and 16 filters / channels), decomposed into
-    their 1-D forms and vectorized (`linalg::vectorize`); a
-    `conv_1d_nwc_wcf` or `pooling_nwc_max/sum` of its own (Conv1D,
-    Conv1DTranspose, the 1-D poolings) is tiled alike and vectorized. Ops
-    whose sizes are not static stay for
-    convert-linalg-to-loops. Runs on tensors, before bufferization.
+    `linalg.depthwise_conv_2d_nhwc_hwc` and `pooling_nhwc_max/sum` (what
+    `--seq-to-linalg` makes of a depthwise Conv2D and the 2-D poolings)
+    become vector code with upstream transforms: tiled into one output row
+    of one sample and one kernel row (at most 8 output columns and 16
+    channels), decomposed into their 1-D forms and vectorized
+    (`linalg::vectorize`); a `pooling_nwc_max/sum` of its own (the 1-D
+    poolings) is tiled alike and vectorized. Ops whose sizes are not static
+    stay for convert-linalg-to-loops. Runs on tensors, before bufferization.
+    The convolutions (`conv_1d_nwc_wcf`, `conv_2d_nhwc_hwcf`,
+    `conv_3d_ndhwc_dhwcf`) are left to `seq-cpu-kernels`.
   }];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
@@ -59,28 +59,40 @@ def SeqCpuEarlyDealloc : Pass<"seq-cpu-early-dealloc", "mlir::func::FuncOp"> {
 }
 
 def SeqCpuKernels : Pass<"seq-cpu-kernels", "mlir::ModuleOp"> {
-  let summary = "f32 matmuls on buffers to register-blocked vector loops "
-                "(constant weights packed into panels), memref copies to loops";
+  let summary = "f32 matmuls and convolutions on buffers to register-blocked "
+                "vector loops (constant weights packed into panels), memref "
+                "copies and fills to loops";
   let description = [{
     Every f32 `linalg.matmul` on row-major buffers with a static N becomes
     `scf.for` loops of `vector.fma` whose register blocks fit the target's
     vector registers (`vector-bits`: AVX-512 8 rows x 2 vectors, AVX2 3 x 4,
-    NEON 2 x 8; always 32 columns). A B operand that is a constant global is
-    packed at compile time into a new global of 32-column panels (K rows of
-    32 floats, the last panel's rows rounded up to 16, zero-padded), read
-    with GotoBLAS' loop order: 128-row chunks of A, 256-deep slices of K,
-    panels, register blocks; leftover rows go one at a time across 8
-    vectors. When C was set just before the matmul by a bias broadcast
-    (`linalg.generic` of a row vector), a copy or a fill, that op is erased
-    and the accumulators start from its source instead; when an
-    elementwise `linalg.generic` rewrites C in place right after the matmul
-    (an activation), its body, cloned as vector ops, runs on the
-    accumulators before they are stored, and it is erased. Other B operands
-    are read in place, their last vector masked.
+    NEON 2 x 8; always 32 columns; twice the rows when N is one vector
+    wide). A B operand that is a constant global is packed at compile time
+    into a new global of 32-column panels (K rows of 32 floats, the last
+    panel's rows rounded up to 16, zero-padded), read with GotoBLAS' loop
+    order: 128-row chunks of A, about 256-deep slices of K, panels, register
+    blocks; leftover rows go one at a time across 8 vectors. When C was set
+    just before the matmul by a bias broadcast (`linalg.generic` of a row
+    vector), a copy or a fill, that op is erased and the accumulators start
+    from its source instead; when an elementwise `linalg.generic` rewrites C
+    in place right after the matmul (an activation; frees in between are
+    passed), its body, cloned as vector ops, runs on the accumulators before
+    they are stored, and it is erased. Other B operands are read in place,
+    their last vector masked.
 
-    `memref.copy` becomes `linalg.copy` (no runtime library call), and a
-    row-major `memref.expand_shape` a `memref.reinterpret_cast`
-    (expand-strided-metadata crashes on two dynamic sizes in one group).
+    The named convolutions `linalg.conv_1d_nwc_wcf`, `conv_2d_nhwc_hwcf` and
+    `conv_3d_ndhwc_dhwcf` become the same loops as implicit GEMMs: C's rows
+    are the output positions (b, o...), B is the kernel seen as (taps *
+    channels, filters) (packed the same way), and a row's A values are read
+    in place from the input at `o * stride + tap * dilation` (no gathered
+    copy); the reduction runs over taps, then channels, in slices of whole
+    taps. Rows of a block on one output line share their address arithmetic.
+
+    `memref.copy` becomes `linalg.copy` (no runtime library call); a copy or
+    fill whose buffers share contiguous trailing axes runs over them as one
+    axis; a row-major `memref.expand_shape` becomes a
+    `memref.reinterpret_cast` (expand-strided-metadata crashes on two
+    dynamic sizes in one group).
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"512",
@@ -88,9 +100,9 @@ def SeqCpuKernels : Pass<"seq-cpu-kernels", "mlir::ModuleOp"> {
            "256 (AVX2) or 128 (NEON)">
   ];
   let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
-    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
-    "::mlir::vector::VectorDialect"
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
   ];
 }
 
