@@ -19,25 +19,21 @@ using namespace emit;
 Expected<Value> emitConv1D(EmitContext &c) {
   const LayerConfig &layer = c.layer;
   Expected<int64_t> filters = layer.getSize("filters");
-  Expected<SmallVector<int64_t>> width = spatialSizes(layer, "kernel_size", 1);
-  Expected<SmallVector<int64_t>> stride = spatialSizes(layer, "strides", 1, {1});
-  Expected<SmallVector<int64_t>> dilation =
-      spatialSizes(layer, "dilation_rate", 1, {1});
+  Expected<ConvWindow> window = convWindow(layer, 1, /*allowCausal=*/true);
   Expected<int64_t> groups = layer.getSizeOr("groups", 1);
   Expected<bool> useBias = layer.getBoolOr("use_bias", true);
-  Expected<Padding> padding = parsePadding(layer, /*allowCausal=*/true);
   Expected<ActivationSpec> act =
       parseActivation(c.builder, layer, "activation", "linear", c.kerasMajor);
-  if (Error e = firstError(filters, width, stride, dilation, groups, useBias,
-                           padding, act))
+  if (Error e = firstError(filters, window, groups, useBias, act))
     return std::move(e);
   Expected<std::pair<Value, bool>> in = channelsLastInput(c, 1);
   if (!in)
     return in.takeError();
   auto [x, permuted] = *in;
   ArrayRef<int64_t> xs = shapeOf(x);
-  const int64_t w = (*width)[0], s = (*stride)[0], d = (*dilation)[0];
-  int64_t length = shapes::conv1dLength(xs[1], w, s, d, *padding);
+  const int64_t w = window->kernel[0], s = window->strides[0], d = window->dilations[0];
+  const Padding padding = window->padding;
+  int64_t length = shapes::conv1dLength(xs[1], w, s, d, padding);
   if (length == 0)
     return layer.error("the kernel span is longer than the " + Twine(xs[1]) +
                        " timesteps of its input");
@@ -49,7 +45,7 @@ Expected<Value> emitConv1D(EmitContext &c) {
     if (!params)
       return params.takeError();
     y = Conv1DOp::create(c.builder, c.loc, type, x, params->first,
-                         params->second, s, d, *padding, act->kind, act->alpha)
+                         params->second, s, d, padding, act->kind, act->alpha)
             .getResult();
     return permuted ? toChannelsFirst(c, y) : y;
   }
@@ -79,7 +75,7 @@ Expected<Value> emitConv1D(EmitContext &c) {
     bias = *b;
   }
   Value x2d = reshapeTo(c, x, {targetSize(xs[1]), 1, *channels}, "to_2d");
-  Padding padding2d = *padding;
+  Padding padding2d = padding;
   if (padding2d == Padding::Causal) {
     x2d = causalPadding(c, x2d, d * (w - 1));
     padding2d = Padding::Valid;

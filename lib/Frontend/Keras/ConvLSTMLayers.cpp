@@ -15,29 +15,24 @@ using namespace emit;
 Expected<Value> emitConvLSTM(EmitContext &c) {
   const LayerConfig &layer = c.layer;
   const int64_t n = spatialRankOf(layer.getClassName());
-  SmallVector<int64_t> ones(n, 1);
   Expected<int64_t> filters = layer.getSize("filters");
-  Expected<SmallVector<int64_t>> kernel = spatialSizes(layer, "kernel_size", n);
-  Expected<SmallVector<int64_t>> strides = spatialSizes(layer, "strides", n, ones);
-  Expected<SmallVector<int64_t>> dilations =
-      spatialSizes(layer, "dilation_rate", n, ones);
+  Expected<ConvWindow> window = convWindow(layer, n, /*allowCausal=*/false);
   Expected<bool> useBias = layer.getBoolOr("use_bias", true);
   Expected<bool> sequences = layer.getBoolOr("return_sequences", false);
   Expected<bool> backwards = layer.getBoolOr("go_backwards", false);
   Expected<bool> returnState = layer.getBoolOr("return_state", false);
   Expected<bool> stateful = layer.getBoolOr("stateful", false);
   Expected<bool> first = channelsFirst(layer);
-  Expected<Padding> padding = parsePadding(layer, /*allowCausal=*/false);
   Expected<ActivationSpec> act =
       parseActivation(c.builder, layer, "activation", "tanh", c.kerasMajor);
   // tf_keras' ConvLSTM default is hard_sigmoid, Keras 3's sigmoid.
   Expected<ActivationSpec> rec =
       parseActivation(c.builder, layer, "recurrent_activation",
                       c.kerasMajor >= 3 ? "sigmoid" : "hard_sigmoid", c.kerasMajor);
-  if (Error e = firstError(filters, kernel, strides, dilations, useBias,
-                           sequences, backwards, returnState, stateful, first,
-                           padding, act, rec))
+  if (Error e = firstError(filters, window, useBias, sequences, backwards,
+                           returnState, stateful, first, act, rec))
     return std::move(e);
+  auto &[kernel, strides, dilations, padding] = *window;
   if (*returnState)
     return layer.error("return_state=True is not supported by seqc yet for "
                        "ConvLSTM layers: use the layer's output");
@@ -64,7 +59,7 @@ Expected<Value> emitConvLSTM(EmitContext &c) {
   if (channels == kDynamic)
     return layer.error("the input's channel axis has no fixed size: give the "
                        "model a fixed input shape (--input-shape)");
-  SmallVector<int64_t> kernelShape(*kernel), recurrentShape(*kernel);
+  SmallVector<int64_t> kernelShape(kernel), recurrentShape(kernel);
   kernelShape.append({channels, 4 * *filters});
   recurrentShape.append({*filters, 4 * *filters});
   std::vector<StringRef> roles = {"kernel", "recurrent_kernel"};
@@ -88,16 +83,16 @@ Expected<Value> emitConvLSTM(EmitContext &c) {
 
   SmallVector<int64_t> frame{xs[0]};
   frame.append(xs.begin() + 2, xs.end());
-  SmallVector<int64_t> state = shapes::convolution(frame, *kernel, *strides,
-                                                   *dilations, *padding, *filters);
+  SmallVector<int64_t> state = shapes::convolution(frame, kernel, strides,
+                                                   dilations, padding, *filters);
   if (Error e = requireWindowsFit(layer, frame, state, "kernel span"))
     return std::move(e);
-  SmallVector<int64_t> out = shapes::convLstm(xs, *kernel, *strides, *dilations,
-                                              *padding, *filters, *sequences);
+  SmallVector<int64_t> out = shapes::convLstm(xs, kernel, strides, dilations,
+                                              padding, *filters, *sequences);
   auto op = ConvLSTMOp::create(
       c.builder, c.loc, tensorType(c.builder, out), x, *k, *rk, bias,
-      c.builder.getDenseI64ArrayAttr(*strides),
-      c.builder.getDenseI64ArrayAttr(*dilations), *padding, act->kind,
+      c.builder.getDenseI64ArrayAttr(strides),
+      c.builder.getDenseI64ArrayAttr(dilations), padding, act->kind,
       rec->kind, *sequences, *backwards);
   Value y = op.getResult();
   if (!*first)

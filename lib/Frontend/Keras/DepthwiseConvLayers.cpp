@@ -48,20 +48,16 @@ Expected<Value> emitDepthwiseConvolution(EmitContext &c) {
   SmallVector<int64_t> ones(spatial, 1);
   Expected<int64_t> filters =
       separable ? layer.getSize("filters") : Expected<int64_t>(0);
-  Expected<SmallVector<int64_t>> kernel = spatialSizes(layer, "kernel_size", spatial);
-  Expected<SmallVector<int64_t>> strides = spatialSizes(layer, "strides", spatial, ones);
-  Expected<SmallVector<int64_t>> dilations =
-      spatialSizes(layer, "dilation_rate", spatial, ones);
+  // tf_keras' SeparableConv1D also pads causally; Keras refuses it elsewhere.
+  Expected<ConvWindow> window =
+      convWindow(layer, spatial, /*allowCausal=*/separable && spatial == 1);
   Expected<int64_t> multiplier = layer.getSizeOr("depth_multiplier", 1);
   Expected<bool> useBias = layer.getBoolOr("use_bias", true);
-  // tf_keras' SeparableConv1D also pads causally; Keras refuses it elsewhere.
-  Expected<Padding> padding =
-      parsePadding(layer, /*allowCausal=*/separable && spatial == 1);
   Expected<ActivationSpec> act =
       parseActivation(c.builder, layer, "activation", "linear", c.kerasMajor);
-  if (Error e = firstError(filters, kernel, strides, dilations, multiplier,
-                           useBias, padding, act))
+  if (Error e = firstError(filters, window, multiplier, useBias, act))
     return std::move(e);
+  const SmallVector<int64_t> &kernel = window->kernel;
   Expected<std::pair<Value, bool>> in = channelsLastInput(c, spatial);
   if (!in)
     return in.takeError();
@@ -80,26 +76,26 @@ Expected<Value> emitDepthwiseConvolution(EmitContext &c) {
     return std::move(e);
 
   ArrayRef<int64_t> xs = shapeOf(x);
-  SmallVector<int64_t> out = shapes::convolution(xs, *kernel, *strides,
-                                                 *dilations, *padding, depth);
+  SmallVector<int64_t> out = shapes::convolution(
+      xs, kernel, window->strides, window->dilations, window->padding, depth);
   if (Error e = requireWindowsFit(layer, xs, out, "kernel span"))
     return std::move(e);
 
   // The 2-D form: 1-D layers gain a column axis of size 1.
-  SmallVector<int64_t> kernel2d(*kernel), strides2d(*strides),
-      dilations2d(*dilations);
-  Padding padding2d = *padding;
+  SmallVector<int64_t> kernel2d(kernel), strides2d(window->strides),
+      dilations2d(window->dilations);
+  Padding padding2d = window->padding;
   if (spatial == 1) {
     kernel2d.push_back(1);
     strides2d.push_back(1);
     dilations2d.push_back(1);
     x = reshapeTo(c, x, {targetSize(xs[1]), 1, channels}, "to_2d");
     if (padding2d == Padding::Causal) {
-      x = causalPadding(c, x, (*dilations)[0] * ((*kernel)[0] - 1));
+      x = causalPadding(c, x, window->dilations[0] * (kernel[0] - 1));
       padding2d = Padding::Valid;
     }
   }
-  SmallVector<int64_t> fileShape(*kernel), groupedShape(kernel2d);
+  SmallVector<int64_t> fileShape(kernel), groupedShape(kernel2d);
   fileShape.append({channels, *multiplier});
   groupedShape.append({1, depth});
   Expected<Value> depthwise =

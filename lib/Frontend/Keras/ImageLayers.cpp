@@ -16,19 +16,13 @@ using namespace emit;
 Expected<Value> emitConvolution(EmitContext &c) {
   const LayerConfig &layer = c.layer;
   const int64_t spatial = spatialRankOf(layer.getClassName());
-  SmallVector<int64_t> ones(spatial, 1);
   Expected<int64_t> filters = layer.getSize("filters");
-  Expected<SmallVector<int64_t>> kernel = spatialSizes(layer, "kernel_size", spatial);
-  Expected<SmallVector<int64_t>> strides = spatialSizes(layer, "strides", spatial, ones);
-  Expected<SmallVector<int64_t>> dilations =
-      spatialSizes(layer, "dilation_rate", spatial, ones);
+  Expected<ConvWindow> window = convWindow(layer, spatial, /*allowCausal=*/false);
   Expected<int64_t> groups = layer.getSizeOr("groups", 1);
   Expected<bool> useBias = layer.getBoolOr("use_bias", true);
-  Expected<Padding> padding = parsePadding(layer, /*allowCausal=*/false);
   Expected<ActivationSpec> act =
       parseActivation(c.builder, layer, "activation", "linear", c.kerasMajor);
-  if (Error e = firstError(filters, kernel, strides, dilations, groups, useBias,
-                           padding, act))
+  if (Error e = firstError(filters, window, groups, useBias, act))
     return std::move(e);
   Expected<std::pair<Value, bool>> in = channelsLastInput(c, spatial);
   if (!in)
@@ -43,27 +37,28 @@ Expected<Value> emitConvolution(EmitContext &c) {
     return layer.error("groups=" + Twine(*groups) + " must divide the " +
                        Twine(channels) + " input channels and the " +
                        Twine(*filters) + " filters");
-  SmallVector<int64_t> kernelShape(*kernel);
+  SmallVector<int64_t> kernelShape(window->kernel);
   kernelShape.append({channels / *groups, *filters});
   auto params = c.weights.kernelAndBias(kernelShape, *useBias);
   if (!params)
     return params.takeError();
-  SmallVector<int64_t> out = shapes::convolution(xs, *kernel, *strides,
-                                                 *dilations, *padding, *filters);
+  SmallVector<int64_t> out = shapes::convolution(xs, window->kernel, window->strides,
+                                                 window->dilations, window->padding,
+                                                 *filters);
   if (Error e = requireWindowsFit(layer, xs, out, "kernel span"))
     return std::move(e);
   Type type = tensorType(c.builder, out);
-  auto stridesAttr = c.builder.getDenseI64ArrayAttr(*strides);
-  auto dilationsAttr = c.builder.getDenseI64ArrayAttr(*dilations);
+  auto stridesAttr = c.builder.getDenseI64ArrayAttr(window->strides);
+  auto dilationsAttr = c.builder.getDenseI64ArrayAttr(window->dilations);
   Value y =
       spatial == 2
           ? Conv2DOp::create(c.builder, c.loc, type, x, params->first,
                              params->second, stridesAttr, dilationsAttr,
-                             *groups, *padding, act->kind, act->alpha)
+                             *groups, window->padding, act->kind, act->alpha)
                 .getResult()
           : Conv3DOp::create(c.builder, c.loc, type, x, params->first,
                              params->second, stridesAttr, dilationsAttr,
-                             *groups, *padding, act->kind, act->alpha)
+                             *groups, window->padding, act->kind, act->alpha)
                 .getResult();
   return permuted ? toChannelsFirst(c, y) : y;
 }

@@ -205,6 +205,20 @@ Expected<SmallVector<int64_t>> spatialSizes(const LayerConfig &layer,
   return sizes;
 }
 
+Expected<ConvWindow> convWindow(const LayerConfig &layer, int64_t spatial,
+                                bool allowCausal) {
+  SmallVector<int64_t> ones(spatial, 1);
+  Expected<SmallVector<int64_t>> kernel = spatialSizes(layer, "kernel_size", spatial);
+  Expected<SmallVector<int64_t>> strides = spatialSizes(layer, "strides", spatial, ones);
+  Expected<SmallVector<int64_t>> dilations =
+      spatialSizes(layer, "dilation_rate", spatial, ones);
+  Expected<Padding> padding = parsePadding(layer, allowCausal);
+  if (Error e = firstError(kernel, strides, dilations, padding))
+    return std::move(e);
+  return ConvWindow{std::move(*kernel), std::move(*strides), std::move(*dilations),
+                    *padding};
+}
+
 Error requireWindowsFit(const LayerConfig &layer, ArrayRef<int64_t> input,
                         ArrayRef<int64_t> output, StringRef window) {
   for (size_t i = 1; i + 1 < output.size(); ++i)

@@ -112,6 +112,16 @@ Expected<SmallVector<int64_t>> spatialSizes(const LayerConfig &layer,
                                             ArrayRef<int64_t> fallback = {},
                                             int64_t minimum = 1);
 
+/// A convolution's window: config kernel_size, strides and dilation_rate
+/// (one size per spatial axis; strides and dilations 1 when absent) and
+/// padding (causal only with `allowCausal`).
+struct ConvWindow {
+  SmallVector<int64_t> kernel, strides, dilations;
+  Padding padding;
+};
+Expected<ConvWindow> convWindow(const LayerConfig &layer, int64_t spatial,
+                                bool allowCausal);
+
 /// A layer error if a window does not fit: output size 0 on some axis.
 Error requireWindowsFit(const LayerConfig &layer, ArrayRef<int64_t> input,
                         ArrayRef<int64_t> output, StringRef window);

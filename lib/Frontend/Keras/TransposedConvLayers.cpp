@@ -44,20 +44,15 @@ Expected<Value> emitTransposedConvolution(EmitContext &c) {
   const LayerConfig &layer = c.layer;
   StringRef cls = layer.getClassName();
   const int64_t spatial = spatialRankOf(cls);
-  SmallVector<int64_t> ones(spatial, 1);
   Expected<int64_t> filters = layer.getSize("filters");
-  Expected<SmallVector<int64_t>> kernel = spatialSizes(layer, "kernel_size", spatial);
-  Expected<SmallVector<int64_t>> strides = spatialSizes(layer, "strides", spatial, ones);
-  Expected<SmallVector<int64_t>> dilations =
-      spatialSizes(layer, "dilation_rate", spatial, ones);
+  Expected<ConvWindow> window = convWindow(layer, spatial, /*allowCausal=*/false);
   Expected<int64_t> groups = layer.getSizeOr("groups", 1);
   Expected<bool> useBias = layer.getBoolOr("use_bias", true);
-  Expected<Padding> padding = parsePadding(layer, /*allowCausal=*/false);
   Expected<ActivationSpec> act =
       parseActivation(c.builder, layer, "activation", "linear", c.kerasMajor);
-  if (Error e = firstError(filters, kernel, strides, dilations, groups, useBias,
-                           padding, act))
+  if (Error e = firstError(filters, window, groups, useBias, act))
     return std::move(e);
+  auto &[kernel, strides, dilations, padding] = *window;
   if (*groups != 1)
     return layer.error("config 'groups' is " + Twine(*groups) +
                        ": Keras runs a transposed convolution with groups=1 "
@@ -65,7 +60,7 @@ Expected<Value> emitTransposedConvolution(EmitContext &c) {
   // tf_keras' Conv3DTranspose accepts dilation_rate but never passes it to
   // TensorFlow: the layer computes with dilation 1, and so does its import.
   if (c.kerasMajor == 2 && spatial == 3)
-    dilations->assign(spatial, 1);
+    dilations.assign(spatial, 1);
   std::optional<SmallVector<int64_t>> outputPadding;
   const llvm::json::Value *op = layer.getObject().get("output_padding");
   if (op && op->kind() != llvm::json::Value::Null) {
@@ -75,14 +70,14 @@ Expected<Value> emitTransposedConvolution(EmitContext &c) {
       return sizes.takeError();
     outputPadding = std::move(*sizes);
     for (int64_t i = 0; i < spatial; ++i)
-      if (!shapes::transposedPaddingFits((*kernel)[i], (*strides)[i],
-                                         (*dilations)[i], *padding,
+      if (!shapes::transposedPaddingFits(kernel[i], strides[i],
+                                         dilations[i], padding,
                                          (*outputPadding)[i]))
         return layer.error(
             "config 'output_padding' " + Twine((*outputPadding)[i]) +
             " on spatial axis " + Twine(i) + " gives an output that TensorFlow "
-            "cannot run with strides " + Twine((*strides)[i]) + " and padding '" +
-            stringifyPadding(*padding) + "' (valid needs output_padding < "
+            "cannot run with strides " + Twine(strides[i]) + " and padding '" +
+            stringifyPadding(padding) + "' (valid needs output_padding < "
             "strides, same needs 1 <= kernel span % 2 + output_padding <= "
             "strides); choose another output_padding");
   }
@@ -98,7 +93,7 @@ Expected<Value> emitTransposedConvolution(EmitContext &c) {
     roles.push_back("bias");
   if (Error e = c.weights.expect(roles))
     return std::move(e);
-  SmallVector<int64_t> kernelShape(*kernel);
+  SmallVector<int64_t> kernelShape(kernel);
   kernelShape.append({*filters, *channels});
   Expected<Value> kernelValue = c.weights.next("kernel", kernelShape);
   if (!kernelValue)
@@ -111,12 +106,12 @@ Expected<Value> emitTransposedConvolution(EmitContext &c) {
     bias = *biasValue;
   }
   SmallVector<int64_t> out = shapes::transposedConvolution(
-      shapeOf(x), *kernel, *strides, *dilations, *padding,
+      shapeOf(x), kernel, strides, dilations, padding,
       outputPadding ? ArrayRef<int64_t>(*outputPadding) : ArrayRef<int64_t>(),
       *filters);
   Value y = createTransposedConv(c, spatial, tensorType(c.builder, out), x,
-                                 *kernelValue, bias, *strides, *dilations,
-                                 outputPadding, *padding, *act);
+                                 *kernelValue, bias, strides, dilations,
+                                 outputPadding, padding, *act);
   return permuted ? toChannelsFirst(c, y) : y;
 }
 
