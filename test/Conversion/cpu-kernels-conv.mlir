@@ -67,16 +67,16 @@ func.func @conv2d(%x: memref<?x6x18x8xf32>, %bias: memref<16xf32>, %c: memref<?x
 // Strides and dilations: the row's first input position is its output
 // position times the stride, a tap's offset its index times the dilation.
 // Lines of 3 outputs do not hold a block: every row's position is computed.
-// 40 channels of 9 taps (360) are two slices of the reduction, taps 0-5 and
-// 6-8, the second starting from what the first stored.
+// 40 channels of 9 taps (360) are two slices of the reduction of about equal
+// depth, taps 0-4 and 5-8, the second starting from what the first stored.
 // CHECK-LABEL: func.func @strided(
 // CHECK-SAME:      %[[X:.*]]: memref<?x9x9x40xf32>, %{{.*}}: memref<40x3x3x40xf32>, %[[C:.*]]: memref<?x3x3x40xf32>)
 // CHECK-COUNT-8: affine.delinearize_index %{{.*}} into (3, 3) : index, index, index
-// CHECK:         scf.for %{{.*}} = %c0{{.*}} to %c6{{.*}} step %c1{{.*}}
+// CHECK:         scf.for %{{.*}} = %c0{{.*}} to %c5{{.*}} step %c1{{.*}}
 // CHECK:           %[[T:.*]]:2 = affine.delinearize_index %{{.*}} into (3, 3) : index, index
 // CHECK:           arith.muli %[[T]]#0, %c2{{.*}}
 // CHECK:           arith.muli %[[T]]#1, %c2{{.*}}
-// CHECK:         scf.for %{{.*}} = %c6{{.*}} to %c9{{.*}} step %c1{{.*}}
+// CHECK:         scf.for %{{.*}} = %c5{{.*}} to %c9{{.*}} step %c1{{.*}}
 memref.global "private" constant @k3 : memref<3x3x40x40xf32> = dense<0.25>
 func.func @strided(%x: memref<?x9x9x40xf32>, %unused: memref<40x3x3x40xf32>, %c: memref<?x3x3x40xf32>) {
   %k = memref.get_global @k3 : memref<3x3x40x40xf32>

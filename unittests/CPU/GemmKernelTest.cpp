@@ -107,7 +107,7 @@ const Shape kShapes[] = {
     {3, 1, true},     // one column: a masked vector, a 16-wide tail panel
     {5, 40, false},   // a full panel and an 8-column tail; C starts at zero
     {300, 33, true, true}, // two depth slices (relu after the last); a 1-column tail
-    {257, 64, true},  // two full panels; a 1-deep second slice
+    {257, 64, true},  // two full panels; two depth slices (129 and 128)
     {64, 1000, true, true}, // 31 panels and an 8-column tail (GEMV groups + rest)
     {600, 17, false, true}, // three depth slices, tail only; relu
     {16, 128, true},  // exactly four panels (one GEMV group)

@@ -371,17 +371,26 @@ struct PanelLayout {
   int64_t size() const { return fullPanels() * panelFloats() + k * tailStride(); }
 };
 
-/// The reduction in slices of about kDepthChunk: whole taps while a tap's
-/// channels are fewer, else one tap's channels in chunks.
+/// `n` in `ceil(n / most)` parts of equal size (the last smaller), so that
+/// no part is a sliver.
+int64_t evenPart(int64_t n, int64_t most) {
+  int64_t parts = (n + most - 1) / most;
+  return (n + parts - 1) / parts;
+}
+
+/// The reduction in slices of at most kDepthChunk: whole taps while a tap's
+/// channels are fewer, else one tap's channels in chunks; slices of about
+/// equal depth.
 SmallVector<std::array<int64_t, 4>> depthSlices(int64_t taps, int64_t channels) {
   SmallVector<std::array<int64_t, 4>> slices;
   if (channels >= kDepthChunk) {
+    int64_t chunk = evenPart(channels, kDepthChunk);
     for (int64_t t = 0; t < taps; ++t)
-      for (int64_t c = 0; c < channels; c += kDepthChunk)
-        slices.push_back({t, t + 1, c, std::min(channels, c + kDepthChunk)});
+      for (int64_t c = 0; c < channels; c += chunk)
+        slices.push_back({t, t + 1, c, std::min(channels, c + chunk)});
     return slices;
   }
-  int64_t perSlice = kDepthChunk / channels;
+  int64_t perSlice = evenPart(taps, kDepthChunk / channels);
   for (int64_t t = 0; t < taps; t += perSlice)
     slices.push_back({t, std::min(taps, t + perSlice), 0, channels});
   return slices;
