@@ -6,7 +6,8 @@ set -euo pipefail
 
 packages=(cmake g++ llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
           libhdf5-dev zlib1g-dev libgtest-dev ninja-build ccache
-          chromium valgrind libseccomp-dev clang-22 libclang-rt-22-dev)
+          chromium valgrind libseccomp-dev clang-22 libclang-rt-22-dev
+          lld-22 libc6-dev-arm64-cross qemu-user)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -46,6 +46,12 @@ cl::opt<std::string> cpu("cpu",
                                   "(this machine's) or an LLVM name, e.g. znver4"),
                          cl::value_desc("name"), cl::init(""),
                          cl::cat(seqc::seqCompileCategory));
+cl::opt<std::string> targetTriple(
+    "target-triple",
+    cl::desc("Target of -o lib.so / -o model.o|.a / --emit=llvm: this machine's (the "
+             "default) or aarch64-linux-gnu (an AArch64 Linux library: NEON code, "
+             "linked with clang and lld)"),
+    cl::value_desc("triple"), cl::init(""), cl::cat(seqc::seqCompileCategory));
 cl::opt<std::string> header("header",
                             cl::desc("C header path for -o lib.so / --emit=obj "
                                      "(default: the output with .h)"),
@@ -118,6 +124,7 @@ std::optional<int> writeStaticArchive(seqc::Session &session) {
   std::string archive = (dir + "/model.a").str();
   seq::cpu::AotOptions options;
   options.cpu = cpu;
+  options.targetTriple = targetTriple;
   options.fuse = !noFuse;
   if (Error e = seq::cpu::compileAot(*session.model.module,
                                      seq::cpu::AotArtifact::Object, object,
@@ -154,6 +161,7 @@ std::optional<int> compileForCpu(seqc::Session &session) {
     return std::nullopt;
   seq::cpu::AotOptions options;
   options.cpu = cpu;
+  options.targetTriple = targetTriple;
   options.fuse = !noFuse;
   if (Error e = seq::cpu::compileAot(*session.model.module, *artifact,
                                      seqc::outputPath, header, options))

@@ -80,6 +80,8 @@ const std::vector<Ownership> &ownerships() {
       {"header", "-o lib.so, -o model.o or -o model.a", cpuArtifact},
       {"cpu", "-o lib.so, -o model.o, -o model.a or --emit=llvm",
        [] { return cpuArtifact() || isCompile(Emit::LLVM); }},
+      {"target-triple", "-o lib.so, -o model.o, -o model.a or --emit=llvm",
+       [] { return cpuArtifact() || isCompile(Emit::LLVM); }},
       {"no-fuse",
        "the CPU backend (-o lib.so, --emit=obj|llvm|linalg, --engine=jit|aot)",
        [=] {

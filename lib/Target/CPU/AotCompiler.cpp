@@ -47,6 +47,12 @@ const EmbeddedFile kRuntimeFiles[] = {
 const unsigned char kSupportObject[] = {
 #include "SupportObject.inc"
 };
+#ifdef SEQ_AARCH64_SUPPORT
+/// The same, compiled for AArch64 Linux.
+const unsigned char kSupportObjectAArch64[] = {
+#include "SupportObjectAArch64.inc"
+};
+#endif
 
 /// The largest input / output rank of a library (SEQC_MAX_RANK in
 /// runtime/seqc_model_api.c, whose descriptors have this many sizes).
@@ -244,10 +250,10 @@ struct CodeVariant {
 /// (AVX2, any x86-64 CPU since 2015) and x86-64-v4 code (AVX-512), behind a
 /// seqc_model_predict that picks one when called (runtime/seqc_cpu.c). Any
 /// other `cpu` ("native" included) is one variant.
-std::vector<CodeVariant> codeVariants(StringRef cpu) {
-  bool x86Host = llvm::Triple(llvm::sys::getProcessTriple()).getArch() ==
-                 llvm::Triple::x86_64;
-  if ((cpu.empty() || cpu == "portable") && x86Host)
+std::vector<CodeVariant> codeVariants(StringRef cpu, StringRef triple) {
+  llvm::Triple target(triple.empty() ? llvm::sys::getProcessTriple()
+                                     : llvm::Triple::normalize(triple));
+  if ((cpu.empty() || cpu == "portable") && target.getArch() == llvm::Triple::x86_64)
     return {{"x86-64-v3", "seqc_model_predict_x86_64_v3"},
             {"x86-64-v4", "seqc_model_predict_x86_64_v4"}};
   return {{cpu == "portable" ? "" : cpu.str(), "seqc_model_predict"}};
@@ -257,6 +263,9 @@ std::vector<CodeVariant> codeVariants(StringRef cpu) {
 /// model file's).
 std::string targetText(const std::vector<CodeVariant> &variants,
                        const llvm::TargetMachine &baseline) {
+  if (baseline.getTargetTriple().isAArch64())
+    return "aarch64-linux-gnu, " + whitelisted(baseline.getTargetCPU()) +
+           " (NEON)";
   if (variants.size() == 1)
     return whitelisted(baseline.getTargetCPU());
   return "portable: x86-64-v3 (AVX2) code, and x86-64-v4\n"
@@ -327,6 +336,35 @@ void addDispatchEntry(llvm::Module &m, const std::vector<CodeVariant> &variants)
 
 } // namespace
 
+namespace {
+
+std::string aarch64Sysroot() {
+#ifdef SEQ_AARCH64_SYSROOT
+  return SEQ_AARCH64_SYSROOT;
+#else
+  return "";
+#endif
+}
+
+/// The linker driver and its target flags: the C compiler for the host;
+/// clang with lld for AArch64.
+llvm::Expected<std::vector<std::string>> linkerCommand(bool aarch64) {
+  if (!aarch64) {
+    llvm::Expected<std::string> cc = seq::cpu::findCCompiler();
+    if (!cc)
+      return cc.takeError();
+    return std::vector<std::string>{*cc};
+  }
+  for (StringRef name : {"clang-22", "clang"})
+    if (llvm::ErrorOr<std::string> clang = llvm::sys::findProgramByName(name))
+      return std::vector<std::string>{*clang, "--target=aarch64-linux-gnu",
+                                      "-fuse-ld=lld"};
+  return failure(llvm::Twine("no clang found to link an AArch64 library: install "
+                             "clang-22 and lld"));
+}
+
+} // namespace
+
 std::string seq::cpu::defaultHeaderPath(StringRef outputPath) {
   llvm::SmallString<256> path(outputPath);
   llvm::sys::path::replace_extension(path, ".h");
@@ -336,14 +374,21 @@ std::string seq::cpu::defaultHeaderPath(StringRef outputPath) {
 Error seq::cpu::compileAot(ModuleOp module, AotArtifact kind,
                            StringRef outputPath, StringRef headerPath,
                            const AotOptions &options) {
-  std::vector<CodeVariant> variants = codeVariants(options.cpu);
+#ifndef SEQ_AARCH64_SUPPORT
+  if (!options.targetTriple.empty() &&
+      llvm::Triple(llvm::Triple::normalize(options.targetTriple)).isAArch64())
+    return failure(llvm::Twine("this seqc was built without AArch64 libraries: install "
+                               "clang-22, lld and libc6-dev-arm64-cross (scripts/setup.sh "
+                               "does) and rebuild it"));
+#endif
+  std::vector<CodeVariant> variants = codeVariants(options.cpu, options.targetTriple);
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> linked;
   std::unique_ptr<llvm::TargetMachine> baseline;
   std::optional<ModelSignature> firstSignature;
   for (const CodeVariant &variant : variants) {
     llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm =
-        createTargetMachine(variant.cpu);
+        createTargetMachine(variant.cpu, options.targetTriple);
     if (!tm)
       return tm.takeError();
     llvm::Expected<LoweredModel> lowered =
@@ -403,32 +448,41 @@ Error seq::cpu::compileAot(ModuleOp module, AotArtifact kind,
       headerPath.empty() ? defaultHeaderPath(outputPath) : headerPath.str();
   std::string headerText =
       publicHeader(signature, header, outputPath, targetText(variants, *baseline), options);
+  bool aarch64 = baseline->getTargetTriple().isAArch64();
+  StringRef support(reinterpret_cast<const char *>(kSupportObject), sizeof kSupportObject);
+#ifdef SEQ_AARCH64_SUPPORT
+  if (aarch64)
+    support = StringRef(reinterpret_cast<const char *>(kSupportObjectAArch64),
+                        sizeof kSupportObjectAArch64);
+#endif
   for (auto [name, bytes] : std::initializer_list<std::pair<StringRef, StringRef>>{
            {"model.o", StringRef(object.data(), object.size())},
-           {"seqc_support.o",
-            StringRef(reinterpret_cast<const char *>(kSupportObject),
-                      sizeof kSupportObject)}})
+           {"seqc_support.o", support}})
     if (Error e = writeFile(dir->file(name), bytes))
       return e;
 
   // Only linking: no C source is compiled per model.
-  llvm::Expected<std::string> cc = findCCompiler();
-  if (!cc)
-    return cc.takeError();
+  llvm::Expected<std::vector<std::string>> linker = linkerCommand(aarch64);
+  if (!linker)
+    return linker.takeError();
+  std::vector<std::string> args = *linker;
   std::string built;
   if (kind == AotArtifact::SharedLibrary) {
     built = dir->file("model.so");
-    if (Error e = runTool({*cc, "-shared", "-o", built, dir->file("model.o"),
-                           dir->file("seqc_support.o"), "-lm", "-lpthread"},
-                          *dir))
-      return e;
+    args.insert(args.end(), {"-shared", "-o", built, dir->file("model.o"),
+                             dir->file("seqc_support.o")});
+    if (aarch64)
+      args.insert(args.end(),
+                  {"-nostdlib", "-L" + aarch64Sysroot() + "/lib", "-lc", "-lm"});
+    else
+      args.insert(args.end(), {"-lm", "-lpthread"});
   } else {
     built = dir->file("combined.o");
-    if (Error e = runTool({*cc, "-r", "-nostdlib", "-o", built,
-                           dir->file("model.o"), dir->file("seqc_support.o")},
-                          *dir))
-      return e;
+    args.insert(args.end(), {"-r", "-nostdlib", "-o", built, dir->file("model.o"),
+                             dir->file("seqc_support.o")});
   }
+  if (Error e = runTool(args, *dir))
+    return e;
   if (Error e = writeFile(dir->file("header.h"), headerText))
     return e;
   return installFiles({{built, outputPath.str()}, {dir->file("header.h"), header}});

@@ -194,21 +194,40 @@ void seq::cpu::registerPipelineDialects(DialectRegistry &registry) {
 }
 
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-seq::cpu::createTargetMachine(llvm::StringRef cpu) {
+seq::cpu::createTargetMachine(llvm::StringRef cpu, llvm::StringRef tripleName) {
   static bool initialized = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
+    LLVMInitializeAArch64TargetInfo();
+    LLVMInitializeAArch64Target();
+    LLVMInitializeAArch64TargetMC();
+    LLVMInitializeAArch64AsmPrinter();
     return true;
   }();
   (void)initialized;
-  llvm::Triple triple(llvm::sys::getProcessTriple());
+  llvm::Triple host(llvm::sys::getProcessTriple());
+  llvm::Triple triple =
+      tripleName.empty() ? host : llvm::Triple(llvm::Triple::normalize(tripleName));
+  bool cross = triple.getArch() != host.getArch();
+  bool supported = triple.isOSLinux() && (triple.getArch() == llvm::Triple::x86_64 ||
+                                          triple.getArch() == llvm::Triple::aarch64);
+  if (!tripleName.empty() && !supported)
+    return llvm::createStringError("target triple '" + tripleName.str() +
+                                   "' is not supported: seqc builds libraries for "
+                                   "x86_64-linux-gnu and aarch64-linux-gnu");
+  if (cross && cpu == "native")
+    return llvm::createStringError(
+        "--cpu=native is this machine's CPU, which cannot run " + triple.str() +
+        " code: give an LLVM CPU name for it (e.g. neoverse-n1) or leave --cpu out");
   std::string error;
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return llvm::createStringError("no LLVM target for " + triple.str() +
                                    ": " + error);
   std::string cpuName, features;
-  if (cpu.empty() || cpu == "native") {
+  if (cross && cpu.empty()) {
+    cpuName = "generic";
+  } else if (cpu.empty() || cpu == "native") {
     cpuName = llvm::sys::getHostCPUName().str();
     for (auto &feature : llvm::sys::getHostCPUFeatures())
       features += (features.empty() ? "" : ",") +

@@ -26,6 +26,9 @@ enum class AotArtifact { SharedLibrary, Object, LLVMIR };
 struct AotOptions {
   /// LLVM CPU name; "" or "native" = the host.
   std::string cpu;
+  /// "" (the host's) or a cross target: x86_64-linux-gnu, aarch64-linux-gnu
+  /// (needs clang, lld and an AArch64 glibc when seqc was built).
+  std::string targetTriple;
   /// Run the seq fusion pipeline first.
   bool fuse = true;
   /// Bounds of seqc_model_create() (seqc_model_create_sized takes any).

@@ -51,9 +51,11 @@ void registerPipelineDialects(mlir::DialectRegistry &registry);
 
 /// A target machine for `cpu` ("" or "native": the host CPU, with the host's
 /// features; otherwise an LLVM CPU name such as "znver4" or "x86-64-v3"),
-/// PIC, tuned for speed. Errors name the CPU and list how to find valid ones.
+/// PIC, tuned for speed. `triple` other than "" (the host's) is a cross
+/// target: x86_64-linux-gnu or aarch64-linux-gnu, whose CPU "" is "generic"
+/// and never "native". Errors name the CPU and list how to find valid ones.
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-createTargetMachine(llvm::StringRef cpu = "");
+createTargetMachine(llvm::StringRef cpu = "", llvm::StringRef triple = "");
 
 /// Runs the pipeline on `module` (in place). Errors carry the diagnostics.
 llvm::Error lowerToLLVMDialect(mlir::ModuleOp module, bool fuse = true,
