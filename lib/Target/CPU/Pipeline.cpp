@@ -133,6 +133,7 @@ void seq::cpu::buildLoweringPipeline(OpPassManager &pm, bool fuse,
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   bufferize.allowReturnAllocsFromLoops = true;
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   // CSE makes the subviews that a loop-carried buffer's extract_slice and
   // insert_slice became one value, so that the canonicalizer erases the
