@@ -3,6 +3,7 @@
 #include "seq/Target/CPU/Pipeline.h"
 
 #include "GemmKernel.h"
+#include "PoolingKernel.h"
 #include "PackState.h"
 #include "seq/Dialect/Seq/IR/ModelIO.h"
 
@@ -107,6 +108,11 @@ struct CpuKernelsPass : seq::cpu::impl::SeqCpuKernelsBase<CpuKernelsPass> {
       else
         seq::cpu::emitConvolutionGemm(op, *target, weights);
     }
+    // The poolings seq-cpu-vectorize-conv left (3-D, or of unknown size).
+    SmallVector<linalg::LinalgOp> poolings;
+    getOperation().walk([&](linalg::LinalgOp op) { poolings.push_back(op); });
+    for (linalg::LinalgOp op : poolings)
+      seq::cpu::emitPooling(op, *target);
     for (auto fn : getOperation().getOps<func::FuncOp>())
       cleanUpBuffers(fn);
   }
@@ -264,9 +270,10 @@ std::optional<SmallVector<OpFoldResult>> rowTiles(OpBuilder &b, linalg::LinalgOp
 /// forms (depthwise_conv_1d_nwc_wc, pooling_nwc_*), and vectorized;
 /// pooling_nwc_max/sum (the 1-D poolings) are tiled alike and vectorized
 /// (linalg::vectorize: a vector FMA per kernel tap, or a vector max/add). Ops
-/// whose sizes are not static stay for convert-linalg-to-loops. Runs on
-/// tensors, before bufferization. (The convolutions of one group are
-/// seq-cpu-kernels' implicit GEMMs.)
+/// whose sizes are not static are left: the poolings to seq-cpu-kernels'
+/// pooling loops, a depthwise convolution to convert-linalg-to-loops. Runs
+/// on tensors, before bufferization. (The convolutions are seq-cpu-kernels'
+/// implicit GEMMs.)
 struct VectorizeConvPass
     : seq::cpu::impl::SeqCpuVectorizeConvBase<VectorizeConvPass> {
   void runOnOperation() override {

@@ -60,8 +60,9 @@ def SeqCpuEarlyDealloc : Pass<"seq-cpu-early-dealloc", "mlir::func::FuncOp"> {
 
 def SeqCpuKernels : Pass<"seq-cpu-kernels", "mlir::ModuleOp"> {
   let summary = "f32 matmuls and convolutions on buffers to register-blocked "
-                "vector loops (constant weights packed into panels), memref "
-                "copies and fills to loops";
+                "vector loops (constant weights packed into panels), the "
+                "remaining poolings to vector loops, memref copies and fills "
+                "to loops";
   let description = [{
     Every f32 `linalg.matmul` on row-major buffers with a static N becomes
     `scf.for` loops of `vector.fma` whose register blocks fit the target's
@@ -88,6 +89,11 @@ def SeqCpuKernels : Pass<"seq-cpu-kernels", "mlir::ModuleOp"> {
     in place from the input at `o * stride + tap * dilation` (no gathered
     copy); the reduction runs over taps, then channels, in slices of whole
     taps. Rows of a block on one output line share their address arithmetic.
+
+    The poolings `seq-cpu-vectorize-conv` left (`linalg.pooling_ndhwc_*`,
+    and ones over an axis of unknown size) become loops over the output
+    positions and channel vectors, the window's taps folded in with a vector
+    max or add.
 
     `memref.copy` becomes `linalg.copy` (no runtime library call); a copy or
     fill whose buffers share contiguous trailing axes runs over them as one
