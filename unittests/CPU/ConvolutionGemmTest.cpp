@@ -9,8 +9,9 @@
 #include "seq/Dialect/Seq/IR/SeqDialect.h"
 #include "seq/Runtime/Eager.h"
 #include "seq/Runtime/Engine.h"
-#include "seq/Target/CPU/AotCompiler.h"
 #include "seq/Target/CPU/JitEngine.h"
+
+#include "KernelTestSupport.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -19,18 +20,16 @@
 #include "mlir/Parser/Parser.h"
 
 #include "llvm/ADT/SmallString.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <gtest/gtest.h>
 
-#include <dlfcn.h>
-
 #include <cmath>
-#include <random>
 
 using seq::rt::Tensor;
+using seq::test::denseLiteral;
+using seq::test::randomValues;
 
 namespace {
 
@@ -65,22 +64,6 @@ const ConvCase kCases[] = {
      "strides = array<i64: 1, 2, 1>}"},
 };
 const int64_t kBatches[] = {1, 3, 9};
-
-std::vector<float> randomValues(size_t count, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1, 1);
-  std::vector<float> v(count);
-  for (float &x : v)
-    x = dist(rng);
-  return v;
-}
-
-std::string denseLiteral(const std::vector<float> &v) {
-  return "\"0x" +
-         llvm::toHex(llvm::StringRef(reinterpret_cast<const char *>(v.data()),
-                                     v.size() * sizeof(float))) +
-         "\"";
-}
 
 int64_t product(const std::vector<int64_t> &shape) {
   int64_t n = 1;
@@ -189,33 +172,16 @@ TEST_F(ConvolutionGemmTest, Avx2LibraryMatchesTheEagerInterpreter) {
     seed += 2;
     ASSERT_TRUE(module);
     std::string library = (dir + "/libconv" + std::to_string(index++) + ".so").str();
-    seq::cpu::AotOptions options;
-    options.cpu = "x86-64-v3";
-    options.defaultMaxBatch = 9;
-    llvm::Error e = seq::cpu::compileAot(*module, seq::cpu::AotArtifact::SharedLibrary,
-                                         library, "", options);
-    ASSERT_FALSE(bool(e)) << llvm::toString(std::move(e));
-    void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-    ASSERT_TRUE(handle) << dlerror();
-    using Create = void *(*)();
-    using Run = int (*)(void *, const float *, int64_t, int64_t, float *);
-    using Destroy = void (*)(void *);
-    auto create = reinterpret_cast<Create>(dlsym(handle, "seqc_model_create"));
-    auto run = reinterpret_cast<Run>(dlsym(handle, "seqc_model_run"));
-    auto destroy = reinterpret_cast<Destroy>(dlsym(handle, "seqc_model_destroy"));
-    ASSERT_TRUE(create && run && destroy);
-    void *model = create();
-    ASSERT_TRUE(model);
+    seq::test::AotLibrary aot(*module, library, "x86-64-v3", 9);
+    ASSERT_TRUE(aot.error.empty()) << c.name << ": " << aot.error;
     for (int64_t batch : kBatches) {
       Tensor x = Tensor::zeros(inputShape(c, batch));
       x.data = randomValues(x.data.size(), seed++);
       std::vector<float> want = reference(*module, x);
       std::vector<float> y(want.size());
-      ASSERT_EQ(run(model, x.data.data(), batch, c.steps, y.data()), 0) << c.name;
+      ASSERT_EQ(aot.run(x.data.data(), batch, c.steps, y.data()), 0) << c.name;
       expectClose(y, want, llvm::formatv("avx2 {0} batch {1}", c.name, batch).str());
     }
-    destroy(model);
-    dlclose(handle);
   }
   llvm::sys::fs::remove_directories(dir);
 }

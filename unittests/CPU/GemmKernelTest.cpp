@@ -6,8 +6,9 @@
 // libraries built for AVX2 (x86-64-v3), against a double-precision product.
 #include "seq/Dialect/Seq/IR/SeqDialect.h"
 #include "seq/Runtime/Engine.h"
-#include "seq/Target/CPU/AotCompiler.h"
 #include "seq/Target/CPU/JitEngine.h"
+
+#include "KernelTestSupport.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -16,19 +17,17 @@
 #include "mlir/Parser/Parser.h"
 
 #include "llvm/ADT/SmallString.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 
 #include <gtest/gtest.h>
 
-#include <dlfcn.h>
-
 #include <cmath>
-#include <random>
 
 using seq::rt::Tensor;
+using seq::test::denseLiteral;
+using seq::test::randomValues;
 
 namespace {
 
@@ -37,23 +36,6 @@ struct Shape {
   bool bias;
   bool relu = false; // applied in the kernel before C is stored
 };
-
-std::vector<float> randomValues(size_t count, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1, 1);
-  std::vector<float> v(count);
-  for (float &x : v)
-    x = dist(rng);
-  return v;
-}
-
-/// A dense<...> literal of any shape: the values' bytes in hex.
-std::string denseLiteral(const std::vector<float> &v) {
-  return "\"0x" +
-         llvm::toHex(llvm::StringRef(reinterpret_cast<const char *>(v.data()),
-                                     v.size() * sizeof(float))) +
-         "\"";
-}
 
 /// One Dense layer (K -> N), weights as literals.
 std::string denseModel(const Shape &s, const std::vector<float> &w,
@@ -164,31 +146,14 @@ TEST_F(GemmKernelTest, Avx2LibraryMatchesTheProduct) {
     DenseCase c = denseCase(s, seed);
     ASSERT_TRUE(c.module);
     std::string library = (dir + "/libgemm" + std::to_string(index++) + ".so").str();
-    seq::cpu::AotOptions options;
-    options.cpu = "x86-64-v3";
-    options.defaultMaxBatch = 261;
-    llvm::Error e = seq::cpu::compileAot(*c.module, seq::cpu::AotArtifact::SharedLibrary,
-                                         library, "", options);
-    ASSERT_FALSE(bool(e)) << llvm::toString(std::move(e));
-    void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-    ASSERT_TRUE(handle) << dlerror();
-    using Create = void *(*)();
-    using Run = int (*)(void *, const float *, int64_t, int64_t, float *);
-    using Destroy = void (*)(void *);
-    auto create = reinterpret_cast<Create>(dlsym(handle, "seqc_model_create"));
-    auto run = reinterpret_cast<Run>(dlsym(handle, "seqc_model_run"));
-    auto destroy = reinterpret_cast<Destroy>(dlsym(handle, "seqc_model_destroy"));
-    ASSERT_TRUE(create && run && destroy);
-    void *model = create();
-    ASSERT_TRUE(model);
+    seq::test::AotLibrary aot(*c.module, library, "x86-64-v3", 261);
+    ASSERT_TRUE(aot.error.empty()) << aot.error;
     for (int64_t m : kBatches) {
       std::vector<float> x = randomValues(m * s.k, seed++), y(m * s.n);
-      ASSERT_EQ(run(model, x.data(), m, 0, y.data()), 0);
+      ASSERT_EQ(aot.run(x.data(), m, 0, y.data()), 0);
       expectProduct(y, x, c.w, c.b, m, s,
                     llvm::formatv("avx2 K={0} N={1} M={2}", s.k, s.n, m).str());
     }
-    destroy(model);
-    dlclose(handle);
   }
   llvm::sys::fs::remove_directories(dir);
 }
