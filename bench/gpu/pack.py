@@ -79,13 +79,17 @@ def pack_fixture(fx, seq_compile, out, lines, notes):
 
 
 def emit_backends(name, model, checks, seq_compile, notes):
-    """The fixture's .cu for each RNN backend, into checks/; the backends
-    that emitted it (cuDNN's refusals go to the notes)."""
+    """The fixture's .cu for each backend, into checks/: seqc's kernels, and
+    cuDNN for the recurrences and convolutions it takes; the backends that
+    emitted it (cuDNN's refusals go to the notes)."""
     emitted = []
     for backend in ("fused", "cudnn"):
         cu = os.path.join(checks, "%s.%s.cu" % (name, backend))
-        rc, text = run([seq_compile] + model + ["--target=cuda", "--emit=cuda",
-                                                "--rnn-backend=" + backend, "-o", cu])
+        flags = ["--rnn-backend=" + backend]
+        if backend == "cudnn":
+            flags.append("--conv-backend=cudnn")
+        rc, text = run([seq_compile] + model + ["--target=cuda", "--emit=cuda"] + flags +
+                       ["-o", cu])
         if rc != 0:
             if backend == "cudnn" and "use --rnn-backend=fused" in text:
                 notes.append("%s: cudnn refused (%s)" % (name, text.splitlines()[-1][:160]))

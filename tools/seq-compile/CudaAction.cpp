@@ -39,6 +39,14 @@ cl::opt<seq::cuda::RnnBackend> rnnBackend(
                clEnumValN(seq::cuda::RnnBackend::Cudnn, "cudnn",
                           "cudnnRNNForward (cuDNN 9; LSTM and GRU reset_after=True)")),
     cl::init(seq::cuda::RnnBackend::Fused), cl::cat(seqc::seqCompileCategory));
+cl::opt<seq::cuda::ConvBackend> convBackend(
+    "conv-backend", cl::desc("--target=cuda: how Conv2D/Conv3D layers run"),
+    cl::values(clEnumValN(seq::cuda::ConvBackend::Direct, "direct",
+                          "seqc's direct convolution kernel (default)"),
+               clEnumValN(seq::cuda::ConvBackend::Cudnn, "cudnn",
+                          "cudnnConvolutionForward (cuDNN 9) where the padding is the same "
+                          "on both sides; the direct kernel elsewhere")),
+    cl::init(seq::cuda::ConvBackend::Direct), cl::cat(seqc::seqCompileCategory));
 cl::opt<std::string> cudaArch("cuda-arch",
                               cl::desc("--target=cuda: GPU architectures to build for"),
                               cl::value_desc("sm_80,sm_90"), cl::init("sm_80,sm_90"),
@@ -96,6 +104,7 @@ std::optional<int> runCuda(seqc::Session &session) {
 
   seq::cuda::CudaEmitOptions options;
   options.rnnBackend = rnnBackend;
+  options.convBackend = convBackend;
   options.maxBatch = maxBatch;
   options.maxSeqLen = maxSeqLen;
   options.fuse = !skipFusion;
@@ -139,7 +148,8 @@ std::optional<int> runCuda(seqc::Session &session) {
   if (!library)
     return seqc::fail(toString(library.takeError())); // the log stays in `dir`
   std::string header = headerPathFor(seqc::outputPath);
-  bool cudnn = options.rnnBackend == seq::cuda::RnnBackend::Cudnn;
+  bool cudnn = options.rnnBackend == seq::cuda::RnnBackend::Cudnn ||
+               options.convBackend == seq::cuda::ConvBackend::Cudnn;
   std::string headerText = seq::cuda::cudaModelHeader(
       module, sys::path::filename(header), sys::path::filename(seqc::outputPath),
       options.builtForArchs, cudnn);

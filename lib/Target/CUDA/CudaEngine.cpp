@@ -211,6 +211,7 @@ void registerCudaEngines() {
   rt::registerEngine("cudnn", [](mlir::ModuleOp module, const rt::EngineOptions &) {
     CudaEmitOptions options;
     options.rnnBackend = RnnBackend::Cudnn;
+    options.convBackend = ConvBackend::Cudnn;
     return createCudaEngine(module, options);
   });
 }

@@ -53,6 +53,9 @@ std::string Emitter::assemble() const {
      << portShapes(outputPorts) << ".\n"
      << "// RNN backend: "
      << (options.rnnBackend == RnnBackend::Cudnn ? "cuDNN for LSTM/GRU" : "fused persistent kernels")
+     << "; convolutions: "
+     << (options.convBackend == ConvBackend::Cudnn ? "cuDNN where the padding is symmetric"
+                                                   : "direct kernels")
      << ". Device memory is allocated once, at seqc_model_create, for batch <= " << maxBatch
      << (dynamicTime ? " and seq_len <= " + std::to_string(maxSteps) : std::string()) << ".\n"
      << "//\n"

@@ -173,6 +173,13 @@ private:
   /// Conv2D/3D, the 2-D/3-D and global poolings, zero padding, cropping,
   /// upsampling, permute (SpatialEmitter.cpp).
   Error emitSpatial(Operation *op);
+  /// A Conv2D/3D through cuDNN (--conv-backend=cudnn) with `pads` on each
+  /// spatial axis, writing buffer `y` (SpatialEmitter.cpp).
+  void emitCudnnConvolution(Operation *op, unsigned x, unsigned y, llvm::ArrayRef<int64_t> kernel,
+                            int64_t channels, int64_t filters, int64_t groups,
+                            llvm::ArrayRef<int64_t> pads, llvm::ArrayRef<int64_t> strides,
+                            llvm::ArrayRef<int64_t> dilations, llvm::StringRef weights,
+                            llvm::StringRef bias, Activation act, llvm::StringRef alpha);
   void markCudnnProjections(func::FuncOp func);
 
   std::string assemble() const;

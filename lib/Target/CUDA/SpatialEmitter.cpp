@@ -75,7 +75,75 @@ std::string convNd(const ConvNdLaunch &c) {
          ", " + c.padding + ", " + c.alpha + ")";
 }
 
+/// The padding of each spatial axis when it is the same on both sides, as
+/// cuDNN needs: all of them for valid; for same, an axis whose total
+/// padding is even (stride 1 and an odd span, or a static input length that
+/// makes it so); std::nullopt otherwise.
+std::optional<SmallVector<int64_t>> symmetricPads(Padding padding, ArrayRef<int64_t> input,
+                                                  ArrayRef<int64_t> spans,
+                                                  ArrayRef<int64_t> strides) {
+  SmallVector<int64_t> pads;
+  for (size_t i = 0; i < spans.size(); ++i) {
+    if (padding == Padding::Valid) {
+      pads.push_back(0);
+      continue;
+    }
+    int64_t total;
+    if (strides[i] == 1) {
+      total = spans[i] - 1;
+    } else if (!ShapedType::isDynamic(input[i])) {
+      int64_t out = (input[i] + strides[i] - 1) / strides[i];
+      total = std::max<int64_t>((out - 1) * strides[i] + spans[i] - input[i], 0);
+    } else {
+      return std::nullopt;
+    }
+    if (total % 2 != 0)
+      return std::nullopt;
+    pads.push_back(total / 2);
+  }
+  return pads;
+}
+
+std::string intArray(ArrayRef<int64_t> values) {
+  std::string text = "{";
+  for (size_t i = 0; i < values.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(values[i]);
+  return text + "}";
+}
+
 } // namespace
+
+void Emitter::emitCudnnConvolution(Operation *op, unsigned x, unsigned y,
+                                   ArrayRef<int64_t> kernel, int64_t channels, int64_t filters,
+                                   int64_t groups, ArrayRef<int64_t> pads,
+                                   ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                                   StringRef weights, StringRef bias, Activation act,
+                                   StringRef alpha) {
+  usesCudnn = true;
+  const size_t n = kernel.size();
+  std::string conv = "conv_" + buffers[y].name;
+  modelFields += "  seqc::CudnnConv " + conv + "; // " + tag(op) + "\n";
+  createCode += "  {\n    static const int k[] = " + intArray(kernel) + ", p[] = " +
+                intArray(pads) + ", s[] = " + intArray(strides) + ", d[] = " +
+                intArray(dilations) + ";\n    SEQC_CREATE_CUDNN(" + text(layer(op)) +
+                ", seqc::cudnn_conv_create(m->stream, m->" + conv + ", " + std::to_string(n) +
+                ", " + std::to_string(channels) + ", " + std::to_string(filters) + ", " +
+                std::to_string(groups) + ", k, p, s, d, " + weights.str() + "));\n  }\n";
+  destroyCode += "  seqc::cudnn_conv_destroy(m->" + conv + ");\n";
+  std::string in = "{", out = "{";
+  for (size_t i = 0; i < n; ++i) {
+    in += std::string(i ? ", " : "") + "(int)" + dim(x, i + 1);
+    out += std::string(i ? ", " : "") + "(int)" + dim(y, i + 1);
+  }
+  comment(op, "convolution on cuDNN (cudnnConvolutionForward), kernel " + joined(kernel, "x") +
+                  ", " + std::to_string(groups) + " group(s), padding " + joined(pads, "x") +
+                  ", " + stringifyActivation(act) + " -> " + buffers[y].name);
+  forwardCode += "  {\n    const int in[] = " + in + "}, out[] = " + out +
+                 "};\n    SEQC_TRY_MSG(" + text(layer(op)) + ", seqc::cudnn_conv_run<" +
+                 actName(act) + ">(m->cudnn, m->stream, m->" + conv + ", " + ptr(x) +
+                 ", (int)" + dim(x, 0) + ", in, out, " + ptr(y) + ", " + bias.str() + ", " +
+                 alpha.str() + "));\n  }\n";
+}
 
 Error Emitter::emitSpatial(Operation *op) {
   auto input = [&]() { return operand(op, op->getOperand(0)); };
@@ -122,10 +190,27 @@ Error Emitter::emitSpatial(Operation *op) {
     for (int64_t i = 0; i < n; ++i)
       checkInDims(dim(y, i + 1) + " < 1",
                   layer(op) + ": the input is smaller than the convolution window");
+    if (options.convBackend == ConvBackend::Cudnn) {
+      SmallVector<int64_t> spans;
+      for (int64_t i = 0; i < n; ++i)
+        spans.push_back(o.getDilationRate()[i] * (k[i] - 1) + 1);
+      auto inputShape = cast<ShapedType>(o.getInput().getType()).getShape();
+      if (std::optional<SmallVector<int64_t>> pads = symmetricPads(
+              o.getPadding(), inputShape.slice(1, n), spans, o.getStrides())) {
+        emitCudnnConvolution(op, *x, y, k.take_front(n), channels, filters, o.getGroups(),
+                             *pads, o.getStrides(), o.getDilationRate(), *w, *b,
+                             o.getActivation(), floatLiteral(o.getAlpha()));
+        bufferOf[op->getResult(0)] = y;
+        return Error::success();
+      }
+    }
     comment(op, "direct convolution, kernel " + joined(k.take_front(n), "x") + ", " +
                     std::to_string(o.getGroups()) + " group(s), " +
                     stringifyPadding(o.getPadding()) + ", " +
-                    stringifyActivation(o.getActivation()) + " -> " + buffers[y].name);
+                    stringifyActivation(o.getActivation()) + " -> " + buffers[y].name +
+                    (options.convBackend == ConvBackend::Cudnn
+                         ? " (not cuDNN: its padding is not the same on both sides)"
+                         : ""));
     forwardCode += tryLaunch(
         op, convNd({actName(o.getActivation()), ptr(*x), *w, *b, ptr(y), in[0], spatial, channels,
                     k.take_front(n), filters, (int64_t)o.getGroups(), o.getStrides(),

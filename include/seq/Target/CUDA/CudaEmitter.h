@@ -22,8 +22,18 @@ enum class RnnBackend {
   Cudnn,
 };
 
+enum class ConvBackend {
+  /// seqc's direct convolution kernel (conv_nd; every padding, Conv1D too).
+  Direct,
+  /// cudnnConvolutionForward for Conv2D/Conv3D whose padding is symmetric
+  /// (valid, or same with an even total on every axis); the others stay on
+  /// the direct kernel.
+  Cudnn,
+};
+
 struct CudaEmitOptions {
   RnnBackend rnnBackend = RnnBackend::Fused;
+  ConvBackend convBackend = ConvBackend::Direct;
   /// Device memory is allocated at create for this many rows; a dynamic
   /// batch axis is bounded by it (a static one fixes it).
   int64_t maxBatch = 64;

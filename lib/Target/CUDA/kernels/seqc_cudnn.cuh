@@ -1,9 +1,11 @@
-// ===== seqc cuDNN RNN path ==================================================
-// Copied into the .cu when `--rnn-backend=cudnn`: LSTM and GRU
-// (reset_after=true) layers run through cudnnRNNForward (cuDNN 9 API) instead
-// of the persistent fused kernel. cuDNN computes the input projection itself,
-// so it gets the layer's input and Keras kernels, re-laid out once at create
-// into cuDNN's weight space. Everything is allocated at create.
+// ===== seqc cuDNN paths =====================================================
+// Copied into the .cu when `--rnn-backend=cudnn` or `--conv-backend=cudnn`.
+// RNN: LSTM and GRU (reset_after=true) layers run through cudnnRNNForward
+// (cuDNN 9 API) instead of the persistent fused kernel. cuDNN computes the
+// input projection itself, so it gets the layer's input and Keras kernels,
+// re-laid out once at create into cuDNN's weight space. Everything is
+// allocated at create. Convolution: Conv2D/Conv3D with symmetric padding run
+// through cudnnConvolutionForward (below).
 // ===========================================================================
 #include <cudnn.h>
 
@@ -217,6 +219,162 @@ inline void cudnn_rnn_destroy(CudnnRnn &r) {
       cudaFree(p);
   delete[] r.host_lengths;
   r = CudnnRnn();
+}
+
+// ----- Convolutions ----------------------------------------------------------
+// A Conv2D/Conv3D (any groups, valid or symmetric same padding) as
+// cudnnConvolutionForward on NHWC / NDHWC tensors in FMA math (no TF32, so
+// the result stays within 1e-4 of Keras), then the bias and activation. The
+// Keras kernel (k..., channels / groups, filters) is re-laid out once at
+// create into cuDNN's NHWC filter (filters, k..., channels / groups). The
+// descriptors and algorithm follow the input's shape (set again when it
+// changes); the workspace grows when an algorithm needs more.
+
+/// dst (filters, taps * group_channels) from src (taps * group_channels, filters).
+__global__ void filter_transpose_kernel(const float *__restrict__ src, int64_t rows, int filters,
+                                        float *__restrict__ dst) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= rows * filters)
+    return;
+  int64_t f = i / rows, r = i % rows;
+  dst[i] = src[r * filters + f];
+}
+
+template <Act A>
+__global__ void bias_activation_kernel(float *__restrict__ y, const float *__restrict__ bias,
+                                       int64_t n, int filters, float alpha) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = activate<A>(y[i] + (bias ? bias[i % filters] : 0.0f), alpha);
+}
+
+struct CudnnConv {
+  int spatial = 2, channels = 0, filters = 0, groups = 1;
+  cudnnTensorDescriptor_t x_desc = nullptr, y_desc = nullptr;
+  cudnnFilterDescriptor_t w_desc = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;
+  cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+  float *weights = nullptr;
+  void *work = nullptr;
+  size_t work_bytes = 0;
+  int shape[5] = {-1, -1, -1, -1, -1}; // (batch, in...) the descriptors are set for
+};
+
+/// `kernel` (device) in Keras' layout; `kernel_size`, `pad`, `stride` and
+/// `dilation` have `spatial` (2 or 3) entries.
+inline const char *cudnn_conv_create(cudaStream_t stream, CudnnConv &c, int spatial,
+                                     int channels, int filters, int groups,
+                                     const int *kernel_size, const int *pad, const int *stride,
+                                     const int *dilation, const float *kernel) {
+  c.spatial = spatial;
+  c.channels = channels;
+  c.filters = filters;
+  c.groups = groups;
+  SEQC_CUDNN_TRY(cudnn_error(cudnnCreateTensorDescriptor(&c.x_desc)));
+  SEQC_CUDNN_TRY(cudnn_error(cudnnCreateTensorDescriptor(&c.y_desc)));
+  SEQC_CUDNN_TRY(cudnn_error(cudnnCreateFilterDescriptor(&c.w_desc)));
+  SEQC_CUDNN_TRY(cudnn_error(cudnnCreateConvolutionDescriptor(&c.conv)));
+  int dims[5] = {filters, channels / groups};
+  int64_t taps = 1;
+  for (int i = 0; i < spatial; ++i) {
+    dims[2 + i] = kernel_size[i];
+    taps *= kernel_size[i];
+  }
+  SEQC_CUDNN_TRY(cudnn_error(cudnnSetFilterNdDescriptor(c.w_desc, CUDNN_DATA_FLOAT,
+                                                        CUDNN_TENSOR_NHWC, spatial + 2, dims)));
+  SEQC_CUDNN_TRY(cudnn_error(cudnnSetConvolutionNdDescriptor(
+      c.conv, spatial, pad, stride, dilation, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT)));
+  SEQC_CUDNN_TRY(cudnn_error(cudnnSetConvolutionGroupCount(c.conv, groups)));
+  SEQC_CUDNN_TRY(cudnn_error(cudnnSetConvolutionMathType(c.conv, CUDNN_FMA_MATH)));
+  int64_t rows = taps * (channels / groups);
+  SEQC_CUDNN_TRY(cuda_error(cudaMalloc(&c.weights, (size_t)rows * filters * sizeof(float))));
+  SEQC_LAUNCH(filter_transpose_kernel, blocks_for(rows * filters, 256), 256, 0, stream)(
+      kernel, rows, filters, c.weights);
+  SEQC_CUDNN_TRY(cuda_error(cudaGetLastError()));
+  return cuda_error(cudaStreamSynchronize(stream));
+}
+
+/// y = act(conv(x) + bias) for x (batch, in..., channels); `in` has
+/// `spatial` entries; `out` are the output's spatial sizes the caller
+/// allocated for, checked against cuDNN's.
+template <Act A>
+inline const char *cudnn_conv_run(cudnnHandle_t handle, cudaStream_t stream, CudnnConv &c,
+                                  const float *x, int batch, const int *in, const int *out,
+                                  float *y, const float *bias, float alpha) {
+  int64_t positions = 1;
+  for (int i = 0; i < c.spatial; ++i)
+    positions *= out[i];
+  if (batch == 0 || positions == 0)
+    return nullptr;
+  bool same = c.shape[0] == batch;
+  for (int i = 0; i < c.spatial; ++i)
+    same = same && c.shape[1 + i] == in[i];
+  if (!same) {
+    int xd[5] = {batch, c.channels}, yd[5] = {};
+    for (int i = 0; i < c.spatial; ++i)
+      xd[2 + i] = in[i];
+    SEQC_CUDNN_TRY(cudnn_error(cudnnSetTensorNdDescriptorEx(
+        c.x_desc, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, c.spatial + 2, xd)));
+    SEQC_CUDNN_TRY(cudnn_error(cudnnGetConvolutionNdForwardOutputDim(
+        c.conv, c.x_desc, c.w_desc, c.spatial + 2, yd)));
+    if (yd[0] != batch || yd[1] != c.filters)
+      return "cuDNN computed an unexpected convolution output shape";
+    for (int i = 0; i < c.spatial; ++i)
+      if (yd[2 + i] != out[i])
+        return "cuDNN computed an unexpected convolution output shape";
+    SEQC_CUDNN_TRY(cudnn_error(cudnnSetTensorNdDescriptorEx(
+        c.y_desc, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, c.spatial + 2, yd)));
+    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    int found = 0;
+    SEQC_CUDNN_TRY(cudnn_error(cudnnGetConvolutionForwardAlgorithm_v7(
+        handle, c.x_desc, c.w_desc, c.conv, c.y_desc, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found,
+        perf)));
+    int pick = -1;
+    for (int i = 0; i < found && pick < 0; ++i)
+      if (perf[i].status == CUDNN_STATUS_SUCCESS)
+        pick = i;
+    if (pick < 0)
+      return "cuDNN has no forward algorithm for this convolution";
+    c.algo = perf[pick].algo;
+    size_t need = 0;
+    SEQC_CUDNN_TRY(cudnn_error(cudnnGetConvolutionForwardWorkspaceSize(
+        handle, c.x_desc, c.w_desc, c.conv, c.y_desc, c.algo, &need)));
+    if (need > c.work_bytes) {
+      if (c.work)
+        cudaFree(c.work);
+      c.work = nullptr;
+      c.work_bytes = 0;
+      SEQC_CUDNN_TRY(cuda_error(cudaMalloc(&c.work, need)));
+      c.work_bytes = need;
+    }
+    c.shape[0] = batch;
+    for (int i = 0; i < c.spatial; ++i)
+      c.shape[1 + i] = in[i];
+  }
+  const float one = 1.0f, zero = 0.0f;
+  SEQC_CUDNN_TRY(cudnn_error(cudnnConvolutionForward(handle, &one, c.x_desc, x, c.w_desc,
+                                                     c.weights, c.conv, c.algo, c.work,
+                                                     c.work_bytes, &zero, c.y_desc, y)));
+  int64_t n = (int64_t)batch * positions * c.filters;
+  SEQC_LAUNCH(bias_activation_kernel<A>, blocks_for(n, 256), 256, 0, stream)(y, bias, n,
+                                                                             c.filters, alpha);
+  SEQC_CUDNN_TRY(cuda_error(cudaGetLastError()));
+  return cuda_error(softmax_rows<A>(stream, y, (int64_t)batch * positions, c.filters));
+}
+
+inline void cudnn_conv_destroy(CudnnConv &c) {
+  if (c.x_desc)
+    cudnnDestroyTensorDescriptor(c.x_desc);
+  if (c.y_desc)
+    cudnnDestroyTensorDescriptor(c.y_desc);
+  if (c.w_desc)
+    cudnnDestroyFilterDescriptor(c.w_desc);
+  if (c.conv)
+    cudnnDestroyConvolutionDescriptor(c.conv);
+  for (void *p : {(void *)c.weights, c.work})
+    if (p)
+      cudaFree(p);
+  c = CudnnConv();
 }
 
 } // namespace seqc
