@@ -10,7 +10,10 @@ so that the GPU pack (scripts/gpu-pack.sh) can carry them.
 
 A MODEL is CELL_UNITS (lstm_256, gru_1024: one layer) or
 CELL_U1_U2_..._Un (a stack; every layer but the last returns sequences), or
-stack10_lstm_256 (ten LSTM(256) layers). Default: lstm and gru with 64, 256
+stack10_lstm_256 (ten LSTM(256) layers), or cnn_32: the VGG-style CNN of
+bench/run_cnn_bench.py on (32, 32, 3) images ([Conv2D(3x3, same, relu) ->
+MaxPooling2D(2)] with 16, 32 and 64 filters -> Dense(10); its
+BatchNormalization is folded into the convolutions anyway). Default: lstm and gru with 64, 256
 and 1024 units. Standard library only."""
 import os
 import random
@@ -37,8 +40,49 @@ def parse(name):
     return parts[0], [int(u) for u in parts[1:]]
 
 
+def write_cnn(path, name, size):
+    rng = random.Random(size * 7919)
+    body, resources = [], []
+    prev, width, channels = "%x", size, 3
+    for i, filters in enumerate((16, 32, 64)):
+        layer = "conv%d" % i
+        in_type = "tensor<?x%dx%dx%dxf32>" % (width, width, channels)
+        out_type = "tensor<?x%dx%dx%dxf32>" % (width, width, filters)
+        pooled = "tensor<?x%dx%dx%dxf32>" % (width // 2, width // 2, filters)
+        body.append('    %%k%d = arith.constant dense_resource<%s_kernel> : tensor<3x3x%dx%dxf32> loc("%s/kernel")'
+                    % (i, layer, channels, filters, layer))
+        body.append('    %%b%d = arith.constant dense_resource<%s_bias> : tensor<%dxf32> loc("%s/bias")'
+                    % (i, layer, filters, layer))
+        body.append('    %%c%d = seq.conv2d %s, %%k%d, %%b%d padding(same) activation(relu) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (%s, tensor<3x3x%dx%dxf32>, tensor<%dxf32>) -> %s loc("%s")'
+                    % (i, prev, i, i, in_type, channels, filters, filters, out_type, layer))
+        body.append('    %%p%d = seq.max_pool2d %%c%d padding(valid) {pool_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : %s -> %s loc("pool%d")'
+                    % (i, i, out_type, pooled, i))
+        resources += [("%s_kernel" % layer, 9 * channels, filters, 1.0 / (9 * channels) ** 0.5),
+                      ("%s_bias" % layer, 1, filters, 0.1)]
+        prev, width, channels = "%%p%d" % i, width // 2, filters
+    flat = width * width * channels
+    body.append('    %%f = seq.reshape %s [%d] : tensor<?x%dx%dx%dxf32> -> tensor<?x%dxf32> loc("flatten")'
+                % (prev, flat, width, width, channels, flat))
+    body.append('    %%dk = arith.constant dense_resource<dense_kernel> : tensor<%dx10xf32> loc("dense/kernel")' % flat)
+    body.append('    %db = arith.constant dense_resource<dense_bias> : tensor<10xf32> loc("dense/bias")')
+    body.append('    %%y = seq.dense %%f, %%dk, %%db activation(linear) : (tensor<?x%dxf32>, tensor<%dx10xf32>, tensor<10xf32>) -> tensor<?x10xf32> loc("dense")'
+                % (flat, flat))
+    resources += [("dense_kernel", flat, 10, 1.0 / flat ** 0.5), ("dense_bias", 1, 10, 0.1)]
+    with open(path, "w") as f:
+        f.write('module attributes {seq.metadata = {model_name = "bench_%s", source = "%s"}} {\n'
+                % (name, os.path.basename(path)))
+        f.write("  func.func @predict(%%x: tensor<?x%dx%dx3xf32>) -> tensor<?x10xf32> {\n" % (size, size))
+        f.write("\n".join(body) + "\n")
+        f.write("    return %y : tensor<?x10xf32>\n  }\n}\n\n{-#\n  dialect_resources: {\n    builtin: {\n")
+        f.write(",\n".join('      %s: "%s"' % (n, blob(rows, cols, scale, rng))
+                            for n, rows, cols, scale in resources))
+        f.write("\n    }\n  }\n#-}\n")
+
+
 def write_model(path, name):
     cell, layers = parse(name)
+    if cell == "cnn" and len(layers) == 1:
+        return write_cnn(path, name, layers[0])
     if cell not in ("lstm", "gru") or not layers:
         raise SystemExit("unknown model %r (want e.g. lstm_256, gru_512_256, stack10_lstm_256)" % name)
     rng = random.Random(sum(layers) * 7919 + len(layers) * 31 + len(cell))

@@ -37,6 +37,7 @@ import npy_rows  # noqa: E402  (float32 .npy read and write)
 
 BENCH_MODELS = ["%s_%d" % (cell, units) for cell in ("lstm", "gru") for units in (64, 256, 1024)]
 BENCH_MODELS += ["stack10_lstm_256", "lstm_512_256"]  # the 10-layer stack; the launch-limit case
+BENCH_MODELS += ["cnn_32"]  # the VGG-style CNN: direct convolutions against cuDNN's
 COMPARE_BATCH = 64
 
 
@@ -123,6 +124,7 @@ def pack_bench(seq_compile, out, models, lines):
             # runs nvcc from the directory that holds them.
             rc, text = run([seq_compile, os.path.join(work, model + ".mlir"), "--target=cuda",
                             "--emit=cuda", "--rnn-backend=" + backend,
+                            "--conv-backend=" + ("cudnn" if backend == "cudnn" else "direct"),
                             "--cuda-weights=%s.%s.weights" % (model, backend),
                             "-o", base + ".cu"], cwd=os.path.join(out, "bench"))
             if rc != 0:
