@@ -378,11 +378,16 @@ int64_t evenPart(int64_t n, int64_t most) {
   return (n + parts - 1) / parts;
 }
 
+/// A static slice of the reduction (Depth's bounds before they are values).
+struct Slice {
+  int64_t tapBegin, tapEnd, channelBegin, channelEnd;
+};
+
 /// The reduction in slices of at most kDepthChunk: whole taps while a tap's
 /// channels are fewer, else one tap's channels in chunks; slices of about
 /// equal depth.
-SmallVector<std::array<int64_t, 4>> depthSlices(int64_t taps, int64_t channels) {
-  SmallVector<std::array<int64_t, 4>> slices;
+SmallVector<Slice> depthSlices(int64_t taps, int64_t channels) {
+  SmallVector<Slice> slices;
   if (channels >= kDepthChunk) {
     int64_t chunk = evenPart(channels, kDepthChunk);
     for (int64_t t = 0; t < taps; ++t)
@@ -410,14 +415,15 @@ void emitPacked(Gemm &g, const BlockShape &shape, PanelLayout layout) {
   Value tailBase = g.index(layout.fullPanels() * layout.panelFloats());
   int64_t taps = g.geometry.taps();
   int64_t channels = g.geometry.convolution() ? g.geometry.channels : layout.k;
-  SmallVector<std::array<int64_t, 4>> slices = depthSlices(taps, channels);
+  SmallVector<Slice> slices = depthSlices(taps, channels);
 
   int64_t chunk = std::max<int64_t>(kRowChunk / shape.rows, 1) * shape.rows;
   g.loop(g.index(0), mainRows, g.index(chunk), [&](Gemm &g, Value i0c) {
     Value iEnd = g.min(g.add(i0c, chunk), mainRows);
     for (size_t s = 0; s < slices.size(); ++s) {
-      Depth depth{slices[s][0], slices[s][1], g.index(slices[s][2]),
-                  g.index(slices[s][3])};
+      const Slice &slice = slices[s];
+      Depth depth{slice.tapBegin, slice.tapEnd, g.index(slice.channelBegin),
+                  g.index(slice.channelEnd)};
       auto sweep = [&](Gemm &g, ArrayRef<VectorColumn> columns, int64_t last) {
         g.loop(i0c, iEnd, rows, [&](Gemm &g, Value i0) {
           g.block(i0, shape.rows, columns, last, depth, s == 0, s + 1 == slices.size());
