@@ -104,13 +104,6 @@ std::optional<SmallVector<int64_t>> symmetricPads(Padding padding, ArrayRef<int6
   return pads;
 }
 
-std::string intArray(ArrayRef<int64_t> values) {
-  std::string text = "{";
-  for (size_t i = 0; i < values.size(); ++i)
-    text += (i ? ", " : "") + std::to_string(values[i]);
-  return text + "}";
-}
-
 } // namespace
 
 void Emitter::emitCudnnConvolution(Operation *op, unsigned x, unsigned y,
@@ -123,26 +116,23 @@ void Emitter::emitCudnnConvolution(Operation *op, unsigned x, unsigned y,
   const size_t n = kernel.size();
   std::string conv = "conv_" + buffers[y].name;
   modelFields += "  seqc::CudnnConv " + conv + "; // " + tag(op) + "\n";
-  createCode += "  {\n    static const int k[] = " + intArray(kernel) + ", p[] = " +
-                intArray(pads) + ", s[] = " + intArray(strides) + ", d[] = " +
-                intArray(dilations) + ";\n    SEQC_CREATE_CUDNN(" + text(layer(op)) +
-                ", seqc::cudnn_conv_create(m->stream, m->" + conv + ", " + std::to_string(n) +
-                ", " + std::to_string(channels) + ", " + std::to_string(filters) + ", " +
-                std::to_string(groups) + ", k, p, s, d, " + weights.str() + "));\n  }\n";
+  createCode += "  SEQC_CREATE_CUDNN(" + text(layer(op)) + ", seqc::cudnn_conv_create(m->stream, m->" +
+                conv + ", " + std::to_string(channels) + ", " + std::to_string(filters) + ", " +
+                std::to_string(groups) + ", " + sizes3(kernel) + ", " + sizes3(pads) + ", " +
+                sizes3(strides) + ", " + sizes3(dilations) + ", " + weights.str() + "));\n";
   destroyCode += "  seqc::cudnn_conv_destroy(m->" + conv + ");\n";
-  std::string in = "{", out = "{";
+  Dims in, out;
   for (size_t i = 0; i < n; ++i) {
-    in += std::string(i ? ", " : "") + "(int)" + dim(x, i + 1);
-    out += std::string(i ? ", " : "") + "(int)" + dim(y, i + 1);
+    in.push_back(dim(x, i + 1));
+    out.push_back(dim(y, i + 1));
   }
   comment(op, "convolution on cuDNN (cudnnConvolutionForward), kernel " + joined(kernel, "x") +
                   ", " + std::to_string(groups) + " group(s), padding " + joined(pads, "x") +
                   ", " + stringifyActivation(act) + " -> " + buffers[y].name);
-  forwardCode += "  {\n    const int in[] = " + in + "}, out[] = " + out +
-                 "};\n    SEQC_TRY_MSG(" + text(layer(op)) + ", seqc::cudnn_conv_run<" +
-                 actName(act) + ">(m->cudnn, m->stream, m->" + conv + ", " + ptr(x) +
-                 ", (int)" + dim(x, 0) + ", in, out, " + ptr(y) + ", " + bias.str() + ", " +
-                 alpha.str() + "));\n  }\n";
+  forwardCode += "  SEQC_TRY_MSG(" + text(layer(op)) + ", seqc::cudnn_conv_run<" + actName(act) +
+                 ">(m->cudnn, m->stream, m->" + conv + ", " + ptr(x) + ", (int)" + dim(x, 0) +
+                 ", " + sizes3(in) + ", " + sizes3(out) + ", " + ptr(y) + ", " + bias.str() +
+                 ", " + alpha.str() + "));\n";
 }
 
 Error Emitter::emitSpatial(Operation *op) {

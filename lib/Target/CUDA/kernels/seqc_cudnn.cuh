@@ -261,11 +261,11 @@ struct CudnnConv {
 };
 
 /// `kernel` (device) in Keras' layout; `kernel_size`, `pad`, `stride` and
-/// `dilation` have `spatial` (2 or 3) entries.
-inline const char *cudnn_conv_create(cudaStream_t stream, CudnnConv &c, int spatial,
-                                     int channels, int filters, int groups,
-                                     const int *kernel_size, const int *pad, const int *stride,
-                                     const int *dilation, const float *kernel) {
+/// `dilation` have one entry per spatial axis (2 or 3).
+inline const char *cudnn_conv_create(cudaStream_t stream, CudnnConv &c, int channels,
+                                     int filters, int groups, Sizes3 kernel_size, Sizes3 pad,
+                                     Sizes3 stride, Sizes3 dilation, const float *kernel) {
+  const int spatial = kernel_size.n;
   c.spatial = spatial;
   c.channels = channels;
   c.filters = filters;
@@ -277,13 +277,13 @@ inline const char *cudnn_conv_create(cudaStream_t stream, CudnnConv &c, int spat
   int dims[5] = {filters, channels / groups};
   int64_t taps = 1;
   for (int i = 0; i < spatial; ++i) {
-    dims[2 + i] = kernel_size[i];
-    taps *= kernel_size[i];
+    dims[2 + i] = kernel_size.v[i];
+    taps *= kernel_size.v[i];
   }
   SEQC_CUDNN_TRY(cudnn_error(cudnnSetFilterNdDescriptor(c.w_desc, CUDNN_DATA_FLOAT,
                                                         CUDNN_TENSOR_NHWC, spatial + 2, dims)));
   SEQC_CUDNN_TRY(cudnn_error(cudnnSetConvolutionNdDescriptor(
-      c.conv, spatial, pad, stride, dilation, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT)));
+      c.conv, spatial, pad.v, stride.v, dilation.v, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT)));
   SEQC_CUDNN_TRY(cudnn_error(cudnnSetConvolutionGroupCount(c.conv, groups)));
   SEQC_CUDNN_TRY(cudnn_error(cudnnSetConvolutionMathType(c.conv, CUDNN_FMA_MATH)));
   int64_t rows = taps * (channels / groups);
@@ -294,25 +294,24 @@ inline const char *cudnn_conv_create(cudaStream_t stream, CudnnConv &c, int spat
   return cuda_error(cudaStreamSynchronize(stream));
 }
 
-/// y = act(conv(x) + bias) for x (batch, in..., channels); `in` has
-/// `spatial` entries; `out` are the output's spatial sizes the caller
-/// allocated for, checked against cuDNN's.
+/// y = act(conv(x) + bias) for x (batch, in..., channels); `out` are the
+/// output's spatial sizes the caller allocated for, checked against cuDNN's.
 template <Act A>
 inline const char *cudnn_conv_run(cudnnHandle_t handle, cudaStream_t stream, CudnnConv &c,
-                                  const float *x, int batch, const int *in, const int *out,
-                                  float *y, const float *bias, float alpha) {
+                                  const float *x, int batch, Sizes3 in, Sizes3 out, float *y,
+                                  const float *bias, float alpha) {
   int64_t positions = 1;
   for (int i = 0; i < c.spatial; ++i)
-    positions *= out[i];
+    positions *= out.v[i];
   if (batch == 0 || positions == 0)
     return nullptr;
   bool same = c.shape[0] == batch;
   for (int i = 0; i < c.spatial; ++i)
-    same = same && c.shape[1 + i] == in[i];
+    same = same && c.shape[1 + i] == in.v[i];
   if (!same) {
     int xd[5] = {batch, c.channels}, yd[5] = {};
     for (int i = 0; i < c.spatial; ++i)
-      xd[2 + i] = in[i];
+      xd[2 + i] = in.v[i];
     SEQC_CUDNN_TRY(cudnn_error(cudnnSetTensorNdDescriptorEx(
         c.x_desc, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, c.spatial + 2, xd)));
     SEQC_CUDNN_TRY(cudnn_error(cudnnGetConvolutionNdForwardOutputDim(
@@ -320,7 +319,7 @@ inline const char *cudnn_conv_run(cudnnHandle_t handle, cudaStream_t stream, Cud
     if (yd[0] != batch || yd[1] != c.filters)
       return "cuDNN computed an unexpected convolution output shape";
     for (int i = 0; i < c.spatial; ++i)
-      if (yd[2 + i] != out[i])
+      if (yd[2 + i] != out.v[i])
         return "cuDNN computed an unexpected convolution output shape";
     SEQC_CUDNN_TRY(cudnn_error(cudnnSetTensorNdDescriptorEx(
         c.y_desc, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, c.spatial + 2, yd)));
@@ -349,7 +348,7 @@ inline const char *cudnn_conv_run(cudnnHandle_t handle, cudaStream_t stream, Cud
     }
     c.shape[0] = batch;
     for (int i = 0; i < c.spatial; ++i)
-      c.shape[1 + i] = in[i];
+      c.shape[1 + i] = in.v[i];
   }
   const float one = 1.0f, zero = 0.0f;
   SEQC_CUDNN_TRY(cudnn_error(cudnnConvolutionForward(handle, &one, c.x_desc, x, c.w_desc,
