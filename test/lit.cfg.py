@@ -36,15 +36,13 @@ if platform.machine() == "x86_64":
     config.available_features.add("x86_64")
 
 import shutil
-# AArch64 libraries (--target-triple aarch64-linux-gnu) are built where clang
-# and an AArch64 glibc are (lib/Target/CPU/CMakeLists.txt checks the same);
-# qemu-aarch64 runs them here.
-aarch64_sysroot = "/usr/aarch64-linux-gnu"
-clang = shutil.which("clang-22") or shutil.which("clang")
-if clang and os.path.exists(aarch64_sysroot + "/include/stdlib.h"):
+# AArch64 libraries (--target-triple aarch64-linux-gnu): tested when this
+# seqc was built with them (lib/Target/CPU/CMakeLists.txt found clang and an
+# AArch64 glibc); qemu-aarch64 runs them here.
+if config.seq_aarch64_sysroot:
     config.available_features.add("aarch64-cross")
-    config.substitutions.append(("%clang", clang))
-    config.substitutions.append(("%aarch64_sysroot", aarch64_sysroot))
+    config.substitutions.append(("%clang", config.seq_clang))
+    config.substitutions.append(("%aarch64_sysroot", config.seq_aarch64_sysroot))
 if shutil.which("qemu-aarch64"):
     config.available_features.add("qemu-aarch64")
 if shutil.which("chromium"):
