@@ -601,8 +601,9 @@ std::optional<std::vector<float>> valuesOf(memref::GlobalOp global) {
 } // namespace
 
 memref::GlobalOp seq::cpu::PackedWeights::packedOf(Value weight) {
-  // A kernel of higher rank viewed as (rows, columns) (a convolution's as
-  // (taps * channels, filters)) is the same row-major data.
+  // A weight of higher rank viewed as (rows, columns) through a
+  // collapse_shape is the same row-major data, as is a convolution's kernel
+  // (taps..., channels, filters) taken whole: rows are all but the last axis.
   if (auto collapse = weight.getDefiningOp<memref::CollapseShapeOp>())
     if (collapse.getReassociationIndices().size() == 2 &&
         collapse.getReassociationIndices()[1].size() == 1)

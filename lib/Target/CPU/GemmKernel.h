@@ -27,7 +27,8 @@ class PackedWeights {
 public:
   explicit PackedWeights(mlir::ModuleOp module) : module(module) {}
   /// The packed global of `weight` (a memref.get_global of a constant f32
-  /// global of rank 2 with a known value), created on first use; null when
+  /// global of rank >= 2 with a known value, its rows all but the last axis,
+  /// or a collapse_shape of one to rank 2), created on first use; null when
   /// `weight` is not such a global.
   mlir::memref::GlobalOp packedOf(mlir::Value weight);
 
