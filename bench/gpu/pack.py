@@ -12,7 +12,7 @@ What goes in:
              engine's output on it (what --compare checks on a GPU)
   bench/     the benchmark models (bench/gpu/make_models.py) as
              MODEL.BACKEND.cu + MODEL.BACKEND.weights.z (zlib)
-  src/       check_model.cpp, bench_gpu.cpp and seqc_cuda_sim.h
+  src/       check_model.cpp (and its seqc_c_api.h), bench_gpu.cpp and seqc_cuda_sim.h
   checks.tsv one line per check: NAME BACKEND KIND INPUT EXPECTED ATOL
   bench.tsv  one line per benchmark library: MODEL BACKEND
 Standard library only."""
@@ -167,8 +167,9 @@ def main():
         pack_bench(args.seq_compile, out, models, bench)
 
     kernels = os.path.join(ROOT, "lib", "Target", "CUDA", "kernels")
-    shutil.copy(os.path.join(ROOT, "test", "Target", "CUDA", "Inputs", "check_model.cpp"),
-                os.path.join(out, "src"))
+    for name in ("check_model.cpp", "seqc_c_api.h"):
+        shutil.copy(os.path.join(ROOT, "test", "Target", "CUDA", "Inputs", name),
+                    os.path.join(out, "src"))
     shutil.copy(os.path.join(HERE, "bench_gpu.cpp"), os.path.join(out, "src"))
     shutil.copy(os.path.join(kernels, "seqc_cuda_sim.h"), os.path.join(out, "src"))
     shutil.copy(os.path.join(HERE, "pack_run.sh"), os.path.join(out, "run.sh"))

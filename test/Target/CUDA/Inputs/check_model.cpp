@@ -24,26 +24,7 @@
 #include <string>
 #include <vector>
 
-extern "C" {
-typedef struct seqc_model seqc_model;
-seqc_model *seqc_model_create_sized(int64_t max_batch, int64_t max_seq_len);
-void seqc_model_destroy(seqc_model *model);
-int seqc_model_run(seqc_model *model, const float *input, int64_t batch, int64_t seq_len,
-                   float *output);
-const char *seqc_last_error(seqc_model *model);
-int64_t seqc_model_output_size(seqc_model *model, int64_t batch, int64_t seq_len);
-int seqc_model_input_rank(void);
-int64_t seqc_model_input_dim(int i);
-int seqc_model_reset_state(seqc_model *model);
-int seqc_model_run_all(seqc_model *model, const float *const *inputs, int64_t batch,
-                       const int64_t *seq_lens, float *const *outputs);
-int seqc_model_input_count(void);
-int seqc_model_output_count(void);
-int seqc_model_input_rank_of(int k);
-int64_t seqc_model_input_dim_of(int k, int i);
-int64_t seqc_model_output_size_of(seqc_model *model, int k, int64_t batch,
-                                  const int64_t *seq_lens);
-}
+#include "seqc_c_api.h"
 
 struct Array {
   std::vector<int64_t> shape;

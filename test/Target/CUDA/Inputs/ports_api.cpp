@@ -7,27 +7,7 @@
 #include <cstdio>
 #include <vector>
 
-extern "C" {
-typedef struct seqc_model seqc_model;
-seqc_model *seqc_model_create_sized(int64_t max_batch, int64_t max_seq_len);
-void seqc_model_destroy(seqc_model *model);
-int seqc_model_run(seqc_model *model, const float *input, int64_t batch, int64_t seq_len,
-                   float *output);
-int seqc_model_run_all(seqc_model *model, const float *const *inputs, int64_t batch,
-                       const int64_t *seq_lens, float *const *outputs);
-const char *seqc_last_error(seqc_model *model);
-int seqc_model_input_count(void);
-int seqc_model_output_count(void);
-const char *seqc_model_input_name(int k);
-const char *seqc_model_output_name(int k);
-int seqc_model_input_rank_of(int k);
-int64_t seqc_model_input_dim_of(int k, int i);
-int seqc_model_output_rank_of(int k);
-int64_t seqc_model_output_dim_of(int k, int i);
-int64_t seqc_model_input_size_of(seqc_model *model, int k, int64_t batch, int64_t seq_len);
-int64_t seqc_model_output_size_of(seqc_model *model, int k, int64_t batch,
-                                  const int64_t *seq_lens);
-}
+#include "seqc_c_api.h"
 
 static void port(const char *kind, int k, const char *name, int rank,
                  int64_t (*dim)(int, int)) {
