@@ -57,20 +57,26 @@ def openvino_model(proto):
                                "INFERENCE_PRECISION_HINT": "f32"})
 
 
-def onnx_lstm_initializers(kernel, recurrent, bias, suffix=""):
-    """The ONNX initializers W, R, B (+ suffix) of a Keras LSTM's kernel,
-    recurrent kernel and bias: ONNX' gate blocks are i, o, f, c (Keras' i,
-    f, c, o), it has no recurrent bias of Keras' kind (zeros)."""
+def onnx_lstm_arrays(kernel, recurrent, bias):
+    """The ONNX LSTM's W, R, B (one direction: a leading axis of 1) of a Keras
+    LSTM's kernel, recurrent kernel and bias: ONNX' gate blocks are i, o, f,
+    c (Keras' i, f, c, o), it has no recurrent bias of Keras' kind (zeros)."""
     import numpy as np
-    from onnx import numpy_helper
 
     def iofc(w):
         i, f, c, o = np.split(w, 4, axis=-1)
         return np.concatenate([i, o, f, c], axis=-1)
 
-    arrays = [(iofc(kernel).T[None], "W"), (iofc(recurrent).T[None], "R"),
-              (np.concatenate([iofc(bias), np.zeros_like(bias)])[None], "B")]
-    return [numpy_helper.from_array(a.astype("float32"), n + suffix) for a, n in arrays]
+    return [a.astype("float32") for a in (
+        iofc(kernel).T[None], iofc(recurrent).T[None],
+        np.concatenate([iofc(bias), np.zeros_like(bias)])[None])]
+
+
+def onnx_lstm_initializers(kernel, recurrent, bias, suffix=""):
+    """onnx_lstm_arrays as the initializers W, R, B (+ suffix)."""
+    from onnx import numpy_helper
+    return [numpy_helper.from_array(a, n + suffix)
+            for a, n in zip(onnx_lstm_arrays(kernel, recurrent, bias), "WRB")]
 
 
 def onnx_lstm_dense_initializers(keras_model):

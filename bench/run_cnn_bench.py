@@ -18,8 +18,8 @@ statistics), batch 1 and 32:
   ONNX Runtime the same weights as an ONNX graph written with onnx.helper
                (opset 17): Conv, BatchNormalization, Relu, MaxPool, the
                Flatten in Keras' NHWC order (a Transpose back first), Gemm;
-               for CNN+LSTM Conv, Relu, MaxPool, LSTM (gates i, o, f, c),
-               MatMul + Add
+               for CNN+LSTM keras_onnx.chain_to_onnx's Conv, Relu, MaxPool,
+               LSTM (gates i, o, f, c), MatMul + Add
   OpenVINO     that ONNX model compiled for the CPU plugin (f32)
   TFLite       the Keras model converted by tf.lite.TFLiteConverter for
                each batch (a fixed batch: see interleave.TFLite), run by
@@ -45,9 +45,10 @@ import json
 import os
 import tempfile
 
-from interleave import (TFLite, SeqcAot, compile_aot, interleaved, onnx_lstm_initializers,
-                        onnx_runtime_session, openvino_model, parse_and_pin, print_parts,
+from interleave import (TFLite, SeqcAot, compile_aot, interleaved, onnx_runtime_session,
+                        openvino_model, parse_and_pin, print_parts,
                         print_table, require_close, seqc_parts, summarize)
+from keras_onnx import OnnxGraph, chain_to_onnx
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 IMAGE, FILTERS, CLASSES = (32, 32, 3), (16, 32, 64), 10
@@ -103,41 +104,10 @@ def make_cnn_lstm(path):
     return model
 
 
-class Graph:
-    """An ONNX graph being written: initializers and nodes."""
-
-    def __init__(self):
-        self.inits, self.nodes = [], []
-
-    def const(self, name, array):
-        import numpy as np
-        from onnx import numpy_helper
-        self.inits.append(numpy_helper.from_array(np.asarray(array), name))
-        return name
-
-    def node(self, op, inputs, output, **attrs):
-        from onnx import helper
-        self.nodes.append(helper.make_node(op, inputs, [output], **attrs))
-        return output
-
-    def model(self, name, input_shape, output, output_shape):
-        import onnx
-        from onnx import TensorProto, helper
-        graph = helper.make_graph(
-            self.nodes, name,
-            [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N"] + list(input_shape))],
-            [helper.make_tensor_value_info(output, TensorProto.FLOAT, ["N"] + list(output_shape))],
-            self.inits)
-        proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-        proto.ir_version = 8
-        onnx.checker.check_model(proto)
-        return proto.SerializeToString()
-
-
 def onnx_cnn(model):
     """NHWC -> NCHW; Conv, BatchNormalization, Relu, MaxPool per block; back
     to NHWC before the Flatten (Keras flattens (h, w, c)); Gemm."""
-    g = Graph()
+    g = OnnxGraph()
     h = g.node("Transpose", ["x"], "nchw", perm=[0, 3, 1, 2])
     for i in range(len(FILTERS)):
         kernel, bias = model.get_layer("conv%d" % i).get_weights()  # (kh, kw, in, out)
@@ -157,28 +127,6 @@ def onnx_cnn(model):
     dense_w, dense_b = model.get_layer("dense").get_weights()
     y = g.node("Gemm", [h, g.const("Wd", dense_w), g.const("Bd", dense_b)], "y")
     return g.model("cnn", IMAGE, y, [CLASSES])
-
-
-def onnx_cnn_lstm(model):
-    """(N, T, F) -> (N, F, T); Conv, Relu, MaxPool; -> (T', N, C) for the
-    LSTM; its Y_h -> MatMul + Add."""
-    import numpy as np
-    from onnx import helper
-    g = Graph()
-    kernel, bias = model.get_layer("conv").get_weights()  # (k, in, out)
-    h = g.node("Transpose", ["x"], "nct", perm=[0, 2, 1])
-    h = g.node("Conv", [h, g.const("Wc", kernel.transpose(2, 1, 0).copy()),
-                        g.const("Bc", bias)], "conv", kernel_shape=[KERNEL])
-    h = g.node("Relu", [h], "relu")
-    h = g.node("MaxPool", [h], "pool", kernel_shape=[2], strides=[2])
-    h = g.node("Transpose", [h], "tnc", perm=[2, 0, 1])
-    g.inits += onnx_lstm_initializers(*model.get_layer("lstm").get_weights())
-    g.nodes.append(helper.make_node("LSTM", [h, "W", "R", "B"], ["", "h"], hidden_size=U))
-    h = g.node("Reshape", ["h", g.const("shape", np.array([-1, U], "int64"))], "h2")
-    dense_w, dense_b = model.get_layer("dense").get_weights()
-    h = g.node("MatMul", [h, g.const("Wd", dense_w)], "d")
-    y = g.node("Add", [h, g.const("Bd", dense_b)], "y")
-    return g.model("cnn_lstm", (T, F), y, [OUT])
 
 
 def prefixes(model, x):
@@ -224,7 +172,7 @@ def main():
     rows = []
     for name, make, to_onnx, shape, out in [
             ("CNN 32x32x3", make_cnn, onnx_cnn, IMAGE, CLASSES),
-            ("CNN+LSTM", make_cnn_lstm, onnx_cnn_lstm, (T, F), OUT)]:
+            ("CNN+LSTM", make_cnn_lstm, chain_to_onnx, (T, F), OUT)]:
         stem = name.split()[0].replace("+", "_").lower()
         path = os.path.join(work, stem + ".h5")
         keras_model = make(path)

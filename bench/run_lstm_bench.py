@@ -1,85 +1,156 @@
 #!/usr/bin/env python3
-"""LSTM inference on one core: seqc's AOT library (portable and native)
-against ONNX Runtime, OpenVINO, TensorFlow XLA and TFLite, with GFLOP/s
-against this core's FP32 peak measured in the same run.
+"""Recurrent workloads on one core: seqc's AOT library (portable and native)
+and JIT engine against ONNX Runtime, OpenVINO, TensorFlow XLA and TFLite,
+with GFLOP/s against this core's FP32 peak measured in the same run.
 
   python bench/run_lstm_bench.py [--build build] [--rounds 15] [--out lstm-bench.json]
-                                 [--units 64,128,256] [--batches 1,32,64]
+                                 [--only REGEX] [--units 64,128,256,512,1024]
 
-Models: Keras LSTM(U) -> Dense(1) on (100, 128) inputs, random weights,
-written with tf_keras, for each U of --units.
+Workloads (issue 18; tf_keras models, random weights, 100 steps of 128
+features unless said), each at its batches:
+  seed            test/fixtures/seed_build.h5: LSTM(64) -> Dense(32, relu) ->
+                  Dense(1) on (10, 12); batch 1, 32, 1024
+  LSTM(U)         LSTM(U) -> Dense(1) for each U of --units; batch 1, 32, 64
+                  up to 256 units, batch 32 above (the peak target's sizes)
+  stack 10xLSTM(256)  ten LSTM(256) (sequences between them) -> Dense(1);
+                  batch 1
+  GRU(128)        GRU(128) (reset_after) -> Dense(1); batch 1, 64
+  BiLSTM(128)     Bidirectional(LSTM(128)) -> Dense(1); batch 1, 32
+  Conv1D+LSTM     run_cnn_bench.py's CNN+LSTM: Conv1D(32, 5, relu) on
+                  (100, 16) -> MaxPooling1D(2) -> LSTM(64) -> Dense(8);
+                  batch 1, 32
+  Embedding+LSTM  Embedding(1000, 64) on 100 token ids -> LSTM(128) ->
+                  Dense(1); batch 1, 32
+--only keeps the workloads whose name matches REGEX (re.search).
 
+Engines:
   seqc portable  `seq-compile model.h5 -o lib.so` (the default: x86-64-v3 and
                  AVX-512 code, picked at load time), through its C API
   seqc native    the same with --cpu=native (one variant for this machine)
-  ONNX Runtime   the same weights as an ONNX LSTM + MatMul (opset 17)
+  seqc JIT       the Python module seqc: seqc.load(model).compile("jit",
+                 threads=1), called on the array (skipped when the module is
+                 not importable from this Python or the build's venv)
+  ONNX Runtime   the same weights as an ONNX graph written by keras_onnx.py
+                 (ONNX LSTM / GRU / Conv / Gather nodes, opset 17)
   OpenVINO       that ONNX model compiled for its CPU plugin (f32)
   TF XLA         tf.function(model, jit_compile=True) on tf_keras' model
   TFLite         the model converted by tf.lite.TFLiteConverter for each
-                 batch (its LSTM fused into UNIDIRECTIONAL_SEQUENCE_LSTM),
+                 batch (its LSTMs fused into UNIDIRECTIONAL_SEQUENCE_LSTM),
                  tf.lite.Interpreter(num_threads=1) with its default XNNPACK
                  delegate
 
 Every output is checked against Keras' prediction first. Engines run
 interleaved (interleave.py): each round times a burst of calls of each
-engine in turn; a row reports the median over rounds and, for each peer, the
-median per-round time / seqc portable's. GFLOP/s counts the GEMM work
-(T * (2*F*4U + 2*U*4U) + 2*U per sample); the peak is bench/fma_peak.c's,
-compiled and run before and after the rounds (the larger is used), so that
-a "% of peak" belongs to the same machine state. At batch 1 an LSTM step
-reads its whole recurrent kernel (U x 4U floats) once, so the step's floor
-is those bytes over this core's read bandwidth from a buffer of that size
-(bench/l2_bandwidth.c, measured alike); the table gives seqc's time per step
-over that floor.
+engine in turn; a row reports the median over rounds and, for each engine,
+the median per-round time / seqc portable's, and which peer was fastest.
+GFLOP/s counts the GEMM work of the model (gemm_flop); the peak is
+bench/fma_peak.c's, compiled and run before and after the rounds (the larger
+is used), so that a "% of peak" belongs to the same machine state. At batch
+1 an LSTM(U) step reads its whole recurrent kernel (U x 4U floats) once, so
+the step's floor is those bytes over this core's read bandwidth from a
+buffer of that size (bench/l2_bandwidth.c, measured alike); the output gives
+seqc's time per step over that floor.
 
 Needs tensorflow + tf_keras, numpy, onnx, onnxruntime and openvino, e.g. in
 a separate virtual environment: pip install tensorflow-cpu tf-keras onnx
 onnxruntime openvino.
 """
+import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
 
-from interleave import (SeqcAot, TFLite, interleaved, onnx_lstm_dense_initializers,
-                        onnx_runtime_session, openvino_model, parse_and_pin, require_close,
-                        summarize)
+from interleave import (SeqcAot, TFLite, interleaved, onnx_runtime_session, openvino_model,
+                        parse_and_pin, require_close, summarize)
+from keras_onnx import chain_to_onnx
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 T, F = 100, 128
-PEERS = ["seqc native", "ONNX Runtime", "OpenVINO", "TF XLA", "TFLite"]
+PEERS = ["ONNX Runtime", "OpenVINO", "TF XLA", "TFLite"]
+SEQC = ["seqc native", "seqc JIT"]
 
 
-def make_model(path, units):
+def random_weights(model, seed):
     import numpy as np
+    rng = np.random.default_rng(seed)
+    model.set_weights([rng.uniform(-0.1, 0.1, w.shape).astype("float32")
+                       for w in model.get_weights()])
+    return model
+
+
+def sequential(layers, input_shape=(T, F), seed=0):
     import tf_keras as k
-    m = k.Sequential([k.layers.InputLayer(input_shape=(T, F)), k.layers.LSTM(units),
-                      k.layers.Dense(1)])
-    rng = np.random.default_rng(units)
-    m.set_weights([rng.uniform(-0.1, 0.1, w.shape).astype("float32") for w in m.get_weights()])
-    m.save(path)
-    return m
+    return random_weights(k.Sequential([k.layers.InputLayer(input_shape=input_shape)] + layers),
+                          seed)
 
 
-def onnx_model(keras_model, units):
-    """ONNX LSTM (gates i, o, f, c; Y_h), then the Dense."""
+def workloads(units_list):
+    """[(name, batches, make() -> tf_keras model, ids)]: `ids` is the
+    vocabulary of a model whose input is token ids, else None."""
+    import tf_keras as k
+    L = k.layers
+    import run_cnn_bench
+    result = [("seed", [1, 32, 1024],
+               lambda: k.models.load_model(os.path.join(ROOT, "test/fixtures/seed_build.h5")),
+               None)]
+    for u in units_list:
+        result.append(("LSTM(%d)" % u, [1, 32, 64] if u <= 256 else [32],
+                       lambda u=u: sequential([L.LSTM(u), L.Dense(1)], seed=u), None))
+    result += [
+        ("stack 10xLSTM(256)", [1],
+         lambda: sequential([L.LSTM(256, return_sequences=True) for _ in range(9)]
+                            + [L.LSTM(256), L.Dense(1)], seed=10), None),
+        ("GRU(128)", [1, 64], lambda: sequential([L.GRU(128), L.Dense(1)], seed=11), None),
+        ("BiLSTM(128)", [1, 32],
+         lambda: sequential([L.Bidirectional(L.LSTM(128)), L.Dense(1)], seed=12), None),
+        ("Conv1D+LSTM", [1, 32],
+         lambda: run_cnn_bench.make_cnn_lstm(os.path.join(tempfile.mkdtemp(), "m.h5")), None),
+        ("Embedding+LSTM", [1, 32],
+         lambda: sequential([L.Embedding(1000, 64), L.LSTM(128), L.Dense(1)], (T,), 13), 1000),
+    ]
+    return result
+
+
+def gemm_flop(model):
+    """Multiply-adds x 2 of one sample: recurrences' input projections and
+    recurrent products, Dense layers, convolutions."""
     import numpy as np
-    import onnx
-    from onnx import helper, TensorProto, numpy_helper
-    inits = onnx_lstm_dense_initializers(keras_model)
-    inits.append(numpy_helper.from_array(np.array([-1, units], "int64"), "shape"))
-    nodes = [helper.make_node("Transpose", ["x"], ["xt"], perm=[1, 0, 2]),
-             helper.make_node("LSTM", ["xt", "W", "R", "B"], ["", "h"], hidden_size=units),
-             helper.make_node("Reshape", ["h", "shape"], ["h2"]),
-             helper.make_node("MatMul", ["h2", "Wd"], ["d"]),
-             helper.make_node("Add", ["d", "Bd"], ["y"])]
-    graph = helper.make_graph(
-        nodes, "lstm", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", T, F])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 1])], inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    onnx.checker.check_model(model)
-    return model.SerializeToString()
+    total = 0
+    for layer in model.layers:
+        kind = type(layer).__name__
+        shape = layer.input_shape
+        if kind == "Bidirectional":
+            layer, kind, directions = layer.forward_layer, type(layer.forward_layer).__name__, 2
+        else:
+            directions = 1
+        if kind in ("LSTM", "GRU"):
+            gates = layer.units * (4 if kind == "LSTM" else 3)
+            total += directions * shape[1] * 2 * (shape[2] + layer.units) * gates
+        elif kind == "Dense":
+            total += 2 * int(np.prod(shape[1:])) * layer.units
+        elif kind == "Conv1D":
+            total += 2 * layer.output_shape[1] * layer.kernel_size[0] * shape[2] * layer.filters
+    return total
+
+
+def seqc_module(build):
+    """The Python module seqc: importable as is, or from the build's venv.
+    It must be imported before TensorFlow: the LLVM inside TensorFlow's
+    libraries, loaded first, takes the place of seqc's in its JIT (LLVM's
+    "Required pass not found")."""
+    for path in [None] + glob.glob(os.path.join(build, "venv", "lib", "python3*",
+                                                "site-packages")):
+        if path:
+            sys.path.insert(0, path)
+        try:
+            import seqc
+            return seqc
+        except ImportError:
+            continue
+    return None
 
 
 def measure(work, name, *args):
@@ -102,19 +173,14 @@ def read_bandwidth(work, units):
 
 
 def main():
-    extra = {"--units": "64,128,256", "--batches": "1,32,64"}
-    argv, options = [], dict(extra)
-    it = iter(sys.argv[1:])
-    for a in it:  # the two options of this script; the rest are interleave's
-        key, _, value = a.partition("=")
-        if key in extra:
-            options[key] = value or next(it)
-        else:
-            argv.append(a)
-    sys.argv[1:] = argv
-    args, core = parse_and_pin(__doc__.splitlines()[0], "lstm-bench.json", ROOT)
-    units_list = [int(u) for u in options["--units"].split(",")]
-    batches = [int(b) for b in options["--batches"].split(",")]
+    def options(p):
+        p.add_argument("--only", default="", help="workloads whose name matches this regex")
+        p.add_argument("--units", default="64,128,256,512,1024",
+                       help="LSTM(U) -> Dense(1) workloads' U")
+    args, core = parse_and_pin(__doc__.splitlines()[0], "lstm-bench.json", ROOT, options)
+    seqc_python = seqc_module(args.build)  # before TensorFlow: see seqc_module
+    units_list = [int(u) for u in args.units.split(",") if u]
+    chosen = [w for w in workloads(units_list) if re.search(args.only, w[0])]
 
     import numpy as np
     import onnxruntime as ort
@@ -127,82 +193,102 @@ def main():
 
     work = tempfile.mkdtemp(prefix="seqc-lstm-bench-")
     peaks = [fma_peak(work)]
-    bandwidth = {u: [read_bandwidth(work, u)] for u in units_list}
+    lstm_units = [u for u in units_list if any(w[0] == "LSTM(%d)" % u for w in chosen)]
+    bandwidth = {u: [read_bandwidth(work, u)] for u in lstm_units}
     seq_compile = os.path.join(args.build, "bin", "seq-compile")
     rows = []
     rng = np.random.default_rng(3)
-    for units in units_list:
-        path = os.path.join(work, "lstm%d.h5" % units)
-        keras_model = make_model(path, units)
+    for index, (name, batches, make, ids) in enumerate(chosen):
+        keras_model = make()
+        path = os.path.join(work, "model%d.h5" % index)
+        keras_model.save(path)
+        shape = tuple(keras_model.input_shape[1:])
+        steps, out_shape = shape[0], tuple(keras_model.output_shape[1:])
         libs = {}
-        for name, flags in [("seqc portable", []), ("seqc native", ["--cpu=native"])]:
-            libs[name] = os.path.join(work, "lib%d_%s.so" % (units, name.split()[1]))
-            subprocess.run([seq_compile, path, "-o", libs[name]] + flags, check=True)
-        proto = onnx_model(keras_model, units)
+        for engine, flags in [("seqc portable", []), ("seqc native", ["--cpu=native"])]:
+            libs[engine] = os.path.join(work, "lib%d_%s.so" % (index, engine.split()[1]))
+            subprocess.run([seq_compile, path, "-o", libs[engine]] + flags, check=True)
+        jit = seqc_python.load(path).compile("jit", threads=1) if seqc_python else None
+        proto = chain_to_onnx(keras_model)
         session = onnx_runtime_session(proto)
         request = openvino_model(proto).create_infer_request()
         xla = tf.function(keras_model, jit_compile=True)
-        flop = T * (2 * F * 4 * units + 2 * units * 4 * units) + 2 * units
+        flop = gemm_flop(keras_model)
         for batch in batches:
-            x = rng.uniform(-1, 1, (batch, T, F)).astype("float32")
+            if ids:
+                x = rng.integers(0, ids, (batch,) + shape).astype("float32")
+            else:
+                x = rng.uniform(-1, 1, (batch,) + shape).astype("float32")
             want = keras_model.predict(x, verbose=0)
-            seqc = {name: SeqcAot(lib, batch, T) for name, lib in libs.items()}
-            y = {name: np.empty((batch, 1), "float32") for name in libs}
+            seqc = {engine: SeqcAot(lib, batch, steps) for engine, lib in libs.items()}
+            y = {engine: np.empty((batch,) + out_shape, "float32") for engine in libs}
             xt = tf.constant(x)
-            lite = TFLite(keras_model, batch, (T, F))
+            lite = TFLite(keras_model, batch, shape)
             engines = {
                 "seqc portable": lambda: seqc["seqc portable"](x, y["seqc portable"]),
                 "seqc native": lambda: seqc["seqc native"](x, y["seqc native"]),
-                "ONNX Runtime": lambda: session.run(None, {"x": x}),
-                "OpenVINO": lambda: request.infer({"x": x}),
+                "seqc JIT": lambda: jit(x),
+                "ONNX Runtime": lambda: session.run(None, {"x": x})[0],
+                "OpenVINO": lambda: next(iter(request.infer({"x": x}).values())),
                 "TF XLA": lambda: xla(xt).numpy(),
                 "TFLite": lambda: lite(x),
             }
-            outputs = {name: np.array(call()[0] if name == "ONNX Runtime" else
-                                      next(iter(call().values())) if name == "OpenVINO" else call())
-                       for name, call in engines.items()}
-            require_close(outputs, want, batch)
+            if jit is None:
+                del engines["seqc JIT"]
+            require_close({engine: np.array(call()) for engine, call in engines.items()},
+                          want, batch)
             times = interleaved(engines, args.rounds, args.burst)
-            row = summarize({"model": "LSTM(%d)" % units, "batch": batch}, times, "seqc portable")
-            for name in engines:
-                row[name + " GFLOP/s"] = flop * batch / (row[name] * 1e3)
+            row = summarize({"model": name, "batch": batch}, times, "seqc portable")
+            for engine in engines:
+                row[engine + " GFLOP/s"] = flop * batch / (row[engine] * 1e3)
+            row["load"] = os.getloadavg()[0]
             rows.append(row)
     peaks.append(fma_peak(work))
     peak = max(peaks)
-    for u in units_list:
+    for u in lstm_units:
         bandwidth[u].append(read_bandwidth(work, u))
     for r in rows:
-        if r["batch"] == 1:
-            u = int(r["model"][5:-1])
+        u = re.fullmatch(r"LSTM\((\d+)\)", r["model"])
+        if u and r["batch"] == 1:
+            u = int(u.group(1))
             floor_us = u * 4 * u * 4 / (max(bandwidth[u]) * 1e3)
             r["step over L2 floor"] = r["seqc portable"] / T / floor_us
 
     print("\nFP32 peak of this core (bench/fma_peak.c, before and after): %s GFLOP/s"
           % ", ".join("%.1f" % p for p in peaks))
-    for u in units_list:
+    for u in lstm_units:
         print("read bandwidth from %d KiB (LSTM(%d)'s recurrent kernel; bench/l2_bandwidth.c): %s GB/s"
               % (u * 4 * u * 4 // 1024, u, ", ".join("%.1f" % b for b in bandwidth[u])))
     for r in rows:
         if "step over L2 floor" in r:
             print("%s batch 1: one step takes %.2fx its floor (recurrent kernel bytes / bandwidth)"
                   % (r["model"], r["step over L2 floor"]))
-    print("\n| model | batch | seqc portable | %s | seqc GFLOP/s (of peak) | best peer GFLOP/s (of peak) |"
-          % " | ".join(PEERS))
-    print("|---" * (len(PEERS) + 5) + "|")
+    shown = [e for e in SEQC + PEERS if rows and e + " GFLOP/s" in rows[0]]
+    print("\n| model | batch | seqc portable | %s | fastest peer | seqc GFLOP/s (of peak) |"
+          " fastest peer GFLOP/s (of peak) |" % " | ".join(shown))
+    print("|---" * (len(shown) + 6) + "|")
     for r in rows:
-        cells = ["%.0f us (%.2fx)" % (r[p], r[p + " / seqc portable"]) for p in PEERS]
-        best = max(r[p + " GFLOP/s"] for p in PEERS[1:])
-        print("| %s | %d | %.0f us | %s | %.1f (%.0f%%) | %.1f (%.0f%%) |" % (
-            r["model"], r["batch"], r["seqc portable"], " | ".join(cells),
-            r["seqc portable GFLOP/s"], 100 * r["seqc portable GFLOP/s"] / peak,
-            best, 100 * best / peak))
-    print("\nratios are engine time / seqc portable time per round (above 1: seqc is faster)")
+        cells = ["%s (%.2fx)" % (duration(r[e]), r[e + " / seqc portable"]) for e in shown]
+        best = min(PEERS, key=lambda p: r[p + " / seqc portable"])
+        r["fastest peer"] = best
+        print("| %s | %d | %s | %s | %s %.2fx | %.1f (%.0f%%) | %.1f (%.0f%%) |" % (
+            r["model"], r["batch"], duration(r["seqc portable"]), " | ".join(cells), best,
+            r[best + " / seqc portable"], r["seqc portable GFLOP/s"],
+            100 * r["seqc portable GFLOP/s"] / peak, r[best + " GFLOP/s"],
+            100 * r[best + " GFLOP/s"] / peak))
+    print("\nratios are engine time / seqc portable time per round (above 1: seqc is faster);"
+          " load average (1 min) after each row: %s"
+          % ", ".join("%.1f" % r["load"] for r in rows))
     with open(args.out, "w") as f:
         json.dump({"versions": {"onnxruntime": ort.__version__, "openvino": ov.__version__,
                                 "tensorflow": tf.__version__},
                    "core": core, "fma_peak_gflops": peaks,
                    "read_bandwidth_gbps": {str(u): b for u, b in bandwidth.items()},
                    "rows": rows}, f, indent=1)
+
+
+def duration(us):
+    return "%.0f us" % us if us < 10000 else "%.1f ms" % (us / 1000)
 
 
 if __name__ == "__main__":
