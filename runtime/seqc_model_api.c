@@ -109,6 +109,9 @@ struct seqc_model {
    * for; with automatic threads, the fewest rows worth a chunk (else 1). */
   int threads;
   int64_t share, min_chunk_rows;
+  /* The most rows of one run of the compiled code (SEQC_TILE_ROWS for a
+   * splittable model, else every row of the call). */
+  int64_t tile_rows;
   struct seqc_worker *workers;
   /* The pool: a call publishes m->job, then `generation` (a count times
    * 2^16, plus the call's chunks); workers spin, then sleep on `wake`, until
@@ -349,18 +352,46 @@ static void chunk_rows(int64_t batch, int chunks, int i, int64_t *first,
   *rows = batch * (i + 1) / chunks - *first;
 }
 
-/* Runs chunk i of m->job in worker i's arena; the result goes to its rc
- * and error. */
+/* Runs chunk i of m->job in worker i's arena, in tiles of at most
+ * m->tile_rows rows (see SEQC_TILE_ROWS); the result goes to the worker's
+ * rc and error, an input error's count summed over the tiles as one run
+ * would have counted it (the first check that failed). */
 static void run_chunk(seqc_model *m, int i) {
   const struct seqc_job *job = &m->job;
   struct seqc_worker *w = &m->workers[i];
   int64_t first, rows;
   chunk_rows(job->batch, job->chunks, i, &first, &rows);
-  const float *inputs[SEQC_MAX_PORTS];
-  for (int k = 0; k < seqc_input_count; ++k)
-    inputs[k] = job->inputs[k] + first * sample_floats(k, job->seq_lens[k]);
-  w->rc = invoke(m, &w->arena, w->error, inputs, rows, job->seq_lens,
-                 job->outputs, first, NULL, 0);
+  int tiles = (int)((rows + m->tile_rows - 1) / m->tile_rows);
+  int32_t site = -1;
+  int64_t count = 0;
+  w->rc = SEQC_OK;
+  for (int t = 0; t < tiles; ++t) {
+    int64_t tile_first, tile_rows;
+    chunk_rows(rows, tiles, t, &tile_first, &tile_rows);
+    tile_first += first;
+    const float *inputs[SEQC_MAX_PORTS];
+    for (int k = 0; k < seqc_input_count; ++k)
+      inputs[k] = job->inputs[k] + tile_first * sample_floats(k, job->seq_lens[k]);
+    int rc = invoke(m, &w->arena, w->error, inputs, tile_rows, job->seq_lens,
+                    job->outputs, tile_first, NULL, 0);
+    if (rc == SEQC_ERROR_INPUT) {
+      if (site < 0 || w->arena.error_site < site) {
+        site = w->arena.error_site;
+        count = 0;
+      }
+      if (w->arena.error_site == site)
+        count += w->arena.error_count;
+    } else if (rc != SEQC_OK) {
+      w->rc = rc;
+      return;
+    }
+  }
+  if (site >= 0) {
+    w->rc = SEQC_ERROR_INPUT;
+    w->arena.error_site = site;
+    w->arena.error_count = count;
+    input_error(w->error, site, count);
+  }
 }
 
 /* One turn of a spin: gives the core away when another thread wants it (one
@@ -624,7 +655,7 @@ SEQC_API seqc_model *seqc_model_create_threaded(int64_t max_batch,
     threads = 1;
   if (threads > max_batch)
     threads = (int)max_batch;
-  /* Each worker's arena is sized for the largest chunk. */
+  /* Each worker's arena is sized for the largest chunk's largest tile. */
   int64_t share = (max_batch + threads - 1) / threads;
   /* The input of the sizing run, in bytes; too large is out of memory. */
   int64_t floats = largest_input_floats(max_batch, max_seq_len);
@@ -641,6 +672,7 @@ SEQC_API seqc_model *seqc_model_create_threaded(int64_t max_batch,
   m->threads = threads;
   m->share = share;
   m->min_chunk_rows = 1;
+  m->tile_rows = splittable() && max_batch > SEQC_TILE_ROWS ? SEQC_TILE_ROWS : max_batch;
   m->workers = (struct seqc_worker *)calloc((size_t)threads, sizeof *m->workers);
   if (!m->workers) {
     m->threads = 0;
@@ -668,7 +700,7 @@ SEQC_API seqc_model *seqc_model_create_threaded(int64_t max_batch,
     }
   }
   /* Sizing run of the largest chunk on this thread: the arena learns what
-   * a chunk needs; every worker's arena gets that much. */
+   * a chunk's tile needs; every worker's arena gets that much. */
   int rc = run_zeros(m, zeros, share, max_seq_len, 1);
   size_t needed = m->workers[0].arena.needed;
   for (int i = 0; rc != SEQC_ERROR_MEMORY && i < threads; ++i)
@@ -778,12 +810,12 @@ static int check_call(seqc_model *m, const char *what, int64_t batch,
   return SEQC_OK;
 }
 
-/* A checked call of batch >= 1: on this thread alone, or split across the
- * pool. */
+/* A checked call of batch >= 1: on this thread alone (in tiles when it has
+ * more than m->tile_rows rows), or split across the pool. */
 static int run_split(seqc_model *m, const float *const *inputs, int64_t batch,
                      const int64_t *lengths, float *const *outputs) {
   int chunks = chunks_for(m, batch);
-  if (chunks == 1)
+  if (chunks == 1 && batch <= m->tile_rows)
     return invoke(m, &m->workers[0].arena, m->error, inputs, batch, lengths,
                   outputs, 0, NULL, 1);
   struct seqc_job job = {inputs, outputs, lengths, batch, chunks};

@@ -85,24 +85,28 @@ public:
     int chunks = chunksFor(batch);
     if (chunks > 1) {
       // Chunk i is rows [batch * i / chunks, batch * (i + 1) / chunks).
-      llvm::SmallVector<ChunkResult, 8> results(chunks);
+      llvm::SmallVector<llvm::SmallVector<ChunkResult, 1>, 8> results(chunks);
       auto start = std::chrono::steady_clock::now();
       bool ran = pool->tryRun(chunks, [&](int i) {
         int64_t first = batch * i / chunks;
-        results[i] = runRows(inputs, first, batch * (i + 1) / chunks - first);
+        runTiles(inputs, first, batch * (i + 1) / chunks - first, results[i]);
         if (i == 0)
           learn(start, batch / chunks);
       });
-      if (ran)
-        return join(results, batch);
+      if (ran) {
+        llvm::SmallVector<ChunkResult, 8> tiles;
+        for (auto &chunk : results)
+          for (ChunkResult &tile : chunk)
+            tiles.push_back(std::move(tile));
+        return join(tiles, batch);
+      }
       // Another call holds the pool: this one runs on its own thread.
     }
     auto start = std::chrono::steady_clock::now();
-    ChunkResult result = runRows(inputs, 0, batch);
+    llvm::SmallVector<ChunkResult, 1> tiles;
+    runTiles(inputs, 0, batch, tiles);
     learn(start, batch);
-    llvm::SmallVector<ChunkResult, 1> one;
-    one.push_back(std::move(result));
-    return join(one, batch);
+    return join(tiles, batch);
   }
 
 private:
@@ -147,6 +151,20 @@ private:
                   std::chrono::steady_clock::now() - start)
                   .count();
     nsPerRow.store(std::max<int64_t>(ns / rows, 1), std::memory_order_relaxed);
+  }
+
+  /// Runs rows [first, first + rows) of every input in tiles of at most
+  /// SEQC_TILE_ROWS rows (seqc_arena.h) when the rows are independent, one
+  /// result per tile.
+  void runTiles(llvm::ArrayRef<Tensor> inputs, int64_t first, int64_t rows,
+                llvm::SmallVectorImpl<ChunkResult> &results) {
+    int64_t tiles = splittable() ? std::max<int64_t>(
+                                       (rows + SEQC_TILE_ROWS - 1) / SEQC_TILE_ROWS, 1)
+                                 : 1;
+    for (int64_t t = 0; t < tiles; ++t) {
+      int64_t begin = rows * t / tiles;
+      results.push_back(runRows(inputs, first + begin, rows * (t + 1) / tiles - begin));
+    }
   }
 
   /// Runs rows [first, first + rows) of every input in an arena of its own.
