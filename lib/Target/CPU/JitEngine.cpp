@@ -67,8 +67,13 @@ public:
     if (automatic)
       threads = seq::cpu::onlineCores();
     threads = std::min(threads, seq::rt::kMaxEngineThreads);
-    if (threads > 1 && splittable())
+    if (threads > 1 && splittable()) {
       pool = std::make_unique<seq::cpu::WorkerPool>(threads);
+      for (int i = 0; i < threads; ++i) {
+        arenas.push_back(new seqc_arena{});
+        poolArenas.push_back(arenas.back());
+      }
+    }
   }
 
   ~JitEngine() override {
@@ -89,7 +94,8 @@ public:
       auto start = std::chrono::steady_clock::now();
       bool ran = pool->tryRun(chunks, [&](int i) {
         int64_t first = batch * i / chunks;
-        runTiles(inputs, first, batch * (i + 1) / chunks - first, results[i]);
+        runTiles(inputs, first, batch * (i + 1) / chunks - first, results[i],
+                 poolArenas[i]);
         if (i == 0)
           learn(start, batch / chunks);
       });
@@ -157,19 +163,25 @@ private:
   /// SEQC_TILE_ROWS rows (seqc_arena.h) when the rows are independent, one
   /// result per tile.
   void runTiles(llvm::ArrayRef<Tensor> inputs, int64_t first, int64_t rows,
-                llvm::SmallVectorImpl<ChunkResult> &results) {
+                llvm::SmallVectorImpl<ChunkResult> &results,
+                seqc_arena *arena = nullptr) {
     int64_t tiles = splittable() ? std::max<int64_t>(
                                        (rows + SEQC_TILE_ROWS - 1) / SEQC_TILE_ROWS, 1)
                                  : 1;
     for (int64_t t = 0; t < tiles; ++t) {
       int64_t begin = rows * t / tiles;
-      results.push_back(runRows(inputs, first + begin, rows * (t + 1) / tiles - begin));
+      results.push_back(
+          runRows(inputs, first + begin, rows * (t + 1) / tiles - begin, arena));
     }
   }
 
-  /// Runs rows [first, first + rows) of every input in an arena of its own.
-  ChunkResult runRows(llvm::ArrayRef<Tensor> inputs, int64_t first, int64_t rows) {
-    seqc_arena *arena = acquireArena();
+  /// Runs rows [first, first + rows) of every input in `arena`, or in one
+  /// of the shared ones no other call is using.
+  ChunkResult runRows(llvm::ArrayRef<Tensor> inputs, int64_t first, int64_t rows,
+                      seqc_arena *arena) {
+    bool shared = !arena;
+    if (shared)
+      arena = acquireArena();
     std::vector<std::vector<int64_t>> descriptors;
     std::vector<void *> inputPointers;
     for (const Tensor &input : inputs) {
@@ -223,7 +235,8 @@ private:
     // (A failed call's size is not kept: it would fail again.)
     if (ok && needed > arena->capacity)
       seqc_arena_reserve(arena, needed);
-    releaseArena(arena);
+    if (shared)
+      releaseArena(arena);
     return result;
   }
 
@@ -295,6 +308,11 @@ private:
   std::atomic<int64_t> nsPerRow{-1};
   std::mutex mutex;
   std::vector<seqc_arena *> arenas, idle;
+  /// Chunk i of a call the pool runs uses arena i, on the same thread each
+  /// call, so that its memory stays in that core's caches (a shared arena
+  /// went from core to core: the seed model at batch 64 on 2 threads took
+  /// 147 us instead of 130). Owned by `arenas`.
+  std::vector<seqc_arena *> poolArenas;
   // Last: its threads stop before anything they use goes.
   std::unique_ptr<seq::cpu::WorkerPool> pool;
 };
