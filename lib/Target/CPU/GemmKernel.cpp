@@ -1,4 +1,5 @@
 #include "GemmKernel.h"
+#include "WindowAttrs.h"
 
 #include "seq/Dialect/Seq/Transforms/WeightConstants.h"
 
@@ -784,12 +785,7 @@ bool seq::cpu::emitConvolutionGemm(linalg::LinalgOp op, const VectorTarget &targ
   geometry.window.assign(kernelType.getShape().begin(),
                          kernelType.getShape().begin() + spatial);
   geometry.channels = kernelType.getDimSize(spatial);
-  auto read = [&](StringRef name) {
-    auto attr = op->getAttrOfType<DenseIntElementsAttr>(name);
-    return llvm::to_vector(llvm::map_range(
-        attr.getValues<APInt>(), [](const APInt &v) { return v.getSExtValue(); }));
-  };
-  geometry.strides = read("strides");
-  geometry.dilations = read("dilations");
+  geometry.strides = seq::cpu::windowAttr(op, "strides");
+  geometry.dilations = seq::cpu::windowAttr(op, "dilations");
   return emit(op, input, kernel, C, geometry, target, weights);
 }

@@ -1,4 +1,5 @@
 #include "PoolingKernel.h"
+#include "WindowAttrs.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -19,12 +20,6 @@ bool isMax(Operation *op) {
   return isa<linalg::PoolingNwcMaxOp, linalg::PoolingNhwcMaxOp, linalg::PoolingNdhwcMaxOp>(op);
 }
 
-SmallVector<int64_t> attrValues(Operation *op, StringRef name) {
-  auto attr = op->getAttrOfType<DenseIntElementsAttr>(name);
-  return llvm::to_vector(
-      llvm::map_range(attr.getValues<APInt>(), [](const APInt &v) { return v.getSExtValue(); }));
-}
-
 } // namespace
 
 bool seq::cpu::emitPooling(linalg::LinalgOp op, const VectorTarget &target) {
@@ -42,8 +37,8 @@ bool seq::cpu::emitPooling(linalg::LinalgOp op, const VectorTarget &target) {
       !windowType.hasStaticShape() || ShapedType::isDynamic(channels))
     return false;
   SmallVector<int64_t> extents(windowType.getShape());
-  SmallVector<int64_t> strides = attrValues(op, "strides"),
-                       dilations = attrValues(op, "dilations");
+  SmallVector<int64_t> strides = seq::cpu::windowAttr(op, "strides"),
+                       dilations = seq::cpu::windowAttr(op, "dilations");
   int64_t taps = 1;
   for (int64_t e : extents)
     taps *= e;
