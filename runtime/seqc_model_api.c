@@ -345,6 +345,18 @@ static int invoke(seqc_model *m, seqc_arena *arena, char *error,
 
 /* ---- Threads: a call's batch split into chunks, one per worker. ---- */
 
+/* Folds the bad input a run in `arena` reported into a call's (`site` -1:
+ * none yet), as one run over all the rows reports it: the first check that
+ * failed (the lowest site), with its count summed over the runs. */
+static void merge_input_error(int32_t *site, int64_t *count, const seqc_arena *arena) {
+  if (*site < 0 || arena->error_site < *site) {
+    *site = arena->error_site;
+    *count = 0;
+  }
+  if (arena->error_site == *site)
+    *count += arena->error_count;
+}
+
 /* Rows [*first, *first + *rows) of chunk i of `chunks` over `batch`. */
 static void chunk_rows(int64_t batch, int chunks, int i, int64_t *first,
                        int64_t *rows) {
@@ -354,8 +366,7 @@ static void chunk_rows(int64_t batch, int chunks, int i, int64_t *first,
 
 /* Runs chunk i of m->job in worker i's arena, in tiles of at most
  * m->tile_rows rows (see SEQC_TILE_ROWS); the result goes to the worker's
- * rc and error, an input error's count summed over the tiles as one run
- * would have counted it (the first check that failed). */
+ * rc and error, bad input merged over the tiles (merge_input_error). */
 static void run_chunk(seqc_model *m, int i) {
   const struct seqc_job *job = &m->job;
   struct seqc_worker *w = &m->workers[i];
@@ -375,12 +386,7 @@ static void run_chunk(seqc_model *m, int i) {
     int rc = invoke(m, &w->arena, w->error, inputs, tile_rows, job->seq_lens,
                     job->outputs, tile_first, NULL, 0);
     if (rc == SEQC_ERROR_INPUT) {
-      if (site < 0 || w->arena.error_site < site) {
-        site = w->arena.error_site;
-        count = 0;
-      }
-      if (w->arena.error_site == site)
-        count += w->arena.error_count;
+      merge_input_error(&site, &count, &w->arena);
     } else if (rc != SEQC_OK) {
       w->rc = rc;
       return;
@@ -489,14 +495,10 @@ static int run_job(seqc_model *m, const struct seqc_job *job) {
       memcpy(m->error, w->error, sizeof m->error);
       return w->rc;
     }
-    if (site < 0 || w->arena.error_site < site)
-      site = w->arena.error_site;
+    merge_input_error(&site, &count, &w->arena);
   }
   if (site < 0)
     return SEQC_OK;
-  for (int i = 0; i < chunks; ++i)
-    if (m->workers[i].rc == SEQC_ERROR_INPUT && m->workers[i].arena.error_site == site)
-      count += m->workers[i].arena.error_count;
   input_error(m->error, site, count);
   return SEQC_ERROR_INPUT;
 }

@@ -62,12 +62,13 @@ public:
             std::unique_ptr<ExecutionEngine> engine, PredictFn predict,
             seq::cpu::ModelSignature signature, int threads)
       : memory(std::move(memory)), engine(std::move(engine)), predict(predict),
-        signature(std::move(signature)), automatic(threads == 0) {
+        signature(std::move(signature)), automatic(threads == 0),
+        rowsIndependent(splittable()) {
     initIO(this->signature.io);
     if (automatic)
       threads = seq::cpu::onlineCores();
     threads = std::min(threads, seq::rt::kMaxEngineThreads);
-    if (threads > 1 && splittable()) {
+    if (threads > 1 && rowsIndependent) {
       pool = std::make_unique<seq::cpu::WorkerPool>(threads);
       for (int i = 0; i < threads; ++i) {
         arenas.push_back(new seqc_arena{});
@@ -165,7 +166,7 @@ private:
   void runTiles(llvm::ArrayRef<Tensor> inputs, int64_t first, int64_t rows,
                 llvm::SmallVectorImpl<ChunkResult> &results,
                 seqc_arena *arena = nullptr) {
-    int64_t tiles = splittable() ? std::max<int64_t>(
+    int64_t tiles = rowsIndependent ? std::max<int64_t>(
                                        (rows + SEQC_TILE_ROWS - 1) / SEQC_TILE_ROWS, 1)
                                  : 1;
     for (int64_t t = 0; t < tiles; ++t) {
@@ -305,6 +306,8 @@ private:
   PredictFn predict;
   seq::cpu::ModelSignature signature;
   bool automatic;
+  /// splittable(): calls may be split into chunks and tiles of rows.
+  bool rowsIndependent;
   std::atomic<int64_t> nsPerRow{-1};
   std::mutex mutex;
   std::vector<seqc_arena *> arenas, idle;
