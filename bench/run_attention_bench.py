@@ -29,6 +29,7 @@ import tempfile
 from interleave import (SeqcAot, compile_aot, interleaved, onnx_runtime_session,
                         openvino_model, parse_and_pin, print_table, require_close,
                         summarize)
+from keras_onnx import OnnxGraph
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 T, D, HEADS, KEY_DIM, FFN = 64, 128, 4, 32, 256
@@ -52,20 +53,11 @@ def make_model(path):
 
 
 def onnx_model(model):
-    """The block as plain ONNX ops, weights from the Keras model."""
+    """The block as plain ONNX ops, weights from the Keras model: ONNX bytes."""
     import numpy as np
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
     w = {v.path: v.numpy() for v in model.weights}
-    inits, nodes = [], []
-
-    def const(name, array):
-        inits.append(numpy_helper.from_array(np.asarray(array), name))
-        return name
-
-    def node(op, inputs, output, **attrs):
-        nodes.append(helper.make_node(op, inputs, [output], **attrs))
-        return output
+    g = OnnxGraph()
+    const, node = g.const, g.node
 
     def dense(x, kernel, bias, name):
         y = node("MatMul", [x, const(name + "/k", kernel)], name + "/mm")
@@ -100,14 +92,7 @@ def onnx_model(model):
     f = node("Relu", [dense(h, w["ffn1/kernel"], w["ffn1/bias"], "ffn1")], "ffn1/relu")
     f = dense(f, w["ffn2/kernel"], w["ffn2/bias"], "ffn2")
     y = norm(node("Add", [h, f], "res2"), "norm2")
-    graph = helper.make_graph(
-        nodes, "encoder_block",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", T, D])],
-        [helper.make_tensor_value_info(y, TensorProto.FLOAT, ["batch", T, D])], inits)
-    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    proto.ir_version = 8
-    onnx.checker.check_model(proto)
-    return proto
+    return g.model("encoder_block", (T, D), y, (T, D))
 
 
 def main():
@@ -121,7 +106,7 @@ def main():
     keras_model = make_model(path)
     lib = os.path.join(work, "libencoder.so")
     compile_aot(args.build, path, lib)
-    proto = onnx_model(keras_model).SerializeToString()
+    proto = onnx_model(keras_model)
     session = onnx_runtime_session(proto)
     request = openvino_model(proto).create_infer_request()
 
