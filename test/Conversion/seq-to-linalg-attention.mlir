@@ -65,7 +65,7 @@ func.func @grouped_causal(%q: tensor<?x5x4x2xf32>, %k: tensor<?x7x2x2xf32>, %v: 
 // CHECK:         linalg.generic {indexing_maps = [#[[Q]], #[[KTR]], {{.*}}, #[[S]]], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%[[X]], %[[XT]], %[[W]] : tensor<?x5x1x3xf32>, tensor<?x1x3x5xf32>, tensor<3xf32>)
 // CHECK:           %[[SUM:.*]] = arith.addf %{{.*}}, %{{.*}} : f32
 // CHECK:           arith.mulf %[[SUM]], %[[INNER]] : f32
-// CHECK:           math.roundeven
+// CHECK:           arith.shli
 // CHECK:         linalg.generic
 // CHECK:           arith.mulf %{{.*}}, %[[TWO]] : f32
 // CHECK-NOT:       linalg.index

@@ -40,7 +40,6 @@ Value seq::lowering::lowerConvLSTM(LinalgBuilder &lb, ConvLSTMOp op) {
   ArrayRef<int64_t> strides = op.getStrides(), dilations = op.getDilationRate();
   SmallVector<int64_t> ones(n, 1);
   Activation act = op.getActivation(), rec = op.getRecurrentActivation();
-  float alpha = shapes::cellAlpha(act), recAlpha = shapes::cellAlpha(rec);
   OpFoldResult batch = lb.dimOfr(x, 0), steps = lb.dimOfr(x, 1);
 
   // The input padded along its spatial axes, once for every step; the
@@ -110,20 +109,13 @@ Value seq::lowering::lowerConvLSTM(LinalgBuilder &lb, ConvLSTMOp op) {
     // c = f * c + i * act(g), then h = o * act(c), each gate block read
     // straight from the gate tensor.
     Value c = sb.map(ValueRange{gate(0), gate(1), gate(2)}, iters[1],
-                     [&](OpBuilder &b, Location bl, ValueRange a) -> Value {
-                       Value i = scalarActivation(b, bl, rec, recAlpha, a[0]);
-                       Value f = scalarActivation(b, bl, rec, recAlpha, a[1]);
-                       Value g = scalarActivation(b, bl, act, alpha, a[2]);
-                       Value kept = arith::MulFOp::create(b, bl, f, a[3]);
-                       Value added = arith::MulFOp::create(b, bl, i, g);
-                       return arith::AddFOp::create(b, bl, kept, added);
+                     [&](OpBuilder &b, Location bl, ValueRange a) {
+                       return lstmCellState(b, bl, rec, act, a[0], a[1], a[2], a[3]);
                      });
     Value interior = sb.extractSlice(iters[0], hOffsets, state, stateType);
     Value h = sb.map(ValueRange{gate(3), c}, interior,
-                     [&](OpBuilder &b, Location bl, ValueRange a) -> Value {
-                       Value o = scalarActivation(b, bl, rec, recAlpha, a[0]);
-                       Value ac = scalarActivation(b, bl, act, alpha, a[1]);
-                       return arith::MulFOp::create(b, bl, o, ac);
+                     [&](OpBuilder &b, Location bl, ValueRange a) {
+                       return lstmCellOutput(b, bl, rec, act, a[0], a[1]);
                      });
     SmallVector<Value> yields{sb.insertSlice(h, iters[0], hOffsets, state), c, gates};
     if (op.getReturnSequences()) {

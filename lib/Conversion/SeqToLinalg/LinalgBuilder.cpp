@@ -277,50 +277,71 @@ struct Scalar {
     return arith::SelectOp::create(b, loc, cond, x, y);
   }
   Value clamp(Value x, double lo, double hi) { return min(max(x, c(lo)), c(hi)); }
-  /// e^z = 2^k (1 + q) for z within [-87, 88], as Cephes' expf: z = k ln 2
-  /// + r with |r| <= ln 2 / 2 (ln 2 in two parts), q = e^r - 1 = r + r^2 P(r)
-  /// (degree 5), 2^k made from k's bits. Without math.exp's handling of
+  /// e^z = 2^k (1 + q) for z within [-87, 88]: z = k ln 2 + r with
+  /// |r| <= ln 2 / 2 (ln 2 in Cephes' two parts), q = e^r - 1 = r + r^2 P(r)
+  /// with P of degree 4 (a Chebyshev fit on that interval, within 0.1 ulp
+  /// of e^r: Cephes' degree 5 is more than float needs). k comes rounded
+  /// from adding 1.5 * 2^23 + 127 (then every float has unit spacing, and
+  /// the low mantissa bits of the sum are k + 127), so 2^k is that sum's
+  /// bits shifted into the exponent field: one FMA and one shift where a
+  /// round, a conversion and an integer add were (the LSTM cell is bound by
+  /// its count of vector operations). Without math.exp's handling of
   /// infinities and of the subnormal range, which sigmoid and tanh do not
   /// need once their argument is clamped; and e^z - 1 = 2^k q + (2^k - 1)
   /// comes without cancellation.
   std::pair<Value, Value> expParts(Value z) {
-    Value k = math::RoundEvenOp::create(b, loc, mul(z, c(M_LOG2E)));
+    constexpr double kShifter = 12582912.0 + 127.0; // 1.5 * 2^23 + bias
+    Value shifted = add(mul(z, c(M_LOG2E)), c(kShifter));
+    Value k = sub(shifted, c(kShifter));
     Value r = sub(z, mul(k, c(0.693359375)));
     r = sub(r, mul(k, c(-2.12194440e-4)));
-    // P by Estrin's scheme (three FMAs deep instead of Horner's five: the
-    // LSTM cell is bound by the latency of its activations).
-    Value r2 = mul(r, r), r4 = mul(r2, r2);
+    // P by Estrin's scheme: two FMAs deep after r^2, where Horner takes four.
+    Value r2 = mul(r, r);
     auto linear = [&](double c0, double c1) { return add(mul(c(c1), r), c(c0)); };
-    Value p = add(mul(r4, linear(1.3981999507e-3, 1.9875691500e-4)),
-                  add(mul(r2, linear(4.1665795894e-2, 8.3334519073e-3)),
-                      linear(5.0000001201e-1, 1.6666665459e-1)));
+    Value upper = add(linear(4.1666464976e-2, 8.3631755655e-3),
+                      mul(r2, c(1.3933643522e-3)));
+    Value p = add(linear(5.0000000135e-1, 1.6666577003e-1), mul(r2, upper));
     Value q = add(mul(p, r2), r);
     Type i32 = b.getI32Type();
-    Value biased = arith::AddIOp::create(
-        b, loc, arith::FPToSIOp::create(b, loc, i32, k),
-        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(127)));
     Value bits = arith::ShLIOp::create(
-        b, loc, biased,
+        b, loc, arith::BitcastOp::create(b, loc, i32, shifted),
         arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(23)));
     return {arith::BitcastOp::create(b, loc, b.getF32Type(), bits), q};
   }
+  /// A value as numerator / denominator: a product of activations then
+  /// takes one division (the LSTM cell's, which is bound by its count of
+  /// vector operations, a division among the dearest).
+  struct Fraction {
+    Value num, den;
+  };
+  Value value(Fraction f) { return div(f.num, f.den); }
   /// 1 / (1 + e^-x), the form of Keras / TensorFlow: relative accuracy in
   /// the negative tail, where 0.5 + 0.5 tanh(x / 2) cancels to 0 below
   /// x = -17. e^-x with -x clamped into [-87, 88]: 1 beyond x = 87, a value
   /// below the normal range before x = -88. Within 3 ulps.
-  Value sigmoid(Value x) {
+  Fraction sigmoidFraction(Value x) {
     auto [scale, q] = expParts(clamp(sub(c(0), x), -87, 88));
-    return div(c(1), add(c(1), add(mul(scale, q), scale)));
+    return {c(1), add(c(1), add(mul(scale, q), scale))};
   }
+  Value sigmoid(Value x) { return value(sigmoidFraction(x)); }
   /// (e^2x - 1) / (e^2x + 1) with e^2x - 1 from expParts (no cancellation
   /// for small x, where it is 2x to an ulp) and 2x clamped into [-20, 20]
   /// (tanh is +-1 in float beyond 9). One exp and one division, as cheap
   /// as math.tanh's rational approximation and within 3 ulps, where that
   /// one reaches 4.2 (it saturates at 7.9).
-  Value tanh(Value x) {
+  Fraction tanhFraction(Value x) {
     auto [scale, q] = expParts(clamp(add(x, x), -20, 20));
     Value em1 = add(mul(scale, q), sub(scale, c(1)));
-    return div(em1, add(em1, c(2)));
+    return {em1, add(em1, c(2))};
+  }
+  Value tanh(Value x) { return value(tanhFraction(x)); }
+  /// sigmoid(x) tanh(y) with one division: 1 + e^-x and e^2y + 1 are at
+  /// least 1, and their product overflows to infinity only where the exact
+  /// result is below 1.5e-30, which then comes out 0 (as a subnormal
+  /// flushes), never NaN.
+  Value sigmoidTimesTanh(Value x, Value y) {
+    Fraction s = sigmoidFraction(x), t = tanhFraction(y);
+    return div(t.num, mul(s.den, t.den));
   }
   /// log(1 + exp(-|x|)) + max(x, 0): never overflows.
   Value softplus(Value x) {
@@ -441,4 +462,25 @@ Value seq::lowering::scalarActivation(OpBuilder &b, Location loc,
     break;
   }
   llvm_unreachable("softmax is not elementwise");
+}
+
+Value seq::lowering::lstmCellState(OpBuilder &b, Location loc, Activation rec,
+                                   Activation act, Value i, Value f, Value g,
+                                   Value c) {
+  Scalar s{b, loc};
+  if (rec == Activation::Sigmoid && act == Activation::Tanh)
+    return s.add(s.div(c, s.sigmoidFraction(f).den), s.sigmoidTimesTanh(i, g));
+  auto apply = [&](Activation a, Value x) {
+    return scalarActivation(b, loc, a, shapes::cellAlpha(a), x);
+  };
+  return s.add(s.mul(apply(rec, f), c), s.mul(apply(rec, i), apply(act, g)));
+}
+
+Value seq::lowering::lstmCellOutput(OpBuilder &b, Location loc, Activation rec,
+                                    Activation act, Value o, Value c) {
+  Scalar s{b, loc};
+  if (rec == Activation::Sigmoid && act == Activation::Tanh)
+    return s.sigmoidTimesTanh(o, c);
+  return s.mul(scalarActivation(b, loc, rec, shapes::cellAlpha(rec), o),
+               scalarActivation(b, loc, act, shapes::cellAlpha(act), c));
 }

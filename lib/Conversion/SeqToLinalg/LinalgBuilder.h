@@ -168,6 +168,15 @@ Value accumulate(mlir::OpBuilder &b, mlir::Location loc, Value acc, Value x);
 Value scalarActivation(mlir::OpBuilder &b, mlir::Location loc, Activation act,
                        float alpha, Value x);
 
+/// The LSTM cell's pointwise update from its gates' preactivations, the one
+/// definition for LSTM and ConvLSTM: the new state rec(f) c + rec(i) act(g)
+/// and the output rec(o) act(c). With Keras' default activations (sigmoid,
+/// tanh) each product of activations takes one division.
+Value lstmCellState(mlir::OpBuilder &b, mlir::Location loc, Activation rec,
+                    Activation act, Value i, Value f, Value g, Value c);
+Value lstmCellOutput(mlir::OpBuilder &b, mlir::Location loc, Activation rec,
+                     Activation act, Value o, Value c);
+
 /// init + x (B, d1..dn, C) convolved "valid" with kernel (k1..kn, C, F):
 /// conv_1d_nwc_wcf, conv_2d_nhwc_hwcf or conv_3d_ndhwc_dhwcf (Spatial.cpp).
 Value namedConv(LinalgBuilder &lb, int64_t spatial, Value x, Value kernel,

@@ -359,12 +359,8 @@ SmallVector<Value, 2> buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
             nb, l, TypeRange{h.getType(), c.getType()}, blocks, ValueRange{h, c},
             maps, par, [&](OpBuilder &bb, Location ll, ValueRange a) {
               Value hOld = a[a.size() - 2], cOld = a[a.size() - 1];
-              Value i = ra(bb, ll, a[0]), f = ra(bb, ll, a[1]);
-              Value g = aa(bb, ll, a[2]), o = ra(bb, ll, a[3]);
-              Value fc = arith::MulFOp::create(bb, ll, f, cOld);
-              Value ig = arith::MulFOp::create(bb, ll, i, g);
-              Value cNew = arith::AddFOp::create(bb, ll, fc, ig);
-              Value hNew = arith::MulFOp::create(bb, ll, o, aa(bb, ll, cNew));
+              Value cNew = lstmCellState(bb, ll, rec, act, a[0], a[1], a[2], cOld);
+              Value hNew = lstmCellOutput(bb, ll, rec, act, a[3], cNew);
               if (m) {
                 hNew = selectByMask(bb, ll, a[4], hNew, hOld);
                 cNew = selectByMask(bb, ll, a[4], cNew, cOld);
