@@ -49,7 +49,11 @@ is used), so that a "% of peak" belongs to the same machine state. At batch
 1 an LSTM(U) step reads its whole recurrent kernel (U x 4U floats) once, so
 the step's floor is those bytes over this core's read bandwidth from a
 buffer of that size (bench/l2_bandwidth.c, measured alike); the output gives
-seqc's time per step over that floor.
+seqc's time per step over that floor twice: the whole model's time over
+its steps (which includes the input projection of 128 features, computed
+once for all steps before them), and the step alone: the same LSTM(U) on
+one input feature (its projection then negligible), timed in the same
+rounds.
 
 Needs tensorflow + tf_keras, numpy, onnx, onnxruntime and openvino, e.g. in
 a separate virtual environment: pip install tensorflow-cpu tf-keras onnx
@@ -153,6 +157,29 @@ def seqc_module(build):
     return None
 
 
+STEP_ALONE = "seqc step alone"
+
+
+def step_alone(keras_model, work, index, seq_compile):
+    """A call of seqc portable on the same LSTM on one input feature at
+    batch 1 (checked against Keras first), for the step's time without the
+    input projection."""
+    import numpy as np
+    import tf_keras as k
+    lstm = keras_model.layers[0]
+    model = sequential([k.layers.LSTM(lstm.units), k.layers.Dense(1)], (T, 1), seed=lstm.units)
+    path = os.path.join(work, "step%d.h5" % index)
+    model.save(path)
+    lib = os.path.join(work, "step%d.so" % index)
+    subprocess.run([seq_compile, path, "-o", lib], check=True)
+    x = np.random.default_rng(4).uniform(-1, 1, (1, T, 1)).astype("float32")
+    y = np.empty((1, 1), "float32")
+    run = SeqcAot(lib, 1, T)
+    run(x, y)
+    require_close({STEP_ALONE: y}, model.predict(x, verbose=0), 1)
+    return lambda: run(x, y)
+
+
 def measure(work, name, *args):
     """bench/NAME.c built once and run: the number it prints."""
     exe = os.path.join(work, name)
@@ -237,9 +264,11 @@ def main():
                 del engines["seqc JIT"]
             require_close({engine: np.array(call()) for engine, call in engines.items()},
                           want, batch)
+            if re.fullmatch(r"LSTM\(\d+\)", name) and batch == 1:
+                engines[STEP_ALONE] = step_alone(keras_model, work, index, seq_compile)
             times = interleaved(engines, args.rounds, args.burst)
             row = summarize({"model": name, "batch": batch}, times, "seqc portable")
-            for engine in engines:
+            for engine in set(engines) - {STEP_ALONE}:
                 row[engine + " GFLOP/s"] = flop * batch / (row[engine] * 1e3)
             row["load"] = os.getloadavg()[0]
             rows.append(row)
@@ -253,6 +282,7 @@ def main():
             u = int(u.group(1))
             floor_us = u * 4 * u * 4 / (max(bandwidth[u]) * 1e3)
             r["step over L2 floor"] = r["seqc portable"] / T / floor_us
+            r["step alone over L2 floor"] = r[STEP_ALONE] / T / floor_us
 
     print("\nFP32 peak of this core (bench/fma_peak.c, before and after): %s GFLOP/s"
           % ", ".join("%.1f" % p for p in peaks))
@@ -262,7 +292,8 @@ def main():
     for r in rows:
         if "step over L2 floor" in r:
             print("%s batch 1: one step takes %.2fx its floor (recurrent kernel bytes / bandwidth)"
-                  % (r["model"], r["step over L2 floor"]))
+                  " with the input projection, %.2fx alone"
+                  % (r["model"], r["step over L2 floor"], r["step alone over L2 floor"]))
     shown = [e for e in SEQC + PEERS if rows and e + " GFLOP/s" in rows[0]]
     print("\n| model | batch | seqc portable | %s | fastest peer | seqc GFLOP/s (of peak) |"
           " fastest peer GFLOP/s (of peak) |" % " | ".join(shown))
