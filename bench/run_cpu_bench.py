@@ -34,17 +34,13 @@ import sys
 import tempfile
 import time
 
+from probes import fma_peak
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def sh(args, **kw):
     return subprocess.run(args, check=True, text=True, stdout=subprocess.PIPE, **kw).stdout
-
-
-def measure_peak(work):
-    exe = os.path.join(work, "fma_peak")
-    sh(["cc", "-O2", "-mavx512f", "-mfma", os.path.join(ROOT, "bench", "fma_peak.c"), "-o", exe])
-    return float(sh([exe]).strip())
 
 
 def make_lstm256(path):
@@ -133,7 +129,7 @@ def main():
     tf.config.threading.set_intra_op_parallelism_threads(1)
     tf.config.threading.set_inter_op_parallelism_threads(1)
     work = tempfile.mkdtemp(prefix="seqc-bench-")
-    peak = measure_peak(work)
+    peak = fma_peak(work)
     models = {"seed": os.path.join(ROOT, "test", "fixtures", "seed_build.h5"),
               "lstm256": os.path.join(work, "lstm256.h5")}
     make_lstm256(models["lstm256"])

@@ -67,6 +67,7 @@ import subprocess
 import sys
 import tempfile
 
+from probes import fma_peak, read_bandwidth
 from interleave import (SeqcAot, TFLite, interleaved, onnx_runtime_session, openvino_model,
                         parse_and_pin, require_close, summarize)
 from keras_onnx import chain_to_onnx
@@ -180,23 +181,9 @@ def step_alone(keras_model, work, index, seq_compile):
     return lambda: run(x, y)
 
 
-def measure(work, name, *args):
-    """bench/NAME.c built once and run: the number it prints."""
-    exe = os.path.join(work, name)
-    if not os.path.exists(exe):
-        subprocess.run(["cc", "-O2", "-mavx512f", "-mfma", os.path.join(ROOT, "bench", name + ".c"),
-                        "-o", exe], check=True)
-    return float(subprocess.run([exe] + [str(a) for a in args], check=True,
-                                capture_output=True, text=True).stdout)
-
-
-def fma_peak(work):
-    return measure(work, "fma_peak")
-
-
-def read_bandwidth(work, units):
+def read_bandwidth_for(work, units):
     """GB/s reading a buffer as large as LSTM(units)' recurrent kernel."""
-    return measure(work, "l2_bandwidth", units * 4 * units * 4)
+    return read_bandwidth(work, units * 4 * units * 4)
 
 
 def main():
@@ -221,7 +208,7 @@ def main():
     work = tempfile.mkdtemp(prefix="seqc-lstm-bench-")
     peaks = [fma_peak(work)]
     lstm_units = [u for u in units_list if any(w[0] == "LSTM(%d)" % u for w in chosen)]
-    bandwidth = {u: [read_bandwidth(work, u)] for u in lstm_units}
+    bandwidth = {u: [read_bandwidth_for(work, u)] for u in lstm_units}
     seq_compile = os.path.join(args.build, "bin", "seq-compile")
     rows = []
     rng = np.random.default_rng(3)
@@ -275,7 +262,7 @@ def main():
     peaks.append(fma_peak(work))
     peak = max(peaks)
     for u in lstm_units:
-        bandwidth[u].append(read_bandwidth(work, u))
+        bandwidth[u].append(read_bandwidth_for(work, u))
     for r in rows:
         u = re.fullmatch(r"LSTM\((\d+)\)", r["model"])
         if u and r["batch"] == 1:
