@@ -1,6 +1,7 @@
 // The LSTM cell's pointwise update (lstmCellState / lstmCellOutput in
 // lib/Conversion/SeqToLinalg/LinalgBuilder.cpp), compiled by the CPU backend
-// and interpreted by the eager engine, against a double-precision reference
+// (the jit engine for this machine, and an AOT library for x86-64-v3: AVX2
+// vectors) and interpreted by the eager engine, against a double-precision reference
 // on gate preactivations over the ranges real models reach and far beyond
 // (saturated gates, tails to +-100, values down to 1e-30).
 //
@@ -9,6 +10,8 @@
 // costs no accuracy that matters: every h within a few ulps of the
 // reference, plus what the rounding of c (a sum, a few ulps of its terms)
 // moves it by, where a product below 1.5e-30 may come out 0.
+#include "KernelTestSupport.h"
+
 #include "seq/Dialect/Seq/IR/SeqDialect.h"
 #include "seq/Runtime/Eager.h"
 #include "seq/Runtime/Engine.h"
@@ -18,6 +21,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
 
 #include <gtest/gtest.h>
 
@@ -94,12 +100,8 @@ TEST(LstmCellAccuracy, WithinFewUlpsOfDoublePrecision) {
   std::vector<float> xs = preactivations();
   Tensor input{{kRows, kSteps, 4 * kUnits}, xs};
 
-  for (llvm::StringRef engineName : {"jit", "eager"}) {
-    auto engine = seq::rt::createEngine(engineName, *module);
-    ASSERT_TRUE(bool(engine)) << llvm::toString(engine.takeError());
-    llvm::Expected<Tensor> output = (*engine)->run(input);
-    ASSERT_TRUE(bool(output)) << llvm::toString(output.takeError());
-    ASSERT_EQ(output->data.size(), size_t(kRows * kSteps * kUnits));
+  auto check = [&](llvm::StringRef engineName, const std::vector<float> &ys) {
+    ASSERT_EQ(ys.size(), size_t(kRows * kSteps * kUnits));
     double worst = 0;
     int64_t checked = 0;
     for (int64_t row = 0; row < kRows; ++row) {
@@ -114,7 +116,7 @@ TEST(LstmCellAccuracy, WithinFewUlpsOfDoublePrecision) {
           c = kept + added;
           double o = sigmoid(gate(3)), th = std::tanh(c);
           double h = o * th;
-          float y = output->data[(row * kSteps + t) * kUnits + j];
+          float y = ys[(row * kSteps + t) * kUnits + j];
           // A few ulps of h, plus c's rounding and flushed products (one
           // per step so far) moved through o tanh'(c), plus h's own flush.
           double allowed =
@@ -138,7 +140,27 @@ TEST(LstmCellAccuracy, WithinFewUlpsOfDoublePrecision) {
     std::cout << engineName.str() << ": " << checked
               << " outputs, largest error " << worst
               << " of the allowance\n";
+  };
+
+  for (llvm::StringRef engineName : {"jit", "eager"}) {
+    auto engine = seq::rt::createEngine(engineName, *module);
+    ASSERT_TRUE(bool(engine)) << llvm::toString(engine.takeError());
+    llvm::Expected<Tensor> output = (*engine)->run(input);
+    ASSERT_TRUE(bool(output)) << llvm::toString(output.takeError());
+    check(engineName, output->data);
   }
+
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("seqc-lstm-cell-test", dir));
+  {
+    seq::test::AotLibrary aot(*module, (dir + "/libcell.so").str(), "x86-64-v3",
+                              kRows);
+    ASSERT_TRUE(aot.error.empty()) << aot.error;
+    std::vector<float> ys(kRows * kSteps * kUnits);
+    ASSERT_EQ(aot.run(xs.data(), kRows, 0, ys.data()), 0);
+    check("x86-64-v3 library", ys);
+  }
+  llvm::sys::fs::remove_directories(dir);
 }
 
 } // namespace
