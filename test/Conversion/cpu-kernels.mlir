@@ -145,3 +145,35 @@ func.func @flat_moves(%a: memref<?x4x4x16xf32>, %padded: memref<?x6x6x16xf32>) {
   memref.copy %a, %inner : memref<?x4x4x16xf32> to memref<?x4x4x16xf32, strided<[576, 96, 16, 1], offset: 112>>
   return
 }
+
+// A matmul marked streamed_output (a recurrence's input projection) runs its
+// loops twice under one branch: C of at least 16 MiB (rows x 48 columns x 4
+// bytes) that starts at a vector-aligned address is stored non-temporally,
+// a smaller or unaligned one as usual. (Only when N is whole vectors.)
+// CHECK-LABEL: func.func @streamed_projection(
+// CHECK-SAME: %[[A:.*]]: memref<?x2xf32>, %[[BIAS:.*]]: memref<48xf32>, %[[C:.*]]: memref<?x48xf32>)
+// CHECK: %[[BYTES:.*]] = arith.muli %{{.*}}, %c192
+// CHECK: %[[LARGE:.*]] = arith.cmpi sge, %[[BYTES]], %c16777216
+// CHECK: memref.extract_aligned_pointer_as_index %[[C]]
+// CHECK: %[[ALIGNED:.*]] = arith.cmpi eq
+// CHECK: %[[STREAM:.*]] = arith.andi %[[LARGE]], %[[ALIGNED]]
+// CHECK: scf.if %[[STREAM]] {
+// CHECK:   vector.store %{{.*}}, %[[C]][%{{.*}}] {alignment = 64 : i64, nontemporal = true}
+// CHECK: } else {
+// CHECK-NOT: nontemporal
+// CHECK:   vector.store %{{.*}}, %[[C]][%{{.*}}] : memref<?x48xf32>, vector<16xf32>
+// CHECK: }
+// CHECK-NOT: nontemporal
+// CHECK: return
+memref.global "private" constant @w48 : memref<2x48xf32> = dense<1.0>
+func.func @streamed_projection(%a: memref<?x2xf32>, %bias: memref<48xf32>, %c: memref<?x48xf32>) {
+  %w = memref.get_global @w48 : memref<2x48xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%bias : memref<48xf32>) outs(%c : memref<?x48xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  linalg.matmul {streamed_output} ins(%a, %w : memref<?x2xf32>, memref<2x48xf32>) outs(%c : memref<?x48xf32>)
+  return
+}

@@ -4,7 +4,15 @@
 
 #include "mlir/Pass/Pass.h"
 
+#include "llvm/ADT/StringRef.h"
+
 namespace seq {
+
+/// Set by --seq-to-linalg on the linalg.matmul of a recurrence's input
+/// projection: its output is read back one step at a time, long after it
+/// was written, so that a large one is better written past the caches
+/// (seq-cpu-kernels' streamed stores).
+inline constexpr llvm::StringLiteral kStreamedOutputAttr = "streamed_output";
 
 #define GEN_PASS_DECL
 #include "seq/Conversion/Passes.h.inc"

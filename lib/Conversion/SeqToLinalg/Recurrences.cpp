@@ -13,6 +13,8 @@
 // GEMM over all rows.
 #include "LinalgBuilder.h"
 
+#include "seq/Conversion/Passes.h"
+
 #include "seq/Dialect/Seq/IR/SeqShapes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -612,6 +614,20 @@ SmallVector<Value, 2> buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
   return results;
 }
 
+/// Marks the matmul that computes `projection` (through a reshape or a
+/// cast) with kStreamedOutputAttr.
+void markStreamed(Value projection) {
+  while (Operation *producer = projection.getDefiningOp()) {
+    if (isa<tensor::CastOp, tensor::ExpandShapeOp>(producer)) {
+      projection = producer->getOperand(0);
+      continue;
+    }
+    if (isa<linalg::MatmulOp>(producer))
+      producer->setAttr(kStreamedOutputAttr, UnitAttr::get(producer->getContext()));
+    return;
+  }
+}
+
 } // namespace
 
 SmallVector<Value, 2> seq::lowering::lowerRecurrent(LinalgBuilder &lb,
@@ -664,6 +680,7 @@ SmallVector<Value, 2> seq::lowering::lowerRecurrent(LinalgBuilder &lb,
   } else {
     return {};
   }
+  markStreamed(r.projection);
   llvm::TypeSwitch<Operation *>(op)
       .Case<LSTMOp, GRUOp, SimpleRNNOp, LSTMRecurrenceOp, GRURecurrenceOp,
             SimpleRNNRecurrenceOp>([&](auto o) {

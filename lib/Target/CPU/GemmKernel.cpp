@@ -1,6 +1,7 @@
 #include "GemmKernel.h"
 #include "WindowAttrs.h"
 
+#include "seq/Conversion/Passes.h"
 #include "seq/Dialect/Seq/Transforms/WeightConstants.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -23,6 +24,15 @@ namespace {
 /// Row distance (floats) from which a GEMM that starts from another buffer
 /// prefetches it (Gemm::prefetchIfFarApart): 64 rows (a tile) then span 2 MiB.
 constexpr int64_t kFarRowFloats = 8192;
+
+/// Bytes of C from which a matmul marked kStreamedOutputAttr (a recurrence's
+/// input projection, read back one step at a time) stores past the caches:
+/// 8 times this core's L2, so that its first rows are long evicted when
+/// the steps read them. Writing such a C through the caches first reads
+/// every line of it from memory (4% of an LSTM(512) at batch 32, whose
+/// projection is 26 MB); streaming a small one slows its readers (17% of an
+/// LSTM(128) at batch 1, 0.8 MB).
+constexpr int64_t kStreamedBytes = 16 << 20;
 
 /// Rows of A swept by every panel before the next rows come (their K
 /// columns stay in the L2 cache), and the K extent of one pass of a panel
@@ -110,9 +120,12 @@ struct Gemm {
   /// applied to the accumulators before they are stored; or null.
   linalg::GenericOp epilogue;
   const Geometry &geometry;
+  /// Whether the final stores of C go past the caches (the loops emitted
+  /// under streamedCondition).
+  bool streamed = false;
 
   Gemm at(OpBuilder &nb, Location l) const {
-    return Gemm{nb, l, A, B, C, packed, vec, lanes, init, epilogue, geometry};
+    return Gemm{nb, l, A, B, C, packed, vec, lanes, init, epilogue, geometry, streamed};
   }
 
   /// `epilogue`'s body on one vector of accumulators: each scalar op cloned
@@ -337,8 +350,33 @@ struct Gemm {
         Value result = loop.getResult(r * vectors + v);
         if (last && epilogue)
           result = applyEpilogue(result);
-        store(result, C, indicesOf(r, columns[v].column), maskOf(v));
+        SmallVector<Value> indices = indicesOf(r, columns[v].column);
+        if (last && streamed && !maskOf(v))
+          vector::StoreOp::create(b, loc, result, C, indices, /*nontemporal=*/true,
+                                  llvm::MaybeAlign(lanes * 4));
+        else
+          store(result, C, indices, maskOf(v));
       }
+  }
+
+  /// Whether C is at least kStreamedBytes and its vectors are aligned for
+  /// non-temporal stores (C's start at a multiple of a vector, its rows a
+  /// whole number of vectors, checked by the caller). A thread reads its
+  /// own non-temporal stores in order; another thread's reads of the same
+  /// arena come after the worker pool's atomic handshake, whose locked
+  /// instruction drains the write-combining buffers.
+  Value streamedCondition(int64_t n) {
+    Value bytes = arith::MulIOp::create(b, loc, rowCount(), index(n * 4));
+    Value large = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, bytes,
+                                        index(kStreamedBytes));
+    Value pointer = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, C);
+    Value offset =
+        memref::ExtractStridedMetadataOp::create(b, loc, C).getOffset();
+    Value start = add(pointer, mul(offset, 4));
+    Value misalignment = arith::RemUIOp::create(b, loc, start, index(lanes * 4));
+    Value aligned = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          misalignment, index(0));
+    return arith::AndIOp::create(b, loc, large, aligned);
   }
 
   /// prefetchNextPanel when consecutive rows of `from` (C's shape) are at
@@ -740,7 +778,27 @@ bool emit(Operation *op, Value A, Value B, Value C, const Geometry &geometry,
     Gemm g{b, loc, A, panels, C, /*packed=*/true, vec, target.lanes, init, epilogue,
            geometry};
     auto type = cast<MemRefType>(B.getType());
-    emitPacked(g, shape, {type.getNumElements() / n, n});
+    PanelLayout layout{type.getNumElements() / n, n};
+    if (op->hasAttr(seq::kStreamedOutputAttr) && !geometry.convolution() &&
+        n % target.lanes == 0) {
+      // The loops twice, so that LLVM cannot merge the stores of the two
+      // kinds (and lose the non-temporal ones).
+      scf::IfOp::create(
+          b, loc, g.streamedCondition(n),
+          [&](OpBuilder &nb, Location l) {
+            Gemm streamed = g.at(nb, l);
+            streamed.streamed = true;
+            emitPacked(streamed, shape, layout);
+            scf::YieldOp::create(nb, l);
+          },
+          [&](OpBuilder &nb, Location l) {
+            Gemm cached = g.at(nb, l);
+            emitPacked(cached, shape, layout);
+            scf::YieldOp::create(nb, l);
+          });
+    } else {
+      emitPacked(g, shape, layout);
+    }
   } else {
     Gemm g{b, loc, A, B, C, /*packed=*/false, vec, target.lanes, init, epilogue,
            geometry};

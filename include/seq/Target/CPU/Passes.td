@@ -79,8 +79,11 @@ def SeqCpuKernels : Pass<"seq-cpu-kernels", "mlir::ModuleOp"> {
     from its source instead; when an elementwise `linalg.generic` rewrites C
     in place right after the matmul (an activation; frees in between are
     passed), its body, cloned as vector ops, runs on the accumulators before
-    they are stored, and it is erased. Other B operands are read in place,
-    their last vector masked.
+    they are stored, and it is erased. A matmul with the `streamed_output`
+    attribute (a recurrence's input projection) stores C with non-temporal
+    stores when C takes at least 16 MiB and is vector-aligned (a runtime
+    branch around two copies of the loops). Other B operands are read in
+    place, their last vector masked.
 
     The named convolutions `linalg.conv_1d_nwc_wcf`, `conv_2d_nhwc_hwcf` and
     `conv_3d_ndhwc_dhwcf` become the same loops as implicit GEMMs: C's rows
