@@ -9,6 +9,8 @@
 // r) must stay within a few ulps wherever r is a normal float. A reference
 // below the normal range (a subnormal) may come back as 0: TensorFlow flushes
 // denormals on the CPU, and so do the exp approximations.
+#include "KernelTestSupport.h"
+
 #include "seq/Dialect/Seq/IR/SeqDialect.h"
 #include "seq/Runtime/Eager.h"
 #include "seq/Runtime/Engine.h"
@@ -33,12 +35,7 @@ namespace {
 
 constexpr int64_t kWidth = 16;
 
-double sigmoid(double x) {
-  if (x >= 0)
-    return 1 / (1 + std::exp(-x));
-  double e = std::exp(x);
-  return e / (1 + e);
-}
+using seq::test::sigmoid;
 double softplus(double x) {
   return std::log1p(std::exp(-std::abs(x))) + std::max(x, 0.0);
 }

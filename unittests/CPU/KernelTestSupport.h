@@ -1,6 +1,7 @@
-// What the CPU kernel tests (GemmKernelTest, ConvolutionGemmTest) share:
-// random values, weights as IR literals, and an AOT library built for a
-// given CPU and run through its C API.
+// What the CPU kernel tests (GemmKernelTest, ConvolutionGemmTest, the
+// accuracy tests) share: random values, weights as IR literals, a
+// double-precision sigmoid, and an AOT library built for a given CPU and
+// run through its C API.
 #ifndef SEQ_UNITTESTS_CPU_KERNELTESTSUPPORT_H
 #define SEQ_UNITTESTS_CPU_KERNELTESTSUPPORT_H
 
@@ -13,6 +14,7 @@
 
 #include <dlfcn.h>
 
+#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
@@ -27,6 +29,14 @@ inline std::vector<float> randomValues(size_t count, unsigned seed) {
   for (float &x : v)
     x = dist(rng);
   return v;
+}
+
+/// sigmoid in double precision, relative accuracy in both tails.
+inline double sigmoid(double x) {
+  if (x >= 0)
+    return 1 / (1 + std::exp(-x));
+  double e = std::exp(x);
+  return e / (1 + e);
 }
 
 /// A dense<...> literal of any shape: the values' bytes in hex.

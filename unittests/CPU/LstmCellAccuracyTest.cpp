@@ -42,12 +42,7 @@ constexpr double kMaxUlp = 4;
 /// denominator overflows: 1 + e^88 times e^20 + 1), as subnormals flush.
 constexpr double kFlushed = 1.5e-30;
 
-double sigmoid(double x) {
-  if (x >= 0)
-    return 1 / (1 + std::exp(-x));
-  double e = std::exp(x);
-  return e / (1 + e);
-}
+using seq::test::sigmoid;
 
 double ulp(double v) {
   return v == 0 ? std::ldexp(1.0, -149)
