@@ -29,7 +29,7 @@ constexpr int64_t kFarRowFloats = 8192;
 /// input projection, read back one step at a time) stores past the caches:
 /// 8 times this core's L2, so that its first rows are long evicted when
 /// the steps read them. Writing such a C through the caches first reads
-/// every line of it from memory (4% of an LSTM(512) at batch 32, whose
+/// every line of it from memory (5% of an LSTM(512) at batch 32, whose
 /// projection is 26 MB); streaming a small one slows its readers (17% of an
 /// LSTM(128) at batch 1, 0.8 MB).
 constexpr int64_t kStreamedBytes = 16 << 20;
