@@ -464,15 +464,18 @@ Value seq::lowering::scalarActivation(OpBuilder &b, Location loc,
   llvm_unreachable("softmax is not elementwise");
 }
 
+Value seq::lowering::cellActivation(OpBuilder &b, Location loc, Activation act,
+                                    Value x) {
+  return scalarActivation(b, loc, act, shapes::cellAlpha(act), x);
+}
+
 Value seq::lowering::lstmCellState(OpBuilder &b, Location loc, Activation rec,
                                    Activation act, Value i, Value f, Value g,
                                    Value c) {
   Scalar s{b, loc};
   if (rec == Activation::Sigmoid && act == Activation::Tanh)
     return s.add(s.div(c, s.sigmoidFraction(f).den), s.sigmoidTimesTanh(i, g));
-  auto apply = [&](Activation a, Value x) {
-    return scalarActivation(b, loc, a, shapes::cellAlpha(a), x);
-  };
+  auto apply = [&](Activation a, Value x) { return cellActivation(b, loc, a, x); };
   return s.add(s.mul(apply(rec, f), c), s.mul(apply(rec, i), apply(act, g)));
 }
 
@@ -481,6 +484,5 @@ Value seq::lowering::lstmCellOutput(OpBuilder &b, Location loc, Activation rec,
   Scalar s{b, loc};
   if (rec == Activation::Sigmoid && act == Activation::Tanh)
     return s.sigmoidTimesTanh(o, c);
-  return s.mul(scalarActivation(b, loc, rec, shapes::cellAlpha(rec), o),
-               scalarActivation(b, loc, act, shapes::cellAlpha(act), c));
+  return s.mul(cellActivation(b, loc, rec, o), cellActivation(b, loc, act, c));
 }

@@ -168,6 +168,10 @@ Value accumulate(mlir::OpBuilder &b, mlir::Location loc, Value acc, Value x);
 Value scalarActivation(mlir::OpBuilder &b, mlir::Location loc, Activation act,
                        float alpha, Value x);
 
+/// A recurrent cell's activation (its alpha the one Keras fixes for it).
+Value cellActivation(mlir::OpBuilder &b, mlir::Location loc, Activation act,
+                     Value x);
+
 /// The LSTM cell's pointwise update from its gates' preactivations, the one
 /// definition for LSTM and ConvLSTM: the new state rec(f) c + rec(i) act(g)
 /// and the output rec(o) act(c). With Keras' default activations (sigmoid,

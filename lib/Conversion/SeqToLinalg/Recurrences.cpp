@@ -227,7 +227,7 @@ SmallVector<Value, 2> buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
                     });
     auto activation = [&](Activation a) {
       return [a](OpBuilder &bb, Location ll, Value x) {
-        return scalarActivation(bb, ll, a, shapes::cellAlpha(a), x);
+        return cellActivation(bb, ll, a, x);
       };
     };
     auto ra = activation(rec), aa = activation(act);

@@ -783,19 +783,15 @@ bool emit(Operation *op, Value A, Value B, Value C, const Geometry &geometry,
         n % target.lanes == 0) {
       // The loops twice, so that LLVM cannot merge the stores of the two
       // kinds (and lose the non-temporal ones).
-      scf::IfOp::create(
-          b, loc, g.streamedCondition(n),
-          [&](OpBuilder &nb, Location l) {
-            Gemm streamed = g.at(nb, l);
-            streamed.streamed = true;
-            emitPacked(streamed, shape, layout);
-            scf::YieldOp::create(nb, l);
-          },
-          [&](OpBuilder &nb, Location l) {
-            Gemm cached = g.at(nb, l);
-            emitPacked(cached, shape, layout);
-            scf::YieldOp::create(nb, l);
-          });
+      auto loops = [&](bool streamed) {
+        return [&, streamed](OpBuilder &nb, Location l) {
+          Gemm inner = g.at(nb, l);
+          inner.streamed = streamed;
+          emitPacked(inner, shape, layout);
+          scf::YieldOp::create(nb, l);
+        };
+      };
+      scf::IfOp::create(b, loc, g.streamedCondition(n), loops(true), loops(false));
     } else {
       emitPacked(g, shape, layout);
     }
