@@ -380,6 +380,154 @@ TEST(CudaKernelSimulation, SimpleRnnRecurrence) {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// Stacked recurrences (one launch, layers as a wavefront)
+//===----------------------------------------------------------------------===//
+
+/// Layer sizes of a stack: the first layer's input projection is given,
+/// each later layer projects the previous layer's sequence itself.
+struct StackCase {
+  std::vector<int> units;
+  int64_t batch, steps;
+  bool lastReturnsSequences;
+};
+
+/// Plans and runs a stack of cell C against the reference layers run one
+/// after the other; returns the plan.
+template <seqc::Cell C, seqc::Act A = seqc::Act::Tanh, seqc::Act R = seqc::Act::Sigmoid>
+seqc::StackPlan checkStack(const StackCase &c, Activation act = Activation::Tanh,
+                           Activation rec = Activation::Sigmoid) {
+  constexpr int G = seqc::gates_of<C>();
+  const int layers = static_cast<int>(c.units.size());
+  const int64_t B = c.batch, T = c.steps;
+  std::vector<Tensor> kernels, biases, recurrents, rbiases, outputs;
+  std::vector<std::vector<float>> hs, cells;
+  std::vector<int> inputs;
+  Tensor xproj0 = random({B, T, G * c.units[0]}, 71);
+  Tensor want = xproj0;
+  for (int l = 0; l < layers; ++l) {
+    const int u = c.units[l], in = l ? c.units[l - 1] : 0;
+    inputs.push_back(in);
+    kernels.push_back(random({std::max(in, 1), G * u}, 72 + l, 1.0f / std::sqrt(float(in + 1))));
+    biases.push_back(random({G * u}, 73 + l, 0.5f));
+    recurrents.push_back(random({u, G * u}, 74 + l, 1.5f / std::sqrt(float(u))));
+    rbiases.push_back(random({G * u}, 75 + l, 0.5f));
+    const bool sequences = l + 1 < layers || c.lastReturnsSequences;
+    RecurrenceCase rc{u, B, T, false, sequences};
+    Tensor xproj = l ? seq::rt::dense(want, kernels[l], &biases[l], Activation::Linear, 0) : want;
+    seq::rt::RnnOptions o = optionsFor(rc, act, rec);
+    const Tensor *rb = C == seqc::Cell::GruResetAfter ? &rbiases[l] : nullptr;
+    want = C == seqc::Cell::Lstm        ? seq::rt::lstmRecurrence(xproj, recurrents[l], o)
+           : C == seqc::Cell::SimpleRnn ? seq::rt::simpleRnnRecurrence(xproj, recurrents[l], o)
+                                        : seq::rt::gruRecurrence(xproj, recurrents[l], rb, true, o);
+    outputs.push_back(Tensor::zeros(sequences ? std::vector<int64_t>{B, T, u}
+                                              : std::vector<int64_t>{B, u}));
+    std::fill(outputs.back().data.begin(), outputs.back().data.end(), -7.0f);
+    hs.emplace_back(2 * B * u, -7.0f);
+    cells.emplace_back(B * u, -7.0f);
+  }
+  seqc::StackPlan plan;
+  EXPECT_EQ((seqc::plan_stack<C, A, R>(layers, c.units.data(), inputs.data(), &plan)),
+            cudaSuccess);
+  std::vector<unsigned> progress(seqc::kMaxStackLayers, 99u);
+  seqc::StackArgs args{};
+  for (int l = 0; l < layers; ++l) {
+    seqc::StackLayer &L = args.layer[l];
+    L.xproj = l ? nullptr : xproj0.data.data();
+    L.w = l ? kernels[l].data.data() : nullptr;
+    L.bias = l ? biases[l].data.data() : nullptr;
+    L.u = recurrents[l].data.data();
+    L.rbias = C == seqc::Cell::GruResetAfter ? rbiases[l].data.data() : nullptr;
+    L.out = outputs[l].data.data();
+    L.h = hs[l].data();
+    L.c = cells[l].data();
+    L.units = c.units[l];
+    L.inputs = inputs[l];
+    L.return_sequences = l + 1 < layers || c.lastReturnsSequences;
+  }
+  args.progress = progress.data();
+  args.batch = static_cast<int>(B);
+  args.steps = static_cast<int>(T);
+  EXPECT_EQ(seqc::run_stack(nullptr, plan, args), cudaSuccess);
+  expectClose(outputs.back().data, want, 5e-5, "stack of " + std::to_string(layers));
+  return plan;
+}
+
+TEST(CudaKernelSimulation, StackedLstmMatchesLayerByLayer) {
+  // Two batch chunks; a 150-unit layer stages its h and its input in two chunks.
+  ScopedEnv sms("SEQC_SIM_SMS", "8");
+  seqc::StackPlan plan = checkStack<seqc::Cell::Lstm>({{37, 150, 9}, 18, 4, false});
+  EXPECT_EQ(plan.layers, 3);
+  // Blocks in proportion to each layer's work per step, at least one each.
+  EXPECT_EQ(plan.first_block[0], 0);
+  EXPECT_EQ(plan.first_block[3], plan.blocks);
+  EXPECT_LE(plan.blocks, 8);
+  EXPECT_GT(plan.first_block[2] - plan.first_block[1], plan.first_block[1] - plan.first_block[0])
+      << "the 150-unit layer gets the most blocks";
+  EXPECT_EQ(plan.first_block[3] - plan.first_block[2], 1);
+  checkStack<seqc::Cell::Lstm, seqc::Act::Relu, seqc::Act::HardSigmoidKeras3>(
+      {{5, 6}, 2, 7, true}, Activation::Relu, Activation::HardSigmoidKeras3);
+}
+
+TEST(CudaKernelSimulation, StackedGruAndSimpleRnn) {
+  checkStack<seqc::Cell::GruResetAfter>({{12, 20, 7}, 3, 5, true});
+  checkStack<seqc::Cell::SimpleRnn, seqc::Act::Relu>({{8, 8}, 2, 6, false}, Activation::Relu);
+}
+
+// The GPU benchmark's ten LSTM(256) on an H200 (132 SMs, 227 KiB of shared
+// memory per block): 6 blocks of 43 units for the first layer (its input
+// projection is hoisted), 13 of 20 for each later one, one block per SM.
+TEST(CudaKernelSimulation, StackPlanForTenLstm256OnAnH200) {
+  ScopedEnv sms("SEQC_SIM_SMS", "132");
+  ScopedEnv shared("SEQC_SIM_SHARED_BYTES", "232448");
+  std::vector<int> units(10, 256), inputs(10, 256);
+  inputs[0] = 0;
+  seqc::StackPlan plan;
+  ASSERT_EQ((seqc::plan_stack<seqc::Cell::Lstm, seqc::Act::Tanh, seqc::Act::Sigmoid>(
+                10, units.data(), inputs.data(), &plan)),
+            cudaSuccess);
+  EXPECT_EQ(plan.slice[0], 43);
+  EXPECT_EQ(plan.first_block[1], 6);
+  for (int l = 1; l < 10; ++l) {
+    EXPECT_EQ(plan.slice[l], 20) << "layer " << l;
+    EXPECT_EQ(plan.first_block[l + 1] - plan.first_block[l], 13) << "layer " << l;
+  }
+  EXPECT_EQ(plan.blocks, 123);
+  EXPECT_LE(plan.shared_bytes, 207u * 1024);
+}
+
+// More layers than multiprocessors, a slice's kernels beyond shared memory,
+// a softmax cell or GRU reset_before: no stack plan (each layer then runs
+// on its own).
+TEST(CudaKernelSimulation, StackPlanRefusals) {
+  using seqc::Act;
+  using seqc::Cell;
+  seqc::StackPlan plan;
+  std::vector<int> units(5, 4), inputs{0, 4, 4, 4, 4};
+  EXPECT_EQ((seqc::plan_stack<Cell::Lstm, Act::Tanh, Act::Sigmoid>(5, units.data(), inputs.data(),
+                                                                  &plan)),
+            cudaErrorCooperativeLaunchTooLarge);
+  EXPECT_EQ(plan.blocks, 0);
+  {
+    ScopedEnv shared("SEQC_SIM_SHARED_BYTES", "20000");
+    std::vector<int> big{100, 100}, bigInputs{0, 100};
+    EXPECT_NE((seqc::plan_stack<Cell::Lstm, Act::Tanh, Act::Sigmoid>(2, big.data(),
+                                                                    bigInputs.data(), &plan)),
+              cudaSuccess);
+    EXPECT_EQ(plan.blocks, 0);
+  }
+  std::vector<int> two{4, 4}, twoInputs{0, 4};
+  EXPECT_NE((seqc::plan_stack<Cell::Lstm, Act::Softmax, Act::Sigmoid>(2, two.data(),
+                                                                     twoInputs.data(), &plan)),
+            cudaSuccess);
+  EXPECT_NE((seqc::plan_stack<Cell::GruResetBefore, Act::Tanh, Act::Sigmoid>(
+                2, two.data(), twoInputs.data(), &plan)),
+            cudaSuccess);
+  EXPECT_EQ((seqc::plan_stack<Cell::Lstm, Act::Tanh, Act::Sigmoid>(2, two.data(),
+                                                                  twoInputs.data(), &plan)),
+            cudaSuccess);
+}
+
 /// A cell with activations A/R (alphas as the recurrent ops pass them)
 /// against the reference recurrence.
 template <seqc::Cell C, seqc::Act A, seqc::Act R>
@@ -399,8 +547,9 @@ void checkCell(const RecurrenceCase &c, Activation act, Activation rec, float al
   seqc::RecurrencePlan plan;
   std::vector<float> got =
       runRecurrence<C, A, R>(c, xproj, u, rb, plan, alpha, recurrentAlpha);
-  if (seqc::row_cell<C, A, R>())
+  if (seqc::row_cell<C, A, R>()) {
     EXPECT_EQ(plan.blocks, 1) << "a softmax row needs one block for all units";
+  }
   expectClose(got, want, 2e-5, describe("cell", c));
 }
 

@@ -357,6 +357,16 @@ inline unsigned long long atomicCAS(unsigned long long *p, unsigned long long co
     *p = value;
   return old;
 }
+inline unsigned atomicAdd(unsigned *p, unsigned value) {
+  unsigned old = *p; // fibers never interleave inside this call
+  *p = old + value;
+  return old;
+}
+/// Fibers share one OS thread, so memory is always coherent between them.
+inline void __threadfence() {}
+/// A spinning thread lets the other fibers run (they would otherwise never
+/// make the progress it waits for).
+inline void __nanosleep(unsigned) { seqc_sim::yield(); }
 inline int min(int a, int b) { return a < b ? a : b; }
 inline int max(int a, int b) { return a > b ? a : b; }
 

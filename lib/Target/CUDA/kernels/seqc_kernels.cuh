@@ -376,15 +376,16 @@ inline size_t recurrence_shared_bytes(int gates, int units, int slice, bool shar
   return floats * sizeof(float);
 }
 
-/// acc[bb][col] = sum_k src[b0 + bb][k] * U[k][g*units + j0 + jj] for the
-/// gate blocks [g_begin, g_end) of this block's slice, col = (g-g_begin)*ns + jj.
-/// When there are fewer outputs than threads, `lanes` threads share one
-/// output and reduce with warp shuffles.
+/// acc[bb][col] = sum_{k < K} src[(b0 + bb) * stride + k] * W[k][col] for
+/// the gate blocks [g_begin, g_end) of a slice of ns units, col =
+/// (g - g_begin) * ns + jj. W's column g*ns + jj is in shared memory at ws +
+/// (g*ns + jj) * ldw when kSharedW, else in global memory at wg[k * ldg +
+/// g * gate_stride + jj]. When there are fewer outputs than threads, `lanes`
+/// threads share one output and reduce with warp shuffles.
 template <bool kSharedW>
-__device__ void slice_matvec(const RecurrenceArgs &p, const float *src, const float *ws,
-                             float *hs, float *acc, int j0, int ns, int b0, int nb,
-                             int g_begin, int g_end, int gates) {
-  const int u = p.units;
+__device__ void slice_product(const float *src, size_t stride, int K, const float *ws, int ldw,
+                              const float *wg, size_t ldg, int gate_stride, float *hs,
+                              float *acc, int ns, int b0, int nb, int g_begin, int g_end) {
   const int ncols = (g_end - g_begin) * ns;
   const int nout = nb * ncols;
   int lanes = 1;
@@ -392,15 +393,14 @@ __device__ void slice_matvec(const RecurrenceArgs &p, const float *src, const fl
     lanes *= 2;
   const int groups = blockDim.x / lanes;
   const int lane = threadIdx.x % lanes, group = threadIdx.x / lanes;
-  const int ldw = weight_column_stride(u);
   for (int o = threadIdx.x; o < nout; o += blockDim.x)
     acc[o] = 0.0f;
-  for (int k0 = 0; k0 < u; k0 += kRecKChunk) {
-    const int kc = min(kRecKChunk, u - k0);
+  for (int k0 = 0; k0 < K; k0 += kRecKChunk) {
+    const int kc = min(kRecKChunk, K - k0);
     __syncthreads(); // the previous chunk of hs is consumed
     for (int i = threadIdx.x; i < nb * kc; i += blockDim.x) {
       int bb = i / kc, kk = i % kc;
-      hs[bb * kRecKChunk + kk] = __ldcg(src + (size_t)(b0 + bb) * u + k0 + kk);
+      hs[bb * kRecKChunk + kk] = __ldcg(src + (size_t)(b0 + bb) * stride + k0 + kk);
     }
     __syncthreads();
     // Uniform trip count per warp: every lane reaches the shuffles.
@@ -416,10 +416,9 @@ __device__ void slice_matvec(const RecurrenceArgs &p, const float *src, const fl
           for (int kk = lane; kk < kc; kk += lanes)
             s = fmaf(hrow[kk], wcol[kk], s);
         } else {
-          const size_t ldu = (size_t)gates * u;
-          const float *wcol = p.u + (size_t)k0 * ldu + (size_t)g * u + j0 + jj;
+          const float *wcol = wg + (size_t)k0 * ldg + (size_t)g * gate_stride + jj;
           for (int kk = lane; kk < kc; kk += lanes)
-            s = fmaf(hrow[kk], __ldg(wcol + kk * ldu), s);
+            s = fmaf(hrow[kk], __ldg(wcol + kk * ldg), s);
         }
       }
       for (int off = lanes / 2; off > 0; off /= 2)
@@ -429,6 +428,61 @@ __device__ void slice_matvec(const RecurrenceArgs &p, const float *src, const fl
     }
   }
   __syncthreads();
+}
+
+/// slice_product of a recurrence: acc[bb][col] = sum_k src[b0 + bb][k] *
+/// U[k][g*units + j0 + jj].
+template <bool kSharedW>
+__device__ void slice_matvec(const RecurrenceArgs &p, const float *src, const float *ws,
+                             float *hs, float *acc, int j0, int ns, int b0, int nb,
+                             int g_begin, int g_end, int gates) {
+  const int u = p.units;
+  slice_product<kSharedW>(src, u, u, ws, weight_column_stride(u), p.u + j0, (size_t)gates * u,
+                          u, hs, acc, ns, b0, nb, g_begin, g_end);
+}
+
+/// Copies this block's slice of a (K, gates*units) kernel (units [j0, j0 +
+/// ns) of every gate) into shared memory: column g*ns + jj at ws + (g*ns +
+/// jj) * weight_column_stride(K). Coalesced along jj; the shared stores are
+/// strided by the odd column stride.
+__device__ inline void load_weight_slice(const float *w, int K, int gates, int units, int j0,
+                                         int ns, float *ws) {
+  const int ldw = weight_column_stride(K);
+  for (int i = threadIdx.x; i < K * gates * ns; i += blockDim.x) {
+    int jj = i % ns, g = (i / ns) % gates, k = i / (ns * gates);
+    ws[(size_t)(g * ns + jj) * ldw + k] =
+        w[(size_t)k * gates * units + (size_t)g * units + j0 + jj];
+  }
+}
+
+/// The new h of one unit from its gates' pre-activations: x[g], the input
+/// projection (with the input bias), and hg[g], the recurrent product (with
+/// GRU reset_after's recurrent bias). LSTM reads its cell state at *c and
+/// keeps the new one there unless the step is masked (!kept); GRU blends
+/// with the previous h at *hprev. Every cell but GRU reset_before (two
+/// phases, in the kernel).
+template <Cell C, Act A, Act R>
+__device__ __forceinline__ float cell_output(const float *x, const float *hg, float *c,
+                                             const float *hprev, bool kept, float alpha,
+                                             float recurrent_alpha) {
+  if constexpr (C == Cell::Lstm) {
+    float ig = activate<R>(x[0] + hg[0], recurrent_alpha);
+    float fg = activate<R>(x[1] + hg[1], recurrent_alpha);
+    float gg = activate<A>(x[2] + hg[2], alpha);
+    float og = activate<R>(x[3] + hg[3], recurrent_alpha);
+    float cn = fg * *c + ig * gg;
+    if (kept)
+      *c = cn;
+    return og * activate<A>(cn, alpha);
+  } else if constexpr (C == Cell::GruResetAfter) {
+    float z = activate<R>(x[0] + hg[0], recurrent_alpha);
+    float r = activate<R>(x[1] + hg[1], recurrent_alpha);
+    float cand = activate<A>(x[2] + r * hg[2], alpha);
+    return z * __ldcg(hprev) + (1.0f - z) * cand;
+  } else {
+    static_assert(C == Cell::SimpleRnn, "GRU reset_before runs in two phases");
+    return activate<A>(x[0] + hg[0], alpha);
+  }
 }
 
 /// Whether a cell with these activations normalises rows of units (softmax,
@@ -557,13 +611,8 @@ __global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs 
   float *hs = ws + (kSharedW ? (size_t)G * p.slice * ldw : 0);
   float *acc = hs + kRecBatchChunk * kRecKChunk;
 
-  if (kSharedW) {
-    // Coalesced along jj; shared stores are strided by the odd ldw.
-    for (int i = threadIdx.x; i < u * G * ns; i += blockDim.x) {
-      int jj = i % ns, g = (i / ns) % G, k = i / (ns * G);
-      ws[(size_t)(g * ns + jj) * ldw + k] = p.u[(size_t)k * G * u + (size_t)g * u + j0 + jj];
-    }
-  }
+  if (kSharedW)
+    load_weight_slice(p.u, u, G, u, j0, ns, ws);
   for (int i = threadIdx.x; i < B * ns; i += blockDim.x) {
     const size_t at = (size_t)(i / ns) * u + j0 + i % ns;
     p.h[at] = p.h0 ? p.h0[at] : 0.0f;
@@ -606,35 +655,21 @@ __global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs 
           x[g] = i == (int)threadIdx.x ? xfirst[g] : xp[g * u + j];
         const float *hu = acc + bb * ncols;
         const size_t at = (size_t)b * u + j;
-        float hn = 0.0f;
-        if constexpr (C == Cell::Lstm) {
-          float ig = activate<R>(x[0] + hu[jj], p.recurrent_alpha);
-          float fg = activate<R>(x[1] + hu[ns + jj], p.recurrent_alpha);
-          float gg = activate<A>(x[2] + hu[2 * ns + jj], p.alpha);
-          float og = activate<R>(x[3] + hu[3 * ns + jj], p.recurrent_alpha);
-          float cn = fg * p.c[at] + ig * gg;
-          if (step_kept(p, b, t))
-            p.c[at] = cn;
-          hn = og * activate<A>(cn, p.alpha);
-        } else if constexpr (C == Cell::GruResetAfter) {
-          const float *rb = p.rbias;
-          float hz = hu[jj] + (rb ? rb[j] : 0.0f);
-          float hr = hu[ns + jj] + (rb ? rb[u + j] : 0.0f);
-          float hh = hu[2 * ns + jj] + (rb ? rb[2 * u + j] : 0.0f);
-          float z = activate<R>(x[0] + hz, p.recurrent_alpha);
-          float r = activate<R>(x[1] + hr, p.recurrent_alpha);
-          float cand = activate<A>(x[2] + r * hh, p.alpha);
-          hn = z * __ldcg(hprev + at) + (1.0f - z) * cand;
-        } else if constexpr (C == Cell::GruResetBefore) {
+        if constexpr (C == Cell::GruResetBefore) {
           float z = activate<R>(x[0] + hu[jj], p.recurrent_alpha);
           float r = activate<R>(x[1] + hu[ns + jj], p.recurrent_alpha);
           p.z[at] = z;
           p.rh[at] = r * __ldcg(hprev + at);
           continue; // h is finished in the second phase below
         } else {
-          hn = activate<A>(x[0] + hu[jj], p.alpha);
+          float hg[G];
+          for (int g = 0; g < G; ++g)
+            hg[g] = hu[g * ns + jj] + (p.rbias ? p.rbias[g * u + j] : 0.0f);
+          float *c = C == Cell::Lstm ? p.c + at : nullptr;
+          float hn = cell_output<C, A, R>(x, hg, c, hprev + at, step_kept(p, b, t), p.alpha,
+                                          p.recurrent_alpha);
+          store_state(p, hprev, hnext, b, t, s, j, at, last, hn);
         }
-        store_state(p, hprev, hnext, b, t, s, j, at, last, hn);
       }
       __syncthreads(); // acc is reused by the next batch chunk
     }
@@ -790,6 +825,259 @@ inline cudaError_t run_recurrence(cudaStream_t stream, const RecurrencePlan &pla
   args.slice = plan.slice;
 #ifdef SEQC_CPU_SIMULATION
   (void)stream;
+  return seqc_sim_launch_cooperative(plan.kernel, dim3(plan.blocks), dim3(kRecThreads),
+                                     plan.shared_bytes, args);
+#else
+  void *params[] = {&args};
+  return cudaLaunchCooperativeKernel(reinterpret_cast<const void *>(plan.kernel),
+                                     dim3(plan.blocks), dim3(kRecThreads), params,
+                                     plan.shared_bytes, stream);
+#endif
+}
+
+// ---------------------------------------------------------------------------
+// Stacked recurrences: a chain of recurrent layers with the same cell, each
+// feeding the next its whole output sequence, in one persistent cooperative
+// launch. Every layer owns a group of blocks (its units split into slices as
+// above, both kernels in shared memory). Layer l starts step s once its own
+// blocks have finished step s - 1 and layer l - 1's have finished step s, so
+// the layers run as a wavefront: about steps + layers - 1 steps of latency
+// instead of layers * steps, and no grid-wide barrier. A layer after the
+// first projects its input inside the step (the previous layer's h_t times
+// its input kernel). Progress is counted per layer in global memory.
+// ---------------------------------------------------------------------------
+constexpr int kMaxStackLayers = 16;
+
+struct StackLayer {
+  const float *xproj; // first layer: (batch, steps, gates*units), input bias included
+  const float *w;     // later layers: (inputs, gates*units) input kernel
+  const float *bias;  // later layers: (gates*units) input bias, or null
+  const float *u;     // (units, gates*units)
+  const float *rbias; // GRU reset_after: (gates*units) recurrent bias, or null
+  float *out;         // (batch, steps, units), or (batch, units) without sequences
+  float *h;           // 2 x (batch, units), ping-pong state
+  float *c;           // LSTM: (batch, units) cell state
+  int units, inputs;  // inputs: the previous layer's units (0 for the first)
+  int return_sequences;
+};
+
+struct StackArgs {
+  StackLayer layer[kMaxStackLayers];
+  int first_block[kMaxStackLayers + 1]; // layer l runs blocks [first_block[l], first_block[l+1])
+  int slice[kMaxStackLayers];
+  unsigned *progress; // kMaxStackLayers counters, zeroed by run_stack
+  int layers, batch, steps;
+  float alpha, recurrent_alpha;
+};
+
+/// One count on a progress counter, after every thread of the block has
+/// written its part of the step (all threads call it).
+__device__ __forceinline__ void signal_progress(unsigned *counter) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence(); // the block's writes before the count (release)
+    atomicAdd(counter, 1u);
+  }
+}
+
+/// Waits until a progress counter reaches `target` (all threads call it);
+/// what the counted blocks wrote before signalling is then visible.
+__device__ __forceinline__ void wait_progress(const unsigned *counter, unsigned target) {
+  if (threadIdx.x == 0) {
+    while (*(const volatile unsigned *)counter < target) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
+      __nanosleep(32);
+#endif
+    }
+    __threadfence(); // acquire
+  }
+  __syncthreads();
+}
+
+/// Shared memory of a block of a stacked layer: both kernels' slices, one
+/// chunk of staged rows, and the two products.
+__host__ __device__ inline size_t stacked_shared_bytes(int gates, int units, int inputs,
+                                                       int slice) {
+  size_t floats = (size_t)gates * slice * weight_column_stride(units) +
+                  (inputs ? (size_t)gates * slice * weight_column_stride(inputs) : 0) +
+                  (size_t)kRecBatchChunk * kRecKChunk + 2 * (size_t)kRecBatchChunk * gates * slice;
+  return floats * sizeof(float);
+}
+
+template <Cell C, Act A, Act R>
+__global__ void __launch_bounds__(kRecThreads) stacked_recurrence_kernel(StackArgs p) {
+  static_assert(C != Cell::GruResetBefore, "GRU reset_before needs two phases per step");
+  constexpr int G = gates_of<C>();
+  SEQC_DYNAMIC_SHARED(float, smem);
+  int l = 0;
+  while (l + 1 < p.layers && (int)blockIdx.x >= p.first_block[l + 1])
+    ++l;
+  const StackLayer &L = p.layer[l];
+  const int u = L.units, in = L.inputs, B = p.batch, T = p.steps, slice = p.slice[l];
+  const int blocks = p.first_block[l + 1] - p.first_block[l];
+  const int j0 = ((int)blockIdx.x - p.first_block[l]) * slice;
+  const int ns = max(0, min(slice, u - j0));
+  float *us = smem;
+  float *ws = us + (size_t)G * slice * weight_column_stride(u);
+  float *hs = ws + (in ? (size_t)G * slice * weight_column_stride(in) : 0);
+  float *hu = hs + kRecBatchChunk * kRecKChunk; // h U, then x W
+  float *xw = hu + (size_t)kRecBatchChunk * G * slice;
+
+  load_weight_slice(L.u, u, G, u, j0, ns, us);
+  if (in)
+    load_weight_slice(L.w, in, G, u, j0, ns, ws);
+  for (int i = threadIdx.x; i < B * ns; i += blockDim.x) {
+    const size_t at = (size_t)(i / ns) * u + j0 + i % ns;
+    L.h[at] = 0.0f;
+    if (C == Cell::Lstm)
+      L.c[at] = 0.0f;
+  }
+  signal_progress(&p.progress[l]); // counts as "step -1": h0 is written
+
+  const float *x_seq = l ? p.layer[l - 1].out : nullptr;
+  const int prev_blocks = l ? p.first_block[l] - p.first_block[l - 1] : 0;
+  for (int s = 0; s < T; ++s) {
+    wait_progress(&p.progress[l], (unsigned)blocks * (s + 1));
+    if (l)
+      wait_progress(&p.progress[l - 1], (unsigned)prev_blocks * (s + 2));
+    const float *hprev = L.h + (size_t)(s & 1) * B * u;
+    float *hnext = L.h + (size_t)((s + 1) & 1) * B * u;
+    for (int b0 = 0; b0 < B; b0 += kRecBatchChunk) {
+      const int nb = min(kRecBatchChunk, B - b0);
+      slice_product<true>(hprev, u, u, us, weight_column_stride(u), nullptr, 0, 0, hs, hu, ns,
+                          b0, nb, 0, G);
+      if (in)
+        slice_product<true>(x_seq + (size_t)s * in, (size_t)T * in, in, ws,
+                            weight_column_stride(in), nullptr, 0, 0, hs, xw, ns, b0, nb, 0, G);
+      for (int i = threadIdx.x; i < nb * ns; i += blockDim.x) {
+        const int bb = i / ns, jj = i % ns, b = b0 + bb, j = j0 + jj;
+        const size_t at = (size_t)b * u + j;
+        float x[G], hg[G];
+        for (int g = 0; g < G; ++g) {
+          const int col = bb * G * ns + g * ns + jj;
+          x[g] = in ? xw[col] + (L.bias ? L.bias[g * u + j] : 0.0f)
+                    : __ldg(L.xproj + ((size_t)b * T + s) * G * u + g * u + j);
+          hg[g] = hu[col] + (L.rbias ? L.rbias[g * u + j] : 0.0f);
+        }
+        float hn = cell_output<C, A, R>(x, hg, C == Cell::Lstm ? L.c + at : nullptr, hprev + at,
+                                        true, p.alpha, p.recurrent_alpha);
+        hnext[at] = hn;
+        if (L.return_sequences)
+          L.out[((size_t)b * T + s) * u + j] = hn;
+        else if (s == T - 1)
+          L.out[at] = hn;
+      }
+      __syncthreads(); // hu and xw are reused by the next batch chunk
+    }
+    signal_progress(&p.progress[l]);
+  }
+}
+
+using StackKernel = void (*)(StackArgs);
+
+/// How a stack of recurrences is launched on this device, chosen once, at
+/// create; blocks == 0 when it cannot run as one launch (then each layer
+/// runs on its own).
+struct StackPlan {
+  StackKernel kernel = nullptr;
+  int blocks = 0, layers = 0;
+  size_t shared_bytes = 0;
+  int first_block[kMaxStackLayers + 1] = {};
+  int slice[kMaxStackLayers] = {};
+};
+
+/// plan_stack of a cell that runs one phase per step.
+template <Cell C, Act A, Act R>
+cudaError_t plan_stack_cells(int layers, const int *units, const int *inputs, StackPlan *plan) {
+  constexpr int G = gates_of<C>();
+  if (layers < 2 || layers > kMaxStackLayers)
+    return cudaErrorInvalidValue;
+  int device = 0, sms = 0, optin = 0, coop = 0;
+  cudaError_t err;
+  if ((err = cudaGetDevice(&device)) != cudaSuccess ||
+      (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess ||
+      (err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device)) != cudaSuccess ||
+      (err = cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device)) != cudaSuccess)
+    return err;
+  if (!coop)
+    return cudaErrorNotSupported;
+  if (layers > sms)
+    return cudaErrorCooperativeLaunchTooLarge;
+  double work = 0; // multiply-adds per row and step, all layers
+  for (int l = 0; l < layers; ++l)
+    work += (double)units[l] * (units[l] + inputs[l]);
+  int blocks[kMaxStackLayers], sum = 0;
+  for (int l = 0; l < layers; ++l) {
+    const int most = (units[l] + SEQC_RECURRENCE_MIN_SLICE - 1) / SEQC_RECURRENCE_MIN_SLICE;
+    const double share = sms * ((double)units[l] * (units[l] + inputs[l]) / work);
+    blocks[l] = std::max(1, std::min(most, (int)share));
+    sum += blocks[l];
+  }
+  while (sum > sms) { // at least one block each can overshoot: take from the largest
+    int *largest = std::max_element(blocks, blocks + layers);
+    --*largest;
+    --sum;
+  }
+  size_t bytes = 0;
+  plan->first_block[0] = 0;
+  for (int l = 0; l < layers; ++l) {
+    const int slice = (units[l] + blocks[l] - 1) / blocks[l];
+    plan->slice[l] = slice;
+    plan->first_block[l + 1] = plan->first_block[l] + (units[l] + slice - 1) / slice;
+    bytes = std::max(bytes, stacked_shared_bytes(G, units[l], inputs[l], slice));
+  }
+  if (bytes > (size_t)optin)
+    return cudaErrorInvalidValue;
+  StackKernel kernel = &stacked_recurrence_kernel<C, A, R>;
+  const void *entry = reinterpret_cast<const void *>(kernel);
+  if ((err = raise_dynamic_shared_limit(entry, bytes)) != cudaSuccess)
+    return err;
+  int per_sm = 0;
+  if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, entry, kRecThreads, bytes)) !=
+      cudaSuccess)
+    return err;
+  if (per_sm * sms < plan->first_block[layers])
+    return cudaErrorCooperativeLaunchTooLarge;
+  plan->kernel = kernel;
+  plan->blocks = plan->first_block[layers];
+  plan->layers = layers;
+  plan->shared_bytes = bytes;
+  return cudaSuccess;
+}
+
+/// Splits the multiprocessors between the layers (units[l], each taking
+/// inputs[l] features from the previous layer, 0 for the first) in
+/// proportion to their work per step (one block per multiprocessor, each
+/// layer at least one, no slice below SEQC_RECURRENCE_MIN_SLICE units) and
+/// checks that the slices' kernels fit in shared memory and the grid is
+/// co-resident. An error leaves plan->blocks 0.
+template <Cell C, Act A, Act R>
+cudaError_t plan_stack(int layers, const int *units, const int *inputs, StackPlan *plan) {
+  *plan = StackPlan{};
+  if constexpr (row_cell<C, A, R>() || C == Cell::GruResetBefore) {
+    return cudaErrorInvalidValue; // a whole row, or two phases, per step
+  } else {
+    cudaError_t err = plan_stack_cells<C, A, R>(layers, units, inputs, plan);
+    if (err != cudaSuccess)
+      *plan = StackPlan{};
+    return err;
+  }
+}
+
+/// Runs a planned stack: args.layer, batch, steps, progress and the
+/// activations' alphas are the caller's; the plan fills in the rest.
+inline cudaError_t run_stack(cudaStream_t stream, const StackPlan &plan, StackArgs args) {
+  if (args.batch == 0 || args.steps == 0)
+    return cudaSuccess;
+  args.layers = plan.layers;
+  for (int l = 0; l <= plan.layers; ++l)
+    args.first_block[l] = plan.first_block[l];
+  for (int l = 0; l < plan.layers; ++l)
+    args.slice[l] = plan.slice[l];
+  cudaError_t err = cudaMemsetAsync(args.progress, 0, kMaxStackLayers * sizeof(unsigned), stream);
+  if (err != cudaSuccess)
+    return err;
+#ifdef SEQC_CPU_SIMULATION
   return seqc_sim_launch_cooperative(plan.kernel, dim3(plan.blocks), dim3(kRecThreads),
                                      plan.shared_bytes, args);
 #else
