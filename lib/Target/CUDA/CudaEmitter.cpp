@@ -212,6 +212,7 @@ Expected<unsigned> Emitter::emitFusedRecurrence(Operation *op, unsigned xp,
      << floatLiteral(shapes::cellAlpha(spec.recurrentActivation)) << ";\n"
      << "  " << tryLaunch(op, "seqc::run_recurrence(m->stream, m->" + plan + ", a)")
      << "  }\n";
+  fusedRecurrences[op] = FusedRecurrence{spec, xp, y, h, c};
   return y;
 }
 
@@ -1241,6 +1242,9 @@ Expected<CudaModule> Emitter::run() {
   }
 
   markCudnnProjections(func);
+  llvm::DenseMap<Operation *, RecurrentStack> stacks = findRecurrentStacks(func);
+  const RecurrentStack *stack = nullptr; // the one being emitted
+  size_t stackStart = 0;
   bool returned = false;
   for (Operation &op : func.getBody().front()) {
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
@@ -1256,8 +1260,17 @@ Expected<CudaModule> Emitter::run() {
       returned = true;
       break;
     }
+    if (auto found = stacks.find(&op); found != stacks.end()) {
+      stack = &found->second;
+      stackStart = forwardCode.size();
+    }
     if (Error e = emitOp(&op))
       return std::move(e);
+    if (stack && &op == stack->recurrences.back()) {
+      if (Error e = emitStack(*stack, stackStart))
+        return std::move(e);
+      stack = nullptr;
+    }
   }
   if (!returned)
     return fail(nullptr, "@predict has no return");

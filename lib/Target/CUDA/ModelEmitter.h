@@ -100,6 +100,23 @@ struct RecurrenceSpec {
   std::string initialState = "nullptr", finalState = "nullptr";
 };
 
+/// What emitFusedRecurrence made for one recurrence.
+struct FusedRecurrence {
+  RecurrenceSpec spec;
+  unsigned projection = 0, output = 0, h = 0;
+  std::optional<unsigned> cellState;
+};
+
+/// A chain of fused recurrences with the same cell, each feeding the next
+/// its whole sequence through a linear input projection, emitted as one
+/// stacked launch with the layer-by-layer code as its fallback
+/// (StackEmitter.cpp).
+struct RecurrentStack {
+  llvm::SmallVector<Operation *, 4> recurrences;
+  /// projections[i] (a seq.linear) feeds recurrences[i + 1].
+  llvm::SmallVector<Operation *, 4> projections;
+};
+
 class Emitter {
 public:
   Emitter(ModuleOp module, const CudaEmitOptions &options)
@@ -169,6 +186,11 @@ private:
   Error bindState(Operation *op, Value initialState, Value finalState,
                   RecurrenceSpec &spec);
   Error checkCudnnSupport(Operation *op, const RecurrenceSpec &spec) const;
+  /// The chains of recurrences in `func` that run as stacks, by first op.
+  llvm::DenseMap<Operation *, RecurrentStack> findRecurrentStacks(func::FuncOp func) const;
+  /// Wraps the layer-by-layer code of `stack`, forwardCode from
+  /// `fallbackStart` on, in the stacked launch's else branch.
+  Error emitStack(const RecurrentStack &stack, size_t fallbackStart);
   Error emitTimeDistributed(TimeDistributedOp op);
   /// Conv2D/3D, the 2-D/3-D and global poolings, zero padding, cropping,
   /// upsampling, permute (SpatialEmitter.cpp).
@@ -217,6 +239,8 @@ private:
   }
   /// Input GEMMs whose only users run on cuDNN (which projects itself).
   llvm::DenseSet<Operation *> skipped;
+  /// The buffers of every recurrence on the fused kernels, for stacks.
+  llvm::DenseMap<Operation *, FusedRecurrence> fusedRecurrences;
 };
 
 } // namespace seq::cuda::detail

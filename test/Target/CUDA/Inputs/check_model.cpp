@@ -11,7 +11,8 @@
 // runs batch-per-call = its batch, the calls one after the other as Keras'
 // predict(x, batch_size). Link it with the library (GPU) or with the emitted
 // .cu compiled by a host compiler under seqc_cuda_sim.h (CPU). Reads only
-// little-endian float32 C-order .npy files, as the fixtures are.
+// little-endian float32 C-order .npy files, as the fixtures are. In the
+// simulation it also prints how many kernels were launched in all.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -168,5 +169,11 @@ int main(int argc, char **argv) {
       }
     }
   std::printf("max abs error %.3g over %zu values\n", maxError, values);
+#ifdef SEQC_CPU_SIMULATION
+  long launches = 0;
+  for (const auto &device : seqc_sim::launches_by_device())
+    launches += device.second;
+  std::printf("%ld kernel launches\n", launches);
+#endif
   return maxError <= atol ? 0 : 1;
 }
