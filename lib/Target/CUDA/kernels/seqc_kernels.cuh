@@ -1054,6 +1054,9 @@ cudaError_t plan_stack_cells(int layers, const int *units, const int *inputs, St
 template <Cell C, Act A, Act R>
 cudaError_t plan_stack(int layers, const int *units, const int *inputs, StackPlan *plan) {
   *plan = StackPlan{};
+#ifdef SEQC_NO_STACKED_RECURRENCES // the GPU benchmark's layer-by-layer variant
+  return cudaErrorNotSupported;
+#endif
   if constexpr (row_cell<C, A, R>() || C == Cell::GruResetBefore) {
     return cudaErrorInvalidValue; // a whole row, or two phases, per step
   } else {
