@@ -7,7 +7,9 @@ becomes the pack's run.sh).
 
 What goes in:
   checks/    per fixture and RNN backend (fused; cudnn where seqc accepts it):
-             NAME.BACKEND.cu (the emitted CUDA source), the fixture's input
+             NAME.BACKEND.cu (the emitted CUDA source, its kernel library
+             replaced by an #include of the one copy, kernels_HASH.cuh, that
+             the fixtures with the same library share), the fixture's input
              and Keras' output, and a wider random batch with the eager
              engine's output on it (what --compare checks on a GPU)
   bench/     the benchmark models (bench/gpu/make_models.py) as
@@ -18,6 +20,7 @@ What goes in:
 Standard library only."""
 import argparse
 import array
+import hashlib
 import json
 import os
 import random
@@ -96,8 +99,30 @@ def emit_backends(name, model, checks, seq_compile, notes):
                 notes.append("%s: cudnn refused (%s)" % (name, text.splitlines()[-1][:160]))
                 continue
             raise SystemExit("pack: %s (%s): emission failed: %s" % (name, backend, text))
+        share_library(cu, checks)
         emitted.append(backend)
     return emitted
+
+
+def share_library(cu, checks):
+    """Replaces the kernel library that opens the emitted file `cu` by an
+    #include of one copy in checks/, named by its content (the same for every
+    fixture of a backend): 400 copies of it would not fit the pack."""
+    with open(cu) as f:
+        source = f.read()
+    split = source.index(cuda_fixtures.MODEL_PART)
+    lines = source[:split].splitlines(True)
+    banner = []
+    while lines and lines[0].startswith("//"):
+        banner.append(lines.pop(0))
+    library = "".join(lines)
+    name = "kernels_%s.cuh" % hashlib.sha256(library.encode()).hexdigest()[:12]
+    path = os.path.join(checks, name)
+    if not os.path.exists(path):
+        with open(path, "w") as f:
+            f.write(library)
+    with open(cu, "w") as f:
+        f.write("".join(banner) + '#include "%s"\n' % name + source[split:])
 
 
 def pack_ports(fx, seq_compile, out, lines, notes):
