@@ -259,11 +259,16 @@ TEST(CudaKernelSimulation, SmallRecurrenceRunsInOneBlock) {
 
 TEST(CudaKernelSimulation, LstmRecurrenceWithManyBlocks) {
   // Too little shared memory for the whole recurrent kernel, enough for a
-  // slice of 2 units: 12 blocks.
+  // slice of 2 units: 12 blocks and a grid-wide barrier per step, on a GPU
+  // without thread-block clusters (sm_80).
   ScopedEnv shared("SEQC_SIM_SHARED_BYTES", "16000");
   ScopedEnv sms("SEQC_SIM_SMS", "12");
-  EXPECT_EQ(checkLstm({24, 5, 4, false, true}).blocks, 12);
-  EXPECT_EQ(checkLstm({24, 3, 19, true, false}).blocks, 12);
+  ScopedEnv compute("SEQC_SIM_COMPUTE", "80");
+  for (RecurrenceCase c : {RecurrenceCase{24, 5, 4, false, true}, RecurrenceCase{24, 3, 19, true, false}}) {
+    seqc::RecurrencePlan plan = checkLstm(c);
+    EXPECT_EQ(plan.blocks, 12);
+    EXPECT_FALSE(plan.cluster);
+  }
 }
 
 // Layers of the same cell share one kernel, and the dynamic shared memory
@@ -364,6 +369,41 @@ TEST(CudaKernelSimulation, GruRecurrenceResetBefore) {
   // Two grid barriers per step: r * h of every unit feeds the candidate.
   checkGru<false>({33, 2, 5, true, true}, false);
   checkGru<false>({130, 18, 2, false, false}, false);
+}
+
+// On sm_90, a recurrence whose kernel does not fit one block but fits the
+// blocks of one cluster (2, 4 or 8: the fewest) runs in one cluster, with its
+// hardware barrier each step. The simulation makes a cluster barrier that is
+// not taken (or taken by too few blocks) show up as wrong numbers.
+TEST(CudaKernelSimulation, RecurrenceInOneCluster) {
+  ScopedEnv shared("SEQC_SIM_SHARED_BYTES", "120000");
+  ScopedEnv sms("SEQC_SIM_SMS", "8");
+  // LSTM(150): one block would need 362 KB, two 181 KB, four 109 KB.
+  seqc::RecurrencePlan plan = checkLstm({150, 18, 3, true, true});
+  EXPECT_TRUE(plan.cluster);
+  EXPECT_EQ(plan.blocks, 4);
+  EXPECT_EQ(plan.slice, 38);
+  // LSTM(200): four blocks would need 182 KB each, eight (the most in a
+  // portable cluster) 95 KB.
+  plan = checkLstm({200, 2, 3, false, false});
+  EXPECT_TRUE(plan.cluster);
+  EXPECT_EQ(plan.blocks, 8);
+  // GRU reset_before meets at the barrier twice per step.
+  checkGru<false>({130, 17, 3, false, true}, false);
+  seqc::RecurrencePlan gru;
+  ASSERT_EQ((seqc::plan_recurrence<seqc::Cell::GruResetBefore, seqc::Act::Tanh,
+                                   seqc::Act::Sigmoid>(130, &gru)),
+            cudaSuccess);
+  EXPECT_TRUE(gru.cluster);
+  {
+    // Not on sm_80, nor when eight blocks cannot hold it.
+    ScopedEnv compute("SEQC_SIM_COMPUTE", "80");
+    EXPECT_FALSE(checkLstm({150, 2, 3, false, true}).cluster);
+  }
+  ScopedEnv smaller("SEQC_SIM_SHARED_BYTES", "40000");
+  EXPECT_FALSE(checkLstm({150, 2, 3, false, true}, Activation::Tanh, Activation::Sigmoid,
+                         /*expectShared=*/false)
+                   .cluster);
 }
 
 TEST(CudaKernelSimulation, SimpleRnnRecurrence) {

@@ -39,6 +39,9 @@ struct dim3 {
   unsigned x = 1, y = 1, z = 1;
   dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
 };
+/// The running launch's grid and block (set by seqc_sim::launch). Variables,
+/// not macros: cudaLaunchConfig_t has members of these names.
+inline dim3 gridDim, blockDim;
 
 // ---- runtime types -----------------------------------------------------------
 enum cudaError_t {
@@ -73,6 +76,24 @@ enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
 struct cudaFuncAttributes {
   int maxDynamicSharedSizeBytes = 0;
   int maxThreadsPerBlock = 1024;
+  int binaryVersion = 0; // the architecture the kernel was built for, 90 = sm_90
+};
+enum cudaLaunchAttributeID { cudaLaunchAttributeClusterDimension = 4 };
+union cudaLaunchAttributeValue {
+  struct {
+    unsigned x, y, z;
+  } clusterDim;
+};
+struct cudaLaunchAttribute {
+  cudaLaunchAttributeID id;
+  cudaLaunchAttributeValue val;
+};
+struct cudaLaunchConfig_t {
+  dim3 gridDim, blockDim;
+  size_t dynamicSmemBytes;
+  void *stream;
+  cudaLaunchAttribute *attrs;
+  unsigned numAttrs;
 };
 #define cudaStreamNonBlocking 0x01
 #define CUDART_VERSION 13000
@@ -86,6 +107,9 @@ inline int env_or(const char *name, int fallback) {
   return v && *v ? std::atoi(v) : fallback;
 }
 inline int multiprocessors() { return env_or("SEQC_SIM_SMS", 4); }
+/// Compute capability times 10 (SEQC_SIM_COMPUTE, 90 by default: an sm_90
+/// GPU running an sm_90 binary, so thread-block clusters are available).
+inline int compute_capability() { return env_or("SEQC_SIM_COMPUTE", 90); }
 inline int shared_bytes_optin() { return env_or("SEQC_SIM_SHARED_BYTES", 232448); }
 /// Resident blocks per SM are capped (1 by default) to keep the number of
 /// fibers of a cooperative launch small; the real limits below still apply.
@@ -112,6 +136,7 @@ constexpr int kMaxThreadsPerSm = 2048;
 constexpr int kMaxBlocksPerSm = 32;
 constexpr int kDefaultDynamicShared = 48 * 1024; // without the attribute
 constexpr int kReservedSharedPerBlock = 1024;
+constexpr int kMaxClusterBlocks = 8; // portable; larger ones are not modelled
 
 /// cudaFuncAttributeMaxDynamicSharedMemorySize of every kernel set so far.
 inline std::map<const void *, int> &dynamic_shared_limits() {
@@ -149,6 +174,28 @@ inline cudaError_t check_launch(const void *kernel, dim3 grid, dim3 block, size_
   return cudaSuccess;
 }
 
+/// The blocks of a cluster launch's clusters (1 without the attribute).
+inline unsigned cluster_blocks(const cudaLaunchConfig_t &config) {
+  for (unsigned i = 0; i < config.numAttrs; ++i)
+    if (config.attrs[i].id == cudaLaunchAttributeClusterDimension) {
+      const auto &d = config.attrs[i].val.clusterDim;
+      return d.x * d.y * d.z;
+    }
+  return 1;
+}
+
+/// The checks of a cluster launch: clusters need sm_90, at most 8 blocks
+/// each, a grid of whole clusters, and (in the simulation, which runs every
+/// cluster at once) every block resident.
+inline cudaError_t check_cluster_launch(const void *kernel, const cudaLaunchConfig_t &config) {
+  const unsigned n = cluster_blocks(config);
+  const dim3 grid = config.gridDim;
+  if (n > 1 && (compute_capability() < 90 || n > (unsigned)kMaxClusterBlocks ||
+                grid.y != 1 || grid.z != 1 || grid.x % n != 0))
+    return cudaErrorInvalidValue;
+  return check_launch(kernel, grid, config.blockDim, config.dynamicSmemBytes, n > 1);
+}
+
 /// The error a plain launch leaves for cudaGetLastError.
 inline cudaError_t &last_error() {
   static cudaError_t error = cudaSuccess;
@@ -174,10 +221,10 @@ struct Launch {
   std::vector<Fiber> fibers;
   std::vector<std::vector<char>> stacks;
   std::vector<std::vector<char>> dynamic_shared; // one per resident block
-  std::vector<Barrier> block_barriers, warp_barriers;
+  std::vector<Barrier> block_barriers, warp_barriers, cluster_barriers;
   std::vector<float> warp_slots;
   Barrier grid_barrier;
-  int threads_per_block = 0, resident_blocks = 0, first_block = 0;
+  int threads_per_block = 0, resident_blocks = 0, first_block = 0, cluster_size = 1;
   ucontext_t scheduler;
   Fiber *current = nullptr;
 };
@@ -221,6 +268,7 @@ inline void run_blocks(Launch &l, int first, int count) {
     l.stacks.resize(n, std::vector<char>(kStack));
   l.fibers.assign(n, Fiber());
   l.block_barriers.assign(count, Barrier());
+  l.cluster_barriers.assign((count + l.cluster_size - 1) / l.cluster_size, Barrier());
   l.warp_barriers.assign((size_t)count * ((tpb + 31) / 32), Barrier());
   l.warp_slots.assign((size_t)count * ((tpb + 31) / 32) * 32, 0.0f);
   l.first_block = first;
@@ -252,16 +300,20 @@ inline void run_blocks(Launch &l, int first, int count) {
 }
 
 inline void launch(dim3 grid, dim3 block, size_t shared, bool cooperative,
-                   std::function<void()> body) {
+                   std::function<void()> body, int cluster_size = 1) {
   ++launches_by_device()[current_device()];
   Launch l;
+  l.cluster_size = cluster_size;
   l.grid = grid;
   l.block = block;
   l.body = std::move(body);
   l.threads_per_block = (int)(block.x * block.y * block.z);
   const int blocks = (int)(grid.x * grid.y * grid.z);
   Launch *outer = active();
+  const dim3 outer_grid = gridDim, outer_block = blockDim;
   active() = &l;
+  gridDim = grid;
+  blockDim = block;
   if (cooperative) {
     l.dynamic_shared.assign(blocks, std::vector<char>(shared + 16));
     run_blocks(l, 0, blocks);
@@ -271,6 +323,8 @@ inline void launch(dim3 grid, dim3 block, size_t shared, bool cooperative,
       run_blocks(l, b, 1);
   }
   active() = outer;
+  gridDim = outer_grid;
+  blockDim = outer_block;
 }
 
 template <typename... Params> struct Launcher {
@@ -327,8 +381,6 @@ template <typename Source> float exchange(float v, Source source) {
 
 #define threadIdx (::seqc_sim::current_fiber().thread_idx)
 #define blockIdx (::seqc_sim::current_fiber().block_idx)
-#define blockDim (::seqc_sim::active()->block)
-#define gridDim (::seqc_sim::active()->grid)
 
 inline void __syncthreads() {
   seqc_sim::Launch &l = *seqc_sim::active();
@@ -378,6 +430,16 @@ struct grid_group {
   }
 };
 inline grid_group this_grid() { return grid_group(); }
+/// The blocks of one cluster meet at its barrier (a launch without clusters
+/// has clusters of one block).
+struct cluster_group {
+  void sync() {
+    seqc_sim::Launch &l = *seqc_sim::active();
+    const int cluster = (l.current->block - l.first_block) / l.cluster_size;
+    seqc_sim::arrive(l.cluster_barriers[cluster], l.threads_per_block * l.cluster_size);
+  }
+};
+inline cluster_group this_cluster() { return cluster_group(); }
 } // namespace cooperative_groups
 
 // ---- runtime API -------------------------------------------------------------
@@ -441,10 +503,10 @@ inline cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int) 
     *value = 1;
     break;
   case cudaDevAttrComputeCapabilityMajor:
-    *value = 9;
+    *value = seqc_sim::compute_capability() / 10;
     break;
   case cudaDevAttrComputeCapabilityMinor:
-    *value = 0;
+    *value = seqc_sim::compute_capability() % 10;
     break;
   }
   return cudaSuccess;
@@ -460,11 +522,22 @@ inline cudaError_t cudaFuncSetAttribute(const void *kernel, cudaFuncAttribute at
 inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *attributes, const void *kernel) {
   *attributes = cudaFuncAttributes();
   attributes->maxDynamicSharedSizeBytes = seqc_sim::dynamic_shared_limit(kernel);
+  attributes->binaryVersion = seqc_sim::compute_capability();
   return cudaSuccess;
 }
 inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const void *,
                                                                  int threads, size_t shared) {
   *blocks = seqc_sim::blocks_per_sm(threads, shared);
+  return cudaSuccess;
+}
+inline cudaError_t cudaOccupancyMaxActiveClusters(int *clusters, const void *kernel,
+                                                  const cudaLaunchConfig_t *config) {
+  *clusters = 0;
+  if (seqc_sim::check_cluster_launch(kernel, *config) != cudaSuccess)
+    return cudaSuccess;
+  const int threads = (int)(config->blockDim.x * config->blockDim.y * config->blockDim.z);
+  *clusters = seqc_sim::blocks_per_sm(threads, config->dynamicSmemBytes) *
+              seqc_sim::multiprocessors() / (int)seqc_sim::cluster_blocks(*config);
   return cudaSuccess;
 }
 inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned) {
@@ -508,6 +581,26 @@ inline cudaError_t seqc_sim_launch_cooperative(void (*kernel)(Arg), dim3 grid, d
   if (error != cudaSuccess)
     return error;
   seqc_sim::launch(grid, block, shared, true, [kernel, arg] { kernel(arg); });
+  return cudaSuccess;
+}
+
+/// A launch with attributes (thread-block clusters): the blocks of every
+/// cluster run at once, each cluster with its own barrier.
+template <typename... Params, typename... Args>
+inline cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t *config, void (*kernel)(Params...),
+                                      Args &&...args) {
+  cudaError_t error =
+      seqc_sim::check_cluster_launch(reinterpret_cast<const void *>(kernel), *config);
+  if (error != cudaSuccess)
+    return error;
+  const int n = (int)seqc_sim::cluster_blocks(*config);
+  std::tuple<std::decay_t<Params>...> copied(std::forward<Args>(args)...);
+  if (n > 1)
+    seqc_sim::launch(config->gridDim, config->blockDim, config->dynamicSmemBytes, true,
+                     [kernel, copied] { std::apply(kernel, copied); }, n);
+  else
+    seqc_sim::launch(config->gridDim, config->blockDim, config->dynamicSmemBytes, false,
+                     [kernel, copied] { std::apply(kernel, copied); });
   return cudaSuccess;
 }
 

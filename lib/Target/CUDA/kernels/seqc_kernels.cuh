@@ -325,6 +325,7 @@ struct RecurrenceArgs {
   const float *h0;     // (states, batch, units) initial state (LSTM: h, c), or null for zeros
   float *state_out;    // (states, batch, units) final state, or null
   int batch, steps, units, slice;
+  int cluster; // the grid is one thread-block cluster (set from the plan)
   int go_backwards, return_sequences, zero_output_for_mask;
   float alpha;           // of the activation (elu, celu, leaky_relu)
   float recurrent_alpha; // of the recurrent activation
@@ -589,13 +590,23 @@ __device__ void row_cell_step(const RecurrenceArgs &p, float *acc, int ncols, co
   __syncthreads();
 }
 
-/// The end of a step: a grid-wide barrier, or, when one block runs the whole
-/// recurrence, a block barrier (which also orders the block's global memory).
-__device__ __forceinline__ void step_barrier(cg::grid_group &grid) {
-  if (gridDim.x == 1)
+/// The end of a step: a grid-wide barrier; a block barrier when one block
+/// runs the whole recurrence (it also orders the block's global memory); the
+/// cluster's hardware barrier when the grid is one cluster (sm_90 on, which
+/// plan_recurrence checks; release/acquire at cluster scope orders the
+/// blocks' global memory too).
+__device__ __forceinline__ void step_barrier(cg::grid_group &grid, bool cluster) {
+  if (gridDim.x == 1) {
     __syncthreads();
-  else
-    grid.sync();
+    return;
+  }
+#if defined(SEQC_CPU_SIMULATION) || (defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900)
+  if (cluster) {
+    cg::this_cluster().sync();
+    return;
+  }
+#endif
+  grid.sync();
 }
 
 template <Cell C, Act A, Act R, bool kSharedW>
@@ -619,7 +630,7 @@ __global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs 
     if (C == Cell::Lstm)
       p.c[at] = p.h0 ? p.h0[(size_t)B * u + at] : 0.0f;
   }
-  grid.sync();
+  step_barrier(grid, p.cluster);
 
   for (int s = 0; s < T; ++s) {
     const int t = p.go_backwards ? T - 1 - s : s;
@@ -674,7 +685,7 @@ __global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs 
       __syncthreads(); // acc is reused by the next batch chunk
     }
     if constexpr (C == Cell::GruResetBefore) {
-      step_barrier(grid); // every unit's r * h is in p.rh
+      step_barrier(grid, p.cluster); // every unit's r * h is in p.rh
       for (int b0 = 0; b0 < B; b0 += kRecBatchChunk) {
         const int nb = min(kRecBatchChunk, B - b0);
         slice_matvec<kSharedW>(p, p.rh, ws, hs, acc, j0, ns, b0, nb, 2, 3, G);
@@ -700,7 +711,7 @@ __global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs 
         __syncthreads();
       }
     }
-    step_barrier(grid);
+    step_barrier(grid, p.cluster);
   }
   // The final state: this block's units of the last h buffer (and c).
   if (p.state_out)
@@ -734,6 +745,31 @@ struct RecurrencePlan {
   int slice = 0;
   size_t shared_bytes = 0;
   bool shared_weights = false;
+  bool cluster = false; // the grid is one thread-block cluster, else a cooperative launch
+};
+
+/// The most blocks of a cluster that every GPU with clusters runs.
+constexpr int kMaxPortableClusterBlocks = 8;
+
+/// The launch of `blocks` blocks as one thread-block cluster.
+struct ClusterLaunch {
+  cudaLaunchAttribute attribute;
+  cudaLaunchConfig_t config;
+  ClusterLaunch(int blocks, size_t shared_bytes, cudaStream_t stream) {
+    attribute = cudaLaunchAttribute{};
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = blocks;
+    attribute.val.clusterDim.y = 1;
+    attribute.val.clusterDim.z = 1;
+    config = cudaLaunchConfig_t{};
+    config.gridDim = dim3(blocks);
+    config.blockDim = dim3(kRecThreads);
+    config.dynamicSmemBytes = shared_bytes;
+    config.stream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+  }
+  ClusterLaunch(const ClusterLaunch &) = delete; // config points at attribute
 };
 
 /// Lets `entry` launch with `bytes` of dynamic shared memory. The limit is a
@@ -791,6 +827,34 @@ cudaError_t plan_recurrence(int units, RecurrencePlan *plan) {
   if (try_variant(&recurrence_kernel<C, A, R, true>, true, units) == cudaSuccess)
     return cudaSuccess;
   cudaGetLastError(); // the failed attempt must not leak into later checks
+  // On a GPU with thread-block clusters (sm_90 on), the fewest blocks of one
+  // cluster (2, 4 or 8) whose slices fit in shared memory: a step then ends
+  // at the cluster's hardware barrier, not a grid-wide one through global
+  // memory. The loaded binary must have been built for sm_90 or newer too.
+  int major = 0;
+  cudaFuncAttributes binary{};
+  RecurrenceKernel shared_kernel = &recurrence_kernel<C, A, R, true>;
+  if (!row_cell<C, A, R>() && SEQC_RECURRENCE_MIN_SLICE == 1 &&
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
+      major >= 9 &&
+      cudaFuncGetAttributes(&binary, reinterpret_cast<const void *>(shared_kernel)) == cudaSuccess &&
+      binary.binaryVersion >= 90) {
+    for (int blocks = 2; blocks <= kMaxPortableClusterBlocks; blocks *= 2) {
+      const int slice = (units + blocks - 1) / blocks;
+      const size_t bytes = recurrence_shared_bytes(G, units, slice, true);
+      const void *entry = reinterpret_cast<const void *>(shared_kernel);
+      if (bytes > (size_t)optin || raise_dynamic_shared_limit(entry, bytes) != cudaSuccess)
+        continue;
+      ClusterLaunch launch(blocks, bytes, nullptr);
+      int clusters = 0;
+      if (cudaOccupancyMaxActiveClusters(&clusters, entry, &launch.config) == cudaSuccess &&
+          clusters >= 1) {
+        *plan = RecurrencePlan{shared_kernel, blocks, slice, bytes, true, true};
+        return cudaSuccess;
+      }
+    }
+  }
+  cudaGetLastError();
   // Else the units spread over the SMs, at least SEQC_RECURRENCE_MIN_SLICE
   // per block (a tuning knob for the GPU benchmark; 1 by default).
   const int slice = row_cell<C, A, R>()
@@ -823,6 +887,11 @@ inline cudaError_t run_recurrence(cudaStream_t stream, const RecurrencePlan &pla
   if (args.batch == 0 || args.steps == 0)
     return cudaSuccess;
   args.slice = plan.slice;
+  args.cluster = plan.cluster;
+  if (plan.cluster) {
+    ClusterLaunch launch(plan.blocks, plan.shared_bytes, stream);
+    return cudaLaunchKernelEx(&launch.config, plan.kernel, args);
+  }
 #ifdef SEQC_CPU_SIMULATION
   (void)stream;
   return seqc_sim_launch_cooperative(plan.kernel, dim3(plan.blocks), dim3(kRecThreads),
