@@ -78,11 +78,13 @@ fi
 # Also the fused kernels with at least 8 and 32 units per block (fewer blocks
 # to synchronize each step, more work each): SEQC_RECURRENCE_MIN_SLICE; and
 # for the models of several recurrent layers (stack10_lstm_256, lstm_512_256)
-# the layers one by one instead of one stacked launch.
+# the layers one by one instead of one stacked launch; for the 256-unit ones
+# that fit one thread-block cluster, the grid-wide plan instead.
 awk -F'\t' -v OFS='\t' '{ print }
   $2 == "cudnn" { print $1, "cudnn_persist" }
   $2 == "fused" { print $1, "fused_slice8"; print $1, "fused_slice32" }
-  $2 == "fused" && $1 ~ /^(stack|(lstm|gru)_[0-9]+_[0-9]+)/ { print $1, "fused_layers" }' \
+  $2 == "fused" && $1 ~ /^(stack|(lstm|gru)_[0-9]+_[0-9]+)/ { print $1, "fused_layers" }
+  $2 == "fused" && $1 ~ /^(lstm|gru)_256$/ { print $1, "fused_grid" }' \
   "$work/bench.tsv" > "$work/b" &&
   mv "$work/b" "$work/bench.tsv"
 mkdir -p "$work/bin" "$work/bench" "$work/failed"
@@ -101,13 +103,14 @@ compile() { # NAME BACKEND
     "$nvcc" -O3 -std=c++17 -w $arch "$cu" "$here/src/check_model.cpp" $flags -o "$bin" > "$bin.log" 2>&1
   fi || echo "compile failed: $1 ($2): $(grep -m1 -i error "$bin.log")" >&2
 }
-compile_lib() { # MODEL BACKEND (cudnn_persist, fused_sliceN, fused_layers: variants of the cudnn / fused source)
+compile_lib() { # MODEL BACKEND (cudnn_persist, fused_sliceN, fused_layers, fused_grid: variants of the cudnn / fused source)
   local src=$1.$2 dir=$work/bench/$2 flags=''
   case $2 in
     cudnn) flags=$cudnn_flags ;;
     cudnn_persist) src=$1.cudnn flags="$cudnn_flags -DSEQC_CUDNN_RNN_ALGO=CUDNN_RNN_ALGO_PERSIST_STATIC" ;;
     fused_slice*) src=$1.fused flags="-DSEQC_RECURRENCE_MIN_SLICE=${2#fused_slice}" ;;
     fused_layers) src=$1.fused flags="-DSEQC_NO_STACKED_RECURRENCES" ;;
+    fused_grid) src=$1.fused flags="-DSEQC_RECURRENCE_CLUSTERS=0" ;;
   esac
   mkdir -p "$dir"
   python3 -c 'import sys, zlib; open(sys.argv[2], "wb").write(zlib.decompress(open(sys.argv[1], "rb").read()))' \

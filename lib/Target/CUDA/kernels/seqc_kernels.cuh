@@ -735,6 +735,9 @@ inline bool is_row_major_matrix(int nd, const int *dims, const int *strides, int
 #ifndef SEQC_RECURRENCE_MIN_SLICE
 #define SEQC_RECURRENCE_MIN_SLICE 1
 #endif
+#ifndef SEQC_RECURRENCE_CLUSTERS // 0: the GPU benchmark's grid-barrier variant
+#define SEQC_RECURRENCE_CLUSTERS 1
+#endif
 
 /// How one recurrence is launched on this device; chosen once, at create.
 using RecurrenceKernel = void (*)(RecurrenceArgs);
@@ -834,7 +837,7 @@ cudaError_t plan_recurrence(int units, RecurrencePlan *plan) {
   int major = 0;
   cudaFuncAttributes binary{};
   RecurrenceKernel shared_kernel = &recurrence_kernel<C, A, R, true>;
-  if (!row_cell<C, A, R>() && SEQC_RECURRENCE_MIN_SLICE == 1 &&
+  if (!row_cell<C, A, R>() && SEQC_RECURRENCE_MIN_SLICE == 1 && SEQC_RECURRENCE_CLUSTERS &&
       cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
       major >= 9 &&
       cudaFuncGetAttributes(&binary, reinterpret_cast<const void *>(shared_kernel)) == cudaSuccess &&
