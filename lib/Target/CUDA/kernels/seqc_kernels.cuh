@@ -775,6 +775,24 @@ struct ClusterLaunch {
   ClusterLaunch(const ClusterLaunch &) = delete; // config points at attribute
 };
 
+/// What a persistent recurrence's plan needs of the current GPU.
+struct RecurrenceDevice {
+  int device = 0, sms = 0, optin = 0; // optin: shared memory per block, opted in
+};
+inline cudaError_t query_recurrence_device(RecurrenceDevice *d) {
+  int coop = 0;
+  cudaError_t err;
+  if ((err = cudaGetDevice(&d->device)) != cudaSuccess ||
+      (err = cudaDeviceGetAttribute(&d->sms, cudaDevAttrMultiProcessorCount, d->device)) !=
+          cudaSuccess ||
+      (err = cudaDeviceGetAttribute(&d->optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                    d->device)) != cudaSuccess ||
+      (err = cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, d->device)) !=
+          cudaSuccess)
+    return err;
+  return coop ? cudaSuccess : cudaErrorNotSupported;
+}
+
 /// Lets `entry` launch with `bytes` of dynamic shared memory. The limit is a
 /// property of the kernel, and one kernel serves every layer with the same
 /// cell and activations, so it is only ever raised: a later, smaller layer
@@ -796,15 +814,11 @@ inline cudaError_t raise_dynamic_shared_limit(const void *entry, size_t bytes) {
 template <Cell C, Act A, Act R>
 cudaError_t plan_recurrence(int units, RecurrencePlan *plan) {
   constexpr int G = gates_of<C>();
-  int device = 0, sms = 0, optin = 0, coop = 0;
-  cudaError_t err;
-  if ((err = cudaGetDevice(&device)) != cudaSuccess ||
-      (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess ||
-      (err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device)) != cudaSuccess ||
-      (err = cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device)) != cudaSuccess)
+  RecurrenceDevice d;
+  cudaError_t err = query_recurrence_device(&d);
+  if (err != cudaSuccess)
     return err;
-  if (!coop)
-    return cudaErrorNotSupported;
+  const int device = d.device, sms = d.sms, optin = d.optin;
   auto try_variant = [&](RecurrenceKernel kernel, bool shared_weights, int slice) -> cudaError_t {
     size_t bytes = recurrence_shared_bytes(G, units, slice, shared_weights);
     if (bytes > (size_t)optin)
@@ -1064,15 +1078,11 @@ cudaError_t plan_stack_cells(int layers, const int *units, const int *inputs, St
   constexpr int G = gates_of<C>();
   if (layers < 2 || layers > kMaxStackLayers)
     return cudaErrorInvalidValue;
-  int device = 0, sms = 0, optin = 0, coop = 0;
-  cudaError_t err;
-  if ((err = cudaGetDevice(&device)) != cudaSuccess ||
-      (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess ||
-      (err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device)) != cudaSuccess ||
-      (err = cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device)) != cudaSuccess)
+  RecurrenceDevice d;
+  cudaError_t err = query_recurrence_device(&d);
+  if (err != cudaSuccess)
     return err;
-  if (!coop)
-    return cudaErrorNotSupported;
+  const int sms = d.sms, optin = d.optin;
   if (layers > sms)
     return cudaErrorCooperativeLaunchTooLarge;
   double work = 0; // multiply-adds per row and step, all layers
