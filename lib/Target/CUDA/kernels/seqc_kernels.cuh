@@ -899,6 +899,21 @@ cudaError_t plan_recurrence(int units, RecurrencePlan *plan) {
                      row_cell<C, A, R>() ? units : (units + capacity - 1) / capacity);
 }
 
+/// A cooperative launch of kRecThreads-thread blocks of a persistent kernel
+/// (every block resident at once; the simulation's stand-in without a GPU).
+template <typename Args>
+cudaError_t launch_cooperative(void (*kernel)(Args), int blocks, size_t shared_bytes,
+                               cudaStream_t stream, Args args) {
+#ifdef SEQC_CPU_SIMULATION
+  (void)stream;
+  return seqc_sim_launch_cooperative(kernel, dim3(blocks), dim3(kRecThreads), shared_bytes, args);
+#else
+  void *params[] = {&args};
+  return cudaLaunchCooperativeKernel(reinterpret_cast<const void *>(kernel), dim3(blocks),
+                                     dim3(kRecThreads), params, shared_bytes, stream);
+#endif
+}
+
 inline cudaError_t run_recurrence(cudaStream_t stream, const RecurrencePlan &plan,
                                   RecurrenceArgs args) {
   if (args.batch == 0 || args.steps == 0)
@@ -909,16 +924,7 @@ inline cudaError_t run_recurrence(cudaStream_t stream, const RecurrencePlan &pla
     ClusterLaunch launch(plan.blocks, plan.shared_bytes, stream);
     return cudaLaunchKernelEx(&launch.config, plan.kernel, args);
   }
-#ifdef SEQC_CPU_SIMULATION
-  (void)stream;
-  return seqc_sim_launch_cooperative(plan.kernel, dim3(plan.blocks), dim3(kRecThreads),
-                                     plan.shared_bytes, args);
-#else
-  void *params[] = {&args};
-  return cudaLaunchCooperativeKernel(reinterpret_cast<const void *>(plan.kernel),
-                                     dim3(plan.blocks), dim3(kRecThreads), params,
-                                     plan.shared_bytes, stream);
-#endif
+  return launch_cooperative(plan.kernel, plan.blocks, plan.shared_bytes, stream, args);
 }
 
 // ---------------------------------------------------------------------------
@@ -1162,15 +1168,7 @@ inline cudaError_t run_stack(cudaStream_t stream, const StackPlan &plan, StackAr
   cudaError_t err = cudaMemsetAsync(args.progress, 0, kMaxStackLayers * sizeof(unsigned), stream);
   if (err != cudaSuccess)
     return err;
-#ifdef SEQC_CPU_SIMULATION
-  return seqc_sim_launch_cooperative(plan.kernel, dim3(plan.blocks), dim3(kRecThreads),
-                                     plan.shared_bytes, args);
-#else
-  void *params[] = {&args};
-  return cudaLaunchCooperativeKernel(reinterpret_cast<const void *>(plan.kernel),
-                                     dim3(plan.blocks), dim3(kRecThreads), params,
-                                     plan.shared_bytes, stream);
-#endif
+  return launch_cooperative(plan.kernel, plan.blocks, plan.shared_bytes, stream, args);
 }
 
 // ---------------------------------------------------------------------------
