@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <random>
 #include <string>
@@ -70,6 +71,8 @@ int main(int argc, char **argv) {
       ++failures;
       continue;
     }
+    if (const char *plans = std::getenv("SEQC_CUDA_PLANS"); plans && *plans && *plans != '0')
+      std::fprintf(stderr, "seqc: model %s\n", name.c_str()); // before the plans create reports
     void *model = api.create(64, 1);
     if (!model) {
       std::fprintf(stderr, "%s: %s\n", name.c_str(), api.error(nullptr));

@@ -188,7 +188,17 @@ if [ $bench = 1 ] && [ -s "$work/bench.tsv" ]; then
     echo "input (batch, 100, 64); latency per seqc_model_run call, host input in and host output out."
     echo
   } >> "$results"
-  LD_LIBRARY_PATH=${cudnn:+$cudnn/lib:}${LD_LIBRARY_PATH:-} "$work/bench_gpu" "$results" "${args[@]}" > /dev/null || status=1
+  # Each library says at create how its recurrences run on this GPU (one
+  # block, one cluster, grid barriers; stacked or one by one).
+  SEQC_CUDA_PLANS=1 LD_LIBRARY_PATH=${cudnn:+$cudnn/lib:}${LD_LIBRARY_PATH:-} \
+    "$work/bench_gpu" "$results" "${args[@]}" > /dev/null 2> "$work/bench.stderr" || status=1
+  grep -v "^seqc: \(model\|layer\) " "$work/bench.stderr" >&2
+  {
+    echo
+    echo "### How the recurrences ran"
+    echo
+    grep "^seqc: \(model\|layer\) " "$work/bench.stderr" | sed 's/^seqc: /    /'
+  } >> "$results"
 fi
 cat "$results"
 exit $status

@@ -186,7 +186,8 @@ Expected<unsigned> Emitter::emitFusedRecurrence(Operation *op, unsigned xp,
   modelFields += "  seqc::RecurrencePlan " + plan + "; // " + tag(op) + "\n";
   createCode += "  SEQC_CREATE_TRY(" + text(layer(op)) + ", (seqc::plan_recurrence<" +
                 cellName(spec.cell).str() + ", " + actName(spec.activation) + ", " + recAct +
-                ">(" + std::to_string(u) + ", &m->" + plan + ")));\n";
+                ">(" + std::to_string(u) + ", &m->" + plan + ")));\n" +
+                "  seqc::report_plan((const char *)" + text(layer(op)) + ", m->" + plan + ");\n";
   llvm::raw_string_ostream os(forwardCode);
   os << "  {\n"
      << "    seqc::RecurrenceArgs a{};\n"

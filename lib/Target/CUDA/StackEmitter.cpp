@@ -140,7 +140,9 @@ Error Emitter::emitStack(const RecurrentStack &stack, size_t fallbackStart) {
                 "    if (seqc::plan_stack<" + cellName(spec.cell).str() + ", " +
                 actName(spec.activation) + ", " + recAct + ">(" + std::to_string(n) +
                 ", units, inputs, &m->" + plan + ") != cudaSuccess)\n" +
-                "      cudaGetLastError(); // the layers run one by one\n  }\n";
+                "      cudaGetLastError(); // the layers run one by one\n" +
+                "    seqc::report_plan((const char *)" + text(layer(head)) + ", m->" + plan + ", " +
+                std::to_string(n) + ");\n  }\n";
 
   comment(head, "stacked recurrences " + layers + ": one launch, the layers as a wavefront, "
                 "when the GPU holds them at once (else one by one)");

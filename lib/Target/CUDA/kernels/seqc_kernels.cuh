@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -899,6 +900,25 @@ cudaError_t plan_recurrence(int units, RecurrencePlan *plan) {
                      row_cell<C, A, R>() ? units : (units + capacity - 1) / capacity);
 }
 
+/// With SEQC_CUDA_PLANS set in the environment, create prints how each
+/// recurrence runs on this GPU (one line on stderr), for whoever measures.
+inline bool plans_reported() {
+  const char *v = std::getenv("SEQC_CUDA_PLANS");
+  return v && *v && *v != '0';
+}
+
+inline void report_plan(const char *layer, const RecurrencePlan &plan) {
+  if (!plans_reported())
+    return;
+  const char *how = plan.blocks == 1 ? "block"
+                    : plan.cluster   ? "blocks of one cluster"
+                                     : "blocks with grid barriers";
+  std::fprintf(stderr, "seqc: layer '%s': recurrence on %d %s (%d units%s)", layer, plan.blocks,
+               how, plan.slice, plan.blocks == 1 ? "" : " each");
+  std::fprintf(stderr, ", weights in %s memory, %zu bytes of shared memory per block\n",
+               plan.shared_weights ? "shared" : "global", plan.shared_bytes);
+}
+
 /// A cooperative launch of kRecThreads-thread blocks of a persistent kernel
 /// (every block resident at once; the simulation's stand-in without a GPU).
 template <typename Args>
@@ -1153,6 +1173,24 @@ cudaError_t plan_stack(int layers, const int *units, const int *inputs, StackPla
       *plan = StackPlan{};
     return err;
   }
+}
+
+inline void report_plan(const char *layer, const StackPlan &plan, int layers) {
+  if (!plans_reported())
+    return;
+  if (!plan.blocks) {
+    std::fprintf(stderr,
+                 "seqc: layer '%s': stack of %d recurrences: not held by this GPU at once, "
+                 "one by one\n",
+                 layer, layers);
+    return;
+  }
+  std::fprintf(stderr, "seqc: layer '%s': stack of %d recurrences in one launch of %d blocks (",
+               layer, layers, plan.blocks);
+  for (int l = 0; l < plan.layers; ++l)
+    std::fprintf(stderr, "%s%d x %d units", l ? ", " : "",
+                 plan.first_block[l + 1] - plan.first_block[l], plan.slice[l]);
+  std::fprintf(stderr, "), %zu bytes of shared memory per block\n", plan.shared_bytes);
 }
 
 /// Runs a planned stack: args.layer, batch, steps, progress and the
