@@ -181,12 +181,10 @@ Expected<unsigned> Emitter::emitFusedRecurrence(Operation *op, unsigned xp,
     rh = newBuffer({batch, std::to_string(u)}, tag(op) + " r * h");
   }
   std::string plan = "plan_" + buffers[y].name;
-  std::string recAct = spec.cell == Cell::SimpleRnn ? "seqc::Act::Sigmoid"
-                                                    : actName(spec.recurrentActivation);
   modelFields += "  seqc::RecurrencePlan " + plan + "; // " + tag(op) + "\n";
   createCode += "  SEQC_CREATE_TRY(" + text(layer(op)) + ", (seqc::plan_recurrence<" +
-                cellName(spec.cell).str() + ", " + actName(spec.activation) + ", " + recAct +
-                ">(" + std::to_string(u) + ", &m->" + plan + ")));\n" +
+                cellTemplateArguments(spec) + ">(" + std::to_string(u) + ", &m->" + plan +
+                ")));\n" +
                 "  seqc::report_plan((const char *)" + text(layer(op)) + ", m->" + plan + ");\n";
   llvm::raw_string_ostream os(forwardCode);
   os << "  {\n"

@@ -194,6 +194,11 @@ StringRef cellName(Cell c) {
   return "";
 }
 
+std::string cellTemplateArguments(const RecurrenceSpec &spec) {
+  return cellName(spec.cell).str() + ", " + actName(spec.activation) + ", " +
+         (spec.cell == Cell::SimpleRnn ? "seqc::Act::Sigmoid" : actName(spec.recurrentActivation));
+}
+
 int gatesOf(Cell c) {
   return c == Cell::Lstm ? 4 : c == Cell::SimpleRnn ? 1 : 3;
 }

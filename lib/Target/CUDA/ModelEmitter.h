@@ -100,6 +100,11 @@ struct RecurrenceSpec {
   std::string initialState = "nullptr", finalState = "nullptr";
 };
 
+/// The template arguments of a recurrence's kernels: "seqc::Cell::Lstm,
+/// seqc::Act::Tanh, seqc::Act::Sigmoid" (SimpleRNN's unused recurrent
+/// activation is Sigmoid, so its layers share one instance).
+std::string cellTemplateArguments(const RecurrenceSpec &spec);
+
 /// What emitFusedRecurrence made for one recurrence.
 struct FusedRecurrence {
   RecurrenceSpec spec;

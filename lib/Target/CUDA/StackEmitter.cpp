@@ -124,22 +124,22 @@ Error Emitter::emitStack(const RecurrentStack &stack, size_t fallbackStart) {
   const RecurrenceSpec &spec = first.spec;
   std::string plan = "stack_" + buffers[first.output].name;
   unsigned progress = newBuffer({"seqc::kMaxStackLayers"}, tag(head) + " stack progress");
-  std::string units, inputs, layers;
+  // Layer l takes inputs[l] features: the previous layer's units (0 for the
+  // first, whose input projection is hoisted).
+  std::vector<int64_t> inputs;
+  std::string unitList, inputList, layers;
   for (auto [l, op] : llvm::enumerate(stack.recurrences)) {
     const FusedRecurrence &r = fusedRecurrences.at(op);
-    units += (l ? ", " : "") + std::to_string(r.spec.units);
-    inputs += (l ? ", " : "") +
-              std::to_string(l ? fusedRecurrences.at(stack.recurrences[l - 1]).spec.units : 0);
+    inputs.push_back(l ? fusedRecurrences.at(stack.recurrences[l - 1]).spec.units : 0);
+    unitList += (l ? ", " : "") + std::to_string(r.spec.units);
+    inputList += (l ? ", " : "") + std::to_string(inputs.back());
     layers += (l ? ", " : "") + tag(op);
   }
   const size_t n = stack.recurrences.size();
-  std::string recAct = spec.cell == Cell::SimpleRnn ? "seqc::Act::Sigmoid"
-                                                    : actName(spec.recurrentActivation);
   modelFields += "  seqc::StackPlan " + plan + "; // " + tag(head) + "\n";
-  createCode += "  {\n    const int units[] = {" + units + "}, inputs[] = {" + inputs + "};\n" +
-                "    if (seqc::plan_stack<" + cellName(spec.cell).str() + ", " +
-                actName(spec.activation) + ", " + recAct + ">(" + std::to_string(n) +
-                ", units, inputs, &m->" + plan + ") != cudaSuccess)\n" +
+  createCode += "  {\n    const int units[] = {" + unitList + "}, inputs[] = {" + inputList +
+                "};\n" + "    if (seqc::plan_stack<" + cellTemplateArguments(spec) + ">(" +
+                std::to_string(n) + ", units, inputs, &m->" + plan + ") != cudaSuccess)\n" +
                 "      cudaGetLastError(); // the layers run one by one\n" +
                 "    seqc::report_plan((const char *)" + text(layer(head)) + ", m->" + plan + ", " +
                 std::to_string(n) + ");\n  }\n";
@@ -172,8 +172,7 @@ Error Emitter::emitStack(const RecurrentStack &stack, size_t fallbackStart) {
        << L << "h = " << ptr(r.h) << ";\n"
        << L << "c = " << (r.cellState ? ptr(*r.cellState) : "nullptr") << ";\n"
        << L << "units = " << r.spec.units << ";\n"
-       << L << "inputs = "
-       << (l ? fusedRecurrences.at(stack.recurrences[l - 1]).spec.units : 0) << ";\n"
+       << L << "inputs = " << inputs[l] << ";\n"
        << L << "return_sequences = " << (r.spec.returnSequences ? 1 : 0) << ";\n";
   }
   os << "    s.progress = reinterpret_cast<unsigned *>(" << ptr(progress) << ");\n"

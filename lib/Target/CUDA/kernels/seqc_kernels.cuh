@@ -1006,14 +1006,14 @@ __device__ __forceinline__ void wait_progress(const unsigned *counter, unsigned 
   __syncthreads();
 }
 
-/// Shared memory of a block of a stacked layer: both kernels' slices, one
-/// chunk of staged rows, and the two products.
-__host__ __device__ inline size_t stacked_shared_bytes(int gates, int units, int inputs,
-                                                       int slice) {
-  size_t floats = (size_t)gates * slice * weight_column_stride(units) +
-                  (inputs ? (size_t)gates * slice * weight_column_stride(inputs) : 0) +
-                  (size_t)kRecBatchChunk * kRecKChunk + 2 * (size_t)kRecBatchChunk * gates * slice;
-  return floats * sizeof(float);
+/// Shared memory of a block of a stacked layer: a recurrence block's (its
+/// recurrent kernel's slice, one chunk of staged rows, h U), plus the input
+/// kernel's slice and x W.
+inline size_t stacked_shared_bytes(int gates, int units, int inputs, int slice) {
+  size_t floats = (size_t)kRecBatchChunk * gates * slice;
+  if (inputs)
+    floats += (size_t)gates * slice * weight_column_stride(inputs);
+  return recurrence_shared_bytes(gates, units, slice, true) + floats * sizeof(float);
 }
 
 template <Cell C, Act A, Act R>
