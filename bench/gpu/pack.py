@@ -13,8 +13,10 @@ What goes in:
              and Keras' output, and a wider random batch with the eager
              engine's output on it (what --compare checks on a GPU)
   bench/     the benchmark models (bench/gpu/make_models.py) as
-             MODEL.BACKEND.cu + MODEL.BACKEND.weights.z (zlib)
-  src/       check_model.cpp (and its seqc_c_api.h), bench_gpu.cpp and seqc_cuda_sim.h
+             MODEL.BACKEND.cu + MODEL.BACKEND.weights.z (zlib); BACKEND is
+             fused, cudnn, or for the CNN also auto (--conv-backend=auto)
+  src/       check_model.cpp (and its seqc_c_api.h), bench_gpu.cpp, seqc_cuda_sim.h
+             and seqc_cudnn_sim.h
   checks.tsv one line per check: NAME BACKEND KIND INPUT EXPECTED ATOL
   bench.tsv  one line per benchmark library: MODEL BACKEND
 Standard library only."""
@@ -143,13 +145,18 @@ def pack_bench(seq_compile, out, models, lines):
     work = os.path.join(out, "bench", "mlir")
     subprocess.run([sys.executable, os.path.join(HERE, "make_models.py"), work] + models, check=True)
     for model in models:
-        for backend in ("fused", "cudnn"):
+        # auto: the CNN's convolutions on whichever of the direct kernel and
+        # cuDNN its first call measures faster.
+        backends = ("fused", "cudnn", "auto") if model.startswith("cnn") else ("fused", "cudnn")
+        for backend in backends:
             base = os.path.join(out, "bench", "%s.%s" % (model, backend))
+            conv = {"fused": "direct", "cudnn": "cudnn", "auto": "auto"}[backend]
             # The source pulls the weights in by this relative name: run.sh
             # runs nvcc from the directory that holds them.
             rc, text = run([seq_compile, os.path.join(work, model + ".mlir"), "--target=cuda",
-                            "--emit=cuda", "--rnn-backend=" + backend,
-                            "--conv-backend=" + ("cudnn" if backend == "cudnn" else "direct"),
+                            "--emit=cuda",
+                            "--rnn-backend=" + ("cudnn" if backend == "cudnn" else "fused"),
+                            "--conv-backend=" + conv,
                             "--cuda-weights=%s.%s.weights" % (model, backend),
                             "-o", base + ".cu"], cwd=os.path.join(out, "bench"))
             if rc != 0:
@@ -196,7 +203,8 @@ def main():
         shutil.copy(os.path.join(ROOT, "test", "Target", "CUDA", "Inputs", name),
                     os.path.join(out, "src"))
     shutil.copy(os.path.join(HERE, "bench_gpu.cpp"), os.path.join(out, "src"))
-    shutil.copy(os.path.join(kernels, "seqc_cuda_sim.h"), os.path.join(out, "src"))
+    for name in ("seqc_cuda_sim.h", "seqc_cudnn_sim.h"):
+        shutil.copy(os.path.join(kernels, name), os.path.join(out, "src"))
     shutil.copy(os.path.join(HERE, "pack_run.sh"), os.path.join(out, "run.sh"))
     os.chmod(os.path.join(out, "run.sh"), 0o755)
     with open(os.path.join(out, "checks.tsv"), "w") as f:

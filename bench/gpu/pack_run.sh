@@ -71,7 +71,7 @@ filter < "$here/checks.tsv" > "$work/checks.tsv"
 filter < "$here/bench.tsv" > "$work/bench.tsv"
 if [ $simulate = 1 ] || [ -z "$cudnn" ]; then
   awk -F'\t' '$2 != "cudnn"' "$work/checks.tsv" > "$work/c" && mv "$work/c" "$work/checks.tsv"
-  awk -F'\t' '$2 != "cudnn"' "$work/bench.tsv" > "$work/b" && mv "$work/b" "$work/bench.tsv"
+  awk -F'\t' '$2 != "cudnn" && $2 != "auto"' "$work/bench.tsv" > "$work/b" && mv "$work/b" "$work/bench.tsv"
 fi
 [ -s "$work/checks.tsv" ] || die "no checks match '${only}'"
 # cuDNN's persistent algorithm beside its standard one, from the same source.
@@ -103,10 +103,10 @@ compile() { # NAME BACKEND
     "$nvcc" -O3 -std=c++17 -w $arch "$cu" "$here/src/check_model.cpp" $flags -o "$bin" > "$bin.log" 2>&1
   fi || echo "compile failed: $1 ($2): $(grep -m1 -i error "$bin.log")" >&2
 }
-compile_lib() { # MODEL BACKEND (cudnn_persist, fused_sliceN, fused_layers, fused_grid: variants of the cudnn / fused source)
+compile_lib() { # MODEL BACKEND (fused, cudnn, auto; cudnn_persist, fused_sliceN, fused_layers, fused_grid: variants of the cudnn / fused source)
   local src=$1.$2 dir=$work/bench/$2 flags=''
   case $2 in
-    cudnn) flags=$cudnn_flags ;;
+    cudnn | auto) flags=$cudnn_flags ;;
     cudnn_persist) src=$1.cudnn flags="$cudnn_flags -DSEQC_CUDNN_RNN_ALGO=CUDNN_RNN_ALGO_PERSIST_STATIC" ;;
     fused_slice*) src=$1.fused flags="-DSEQC_RECURRENCE_MIN_SLICE=${2#fused_slice}" ;;
     fused_layers) src=$1.fused flags="-DSEQC_NO_STACKED_RECURRENCES" ;;
@@ -189,13 +189,15 @@ if [ $bench = 1 ] && [ -s "$work/bench.tsv" ]; then
     echo
   } >> "$results"
   # Each library says at create how its recurrences run on this GPU (one
-  # block, one cluster, grid barriers; stacked or one by one).
+  # block, one cluster, grid barriers; stacked or one by one), and an auto
+  # library at its first call with each shape what its convolutions took on
+  # the direct kernel and on cuDNN, and which it kept.
   SEQC_CUDA_PLANS=1 LD_LIBRARY_PATH=${cudnn:+$cudnn/lib:}${LD_LIBRARY_PATH:-} \
     "$work/bench_gpu" "$results" "${args[@]}" > /dev/null 2> "$work/bench.stderr" || status=1
   grep -v "^seqc: \(model\|layer\) " "$work/bench.stderr" >&2
   {
     echo
-    echo "### How the recurrences ran"
+    echo "### How the recurrences and convolutions ran"
     echo
     grep "^seqc: \(model\|layer\) " "$work/bench.stderr" | sed 's/^seqc: /    /'
   } >> "$results"

@@ -45,7 +45,10 @@ cl::opt<seq::cuda::ConvBackend> convBackend(
                           "seqc's direct convolution kernel (default)"),
                clEnumValN(seq::cuda::ConvBackend::Cudnn, "cudnn",
                           "cudnnConvolutionForward (cuDNN 9) where the padding is the same "
-                          "on both sides; the direct kernel elsewhere")),
+                          "on both sides; the direct kernel elsewhere"),
+               clEnumValN(seq::cuda::ConvBackend::Auto, "auto",
+                          "where cuDNN can run the layer, whichever of the two is faster on "
+                          "the GPU for the input's shape (timed at its first call)")),
     cl::init(seq::cuda::ConvBackend::Direct), cl::cat(seqc::seqCompileCategory));
 cl::opt<std::string> cudaArch("cuda-arch",
                               cl::desc("--target=cuda: GPU architectures to build for"),
@@ -149,7 +152,7 @@ std::optional<int> runCuda(seqc::Session &session) {
     return seqc::fail(toString(library.takeError())); // the log stays in `dir`
   std::string header = headerPathFor(seqc::outputPath);
   bool cudnn = options.rnnBackend == seq::cuda::RnnBackend::Cudnn ||
-               options.convBackend == seq::cuda::ConvBackend::Cudnn;
+               options.convBackend != seq::cuda::ConvBackend::Direct;
   std::string headerText = seq::cuda::cudaModelHeader(
       module, sys::path::filename(header), sys::path::filename(seqc::outputPath),
       options.builtForArchs, cudnn);

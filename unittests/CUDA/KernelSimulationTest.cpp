@@ -7,6 +7,7 @@
 
 #include "gtest/gtest.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <iterator>
@@ -932,4 +933,91 @@ TEST(CudaKernelSimulation, AttentionAdditive) {
   options.scale = 1.5f;
   options.scoreWeight = 2.0f;
   checkAttention(options, 1, true, "additive");
+}
+
+// --conv-backend=auto: a new input shape times both ways (one warm-up run
+// each, then kRounds timed runs each) and keeps the faster; the same shape
+// again runs only that one; the output is always the chosen way's.
+namespace {
+struct FakeWay {
+  int runs = 0;
+  int spinMicros = 0;
+  const char *failure = nullptr;
+  int *lastRun = nullptr, id = 0;
+  const char *operator()() {
+    ++runs;
+    *lastRun = id;
+    auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(spinMicros);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    return failure;
+  }
+};
+
+struct TwoWays {
+  int lastRun = -1;
+  FakeWay first{0, 0, nullptr, &lastRun, 0}, second{0, 0, nullptr, &lastRun, 1};
+  seqc::MeasuredChoice choice;
+  const char *run(int64_t batch) {
+    const int64_t key[seqc::MeasuredChoice::kKey] = {batch, 8, 8, 1};
+    return seqc::run_faster(nullptr, choice, key, 2, "conv", "direct", "cuDNN",
+                            [&] { return first(); }, [&] { return second(); });
+  }
+};
+} // namespace
+
+TEST(CudaKernelSimulation, MeasuredChoiceKeepsTheFasterWayPerShape) {
+  constexpr int timed = 1 + seqc::MeasuredChoice::kRounds;
+  TwoWays slowFirst;
+  slowFirst.first.spinMicros = 2000;
+  EXPECT_EQ(slowFirst.run(4), nullptr);
+  EXPECT_EQ(slowFirst.first.runs, timed);
+  EXPECT_EQ(slowFirst.second.runs, timed);
+  EXPECT_EQ(slowFirst.lastRun, 1);
+  EXPECT_EQ(slowFirst.run(4), nullptr); // known shape: the faster only
+  EXPECT_EQ(slowFirst.first.runs, timed);
+  EXPECT_EQ(slowFirst.second.runs, timed + 1);
+
+  TwoWays slowSecond;
+  slowSecond.second.spinMicros = 2000;
+  EXPECT_EQ(slowSecond.run(4), nullptr);
+  EXPECT_EQ(slowSecond.first.runs, timed + 1); // once more, for its own output
+  EXPECT_EQ(slowSecond.lastRun, 0);
+  EXPECT_EQ(slowSecond.run(4), nullptr);
+  EXPECT_EQ(slowSecond.second.runs, timed);
+  EXPECT_EQ(slowSecond.lastRun, 0);
+  EXPECT_EQ(slowSecond.run(5), nullptr); // a new batch size is timed again
+  EXPECT_EQ(slowSecond.second.runs, 2 * timed);
+}
+
+TEST(CudaKernelSimulation, MeasuredChoiceAvoidsAFailingWay) {
+  TwoWays cudnnFails;
+  cudnnFails.second.failure = "CUDNN_STATUS_NOT_SUPPORTED";
+  cudnnFails.first.spinMicros = 2000;
+  EXPECT_EQ(cudnnFails.run(2), nullptr);
+  EXPECT_EQ(cudnnFails.second.runs, 1); // failed at its warm-up, never again
+  EXPECT_EQ(cudnnFails.lastRun, 0);
+  EXPECT_EQ(cudnnFails.run(2), nullptr);
+  EXPECT_EQ(cudnnFails.second.runs, 1);
+
+  TwoWays bothFail;
+  bothFail.first.failure = "first broke";
+  bothFail.second.failure = "second broke";
+  EXPECT_STREQ(bothFail.run(2), "first broke");
+  EXPECT_STREQ(bothFail.run(2), "first broke"); // nothing was remembered
+  EXPECT_EQ(bothFail.second.runs, 2);
+}
+
+TEST(CudaKernelSimulation, MeasuredChoiceRemembersTheLastShapes) {
+  constexpr int timed = 1 + seqc::MeasuredChoice::kRounds;
+  TwoWays ways;
+  ways.second.spinMicros = 200;
+  for (int64_t batch = 1; batch <= seqc::MeasuredChoice::kShapes; ++batch)
+    ways.run(batch);
+  EXPECT_EQ(ways.second.runs, seqc::MeasuredChoice::kShapes * timed);
+  ways.run(3); // still known
+  EXPECT_EQ(ways.second.runs, seqc::MeasuredChoice::kShapes * timed);
+  ways.run(100); // replaces the oldest, batch 1
+  ways.run(1);
+  EXPECT_EQ(ways.second.runs, (seqc::MeasuredChoice::kShapes + 2) * timed);
 }

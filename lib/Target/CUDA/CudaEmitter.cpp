@@ -241,7 +241,7 @@ Error Emitter::emitCudnnRecurrence(Operation *op, unsigned x, int64_t features,
                                    StringRef inputBias) {
   if (rank(x) != 3)
     return fail(op, "expects a (batch, time, features) input");
-  usesCudnn = true;
+  usesCudnn = usesCudnnRnn = true;
   const int64_t u = spec.units;
   std::string batch = dim(x, 0), steps = dim(x, 1);
   Dims out = spec.returnSequences ? Dims{batch, steps, std::to_string(u)}

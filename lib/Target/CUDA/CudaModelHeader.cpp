@@ -59,7 +59,7 @@ std::string cudaModelHeader(mlir::ModuleOp module, llvm::StringRef headerName,
                      " *\n *   model:  " + source + "\n *   input:  " + input +
                      " float32, row-major (C order), axis 0 = batch\n *   output: " + output +
                      " float32, row-major\n *   target: CUDA " + archs.str() +
-                     (cudnn ? ", cuDNN 9 RNNs" : ", fused kernels") + "\n *\n * Link with " +
+                     (cudnn ? ", cuDNN 9 where asked" : ", fused kernels") + "\n *\n * Link with " +
                      library + (cudnn ? " (it needs libcudnn.so.9 at run time)" : "") +
                      R"(. Host pointers in and out; the API is
  * the same as for the CPU backend:

@@ -54,8 +54,10 @@ std::string Emitter::assemble() const {
      << "// RNN backend: "
      << (options.rnnBackend == RnnBackend::Cudnn ? "cuDNN for LSTM/GRU" : "fused persistent kernels")
      << "; convolutions: "
-     << (options.convBackend == ConvBackend::Cudnn ? "cuDNN where the padding is symmetric"
-                                                   : "direct kernels")
+     << (options.convBackend == ConvBackend::Cudnn  ? "cuDNN where the padding is symmetric"
+         : options.convBackend == ConvBackend::Auto ? "the faster of cuDNN and the direct "
+                                                      "kernel where the padding is symmetric"
+                                                    : "direct kernels")
      << ". Device memory is allocated once, at seqc_model_create, for batch <= " << maxBatch
      << (dynamicTime ? " and seq_len <= " + std::to_string(maxSteps) : std::string()) << ".\n"
      << "//\n"
@@ -70,6 +72,8 @@ std::string Emitter::assemble() const {
   os << "\n" << kernelLibrarySource();
   if (cudnn)
     os << "\n" << cudnnLibrarySource();
+  if (usesCudnnRnn)
+    os << "\n" << cudnnRnnLibrarySource();
 
   os << "\n// ===== the model ===========================================================\n"
      << "#include <algorithm>\n#include <cstdarg>\n#include <mutex>\n#include <new>\n\n"

@@ -9,8 +9,10 @@ namespace seq::cuda {
 
 /// kernels/seqc_kernels.cuh: activations, GEMM, recurrences, other ops.
 llvm::StringRef kernelLibrarySource();
-/// kernels/seqc_cudnn.cuh: the cuDNN RNN path.
+/// kernels/seqc_cudnn.cuh: the cuDNN error helpers and convolution path.
 llvm::StringRef cudnnLibrarySource();
+/// kernels/seqc_cudnn_rnn.cuh: the cuDNN RNN path (after the above).
+llvm::StringRef cudnnRnnLibrarySource();
 /// kernels/seqc_cuda_sim.h: runs emitted code on a CPU (tests).
 llvm::StringRef simulationHeaderSource();
 

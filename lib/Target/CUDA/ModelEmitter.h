@@ -200,9 +200,10 @@ private:
   /// Conv2D/3D, the 2-D/3-D and global poolings, zero padding, cropping,
   /// upsampling, permute (SpatialEmitter.cpp).
   Error emitSpatial(Operation *op);
-  /// A Conv2D/3D through cuDNN (--conv-backend=cudnn) with `pads` on each
-  /// spatial axis, writing buffer `y` (SpatialEmitter.cpp).
-  void emitCudnnConvolution(Operation *op, unsigned x, unsigned y, llvm::ArrayRef<int64_t> kernel,
+  /// Sets up a Conv2D/3D on cuDNN (--conv-backend=cudnn|auto) with `pads` on
+  /// each spatial axis, writing buffer `y`; returns the call that runs it,
+  /// which yields nullptr or a failure message (SpatialEmitter.cpp).
+  std::string emitCudnnConvolution(Operation *op, unsigned x, unsigned y, llvm::ArrayRef<int64_t> kernel,
                             int64_t channels, int64_t filters, int64_t groups,
                             llvm::ArrayRef<int64_t> pads, llvm::ArrayRef<int64_t> strides,
                             llvm::ArrayRef<int64_t> dilations, llvm::StringRef weights,
@@ -231,6 +232,8 @@ private:
   std::vector<std::pair<std::string, std::string>> embeddings; // name text, ids buffer
   std::vector<int64_t> embeddingVocab;
   bool usesCudnn = false;
+  /// A recurrence runs on cuDNN (the .cu needs seqc_cudnn_rnn.cuh too).
+  bool usesCudnnRnn = false;
   /// @predict's state slots (a stateful model's) and their arguments.
   std::vector<StateSlot> stateSlots;
   llvm::DenseMap<Value, int64_t> stateOffsetOf;

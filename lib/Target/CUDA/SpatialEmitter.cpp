@@ -106,12 +106,12 @@ std::optional<SmallVector<int64_t>> symmetricPads(Padding padding, ArrayRef<int6
 
 } // namespace
 
-void Emitter::emitCudnnConvolution(Operation *op, unsigned x, unsigned y,
-                                   ArrayRef<int64_t> kernel, int64_t channels, int64_t filters,
-                                   int64_t groups, ArrayRef<int64_t> pads,
-                                   ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
-                                   StringRef weights, StringRef bias, Activation act,
-                                   StringRef alpha) {
+std::string Emitter::emitCudnnConvolution(Operation *op, unsigned x, unsigned y,
+                                          ArrayRef<int64_t> kernel, int64_t channels,
+                                          int64_t filters, int64_t groups, ArrayRef<int64_t> pads,
+                                          ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                                          StringRef weights, StringRef bias, Activation act,
+                                          StringRef alpha) {
   usesCudnn = true;
   const size_t n = kernel.size();
   std::string conv = "conv_" + buffers[y].name;
@@ -126,13 +126,9 @@ void Emitter::emitCudnnConvolution(Operation *op, unsigned x, unsigned y,
     in.push_back(dim(x, i + 1));
     out.push_back(dim(y, i + 1));
   }
-  comment(op, "convolution on cuDNN (cudnnConvolutionForward), kernel " + joined(kernel, "x") +
-                  ", " + std::to_string(groups) + " group(s), padding " + joined(pads, "x") +
-                  ", " + stringifyActivation(act) + " -> " + buffers[y].name);
-  forwardCode += "  SEQC_TRY_MSG(" + text(layer(op)) + ", seqc::cudnn_conv_run<" + actName(act) +
-                 ">(m->cudnn, m->stream, m->" + conv + ", " + ptr(x) + ", (int)" + dim(x, 0) +
-                 ", " + sizes3(in) + ", " + sizes3(out) + ", " + ptr(y) + ", " + bias.str() +
-                 ", " + alpha.str() + "));\n";
+  return "seqc::cudnn_conv_run<" + actName(act) + ">(m->cudnn, m->stream, m->" + conv + ", " +
+         ptr(x) + ", (int)" + dim(x, 0) + ", " + sizes3(in) + ", " + sizes3(out) + ", " +
+         ptr(y) + ", " + bias.str() + ", " + alpha.str() + ")";
 }
 
 Error Emitter::emitSpatial(Operation *op) {
@@ -180,32 +176,57 @@ Error Emitter::emitSpatial(Operation *op) {
     for (int64_t i = 0; i < n; ++i)
       checkInDims(dim(y, i + 1) + " < 1",
                   layer(op) + ": the input is smaller than the convolution window");
-    if (options.convBackend == ConvBackend::Cudnn) {
+    std::string direct = convNd({actName(o.getActivation()), ptr(*x), *w, *b, ptr(y), in[0],
+                                 spatial, channels, k.take_front(n), filters,
+                                 (int64_t)o.getGroups(), o.getStrides(), o.getDilationRate(),
+                                 paddingName(o.getPadding()), floatLiteral(o.getAlpha())});
+    std::string shape = joined(k.take_front(n), "x") + ", " + std::to_string(o.getGroups()) +
+                        " group(s), ";
+    std::string epilogue =
+        ", " + stringifyActivation(o.getActivation()).str() + " -> " + buffers[y].name;
+    std::optional<SmallVector<int64_t>> pads;
+    if (options.convBackend != ConvBackend::Direct) {
       SmallVector<int64_t> spans;
       for (int64_t i = 0; i < n; ++i)
         spans.push_back(o.getDilationRate()[i] * (k[i] - 1) + 1);
       auto inputShape = cast<ShapedType>(o.getInput().getType()).getShape();
-      if (std::optional<SmallVector<int64_t>> pads = symmetricPads(
-              o.getPadding(), inputShape.slice(1, n), spans, o.getStrides())) {
-        emitCudnnConvolution(op, *x, y, k.take_front(n), channels, filters, o.getGroups(),
-                             *pads, o.getStrides(), o.getDilationRate(), *w, *b,
-                             o.getActivation(), floatLiteral(o.getAlpha()));
-        bufferOf[op->getResult(0)] = y;
-        return Error::success();
-      }
+      pads = symmetricPads(o.getPadding(), inputShape.slice(1, n), spans, o.getStrides());
     }
-    comment(op, "direct convolution, kernel " + joined(k.take_front(n), "x") + ", " +
-                    std::to_string(o.getGroups()) + " group(s), " +
-                    stringifyPadding(o.getPadding()) + ", " +
-                    stringifyActivation(o.getActivation()) + " -> " + buffers[y].name +
-                    (options.convBackend == ConvBackend::Cudnn
-                         ? " (not cuDNN: its padding is not the same on both sides)"
-                         : ""));
-    forwardCode += tryLaunch(
-        op, convNd({actName(o.getActivation()), ptr(*x), *w, *b, ptr(y), in[0], spatial, channels,
-                    k.take_front(n), filters, (int64_t)o.getGroups(), o.getStrides(),
-                    o.getDilationRate(), paddingName(o.getPadding()),
-                    floatLiteral(o.getAlpha())}));
+    if (!pads) {
+      comment(op, "direct convolution, kernel " + shape +
+                      stringifyPadding(o.getPadding()).str() + epilogue +
+                      (options.convBackend != ConvBackend::Direct
+                           ? " (not cuDNN: its padding is not the same on both sides)"
+                           : ""));
+      forwardCode += tryLaunch(op, direct);
+      bufferOf[op->getResult(0)] = y;
+      return Error::success();
+    }
+    std::string cudnn = emitCudnnConvolution(
+        op, *x, y, k.take_front(n), channels, filters, o.getGroups(), *pads, o.getStrides(),
+        o.getDilationRate(), *w, *b, o.getActivation(), floatLiteral(o.getAlpha()));
+    std::string layerName = text(layer(op));
+    if (options.convBackend == ConvBackend::Cudnn) {
+      comment(op, "convolution on cuDNN (cudnnConvolutionForward), kernel " + shape +
+                      "padding " + joined(*pads, "x") + epilogue);
+      forwardCode += "  SEQC_TRY_MSG(" + layerName + ", " + cudnn + ");\n";
+      bufferOf[op->getResult(0)] = y;
+      return Error::success();
+    }
+    // Auto: the first call with each input shape times both.
+    std::string choice = "choice_" + buffers[y].name;
+    modelFields += "  seqc::MeasuredChoice " + choice + "; // " + tag(op) + "\n";
+    comment(op, "convolution on the faster of the direct kernel and cuDNN (timed per input "
+                "shape), kernel " +
+                    shape + "padding " + joined(*pads, "x") + epilogue);
+    std::string key = in[0];
+    for (int64_t i = 0; i < 3; ++i)
+      key += ", " + (i < n ? in[i + 1] : std::string("1"));
+    forwardCode += "  {\n    const int64_t key[seqc::MeasuredChoice::kKey] = {" + key +
+                   "};\n    SEQC_TRY_MSG(" + layerName + ", seqc::run_faster(m->stream, m->" +
+                   choice + ", key, " + std::to_string(n) + ", (const char *)" + layerName +
+                   ", \"direct\", \"cuDNN\",\n        [&] { return seqc::cuda_error(" + direct +
+                   "); },\n        [&] { return " + cudnn + "; }));\n  }\n";
     bufferOf[op->getResult(0)] = y;
     return Error::success();
   };

@@ -29,6 +29,9 @@ enum class ConvBackend {
   /// (valid, or same with an even total on every axis); the others stay on
   /// the direct kernel.
   Cudnn,
+  /// Both, for the layers cuDNN can run: the first call with each input
+  /// shape times the two and the faster one runs from then on.
+  Auto,
 };
 
 struct CudaEmitOptions {

@@ -17,6 +17,7 @@
 #include <ucontext.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -571,6 +572,35 @@ inline cudaError_t cudaMemsetAsync(void *dst, int value, size_t bytes, cudaStrea
   return cudaSuccess;
 }
 
+/// Events hold the host time they were recorded at: launches run to
+/// completion when they are made, so the time between two events is what
+/// the work between them took (in the simulation).
+struct CUevent_st {
+  std::chrono::steady_clock::time_point at;
+  bool recorded = false;
+};
+typedef CUevent_st *cudaEvent_t;
+inline cudaError_t cudaEventCreate(cudaEvent_t *e) {
+  *e = new CUevent_st();
+  return cudaSuccess;
+}
+inline cudaError_t cudaEventDestroy(cudaEvent_t e) {
+  delete e;
+  return cudaSuccess;
+}
+inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t = nullptr) {
+  e->at = std::chrono::steady_clock::now();
+  e->recorded = true;
+  return cudaSuccess;
+}
+inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) {
+  if (!start->recorded || !end->recorded)
+    return cudaErrorInvalidValue;
+  *ms = std::chrono::duration<float, std::milli>(end->at - start->at).count();
+  return cudaSuccess;
+}
+
 /// Cooperative launch of a typed kernel (the library calls it through
 /// seqc::launch_cooperative).
 template <typename Arg>
@@ -603,5 +633,8 @@ inline cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t *config, void (*k
                      [kernel, copied] { std::apply(kernel, copied); });
   return cudaSuccess;
 }
+
+// cuDNN's convolution API, for models that run convolutions on cuDNN.
+#include "seqc_cudnn_sim.h"
 
 #endif // SEQC_CUDA_SIM_H

@@ -2438,4 +2438,97 @@ inline cudaError_t attention(cudaStream_t stream, const float *q, const float *k
   return cudaGetLastError();
 }
 
+// ---------------------------------------------------------------------------
+// Measured choices. Where two ways compute the same layer and which is faster
+// depends on the GPU and the shape (seqc's direct convolution or cuDNN's,
+// `--conv-backend=auto`), the first call with each input shape times both,
+// as cuDNN's own benchmark mode times its algorithms, and from then on only
+// the faster one runs for that shape.
+// ---------------------------------------------------------------------------
+
+/// The shapes met so far and which way won for each (the last kShapes).
+struct MeasuredChoice {
+  static constexpr int kShapes = 8, kKey = 4, kRounds = 3;
+  struct Entry {
+    int64_t key[kKey];
+    int pick;
+  };
+  Entry entries[kShapes] = {};
+  int used = 0, next = 0;
+};
+
+/// The time one call of `run` takes on `stream`, in ms, or a failure.
+template <typename Run>
+inline const char *time_once(cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop, Run &run,
+                             float *ms) {
+  if (cudaError_t e = cudaEventRecord(start, stream))
+    return cudaGetErrorString(e);
+  if (const char *failure = run())
+    return failure;
+  if (cudaError_t e = cudaEventRecord(stop, stream))
+    return cudaGetErrorString(e);
+  if (cudaError_t e = cudaEventSynchronize(stop))
+    return cudaGetErrorString(e);
+  if (cudaError_t e = cudaEventElapsedTime(ms, start, stop))
+    return cudaGetErrorString(e);
+  return nullptr;
+}
+
+/// Runs the faster of `ways[0]` and `ways[1]` (callables returning nullptr
+/// or a failure message) for the input shape `key` (batch, spatial sizes;
+/// `spatial` of them). A new shape runs each way once (set-up, caches),
+/// then times them alternately kRounds times and keeps each one's best; a
+/// way that fails meanwhile is not chosen (when both fail, the first's
+/// message is returned). The output is the chosen way's own. With
+/// SEQC_CUDA_PLANS set, says on stderr what was measured and chosen.
+template <typename First, typename Second>
+inline const char *run_faster(cudaStream_t stream, MeasuredChoice &choice,
+                              const int64_t (&key)[MeasuredChoice::kKey], int spatial,
+                              const char *layer, const char *first_name,
+                              const char *second_name, First first, Second second) {
+  for (int i = 0; i < choice.used; ++i)
+    if (std::equal(key, key + MeasuredChoice::kKey, choice.entries[i].key))
+      return choice.entries[i].pick == 0 ? first() : second();
+  cudaEvent_t start = nullptr, stop = nullptr;
+  if (cudaError_t e = cudaEventCreate(&start))
+    return cudaGetErrorString(e);
+  if (cudaError_t e = cudaEventCreate(&stop)) {
+    cudaEventDestroy(start);
+    return cudaGetErrorString(e);
+  }
+  const char *failed[2] = {first(), second()};
+  float best[2] = {INFINITY, INFINITY};
+  for (int round = 0; round < MeasuredChoice::kRounds; ++round) {
+    float ms = 0.0f;
+    if (!failed[0] && !(failed[0] = time_once(stream, start, stop, first, &ms)))
+      best[0] = std::min(best[0], ms);
+    if (!failed[1] && !(failed[1] = time_once(stream, start, stop, second, &ms)))
+      best[1] = std::min(best[1], ms);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  if (failed[0] && failed[1])
+    return failed[0];
+  const int pick = failed[1] ? 0 : failed[0] ? 1 : best[1] < best[0] ? 1 : 0;
+  MeasuredChoice::Entry &entry = choice.entries[choice.next];
+  std::copy(key, key + MeasuredChoice::kKey, entry.key);
+  entry.pick = pick;
+  choice.next = (choice.next + 1) % MeasuredChoice::kShapes;
+  choice.used = std::min(choice.used + 1, MeasuredChoice::kShapes);
+  if (plans_reported()) {
+    std::fprintf(stderr, "seqc: layer '%s': batch %lld, input ", layer, (long long)key[0]);
+    for (int i = 1; i <= spatial; ++i)
+      std::fprintf(stderr, "%s%lld", i > 1 ? "x" : "", (long long)key[i]);
+    const char *names[2] = {first_name, second_name};
+    for (int way = 0; way < 2; ++way)
+      if (failed[way])
+        std::fprintf(stderr, "%s%s failed (%s)", way ? ", " : ": ", names[way], failed[way]);
+      else
+        std::fprintf(stderr, "%s%s %.3f ms", way ? ", " : ": ", names[way], best[way]);
+    std::fprintf(stderr, ": runs on %s\n", names[pick]);
+  }
+  // The last way to run was the second, unless it had failed.
+  return pick == 1 ? nullptr : first();
+}
+
 } // namespace seqc

@@ -42,6 +42,11 @@ API = ["seqc_model_create", "seqc_model_create_sized", "seqc_model_destroy",
        "seqc_model_input_size_of", "seqc_model_output_size_of"]
 
 
+# SEQC_FIXTURE_FLAGS="--conv-backend=auto ...": more seq-compile flags for
+# the sim and nvcc modes' emission.
+EXTRA_FLAGS = os.environ.get("SEQC_FIXTURE_FLAGS", "").split()
+
+
 def run(args, **kwargs):
     p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True, **kwargs)
@@ -74,7 +79,7 @@ def emit_cuda(fixture, work, fixtures, seq_compile):
     """(the fixture's emitted .cu, None), or (None, a failure line)."""
     name = fixture["name"]
     cu = os.path.join(work, name + ".cu")
-    rc, text = run([seq_compile] + model_args(fixtures, fixture) +
+    rc, text = run([seq_compile] + model_args(fixtures, fixture) + EXTRA_FLAGS +
                    ["--target=cuda", "--emit=cuda", "-o", cu])
     return (cu, None) if rc == 0 else (None, "FAIL %s: emission failed: %s" % (name, text))
 
@@ -174,7 +179,7 @@ def compile_instances(work, library, instances, arch, nvcc):
 def check_nvcc(fixture, work, fixtures, seq_compile, arch):
     name = fixture["name"]
     lib = os.path.join(work, "lib%s_cuda.so" % name)
-    rc, text = run([seq_compile] + model_args(fixtures, fixture) +
+    rc, text = run([seq_compile] + model_args(fixtures, fixture) + EXTRA_FLAGS +
                    ["--target=cuda", "--cuda-arch=" + arch, "-o", lib])
     if rc != 0:
         return "FAIL %s: %s" % (name, text)
