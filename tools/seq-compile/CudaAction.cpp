@@ -44,11 +44,10 @@ cl::opt<seq::cuda::ConvBackend> convBackend(
     cl::values(clEnumValN(seq::cuda::ConvBackend::Direct, "direct",
                           "seqc's direct convolution kernel (default)"),
                clEnumValN(seq::cuda::ConvBackend::Cudnn, "cudnn",
-                          "cudnnConvolutionForward (cuDNN 9) where the padding is the same "
-                          "on both sides; the direct kernel elsewhere"),
+                          "cudnnConvolutionForward (cuDNN 9)"),
                clEnumValN(seq::cuda::ConvBackend::Auto, "auto",
-                          "where cuDNN can run the layer, whichever of the two is faster on "
-                          "the GPU for the input's shape (timed at its first call)")),
+                          "whichever of the two is faster on the GPU for the input's shape "
+                          "(timed at its first call)")),
     cl::init(seq::cuda::ConvBackend::Direct), cl::cat(seqc::seqCompileCategory));
 cl::opt<std::string> cudaArch("cuda-arch",
                               cl::desc("--target=cuda: GPU architectures to build for"),

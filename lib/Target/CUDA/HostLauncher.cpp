@@ -54,9 +54,9 @@ std::string Emitter::assemble() const {
      << "// RNN backend: "
      << (options.rnnBackend == RnnBackend::Cudnn ? "cuDNN for LSTM/GRU" : "fused persistent kernels")
      << "; convolutions: "
-     << (options.convBackend == ConvBackend::Cudnn  ? "cuDNN where the padding is symmetric"
-         : options.convBackend == ConvBackend::Auto ? "the faster of cuDNN and the direct "
-                                                      "kernel where the padding is symmetric"
+     << (options.convBackend == ConvBackend::Cudnn  ? "Conv2D/3D on cuDNN"
+         : options.convBackend == ConvBackend::Auto ? "Conv2D/3D on the faster of cuDNN and the "
+                                                      "direct kernel"
                                                     : "direct kernels")
      << ". Device memory is allocated once, at seqc_model_create, for batch <= " << maxBatch
      << (dynamicTime ? " and seq_len <= " + std::to_string(maxSteps) : std::string()) << ".\n"

@@ -78,7 +78,7 @@ std::string convNd(const ConvNdLaunch &c) {
 /// The padding of each spatial axis when it is the same on both sides, as
 /// cuDNN needs: all of them for valid; for same, an axis whose total
 /// padding is even (stride 1 and an odd span, or a static input length that
-/// makes it so); std::nullopt otherwise.
+/// makes it so); std::nullopt otherwise (the caller pads a copy).
 std::optional<SmallVector<int64_t>> symmetricPads(Padding padding, ArrayRef<int64_t> input,
                                                   ArrayRef<int64_t> spans,
                                                   ArrayRef<int64_t> strides) {
@@ -184,31 +184,53 @@ Error Emitter::emitSpatial(Operation *op) {
                         " group(s), ";
     std::string epilogue =
         ", " + stringifyActivation(o.getActivation()).str() + " -> " + buffers[y].name;
-    std::optional<SmallVector<int64_t>> pads;
-    if (options.convBackend != ConvBackend::Direct) {
-      SmallVector<int64_t> spans;
-      for (int64_t i = 0; i < n; ++i)
-        spans.push_back(o.getDilationRate()[i] * (k[i] - 1) + 1);
-      auto inputShape = cast<ShapedType>(o.getInput().getType()).getShape();
-      pads = symmetricPads(o.getPadding(), inputShape.slice(1, n), spans, o.getStrides());
-    }
-    if (!pads) {
-      comment(op, "direct convolution, kernel " + shape +
-                      stringifyPadding(o.getPadding()).str() + epilogue +
-                      (options.convBackend != ConvBackend::Direct
-                           ? " (not cuDNN: its padding is not the same on both sides)"
-                           : ""));
+    if (options.convBackend == ConvBackend::Direct) {
+      comment(op, "direct convolution, kernel " + shape + stringifyPadding(o.getPadding()).str() +
+                      epilogue);
       forwardCode += tryLaunch(op, direct);
       bufferOf[op->getResult(0)] = y;
       return Error::success();
     }
+    SmallVector<int64_t> spans;
+    for (int64_t i = 0; i < n; ++i)
+      spans.push_back(o.getDilationRate()[i] * (k[i] - 1) + 1);
+    auto inputShape = cast<ShapedType>(o.getInput().getType()).getShape();
+    std::optional<SmallVector<int64_t>> pads =
+        symmetricPads(o.getPadding(), inputShape.slice(1, n), spans, o.getStrides());
+    // cuDNN pads both sides alike: an uneven `same` padding becomes a
+    // zero-padded copy of the input (Keras' lower half before, the rest
+    // after) and a valid convolution of it.
+    unsigned cudnnInput = *x;
+    std::string padCopy, padding;
+    if (pads) {
+      padding = "padding " + joined(*pads, "x");
+    } else {
+      Dims padded{in[0]}, offset{"0"};
+      for (int64_t i = 0; i < n; ++i) {
+        std::string total = "seqc::same_padding_total(" + in[i + 1] + ", " +
+                            std::to_string(spans[i]) + ", " +
+                            std::to_string(o.getStrides()[i]) + ")";
+        padded.push_back(in[i + 1] + " + " + total);
+        offset.push_back(total + " / 2");
+      }
+      padded.push_back(std::to_string(channels));
+      offset.push_back("0");
+      cudnnInput = newBuffer(padded, tag(op) + " input, zero-padded for cuDNN");
+      padCopy = "seqc::shift_copy(m->stream, " + ptr(*x) + ", " + ptr(cudnnInput) + ", " +
+                shape5(in) + ", " + shape5(dimsOf(cudnnInput)) + ", " + shape5(offset) + ")";
+      pads = SmallVector<int64_t>(n, 0);
+      padding = "same padding as a zero-padded copy " + buffers[cudnnInput].name +
+                " (uneven: cuDNN pads both sides alike)";
+    }
     std::string cudnn = emitCudnnConvolution(
-        op, *x, y, k.take_front(n), channels, filters, o.getGroups(), *pads, o.getStrides(),
-        o.getDilationRate(), *w, *b, o.getActivation(), floatLiteral(o.getAlpha()));
+        op, cudnnInput, y, k.take_front(n), channels, filters, o.getGroups(), *pads,
+        o.getStrides(), o.getDilationRate(), *w, *b, o.getActivation(), floatLiteral(o.getAlpha()));
     std::string layerName = text(layer(op));
     if (options.convBackend == ConvBackend::Cudnn) {
-      comment(op, "convolution on cuDNN (cudnnConvolutionForward), kernel " + shape +
-                      "padding " + joined(*pads, "x") + epilogue);
+      comment(op, "convolution on cuDNN (cudnnConvolutionForward), kernel " + shape + padding +
+                      epilogue);
+      if (!padCopy.empty())
+        forwardCode += tryLaunch(op, padCopy);
       forwardCode += "  SEQC_TRY_MSG(" + layerName + ", " + cudnn + ");\n";
       bufferOf[op->getResult(0)] = y;
       return Error::success();
@@ -218,7 +240,7 @@ Error Emitter::emitSpatial(Operation *op) {
     modelFields += "  seqc::MeasuredChoice " + choice + "; // " + tag(op) + "\n";
     comment(op, "convolution on the faster of the direct kernel and cuDNN (timed per input "
                 "shape), kernel " +
-                    shape + "padding " + joined(*pads, "x") + epilogue);
+                    shape + padding + epilogue);
     std::string key = in[0];
     for (int64_t i = 0; i < 3; ++i)
       key += ", " + (i < n ? in[i + 1] : std::string("1"));
@@ -226,7 +248,11 @@ Error Emitter::emitSpatial(Operation *op) {
                    "};\n    SEQC_TRY_MSG(" + layerName + ", seqc::run_faster(m->stream, m->" +
                    choice + ", key, " + std::to_string(n) + ", (const char *)" + layerName +
                    ", \"direct\", \"cuDNN\",\n        [&] { return seqc::cuda_error(" + direct +
-                   "); },\n        [&] { return " + cudnn + "; }));\n  }\n";
+                   "); },\n        [&]() -> const char * {\n" +
+                   (padCopy.empty() ? ""
+                                    : "          if (const char *e = seqc::cuda_error(" +
+                                          padCopy + "))\n            return e;\n") +
+                   "          return " + cudnn + ";\n        }));\n  }\n";
     bufferOf[op->getResult(0)] = y;
     return Error::success();
   };

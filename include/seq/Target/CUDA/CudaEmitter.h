@@ -25,9 +25,8 @@ enum class RnnBackend {
 enum class ConvBackend {
   /// seqc's direct convolution kernel (conv_nd; every padding, Conv1D too).
   Direct,
-  /// cudnnConvolutionForward for Conv2D/Conv3D whose padding is symmetric
-  /// (valid, or same with an even total on every axis); the others stay on
-  /// the direct kernel.
+  /// cudnnConvolutionForward for Conv2D/Conv3D (an uneven `same` padding,
+  /// which cuDNN cannot express, as a zero-padded copy of the input).
   Cudnn,
   /// Both, for the layers cuDNN can run: the first call with each input
   /// shape times the two and the faster one runs from then on.

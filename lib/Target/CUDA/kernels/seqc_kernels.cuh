@@ -1219,14 +1219,20 @@ struct Window1d {
   int64_t length, pad_left;
 };
 
+/// The zeros Keras' `same` padding adds along an axis, both sides together
+/// (the lower half before).
+__host__ __device__ inline int64_t same_padding_total(int64_t length, int64_t window,
+                                                      int64_t stride) {
+  int64_t out = (length + stride - 1) / stride;
+  int64_t total = (out - 1) * stride + window - length;
+  return total > 0 ? total : 0;
+}
+
 __host__ __device__ inline Window1d window1d(int64_t length, int64_t window, int64_t stride,
                                              Padding padding) {
   switch (padding) {
-  case Padding::Same: {
-    int64_t out = (length + stride - 1) / stride;
-    int64_t total = (out - 1) * stride + window - length;
-    return {out, total > 0 ? total / 2 : 0};
-  }
+  case Padding::Same:
+    return {(length + stride - 1) / stride, same_padding_total(length, window, stride) / 2};
   case Padding::Causal:
     return {length >= 1 ? (length - 1) / stride + 1 : 0, window - 1};
   case Padding::Valid:
