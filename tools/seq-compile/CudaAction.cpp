@@ -40,7 +40,7 @@ cl::opt<seq::cuda::RnnBackend> rnnBackend(
                           "cudnnRNNForward (cuDNN 9; LSTM and GRU reset_after=True)")),
     cl::init(seq::cuda::RnnBackend::Fused), cl::cat(seqc::seqCompileCategory));
 cl::opt<seq::cuda::ConvBackend> convBackend(
-    "conv-backend", cl::desc("--target=cuda: how Conv2D/Conv3D layers run"),
+    "conv-backend", cl::desc("--target=cuda: how Conv1D/2D/3D layers run"),
     cl::values(clEnumValN(seq::cuda::ConvBackend::Direct, "direct",
                           "seqc's direct convolution kernel (default)"),
                clEnumValN(seq::cuda::ConvBackend::Cudnn, "cudnn",

@@ -597,15 +597,35 @@ Error Emitter::emitOp(Operation *op) {
                                tag(op) + " output");
         checkInDims(dim(y, 1) + " < 1", layer(op) + ": the input sequence is shorter than "
                                                     "the convolution window");
-        comment(op, "direct convolution, width " + Twine(width) + ", " +
-                        stringifyPadding(o.getPadding()) + ", " +
-                        stringifyActivation(o.getActivation()) + " -> " + buffers[y].name);
-        forwardCode += tryLaunch(
-            op, "seqc::conv1d<" + actName(o.getActivation()) + ">(m->stream, " + ptr(*x) +
+        // cuDNN sees a Conv1D as a 2-D convolution of unit height.
+        ConvolutionLayer c;
+        c.x = *x;
+        c.y = y;
+        c.in = {dim(*x, 0), "1", dim(*x, 1), std::to_string(channels)};
+        c.out = {"1", dim(y, 1)};
+        c.key = {dim(*x, 1)};
+        c.kernel = {1, width};
+        c.strides = {1, stride};
+        c.dilations = {1, dilation};
+        c.paddings = {Padding::Valid, o.getPadding()};
+        c.staticIn = {1, cast<ShapedType>(o.getInput().getType()).getDimSize(1)};
+        c.channels = channels;
+        c.filters = filters;
+        c.groups = 1;
+        c.weights = *k;
+        c.bias = *b;
+        c.act = o.getActivation();
+        c.alpha = floatLiteral(o.getAlpha());
+        c.direct = ("seqc::conv1d<" + actName(o.getActivation()) + ">(m->stream, " + ptr(*x) +
                     ", " + *k + ", " + *b + ", " + ptr(y) + ", " + dim(*x, 0) + ", " +
                     dim(*x, 1) + ", " + Twine(channels) + ", " + Twine(width) + ", " +
                     Twine(filters) + ", " + Twine(stride) + ", " + Twine(dilation) + ", " +
-                    paddingName(o.getPadding()) + ", " + floatLiteral(o.getAlpha()) + ")");
+                    paddingName(o.getPadding()) + ", " + floatLiteral(o.getAlpha()) + ")")
+                       .str();
+        c.directText = ("direct convolution, width " + Twine(width) + ", " +
+                        stringifyPadding(o.getPadding()))
+                           .str();
+        emitConvolution(op, c);
         result(y);
         return Error::success();
       })

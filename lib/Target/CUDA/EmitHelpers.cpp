@@ -210,4 +210,35 @@ std::string dimsList(ShapedType type) {
   return text;
 }
 
+/// "seqc::Sizes3{2, {a, b, 1}}".
+std::string sizes3(llvm::ArrayRef<std::string> values) {
+  std::string text = "seqc::Sizes3{" + std::to_string(values.size()) + ", {";
+  for (size_t i = 0; i < 3; ++i)
+    text += (i ? ", " : "") + (i < values.size() ? "(int)" + values[i] : std::string("1"));
+  return text + "}}";
+}
+
+std::string sizes3(llvm::ArrayRef<int64_t> values) {
+  Dims text;
+  for (int64_t v : values)
+    text.push_back(std::to_string(v));
+  return sizes3(text);
+}
+
+/// "seqc::Shape5{4, {a, b, c, d, 1}}".
+std::string shape5(llvm::ArrayRef<std::string> values) {
+  std::string text = "seqc::Shape5{" + std::to_string(values.size()) + ", {";
+  for (size_t i = 0; i < 5; ++i)
+    text += (i ? ", " : "") + (i < values.size() ? "(int64_t)" + values[i] : std::string("1"));
+  return text + "}}";
+}
+
+std::string joined(llvm::ArrayRef<int64_t> values, llvm::StringRef separator) {
+  std::string text;
+  for (auto [i, v] : llvm::enumerate(values))
+    text += (i ? separator.str() : "") + std::to_string(v);
+  return text;
+}
+
+
 } // namespace seq::cuda::detail

@@ -54,9 +54,9 @@ std::string Emitter::assemble() const {
      << "// RNN backend: "
      << (options.rnnBackend == RnnBackend::Cudnn ? "cuDNN for LSTM/GRU" : "fused persistent kernels")
      << "; convolutions: "
-     << (options.convBackend == ConvBackend::Cudnn  ? "Conv2D/3D on cuDNN"
-         : options.convBackend == ConvBackend::Auto ? "Conv2D/3D on the faster of cuDNN and the "
-                                                      "direct kernel"
+     << (options.convBackend == ConvBackend::Cudnn  ? "on cuDNN"
+         : options.convBackend == ConvBackend::Auto ? "on the faster of cuDNN and the direct "
+                                                      "kernels"
                                                     : "direct kernels")
      << ". Device memory is allocated once, at seqc_model_create, for batch <= " << maxBatch
      << (dynamicTime ? " and seq_len <= " + std::to_string(maxSteps) : std::string()) << ".\n"

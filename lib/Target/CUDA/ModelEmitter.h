@@ -66,6 +66,31 @@ std::string shapeText(mlir::ShapedType type);
 std::string rowsText(mlir::Value value);
 /// "-1, 10, 12" (-1 for dynamic).
 std::string dimsList(mlir::ShapedType type);
+/// "seqc::Sizes3{2, {(int)a, (int)b, 1}}" (up to three spatial sizes).
+std::string sizes3(llvm::ArrayRef<std::string> values);
+std::string sizes3(llvm::ArrayRef<int64_t> values);
+/// "seqc::Shape5{4, {(int64_t)a, ..., 1}}" (up to five axes).
+std::string shape5(llvm::ArrayRef<std::string> values);
+/// "3x3" of {3, 3} and "x".
+std::string joined(llvm::ArrayRef<int64_t> values, llvm::StringRef separator);
+
+/// A Conv1D/2D/3D for Emitter::emitConvolution: what seqc's direct kernel
+/// and cuDNN both need, its spatial axes as cuDNN sees them (a Conv1D's: a
+/// unit height, then time).
+struct ConvolutionLayer {
+  unsigned x, y;
+  Dims in;  // x's dims as cuDNN sees them: batch, spatial sizes, channels
+  Dims out; // y's spatial sizes
+  Dims key; // the spatial sizes a measured choice is made per (with the batch)
+  llvm::SmallVector<int64_t, 3> kernel, strides, dilations;
+  llvm::SmallVector<Padding, 3> paddings;
+  llvm::SmallVector<int64_t, 3> staticIn; // the input's spatial sizes, or dynamic
+  int64_t channels, filters, groups;
+  std::string weights, bias, alpha;
+  Activation act;
+  std::string direct;     // the direct kernel's launch (yields a cudaError_t)
+  std::string directText; // "direct convolution, kernel 3x3, 1 group(s), same"
+};
 
 struct Buffer {
   std::string name;    // "v3"
@@ -200,14 +225,14 @@ private:
   /// Conv2D/3D, the 2-D/3-D and global poolings, zero padding, cropping,
   /// upsampling, permute (SpatialEmitter.cpp).
   Error emitSpatial(Operation *op);
-  /// Sets up a Conv2D/3D on cuDNN (--conv-backend=cudnn|auto) with `pads` on
-  /// each spatial axis, writing buffer `y`; returns the call that runs it,
-  /// which yields nullptr or a failure message (SpatialEmitter.cpp).
-  std::string emitCudnnConvolution(Operation *op, unsigned x, unsigned y, llvm::ArrayRef<int64_t> kernel,
-                            int64_t channels, int64_t filters, int64_t groups,
-                            llvm::ArrayRef<int64_t> pads, llvm::ArrayRef<int64_t> strides,
-                            llvm::ArrayRef<int64_t> dilations, llvm::StringRef weights,
-                            llvm::StringRef bias, Activation act, llvm::StringRef alpha);
+  /// A convolution on the direct kernel, on cuDNN or on the faster of the
+  /// two, as --conv-backend says (ConvolutionEmitter.cpp).
+  void emitConvolution(Operation *op, const ConvolutionLayer &c);
+  /// Sets up `c` on cuDNN reading buffer `x` (dims `in`) with `pads` on each
+  /// spatial axis; returns the call that runs it, which yields nullptr or a
+  /// failure message.
+  std::string emitCudnnConvolution(Operation *op, const ConvolutionLayer &c, unsigned x,
+                                   const Dims &in, llvm::ArrayRef<int64_t> pads);
   void markCudnnProjections(func::FuncOp func);
 
   std::string assemble() const;

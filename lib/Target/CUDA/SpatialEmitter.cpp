@@ -1,8 +1,10 @@
 //===- SpatialEmitter.cpp - Conv2D/3D, 2-D/3-D pooling, shape layers ------===//
 //
 // The launches of the spatial ops (kernels/seqc_kernels.cuh, "Spatial
-// layers"): a direct convolution (ConvLSTM: one over every step's input, then
-// one per step over h and a pointwise cell), a direct (gathering) transposed
+// layers"): Conv2D/3D through emitConvolution (ConvolutionEmitter.cpp: the
+// direct kernel, cuDNN or the faster), ConvLSTM as direct convolutions (one
+// over every step's input, then one per step over h and a pointwise cell), a
+// direct (gathering) transposed
 // convolution and a pooling kernel over up to three spatial axes, global
 // pooling as the 1-D kernel over all positions, and
 // index-mapping kernels for zero padding, cropping, upsampling, resize and permute,
@@ -25,36 +27,6 @@ namespace seq::cuda::detail {
 
 namespace {
 
-/// "seqc::Sizes3{2, {a, b, 1}}".
-std::string sizes3(llvm::ArrayRef<std::string> values) {
-  std::string text = "seqc::Sizes3{" + std::to_string(values.size()) + ", {";
-  for (size_t i = 0; i < 3; ++i)
-    text += (i ? ", " : "") + (i < values.size() ? "(int)" + values[i] : std::string("1"));
-  return text + "}}";
-}
-
-std::string sizes3(llvm::ArrayRef<int64_t> values) {
-  Dims text;
-  for (int64_t v : values)
-    text.push_back(std::to_string(v));
-  return sizes3(text);
-}
-
-/// "seqc::Shape5{4, {a, b, c, d, 1}}".
-std::string shape5(llvm::ArrayRef<std::string> values) {
-  std::string text = "seqc::Shape5{" + std::to_string(values.size()) + ", {";
-  for (size_t i = 0; i < 5; ++i)
-    text += (i ? ", " : "") + (i < values.size() ? "(int64_t)" + values[i] : std::string("1"));
-  return text + "}}";
-}
-
-std::string joined(llvm::ArrayRef<int64_t> values, llvm::StringRef separator) {
-  std::string text;
-  for (auto [i, v] : llvm::enumerate(values))
-    text += (i ? separator.str() : "") + std::to_string(v);
-  return text;
-}
-
 /// The arguments of a seqc::conv_nd launch: x (batch, in..., channels),
 /// kernel (k..., channels / groups, filters); buffer and size expressions.
 struct ConvNdLaunch {
@@ -75,61 +47,7 @@ std::string convNd(const ConvNdLaunch &c) {
          ", " + c.padding + ", " + c.alpha + ")";
 }
 
-/// The padding of each spatial axis when it is the same on both sides, as
-/// cuDNN needs: all of them for valid; for same, an axis whose total
-/// padding is even (stride 1 and an odd span, or a static input length that
-/// makes it so); std::nullopt otherwise (the caller pads a copy).
-std::optional<SmallVector<int64_t>> symmetricPads(Padding padding, ArrayRef<int64_t> input,
-                                                  ArrayRef<int64_t> spans,
-                                                  ArrayRef<int64_t> strides) {
-  SmallVector<int64_t> pads;
-  for (size_t i = 0; i < spans.size(); ++i) {
-    if (padding == Padding::Valid) {
-      pads.push_back(0);
-      continue;
-    }
-    int64_t total;
-    if (strides[i] == 1) {
-      total = spans[i] - 1;
-    } else if (!ShapedType::isDynamic(input[i])) {
-      int64_t out = (input[i] + strides[i] - 1) / strides[i];
-      total = std::max<int64_t>((out - 1) * strides[i] + spans[i] - input[i], 0);
-    } else {
-      return std::nullopt;
-    }
-    if (total % 2 != 0)
-      return std::nullopt;
-    pads.push_back(total / 2);
-  }
-  return pads;
-}
-
 } // namespace
-
-std::string Emitter::emitCudnnConvolution(Operation *op, unsigned x, unsigned y,
-                                          ArrayRef<int64_t> kernel, int64_t channels,
-                                          int64_t filters, int64_t groups, ArrayRef<int64_t> pads,
-                                          ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
-                                          StringRef weights, StringRef bias, Activation act,
-                                          StringRef alpha) {
-  usesCudnn = true;
-  const size_t n = kernel.size();
-  std::string conv = "conv_" + buffers[y].name;
-  modelFields += "  seqc::CudnnConv " + conv + "; // " + tag(op) + "\n";
-  createCode += "  SEQC_CREATE_CUDNN(" + text(layer(op)) + ", seqc::cudnn_conv_create(m->stream, m->" +
-                conv + ", " + std::to_string(channels) + ", " + std::to_string(filters) + ", " +
-                std::to_string(groups) + ", " + sizes3(kernel) + ", " + sizes3(pads) + ", " +
-                sizes3(strides) + ", " + sizes3(dilations) + ", " + weights.str() + "));\n";
-  destroyCode += "  seqc::cudnn_conv_destroy(m->" + conv + ");\n";
-  Dims in, out;
-  for (size_t i = 0; i < n; ++i) {
-    in.push_back(dim(x, i + 1));
-    out.push_back(dim(y, i + 1));
-  }
-  return "seqc::cudnn_conv_run<" + actName(act) + ">(m->cudnn, m->stream, m->" + conv + ", " +
-         ptr(x) + ", (int)" + dim(x, 0) + ", " + sizes3(in) + ", " + sizes3(out) + ", " +
-         ptr(y) + ", " + bias.str() + ", " + alpha.str() + ")";
-}
 
 Error Emitter::emitSpatial(Operation *op) {
   auto input = [&]() { return operand(op, op->getOperand(0)); };
@@ -180,79 +98,31 @@ Error Emitter::emitSpatial(Operation *op) {
                                  spatial, channels, k.take_front(n), filters,
                                  (int64_t)o.getGroups(), o.getStrides(), o.getDilationRate(),
                                  paddingName(o.getPadding()), floatLiteral(o.getAlpha())});
-    std::string shape = joined(k.take_front(n), "x") + ", " + std::to_string(o.getGroups()) +
-                        " group(s), ";
-    std::string epilogue =
-        ", " + stringifyActivation(o.getActivation()).str() + " -> " + buffers[y].name;
-    if (options.convBackend == ConvBackend::Direct) {
-      comment(op, "direct convolution, kernel " + shape + stringifyPadding(o.getPadding()).str() +
-                      epilogue);
-      forwardCode += tryLaunch(op, direct);
-      bufferOf[op->getResult(0)] = y;
-      return Error::success();
-    }
-    SmallVector<int64_t> spans;
+    ConvolutionLayer c;
+    c.x = *x;
+    c.y = y;
+    c.in = in;
     for (int64_t i = 0; i < n; ++i)
-      spans.push_back(o.getDilationRate()[i] * (k[i] - 1) + 1);
+      c.out.push_back(dim(y, i + 1));
+    c.key = spatial;
+    c.kernel.assign(k.begin(), k.begin() + n);
+    c.strides.assign(o.getStrides().begin(), o.getStrides().end());
+    c.dilations.assign(o.getDilationRate().begin(), o.getDilationRate().end());
+    c.paddings.assign(n, o.getPadding());
     auto inputShape = cast<ShapedType>(o.getInput().getType()).getShape();
-    std::optional<SmallVector<int64_t>> pads =
-        symmetricPads(o.getPadding(), inputShape.slice(1, n), spans, o.getStrides());
-    // cuDNN pads both sides alike: an uneven `same` padding becomes a
-    // zero-padded copy of the input (Keras' lower half before, the rest
-    // after) and a valid convolution of it.
-    unsigned cudnnInput = *x;
-    std::string padCopy, padding;
-    if (pads) {
-      padding = "padding " + joined(*pads, "x");
-    } else {
-      Dims padded{in[0]}, offset{"0"};
-      for (int64_t i = 0; i < n; ++i) {
-        std::string total = "seqc::same_padding_total(" + in[i + 1] + ", " +
-                            std::to_string(spans[i]) + ", " +
-                            std::to_string(o.getStrides()[i]) + ")";
-        padded.push_back(in[i + 1] + " + " + total);
-        offset.push_back(total + " / 2");
-      }
-      padded.push_back(std::to_string(channels));
-      offset.push_back("0");
-      cudnnInput = newBuffer(padded, tag(op) + " input, zero-padded for cuDNN");
-      padCopy = "seqc::shift_copy(m->stream, " + ptr(*x) + ", " + ptr(cudnnInput) + ", " +
-                shape5(in) + ", " + shape5(dimsOf(cudnnInput)) + ", " + shape5(offset) + ")";
-      pads = SmallVector<int64_t>(n, 0);
-      padding = "same padding as a zero-padded copy " + buffers[cudnnInput].name +
-                " (uneven: cuDNN pads both sides alike)";
-    }
-    std::string cudnn = emitCudnnConvolution(
-        op, cudnnInput, y, k.take_front(n), channels, filters, o.getGroups(), *pads,
-        o.getStrides(), o.getDilationRate(), *w, *b, o.getActivation(), floatLiteral(o.getAlpha()));
-    std::string layerName = text(layer(op));
-    if (options.convBackend == ConvBackend::Cudnn) {
-      comment(op, "convolution on cuDNN (cudnnConvolutionForward), kernel " + shape + padding +
-                      epilogue);
-      if (!padCopy.empty())
-        forwardCode += tryLaunch(op, padCopy);
-      forwardCode += "  SEQC_TRY_MSG(" + layerName + ", " + cudnn + ");\n";
-      bufferOf[op->getResult(0)] = y;
-      return Error::success();
-    }
-    // Auto: the first call with each input shape times both.
-    std::string choice = "choice_" + buffers[y].name;
-    modelFields += "  seqc::MeasuredChoice " + choice + "; // " + tag(op) + "\n";
-    comment(op, "convolution on the faster of the direct kernel and cuDNN (timed per input "
-                "shape), kernel " +
-                    shape + padding + epilogue);
-    std::string key = in[0];
-    for (int64_t i = 0; i < 3; ++i)
-      key += ", " + (i < n ? in[i + 1] : std::string("1"));
-    forwardCode += "  {\n    const int64_t key[seqc::MeasuredChoice::kKey] = {" + key +
-                   "};\n    SEQC_TRY_MSG(" + layerName + ", seqc::run_faster(m->stream, m->" +
-                   choice + ", key, " + std::to_string(n) + ", (const char *)" + layerName +
-                   ", \"direct\", \"cuDNN\",\n        [&] { return seqc::cuda_error(" + direct +
-                   "); },\n        [&]() -> const char * {\n" +
-                   (padCopy.empty() ? ""
-                                    : "          if (const char *e = seqc::cuda_error(" +
-                                          padCopy + "))\n            return e;\n") +
-                   "          return " + cudnn + ";\n        }));\n  }\n";
+    c.staticIn.assign(inputShape.begin() + 1, inputShape.begin() + 1 + n);
+    c.channels = channels;
+    c.filters = filters;
+    c.groups = o.getGroups();
+    c.weights = *w;
+    c.bias = *b;
+    c.act = o.getActivation();
+    c.alpha = floatLiteral(o.getAlpha());
+    c.direct = direct;
+    c.directText = "direct convolution, kernel " + joined(c.kernel, "x") + ", " +
+                   std::to_string(c.groups) + " group(s), " +
+                   stringifyPadding(o.getPadding()).str();
+    emitConvolution(op, c);
     bufferOf[op->getResult(0)] = y;
     return Error::success();
   };

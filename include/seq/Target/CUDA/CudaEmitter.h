@@ -23,10 +23,10 @@ enum class RnnBackend {
 };
 
 enum class ConvBackend {
-  /// seqc's direct convolution kernel (conv_nd; every padding, Conv1D too).
+  /// seqc's direct convolution kernels (conv1d, conv_nd).
   Direct,
-  /// cudnnConvolutionForward for Conv2D/Conv3D (an uneven `same` padding,
-  /// which cuDNN cannot express, as a zero-padded copy of the input).
+  /// cudnnConvolutionForward for Conv1D/2D/3D (a padding cuDNN cannot
+  /// express, uneven or causal, as a zero-padded copy of the input).
   Cudnn,
   /// Both, for the layers cuDNN can run: the first call with each input
   /// shape times the two and the faster one runs from then on.

@@ -25,8 +25,9 @@ inline const char *cuda_error(cudaError_t err) {
   } while (0)
 
 // ----- Convolutions ----------------------------------------------------------
-// A Conv2D/Conv3D (any groups; padding the same on both sides: the emitter
-// pads an uneven `same` padding into a copy of the input first) as
+// A Conv1D/2D/3D (any groups; a Conv1D as a 2-D convolution of unit height;
+// padding the same on both sides: the emitter pads a copy of the input
+// first where it is not) as
 // cudnnConvolutionForward on NHWC / NDHWC tensors in FMA math (no TF32, so
 // the result stays within 1e-4 of Keras), then the bias and activation. The
 // Keras kernel (k..., channels / groups, filters) is re-laid out once at
