@@ -79,12 +79,15 @@ fi
 # to synchronize each step, more work each): SEQC_RECURRENCE_MIN_SLICE; and
 # for the models of several recurrent layers (stack10_lstm_256, lstm_512_256)
 # the layers one by one instead of one stacked launch; for the 256-unit ones
-# that fit one thread-block cluster, the grid-wide plan instead.
+# that fit one thread-block cluster, the grid-wide plan instead; for the
+# small and many-layer models, every call launched kernel by kernel instead
+# of as one CUDA graph.
 awk -F'\t' -v OFS='\t' '{ print }
   $2 == "cudnn" { print $1, "cudnn_persist" }
   $2 == "fused" { print $1, "fused_slice8"; print $1, "fused_slice32" }
   $2 == "fused" && $1 ~ /^(stack|(lstm|gru)_[0-9]+_[0-9]+)/ { print $1, "fused_layers" }
-  $2 == "fused" && $1 ~ /^(lstm|gru)_256$/ { print $1, "fused_grid" }' \
+  $2 == "fused" && $1 ~ /^(lstm|gru)_256$/ { print $1, "fused_grid" }
+  $2 == "fused" && $1 ~ /^((lstm|gru)_64|stack10_lstm_256|cnn_32)$/ { print $1, "fused_nograph" }' \
   "$work/bench.tsv" > "$work/b" &&
   mv "$work/b" "$work/bench.tsv"
 mkdir -p "$work/bin" "$work/bench" "$work/failed"
@@ -103,7 +106,7 @@ compile() { # NAME BACKEND
     "$nvcc" -O3 -std=c++17 -w $arch "$cu" "$here/src/check_model.cpp" $flags -o "$bin" > "$bin.log" 2>&1
   fi || echo "compile failed: $1 ($2): $(grep -m1 -i error "$bin.log")" >&2
 }
-compile_lib() { # MODEL BACKEND (fused, cudnn, auto; cudnn_persist, fused_sliceN, fused_layers, fused_grid: variants of the cudnn / fused source)
+compile_lib() { # MODEL BACKEND (fused, cudnn, auto; cudnn_persist, fused_sliceN, fused_layers, fused_grid, fused_nograph: variants of the cudnn / fused source)
   local src=$1.$2 dir=$work/bench/$2 flags=''
   case $2 in
     cudnn | auto) flags=$cudnn_flags ;;
@@ -111,6 +114,7 @@ compile_lib() { # MODEL BACKEND (fused, cudnn, auto; cudnn_persist, fused_sliceN
     fused_slice*) src=$1.fused flags="-DSEQC_RECURRENCE_MIN_SLICE=${2#fused_slice}" ;;
     fused_layers) src=$1.fused flags="-DSEQC_NO_STACKED_RECURRENCES" ;;
     fused_grid) src=$1.fused flags="-DSEQC_RECURRENCE_CLUSTERS=0" ;;
+    fused_nograph) src=$1.fused flags="-DSEQC_NO_CUDA_GRAPHS" ;;
   esac
   mkdir -p "$dir"
   python3 -c 'import sys, zlib; open(sys.argv[2], "wb").write(zlib.decompress(open(sys.argv[1], "rb").read()))' \

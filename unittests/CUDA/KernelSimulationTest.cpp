@@ -1021,3 +1021,80 @@ TEST(CudaKernelSimulation, MeasuredChoiceRemembersTheLastShapes) {
   ways.run(1);
   EXPECT_EQ(ways.second.runs, (seqc::MeasuredChoice::kShapes + 2) * timed);
 }
+
+// A call's launches as a CUDA graph per input shape: the first call with a
+// shape runs them one by one, the second records and launches them, later
+// ones only launch the graph (the launches still run, forward is not
+// called); a recording that fails leaves that shape one by one for good.
+namespace {
+__global__ void add_one_kernel(float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    x[i] += 1.0f;
+}
+
+struct GraphedCalls {
+  seqc::CallGraphs graphs;
+  float *x = nullptr;
+  int forwards = 0;
+  bool syncInside = false;
+  GraphedCalls() { cudaMalloc(&x, 4 * sizeof(float)); }
+  ~GraphedCalls() {
+    seqc::destroy_graphs(graphs);
+    cudaFree(x);
+  }
+  int call(int64_t shape) {
+    const int64_t key[2] = {shape, 7};
+    return seqc::run_graphed(nullptr, graphs, key, sizeof key, [&] {
+      ++forwards;
+      SEQC_LAUNCH(add_one_kernel, 1, 4, 0, nullptr)(x, 4);
+      if (syncInside && cudaStreamSynchronize(nullptr) != cudaSuccess)
+        return 1; // what seqc_forward does with a failed call
+      return 0;
+    });
+  }
+};
+} // namespace
+
+TEST(CudaKernelSimulation, CallsBecomeOneGraphPerShape) {
+  GraphedCalls calls;
+  const long graphLaunches = seqc_sim::graph_launches();
+  for (int i = 0; i < 4; ++i)
+    ASSERT_EQ(calls.call(2), 0);
+  EXPECT_EQ(calls.forwards, 2); // one by one, then recorded
+  EXPECT_EQ(seqc_sim::graph_launches() - graphLaunches, 3);
+  EXPECT_EQ(calls.x[0], 4.0f); // every call's launch ran once
+  EXPECT_EQ(calls.call(3), 0); // a new shape starts one by one
+  EXPECT_EQ(calls.forwards, 3);
+  EXPECT_EQ(calls.x[3], 5.0f);
+}
+
+TEST(CudaKernelSimulation, AShapeThatCannotBeRecordedRunsOneByOne) {
+  GraphedCalls calls;
+  calls.syncInside = true;
+  const long graphLaunches = seqc_sim::graph_launches();
+  for (int i = 0; i < 4; ++i)
+    ASSERT_EQ(calls.call(2), 0);
+  // The failed recording ran nothing; its call ran again one by one.
+  EXPECT_EQ(calls.forwards, 5);
+  EXPECT_EQ(calls.x[0], 4.0f);
+  EXPECT_EQ(seqc_sim::graph_launches(), graphLaunches);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
+TEST(CudaKernelSimulation, GraphsRememberTheLastShapesAndCanBeTurnedOff) {
+  GraphedCalls calls;
+  for (int64_t shape = 0; shape <= seqc::CallGraphs::kShapes; ++shape)
+    for (int i = 0; i < 3; ++i)
+      calls.call(shape);
+  EXPECT_EQ(calls.forwards, 2 * (seqc::CallGraphs::kShapes + 1));
+  calls.call(0); // forgotten: one by one again
+  EXPECT_EQ(calls.forwards, 2 * (seqc::CallGraphs::kShapes + 1) + 1);
+
+  setenv("SEQC_CUDA_GRAPHS", "0", 1);
+  GraphedCalls off;
+  for (int i = 0; i < 3; ++i)
+    off.call(2);
+  unsetenv("SEQC_CUDA_GRAPHS");
+  EXPECT_EQ(off.forwards, 3);
+}

@@ -190,7 +190,8 @@ std::string Emitter::assemble() const {
      << "  int device = -1; // the GPU current on the thread that created the model\n"
      << "  // Stateful layers' state (SEQC_STATE_SIZE floats): what a call starts from, and\n"
      << "  // what it leaves, copied to `state` when the call succeeds.\n"
-     << "  float *state = nullptr, *state_next = nullptr;\n";
+     << "  float *state = nullptr, *state_next = nullptr;\n"
+     << "  seqc::CallGraphs graphs; // a call's launches as one CUDA graph per input shape\n";
   if (cudnn)
     os << "  cudnnHandle_t cudnn = nullptr;\n";
   for (const Buffer &b : buffers)
@@ -385,6 +386,7 @@ std::string Emitter::assemble() const {
      << "  if (!m)\n    return;\n"
      << "  seqc_device_scope device(m->device);\n"
      << "  if (m->stream)\n    cudaStreamSynchronize(m->stream);\n"
+     << "  seqc::destroy_graphs(m->graphs);\n"
      << destroyCode;
   if (cudnn)
     os << "  if (m->cudnn)\n    cudnnDestroy(m->cudnn);\n";
@@ -526,7 +528,12 @@ std::string Emitter::assemble() const {
   os << "  if (err != cudaSuccess) {\n"
      << "    seqc_format(m->error, \"cannot copy the input to the GPU: %s\", cudaGetErrorString(err));\n"
      << "    return SEQC_ERROR_DEVICE;\n  }\n"
-     << "  if (seqc_forward(m, D) != 0) {\n    cudaStreamSynchronize(m->stream);\n"
+     << "  if (seqc::run_graphed(m->stream, m->graphs, &D, sizeof D,\n"
+     << "                        [&] { return seqc_forward(m, D); }) != 0) {\n"
+     << "    if (m->graphs.error != cudaSuccess)\n"
+     << "      seqc_format(m->error, \"cannot launch the model's CUDA graph: %s\",\n"
+     << "                  cudaGetErrorString(m->graphs.error));\n"
+     << "    cudaStreamSynchronize(m->stream);\n"
      << "    return SEQC_ERROR_DEVICE;\n  }\n"
      << "  for (int k = 0; k < SEQC_OUTPUT_COUNT && err == cudaSuccess; ++k)\n"
      << "    err = cudaMemcpyAsync(outputs[k], seqc_output_buffer(m, k),\n"

@@ -57,6 +57,9 @@ enum cudaError_t {
   cudaErrorNoKernelImageForDevice = 209,
   cudaErrorCooperativeLaunchTooLarge = 720,
   cudaErrorNotSupported = 801,
+  cudaErrorStreamCaptureUnsupported = 900,
+  cudaErrorStreamCaptureInvalidated = 901,
+  cudaErrorIllegalState = 401,
 };
 typedef void *cudaStream_t;
 enum cudaMemcpyKind {
@@ -300,8 +303,42 @@ inline void run_blocks(Launch &l, int first, int count) {
   }
 }
 
+/// A stream capture in progress (one stream, as the simulation has): what it
+/// recorded, and whether something it cannot hold invalidated it.
+struct Capture {
+  bool active = false, invalidated = false;
+  std::vector<std::function<void()>> work;
+};
+inline Capture &capture() {
+  static Capture c;
+  return c;
+}
+/// Runs `work` now, or records it into the capture in progress.
+inline void run_or_record(std::function<void()> work) {
+  if (capture().active)
+    capture().work.push_back(std::move(work));
+  else
+    work();
+}
+/// What a host wait during a capture does on a GPU: it fails and
+/// invalidates the capture.
+inline cudaError_t refuse_while_capturing() {
+  if (!capture().active)
+    return cudaSuccess;
+  capture().invalidated = true;
+  return cudaErrorStreamCaptureUnsupported;
+}
+inline long &graph_launches() {
+  static long n = 0;
+  return n;
+}
+
 inline void launch(dim3 grid, dim3 block, size_t shared, bool cooperative,
                    std::function<void()> body, int cluster_size = 1) {
+  if (capture().active) {
+    capture().work.push_back([=] { launch(grid, block, shared, cooperative, body, cluster_size); });
+    return;
+  }
   ++launches_by_device()[current_device()];
   Launch l;
   l.cluster_size = cluster_size;
@@ -458,6 +495,12 @@ inline const char *cudaGetErrorString(cudaError_t e) {
     return "too many blocks in cooperative launch";
   case cudaErrorNotSupported:
     return "operation not supported";
+  case cudaErrorStreamCaptureUnsupported:
+    return "operation not permitted when stream is capturing";
+  case cudaErrorStreamCaptureInvalidated:
+    return "operation failed due to a previous error during capture";
+  case cudaErrorIllegalState:
+    return "the operation cannot be performed in the present state";
   case cudaErrorInvalidDevice:
     return "invalid device ordinal";
   default:
@@ -546,8 +589,10 @@ inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned) {
   return cudaSuccess;
 }
 inline cudaError_t cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
-inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
-inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
+inline cudaError_t cudaStreamSynchronize(cudaStream_t) {
+  return seqc_sim::refuse_while_capturing();
+}
+inline cudaError_t cudaDeviceSynchronize() { return seqc_sim::refuse_while_capturing(); }
 inline cudaError_t cudaMalloc(void **p, size_t bytes) {
   *p = std::calloc(1, bytes ? bytes : 1);
   return *p ? cudaSuccess : cudaErrorMemoryAllocation;
@@ -561,14 +606,16 @@ inline cudaError_t cudaFree(void *p) {
 }
 inline cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind,
                                    cudaStream_t = nullptr) {
-  std::memmove(dst, src, bytes);
+  seqc_sim::run_or_record([=] { std::memmove(dst, src, bytes); });
   return cudaSuccess;
 }
 inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind k) {
+  if (cudaError_t e = seqc_sim::refuse_while_capturing())
+    return e;
   return cudaMemcpyAsync(dst, src, bytes, k);
 }
 inline cudaError_t cudaMemsetAsync(void *dst, int value, size_t bytes, cudaStream_t = nullptr) {
-  std::memset(dst, value, bytes);
+  seqc_sim::run_or_record([=] { std::memset(dst, value, bytes); });
   return cudaSuccess;
 }
 
@@ -589,15 +636,69 @@ inline cudaError_t cudaEventDestroy(cudaEvent_t e) {
   return cudaSuccess;
 }
 inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t = nullptr) {
-  e->at = std::chrono::steady_clock::now();
-  e->recorded = true;
+  seqc_sim::run_or_record([e] {
+    e->at = std::chrono::steady_clock::now();
+    e->recorded = true;
+  });
   return cudaSuccess;
 }
-inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return seqc_sim::refuse_while_capturing(); }
 inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) {
+  if (cudaError_t e = seqc_sim::refuse_while_capturing())
+    return e;
   if (!start->recorded || !end->recorded)
     return cudaErrorInvalidValue;
   *ms = std::chrono::duration<float, std::milli>(end->at - start->at).count();
+  return cudaSuccess;
+}
+
+/// CUDA graphs: a capture records the stream's work (launches, copies,
+/// fills, cuDNN calls) instead of doing it; a graph launch does it.
+enum cudaStreamCaptureMode {
+  cudaStreamCaptureModeGlobal = 0,
+  cudaStreamCaptureModeThreadLocal = 1,
+  cudaStreamCaptureModeRelaxed = 2,
+};
+struct CUgraph_st {
+  std::vector<std::function<void()>> work;
+};
+typedef CUgraph_st *cudaGraph_t;
+typedef CUgraph_st *cudaGraphExec_t;
+inline cudaError_t cudaStreamBeginCapture(cudaStream_t, cudaStreamCaptureMode) {
+  if (seqc_sim::capture().active)
+    return cudaErrorIllegalState;
+  seqc_sim::capture() = seqc_sim::Capture();
+  seqc_sim::capture().active = true;
+  return cudaSuccess;
+}
+inline cudaError_t cudaStreamEndCapture(cudaStream_t, cudaGraph_t *graph) {
+  seqc_sim::Capture &c = seqc_sim::capture();
+  if (!c.active)
+    return cudaErrorIllegalState;
+  c.active = false;
+  *graph = nullptr;
+  if (c.invalidated)
+    return cudaErrorStreamCaptureInvalidated;
+  *graph = new CUgraph_st{std::move(c.work)};
+  return cudaSuccess;
+}
+inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
+                                        unsigned long long = 0) {
+  *exec = new CUgraph_st(*graph);
+  return cudaSuccess;
+}
+inline cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t) {
+  ++seqc_sim::graph_launches();
+  for (const std::function<void()> &work : exec->work)
+    seqc_sim::run_or_record(work);
+  return cudaSuccess;
+}
+inline cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
+  delete graph;
+  return cudaSuccess;
+}
+inline cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
+  delete exec;
   return cudaSuccess;
 }
 

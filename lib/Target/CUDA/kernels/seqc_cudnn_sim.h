@@ -10,7 +10,9 @@
 // any math type but CUDNN_FMA_MATH rounds the operands to TF32 as a tensor
 // core would. Calls are checked as cuDNN checks them (BAD_PARAM for a
 // mismatched descriptor or a workspace that is too small, NOT_SUPPORTED for
-// an algorithm whose status said so). The RNN API is not simulated.
+// an algorithm whose status said so); during a stream capture the forward
+// call is recorded with its descriptors' values, as a GPU records it. The
+// RNN API is not simulated.
 #ifndef SEQC_CUDNN_SIM_H
 #define SEQC_CUDNN_SIM_H
 
@@ -356,51 +358,26 @@ inline cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t h,
   return CUDNN_STATUS_SUCCESS;
 }
 
-/// y = alpha * conv(x, w) + beta * y.
-inline cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t h, const void *alpha,
-                                             cudnnTensorDescriptor_t xd, const void *x,
-                                             cudnnFilterDescriptor_t wd, const void *w,
-                                             cudnnConvolutionDescriptor_t cd,
-                                             cudnnConvolutionFwdAlgo_t algo, void *work,
-                                             size_t work_bytes, const void *beta,
-                                             cudnnTensorDescriptor_t yd, void *y) {
-  using seqc_sim::CudnnLayout;
-  int out[CUDNN_DIM_MAX];
-  if (!h)
-    return CUDNN_STATUS_NOT_INITIALIZED;
-  if (!x || !w || !y || !alpha || !beta)
-    return CUDNN_STATUS_BAD_PARAM;
-  if (seqc_sim::cudnn_output_dims(*cd, *xd, *wd, out) != CUDNN_STATUS_SUCCESS || !yd->set ||
-      yd->rank != xd->rank)
-    return CUDNN_STATUS_BAD_PARAM;
-  for (int i = 0; i < yd->rank; ++i)
-    if (yd->dims[i] != out[i])
-      return CUDNN_STATUS_BAD_PARAM;
-  if (seqc_sim::cudnn_algo_status(algo, *cd, *wd) != CUDNN_STATUS_SUCCESS)
-    return CUDNN_STATUS_NOT_SUPPORTED;
-  size_t need = seqc_sim::cudnn_algo_workspace(algo, *wd, out, xd->rank);
-  if (work_bytes < need || (need && !work))
-    return CUDNN_STATUS_BAD_PARAM;
-  const CudnnLayout &X = *xd, &W = *wd, &Y = *yd;
-  const cudnnConvolutionStruct &C = *cd;
-  const float a = *(const float *)alpha, b = *(const float *)beta;
-  const float *xs = (const float *)x, *ws = (const float *)w;
-  float *ys = (float *)y;
+namespace seqc_sim {
+/// y = a * conv(x, w) + b * y, on layouts already checked.
+inline void cudnn_convolve(const CudnnLayout &X, const CudnnLayout &W, const CudnnLayout &Y,
+                           const CudnnConvolution &C, float a, float b, const float *xs,
+                           const float *ws, float *ys) {
   const bool tensor_cores = C.math != CUDNN_FMA_MATH;
   auto operand = [&](float v) { return tensor_cores ? seqc_sim::tf32(v) : v; };
   const int spatial = C.spatial, group_channels = W.dims[1],
             group_filters = W.dims[0] / C.groups;
   int64_t positions = 1, taps = 1;
   for (int i = 0; i < spatial; ++i)
-    positions *= out[2 + i], taps *= W.dims[2 + i];
-  for (int n = 0; n < out[0]; ++n)
-    for (int k = 0; k < out[1]; ++k) {
+    positions *= Y.dims[2 + i], taps *= W.dims[2 + i];
+  for (int n = 0; n < Y.dims[0]; ++n)
+    for (int k = 0; k < Y.dims[1]; ++k) {
       const int g = k / group_filters;
       for (int64_t p = 0; p < positions; ++p) {
         int o[CUDNN_DIM_MAX - 2];
         int64_t rest = p;
         for (int i = spatial - 1; i >= 0; --i)
-          o[i] = rest % out[2 + i], rest /= out[2 + i];
+          o[i] = rest % Y.dims[2 + i], rest /= Y.dims[2 + i];
         double sum = 0.0;
         for (int64_t t = 0; t < taps; ++t) {
           int tap[CUDNN_DIM_MAX - 2];
@@ -428,6 +405,41 @@ inline cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t h, const void *alpha,
         ys[y_at] = a * (float)sum + (b == 0.0f ? 0.0f : b * ys[y_at]);
       }
     }
+}
+} // namespace seqc_sim
+
+/// y = alpha * conv(x, w) + beta * y.
+inline cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t h, const void *alpha,
+                                             cudnnTensorDescriptor_t xd, const void *x,
+                                             cudnnFilterDescriptor_t wd, const void *w,
+                                             cudnnConvolutionDescriptor_t cd,
+                                             cudnnConvolutionFwdAlgo_t algo, void *work,
+                                             size_t work_bytes, const void *beta,
+                                             cudnnTensorDescriptor_t yd, void *y) {
+  using seqc_sim::CudnnLayout;
+  int out[CUDNN_DIM_MAX];
+  if (!h)
+    return CUDNN_STATUS_NOT_INITIALIZED;
+  if (!x || !w || !y || !alpha || !beta)
+    return CUDNN_STATUS_BAD_PARAM;
+  if (seqc_sim::cudnn_output_dims(*cd, *xd, *wd, out) != CUDNN_STATUS_SUCCESS || !yd->set ||
+      yd->rank != xd->rank)
+    return CUDNN_STATUS_BAD_PARAM;
+  for (int i = 0; i < yd->rank; ++i)
+    if (yd->dims[i] != out[i])
+      return CUDNN_STATUS_BAD_PARAM;
+  if (seqc_sim::cudnn_algo_status(algo, *cd, *wd) != CUDNN_STATUS_SUCCESS)
+    return CUDNN_STATUS_NOT_SUPPORTED;
+  size_t need = seqc_sim::cudnn_algo_workspace(algo, *wd, out, xd->rank);
+  if (work_bytes < need || (need && !work))
+    return CUDNN_STATUS_BAD_PARAM;
+  // What a GPU would bake into the recorded work: the descriptors' values.
+  seqc_sim::run_or_record([X = CudnnLayout(*xd), W = CudnnLayout(*wd), Y = CudnnLayout(*yd),
+                           C = seqc_sim::CudnnConvolution(*cd), a = *(const float *)alpha,
+                           b = *(const float *)beta, xs = (const float *)x,
+                           ws = (const float *)w, ys = (float *)y] {
+    seqc_sim::cudnn_convolve(X, W, Y, C, a, b, xs, ws, ys);
+  });
   return CUDNN_STATUS_SUCCESS;
 }
 

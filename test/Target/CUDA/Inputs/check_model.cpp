@@ -12,7 +12,8 @@
 // predict(x, batch_size). Link it with the library (GPU) or with the emitted
 // .cu compiled by a host compiler under seqc_cuda_sim.h (CPU). Reads only
 // little-endian float32 C-order .npy files, as the fixtures are. In the
-// simulation it also prints how many kernels were launched in all.
+// simulation it also prints how many kernels were launched in all, and how
+// many CUDA graph launches ran some of them.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -173,7 +174,8 @@ int main(int argc, char **argv) {
   long launches = 0;
   for (const auto &device : seqc_sim::launches_by_device())
     launches += device.second;
-  std::printf("%ld kernel launches\n", launches);
+  std::printf("%ld kernel launches, %ld CUDA graph launches\n", launches,
+              seqc_sim::graph_launches());
 #endif
   return maxError <= atol ? 0 : 1;
 }
