@@ -49,6 +49,14 @@ cl::opt<seq::cuda::ConvBackend> convBackend(
                           "whichever of the two is faster on the GPU for the input's shape "
                           "(timed at its first call)")),
     cl::init(seq::cuda::ConvBackend::Direct), cl::cat(seqc::seqCompileCategory));
+cl::opt<seq::cuda::GemmMath> cudaMath(
+    "cuda-math",
+    cl::desc("--target=cuda: the arithmetic of Dense layers and recurrent input projections"),
+    cl::values(clEnumValN(seq::cuda::GemmMath::Fp32, "fp32", "exact float32 (default)"),
+               clEnumValN(seq::cuda::GemmMath::Tf32, "tf32",
+                          "tensor cores in TF32 on compute capability 8.0+ (operands "
+                          "rounded to 10 mantissa bits: about 1e-3 relative)")),
+    cl::init(seq::cuda::GemmMath::Fp32), cl::cat(seqc::seqCompileCategory));
 cl::opt<std::string> cudaArch("cuda-arch",
                               cl::desc("--target=cuda: GPU architectures to build for"),
                               cl::value_desc("sm_80,sm_90"), cl::init("sm_80,sm_90"),
@@ -107,6 +115,7 @@ std::optional<int> runCuda(seqc::Session &session) {
   seq::cuda::CudaEmitOptions options;
   options.rnnBackend = rnnBackend;
   options.convBackend = convBackend;
+  options.gemmMath = cudaMath;
   options.maxBatch = maxBatch;
   options.maxSeqLen = maxSeqLen;
   options.fuse = !skipFusion;

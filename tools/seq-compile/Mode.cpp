@@ -106,9 +106,10 @@ const std::vector<Ownership> &ownerships() {
                              "cuda-max-batch", "cuda-max-seq-len",
                              "cuda-skip-fusion"})
       all.push_back({flag, "--target=cuda or --engine=cuda|cudnn", cuda});
-    all.push_back({"conv-backend", "--target=cuda (-o lib.so or --emit=cuda)", [] {
-                     return isCompile(Emit::CudaLibrary) || isCompile(Emit::CudaSource);
-                   }});
+    for (const char *flag : {"conv-backend", "cuda-math"})
+      all.push_back({flag, "--target=cuda (-o lib.so or --emit=cuda)", [] {
+                       return isCompile(Emit::CudaLibrary) || isCompile(Emit::CudaSource);
+                     }});
     all.push_back({"cuda-weights", "--emit=cuda",
                    [] { return isCompile(Emit::CudaSource); }});
     return all;

@@ -82,6 +82,37 @@ void checkLinear(int64_t m, int n, int k, Activation act, float alpha, bool with
               "linear " + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n));
 }
 
+/// The TF32 tensor-core GEMM against the float32 reference: operands keep
+/// 10 mantissa bits, so each product is within 2^-10 of the exact one
+/// (relative), and the sum within that of the sum of |products|; a float32
+/// result would be about 2^-23 of it, which the lower bound rules out.
+template <seqc::Act A>
+void checkTf32Linear(int64_t m, int n, int k, Activation act, bool withBias,
+                     int64_t rowsPerLaunch = seqc::kGemmMaxRowsPerLaunch) {
+  Tensor x = random({m, k}, 1 + m, 2.0f), w = random({k, n}, 2 + n), b = random({n}, 3);
+  Tensor want = seq::rt::dense(x, w, withBias ? &b : nullptr, act, 0.0f);
+  std::vector<float> got(m * n, -7.0f);
+  ASSERT_EQ(seqc::linear_with<A>(true, nullptr, x.data.data(), w.data.data(),
+                                 withBias ? b.data.data() : nullptr, got.data(), m, n, k, 0.0f,
+                                 rowsPerLaunch),
+            cudaSuccess);
+  double worst = 0.0;
+  for (int64_t i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double magnitude = 0.0;
+      for (int kk = 0; kk < k; ++kk)
+        magnitude += std::fabs((double)x.data[i * k + kk] * w.data[(size_t)kk * n + j]);
+      double error = std::fabs((double)got[i * n + j] - want.data[i * n + j]);
+      ASSERT_LE(error, magnitude * std::ldexp(1.0, -10) + 1e-6)
+          << "row " << i << " column " << j << " of " << m << "x" << k << "x" << n;
+      if (magnitude > 0)
+        worst = std::max(worst, error / magnitude);
+    }
+  // float32 stays near 2^-23 of the magnitude; TF32's 10 bits show.
+  if (k >= 8)
+    EXPECT_GT(worst, 1e-5) << "the result looks float32, not TF32";
+}
+
 /// seqc::activate<A> against the reference on the far tails, relative to
 /// the value: where 1 + erf, 1 + tanh or x + sqrt(x^2 + 4) cancel, a
 /// kernel written that way returns 0 (or inf) instead of a tiny number.
@@ -123,6 +154,16 @@ TEST(CudaKernelSimulation, LinearSplitsRowsAcrossLaunches) {
                 "one launch's row tiles fit in grid.y");
   checkLinear<seqc::Act::Relu>(200, 37, 19, Activation::Relu, 0, true, 3 * seqc::kGemmTileM);
   checkLinear<seqc::Act::Softmax>(150, 10, 7, Activation::Softmax, 0, true, seqc::kGemmTileM);
+}
+
+// --cuda-math=tf32: the same GEMM on tensor cores, across the tile edges
+// (M, N, K not multiples of 64, 64, 16; K below one k-step of 8) and split
+// launches. The activations are linear/relu: monotone, so the bound holds.
+TEST(CudaKernelSimulation, Tf32LinearOnTensorCores) {
+  checkTf32Linear<seqc::Act::Linear>(1, 1, 1, Activation::Linear, true);
+  checkTf32Linear<seqc::Act::Linear>(70, 37, 19, Activation::Linear, true);
+  checkTf32Linear<seqc::Act::Linear>(65, 130, 40, Activation::Linear, false);
+  checkTf32Linear<seqc::Act::Linear>(200, 37, 5, Activation::Linear, true, seqc::kGemmTileM);
 }
 
 TEST(CudaKernelSimulation, LinearEpilogueActivations) {

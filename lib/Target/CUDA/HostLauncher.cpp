@@ -58,6 +58,9 @@ std::string Emitter::assemble() const {
          : options.convBackend == ConvBackend::Auto ? "on the faster of cuDNN and the direct "
                                                       "kernels"
                                                     : "direct kernels")
+     << "; Dense and input projections: "
+     << (options.gemmMath == GemmMath::Tf32 ? "TF32 tensor cores (compute capability 8.0+)"
+                                            : "float32")
      << ". Device memory is allocated once, at seqc_model_create, for batch <= " << maxBatch
      << (dynamicTime ? " and seq_len <= " + std::to_string(maxSteps) : std::string()) << ".\n"
      << "//\n"
@@ -69,6 +72,8 @@ std::string Emitter::assemble() const {
      << "// Layers:\n";
   for (const std::string &line : summary)
     os << "//   " << line << "\n";
+  if (options.gemmMath == GemmMath::Tf32)
+    os << "\n#define SEQC_GEMM_TF32 1 // --cuda-math=tf32\n";
   os << "\n" << kernelLibrarySource();
   if (cudnn)
     os << "\n" << cudnnLibrarySource();

@@ -33,8 +33,18 @@ enum class ConvBackend {
   Auto,
 };
 
+enum class GemmMath {
+  /// Exact float32 FMAs (within 1e-4 of Keras on every fixture).
+  Fp32,
+  /// Tensor cores in TF32 on compute capability 8.0+: operands keep 10
+  /// mantissa bits (float32 elsewhere, and on older GPUs).
+  Tf32,
+};
+
 struct CudaEmitOptions {
   RnnBackend rnnBackend = RnnBackend::Fused;
+  /// Dense layers and the recurrences' input projections (seqc::linear).
+  GemmMath gemmMath = GemmMath::Fp32;
   ConvBackend convBackend = ConvBackend::Direct;
   /// Device memory is allocated at create for this many rows; a dynamic
   /// batch axis is bounded by it (a static one fixes it).

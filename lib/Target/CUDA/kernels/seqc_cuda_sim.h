@@ -26,6 +26,7 @@
 #include <map>
 #include <math.h>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 // ---- qualifiers ------------------------------------------------------------
@@ -35,6 +36,7 @@
 #define __forceinline__ inline
 #define __launch_bounds__(...)
 #define __shared__ static
+#define __align__(n) __attribute__((aligned(n)))
 
 struct dim3 {
   unsigned x = 1, y = 1, z = 1;
@@ -479,6 +481,98 @@ struct cluster_group {
 };
 inline cluster_group this_cluster() { return cluster_group(); }
 } // namespace cooperative_groups
+
+namespace seqc_sim {
+/// A float rounded to TF32 (10 mantissa bits, round to nearest even), as a
+/// tensor core takes its operands.
+inline float tf32(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, 4);
+  bits = (bits + 0xfffu + ((bits >> 13) & 1u)) & ~0x1fffu;
+  std::memcpy(&v, &bits, 4);
+  return v;
+}
+} // namespace seqc_sim
+
+// Warp matrix operations (TF32 m16n16k8 and any other shape): every lane
+// holds the whole tile, and a collective operation is each lane doing all of
+// it. The results are a GPU's; which lane holds which element is not
+// modelled (code that indexes fragment elements by position would not be
+// checked).
+namespace nvcuda {
+namespace wmma {
+struct matrix_a {};
+struct matrix_b {};
+struct accumulator {};
+struct row_major {};
+struct col_major {};
+namespace precision {
+struct tf32 {};
+} // namespace precision
+enum layout_t { mem_row_major, mem_col_major };
+template <typename Use, int M, int N, int K> struct tile_shape;
+template <int M, int N, int K> struct tile_shape<matrix_a, M, N, K> {
+  static constexpr int rows = M, cols = K;
+};
+template <int M, int N, int K> struct tile_shape<matrix_b, M, N, K> {
+  static constexpr int rows = K, cols = N;
+};
+template <int M, int N, int K> struct tile_shape<accumulator, M, N, K> {
+  static constexpr int rows = M, cols = N;
+};
+template <typename Use, int M, int N, int K, typename T, typename Layout = void>
+struct fragment {
+  static constexpr int rows = tile_shape<Use, M, N, K>::rows,
+                       cols = tile_shape<Use, M, N, K>::cols;
+  static constexpr int num_elements = rows * cols;
+  float x[num_elements]; // row-major
+};
+template <typename Use, int M, int N, int K, typename T, typename L>
+inline void fill_fragment(fragment<Use, M, N, K, T, L> &f, float v) {
+  for (float &e : f.x)
+    e = v;
+}
+template <typename Use, int M, int N, int K, typename T, typename L>
+inline void load_matrix_sync(fragment<Use, M, N, K, T, L> &f, const float *p, unsigned ldm) {
+  using F = fragment<Use, M, N, K, T, L>;
+  const bool column = std::is_same<L, col_major>::value;
+  for (int r = 0; r < F::rows; ++r)
+    for (int c = 0; c < F::cols; ++c)
+      f.x[r * F::cols + c] = column ? p[(size_t)c * ldm + r] : p[(size_t)r * ldm + c];
+}
+template <int M, int N, int K, typename T>
+inline void load_matrix_sync(fragment<accumulator, M, N, K, T> &f, const float *p, unsigned ldm,
+                             layout_t layout) {
+  for (int r = 0; r < M; ++r)
+    for (int c = 0; c < N; ++c)
+      f.x[r * N + c] = layout == mem_row_major ? p[(size_t)r * ldm + c] : p[(size_t)c * ldm + r];
+}
+template <int M, int N, int K, typename T>
+inline void store_matrix_sync(float *p, const fragment<accumulator, M, N, K, T> &f, unsigned ldm,
+                              layout_t layout) {
+  for (int r = 0; r < M; ++r)
+    for (int c = 0; c < N; ++c)
+      (layout == mem_row_major ? p[(size_t)r * ldm + c] : p[(size_t)c * ldm + r]) =
+          f.x[r * N + c];
+}
+template <int M, int N, int K, typename TA, typename LA, typename TB, typename LB, typename T>
+inline void mma_sync(fragment<accumulator, M, N, K, T> &d,
+                     const fragment<matrix_a, M, N, K, TA, LA> &a,
+                     const fragment<matrix_b, M, N, K, TB, LB> &b,
+                     const fragment<accumulator, M, N, K, T> &c) {
+  float out[M * N];
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      float sum = c.x[i * N + j];
+      for (int k = 0; k < K; ++k)
+        sum = fmaf(a.x[i * K + k], b.x[k * N + j], sum);
+      out[i * N + j] = sum;
+    }
+  std::memcpy(d.x, out, sizeof out);
+}
+inline float __float_to_tf32(float v) { return seqc_sim::tf32(v); }
+} // namespace wmma
+} // namespace nvcuda
 
 // ---- runtime API -------------------------------------------------------------
 inline const char *cudaGetErrorString(cudaError_t e) {

@@ -111,15 +111,6 @@ struct CudnnConvolution {
   bool set = false;
 };
 
-/// A float rounded to TF32 (10 mantissa bits, round to nearest even).
-inline float tf32(float v) {
-  uint32_t bits;
-  std::memcpy(&bits, &v, 4);
-  bits = (bits + 0xfffu + ((bits >> 13) & 1u)) & ~0x1fffu;
-  std::memcpy(&v, &bits, 4);
-  return v;
-}
-
 /// The output's logical sizes, or BAD_PARAM where cuDNN would refuse.
 inline cudnnStatus_t cudnn_output_dims(const CudnnConvolution &c, const CudnnLayout &x,
                                        const CudnnLayout &w, int *out) {

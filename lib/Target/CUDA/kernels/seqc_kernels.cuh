@@ -12,6 +12,7 @@
 #ifndef SEQC_CPU_SIMULATION
 #include <cuda_runtime.h>
 #include <cooperative_groups.h>
+#include <mma.h>
 // Kernel launches are spelled SEQC_LAUNCH(kernel, grid, block, shared, stream)(args)
 // so that seqc_cuda_sim.h can run the same source on a CPU.
 #define SEQC_LAUNCH(kernel, grid, block, shared, stream) kernel<<<grid, block, shared, stream>>>
@@ -272,26 +273,116 @@ inline cudaError_t softmax_rows(cudaStream_t stream, float *x, int64_t rows, int
   return cudaGetLastError();
 }
 
+// The same GEMM on tensor cores in TF32 (`--cuda-math=tf32`, which defines
+// SEQC_GEMM_TF32): each operand keeps 10 of float32's 23 mantissa bits, the
+// products are summed in float32. The 64x64 tile of a block is 8 warps of
+// 16x32 (two m16n16k8 accumulators each); 16-deep K slices staged through
+// shared memory (zeros past the edges), so any M, N, K work.
+constexpr int kTf32Lda = kGemmTileK + 4, kTf32Ldb = kGemmTileN + 4, kTf32Ldc = kGemmTileN + 4;
+
+template <Act A>
+__global__ void __launch_bounds__(256)
+linear_tf32_kernel(const float *__restrict__ a, const float *__restrict__ w,
+                   const float *__restrict__ bias, float *__restrict__ c, int M, int N, int K,
+                   float alpha) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+  namespace wmma = nvcuda::wmma;
+  __shared__ __align__(32) float As[kGemmTileM * kTf32Lda];
+  __shared__ __align__(32) float Bs[kGemmTileK * kTf32Ldb];
+  __shared__ __align__(32) float Cs[kGemmTileM * kTf32Ldc];
+  const int warp = threadIdx.x / 32, warp_row = (warp / 2) * 16, warp_col = (warp % 2) * 32;
+  const int row0 = blockIdx.y * kGemmTileM, col0 = blockIdx.x * kGemmTileN;
+  wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc[2];
+  wmma::fill_fragment(acc[0], 0.0f);
+  wmma::fill_fragment(acc[1], 0.0f);
+  for (int k0 = 0; k0 < K; k0 += kGemmTileK) {
+    for (int i = threadIdx.x; i < kGemmTileM * kGemmTileK; i += blockDim.x) {
+      int r = i / kGemmTileK, kk = i % kGemmTileK;
+      int gr = row0 + r, gk = k0 + kk;
+      As[r * kTf32Lda + kk] = (gr < M && gk < K) ? a[(size_t)gr * K + gk] : 0.0f;
+    }
+    for (int i = threadIdx.x; i < kGemmTileK * kGemmTileN; i += blockDim.x) {
+      int kk = i / kGemmTileN, cc = i % kGemmTileN;
+      int gk = k0 + kk, gc = col0 + cc;
+      Bs[kk * kTf32Ldb + cc] = (gk < K && gc < N) ? w[(size_t)gk * N + gc] : 0.0f;
+    }
+    __syncthreads();
+    for (int kk = 0; kk < kGemmTileK; kk += 8) {
+      wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> fa;
+      wmma::load_matrix_sync(fa, As + warp_row * kTf32Lda + kk, kTf32Lda);
+      for (int e = 0; e < fa.num_elements; ++e)
+        fa.x[e] = wmma::__float_to_tf32(fa.x[e]);
+      for (int half = 0; half < 2; ++half) {
+        wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::row_major> fb;
+        wmma::load_matrix_sync(fb, Bs + kk * kTf32Ldb + warp_col + 16 * half, kTf32Ldb);
+        for (int e = 0; e < fb.num_elements; ++e)
+          fb.x[e] = wmma::__float_to_tf32(fb.x[e]);
+        wmma::mma_sync(acc[half], fa, fb, acc[half]);
+      }
+    }
+    __syncthreads();
+  }
+  for (int half = 0; half < 2; ++half)
+    wmma::store_matrix_sync(Cs + warp_row * kTf32Ldc + warp_col + 16 * half, acc[half],
+                            kTf32Ldc, wmma::mem_row_major);
+  __syncthreads();
+  for (int i = threadIdx.x; i < kGemmTileM * kGemmTileN; i += blockDim.x) {
+    int r = row0 + i / kGemmTileN, col = col0 + i % kGemmTileN;
+    if (r < M && col < N)
+      c[(size_t)r * N + col] = activate<A>(
+          Cs[(i / kGemmTileN) * kTf32Ldc + i % kGemmTileN] + (bias ? bias[col] : 0.0f), alpha);
+  }
+#endif
+}
+
+/// Whether seq.linear runs on tensor cores: built with SEQC_GEMM_TF32 and
+/// on a GPU that has TF32 (compute capability 8.0 or newer).
+inline bool gemm_on_tensor_cores() {
+#ifdef SEQC_GEMM_TF32
+  int device = 0, major = 0;
+  return cudaGetDevice(&device) == cudaSuccess &&
+         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) ==
+             cudaSuccess &&
+         major >= 8;
+#else
+  return false;
+#endif
+}
+
 /// Rows of one GEMM launch: row tiles are grid.y, which stops at 65535.
 constexpr int64_t kGemmMaxRowsPerLaunch = 65535LL * kGemmTileM;
 
-/// c = act(a w + bias) for a (M, K), w (K, N); M of any size is split into
-/// launches of at most `rows_per_launch` rows.
+/// c = act(a w + bias) for a (M, K), w (K, N), on tensor cores in TF32 or
+/// in float32; M of any size is split into launches of at most
+/// `rows_per_launch` rows.
 template <Act A>
-cudaError_t linear(cudaStream_t stream, const float *a, const float *w,
-                   const float *bias, float *c, int64_t M, int N, int K, float alpha,
-                   int64_t rows_per_launch = kGemmMaxRowsPerLaunch) {
+cudaError_t linear_with(bool tensor_cores, cudaStream_t stream, const float *a, const float *w,
+                        const float *bias, float *c, int64_t M, int N, int K, float alpha,
+                        int64_t rows_per_launch = kGemmMaxRowsPerLaunch) {
   rows_per_launch = std::min(rows_per_launch, kGemmMaxRowsPerLaunch);
   for (int64_t row0 = 0; row0 < M; row0 += rows_per_launch) {
     const int64_t rows = std::min(rows_per_launch, M - row0);
     dim3 grid((N + kGemmTileN - 1) / kGemmTileN,
               static_cast<unsigned>((rows + kGemmTileM - 1) / kGemmTileM));
-    SEQC_LAUNCH(linear_kernel<A>, grid, 256, 0, stream)(a + row0 * K, w, bias, c + row0 * N,
-                                                        static_cast<int>(rows), N, K, alpha);
+    if (tensor_cores)
+      SEQC_LAUNCH(linear_tf32_kernel<A>, grid, 256, 0, stream)(
+          a + row0 * K, w, bias, c + row0 * N, static_cast<int>(rows), N, K, alpha);
+    else
+      SEQC_LAUNCH(linear_kernel<A>, grid, 256, 0, stream)(
+          a + row0 * K, w, bias, c + row0 * N, static_cast<int>(rows), N, K, alpha);
     if (cudaError_t err = cudaGetLastError())
       return err;
   }
   return softmax_rows<A>(stream, c, M, N);
+}
+
+/// seq.linear as the library was built (--cuda-math).
+template <Act A>
+cudaError_t linear(cudaStream_t stream, const float *a, const float *w, const float *bias,
+                   float *c, int64_t M, int N, int K, float alpha,
+                   int64_t rows_per_launch = kGemmMaxRowsPerLaunch) {
+  return linear_with<A>(gemm_on_tensor_cores(), stream, a, w, bias, c, M, N, K, alpha,
+                        rows_per_launch);
 }
 
 // ---------------------------------------------------------------------------
