@@ -55,7 +55,10 @@ cl::opt<seq::cuda::GemmMath> cudaMath(
     cl::values(clEnumValN(seq::cuda::GemmMath::Fp32, "fp32", "exact float32 (default)"),
                clEnumValN(seq::cuda::GemmMath::Tf32, "tf32",
                           "tensor cores in TF32 on compute capability 8.0+ (operands "
-                          "rounded to 10 mantissa bits: about 1e-3 relative)")),
+                          "rounded to 10 mantissa bits: about 1e-3 relative)"),
+               clEnumValN(seq::cuda::GemmMath::Bf16, "bf16",
+                          "tensor cores in BF16 on compute capability 8.0+ (operands "
+                          "rounded to 7 mantissa bits: about 1e-2 relative)")),
     cl::init(seq::cuda::GemmMath::Fp32), cl::cat(seqc::seqCompileCategory));
 cl::opt<std::string> cudaArch("cuda-arch",
                               cl::desc("--target=cuda: GPU architectures to build for"),

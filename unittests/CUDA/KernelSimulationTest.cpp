@@ -82,17 +82,19 @@ void checkLinear(int64_t m, int n, int k, Activation act, float alpha, bool with
               "linear " + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n));
 }
 
-/// The TF32 tensor-core GEMM against the float32 reference: operands keep
-/// 10 mantissa bits, so each product is within 2^-10 of the exact one
-/// (relative), and the sum within that of the sum of |products|; a float32
-/// result would be about 2^-23 of it, which the lower bound rules out.
+/// The tensor-core GEMM against the float32 reference: operands keep 10
+/// (TF32) or 7 (BF16) mantissa bits, so each product is within 2^-10 or
+/// 2^-7 of the exact one (relative), and the sum within that of the sum of
+/// |products|; a float32 result would be about 2^-23 of it, which the lower
+/// bound rules out.
 template <seqc::Act A>
-void checkTf32Linear(int64_t m, int n, int k, Activation act, bool withBias,
-                     int64_t rowsPerLaunch = seqc::kGemmMaxRowsPerLaunch) {
+void checkTensorCoreLinear(seqc::GemmMath math, int64_t m, int n, int k, Activation act,
+                           bool withBias, int64_t rowsPerLaunch = seqc::kGemmMaxRowsPerLaunch) {
+  const int bits = math == seqc::GemmMath::Tf32 ? 10 : 7;
   Tensor x = random({m, k}, 1 + m, 2.0f), w = random({k, n}, 2 + n), b = random({n}, 3);
   Tensor want = seq::rt::dense(x, w, withBias ? &b : nullptr, act, 0.0f);
   std::vector<float> got(m * n, -7.0f);
-  ASSERT_EQ(seqc::linear_with<A>(true, nullptr, x.data.data(), w.data.data(),
+  ASSERT_EQ(seqc::linear_with<A>(math, nullptr, x.data.data(), w.data.data(),
                                  withBias ? b.data.data() : nullptr, got.data(), m, n, k, 0.0f,
                                  rowsPerLaunch),
             cudaSuccess);
@@ -103,12 +105,12 @@ void checkTf32Linear(int64_t m, int n, int k, Activation act, bool withBias,
       for (int kk = 0; kk < k; ++kk)
         magnitude += std::fabs((double)x.data[i * k + kk] * w.data[(size_t)kk * n + j]);
       double error = std::fabs((double)got[i * n + j] - want.data[i * n + j]);
-      ASSERT_LE(error, magnitude * std::ldexp(1.0, -10) + 1e-6)
+      ASSERT_LE(error, magnitude * std::ldexp(1.0, -bits) + 1e-6)
           << "row " << i << " column " << j << " of " << m << "x" << k << "x" << n;
       if (magnitude > 0)
         worst = std::max(worst, error / magnitude);
     }
-  // float32 stays near 2^-23 of the magnitude; TF32's 10 bits show.
+  // float32 stays near 2^-23 of the magnitude; 10 or 7 bits show.
   if (k >= 8)
     EXPECT_GT(worst, 1e-5) << "the result looks float32, not TF32";
 }
@@ -156,14 +158,18 @@ TEST(CudaKernelSimulation, LinearSplitsRowsAcrossLaunches) {
   checkLinear<seqc::Act::Softmax>(150, 10, 7, Activation::Softmax, 0, true, seqc::kGemmTileM);
 }
 
-// --cuda-math=tf32: the same GEMM on tensor cores, across the tile edges
-// (M, N, K not multiples of 64, 64, 16; K below one k-step of 8) and split
-// launches. The activations are linear/relu: monotone, so the bound holds.
-TEST(CudaKernelSimulation, Tf32LinearOnTensorCores) {
-  checkTf32Linear<seqc::Act::Linear>(1, 1, 1, Activation::Linear, true);
-  checkTf32Linear<seqc::Act::Linear>(70, 37, 19, Activation::Linear, true);
-  checkTf32Linear<seqc::Act::Linear>(65, 130, 40, Activation::Linear, false);
-  checkTf32Linear<seqc::Act::Linear>(200, 37, 5, Activation::Linear, true, seqc::kGemmTileM);
+// --cuda-math=tf32|bf16: the same GEMM on tensor cores, across the tile
+// edges (M, N, K not multiples of 64, 64, 16; K below one k-step) and split
+// launches.
+TEST(CudaKernelSimulation, LinearOnTensorCores) {
+  for (seqc::GemmMath math : {seqc::GemmMath::Tf32, seqc::GemmMath::Bf16}) {
+    SCOPED_TRACE(math == seqc::GemmMath::Tf32 ? "tf32" : "bf16");
+    checkTensorCoreLinear<seqc::Act::Linear>(math, 1, 1, 1, Activation::Linear, true);
+    checkTensorCoreLinear<seqc::Act::Linear>(math, 70, 37, 19, Activation::Linear, true);
+    checkTensorCoreLinear<seqc::Act::Linear>(math, 65, 130, 40, Activation::Linear, false);
+    checkTensorCoreLinear<seqc::Act::Linear>(math, 200, 37, 5, Activation::Linear, true,
+                                             seqc::kGemmTileM);
+  }
 }
 
 TEST(CudaKernelSimulation, LinearEpilogueActivations) {

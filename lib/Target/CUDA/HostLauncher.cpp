@@ -59,8 +59,9 @@ std::string Emitter::assemble() const {
                                                       "kernels"
                                                     : "direct kernels")
      << "; Dense and input projections: "
-     << (options.gemmMath == GemmMath::Tf32 ? "TF32 tensor cores (compute capability 8.0+)"
-                                            : "float32")
+     << (options.gemmMath == GemmMath::Tf32   ? "TF32 tensor cores (compute capability 8.0+)"
+         : options.gemmMath == GemmMath::Bf16 ? "BF16 tensor cores (compute capability 8.0+)"
+                                              : "float32")
      << ". Device memory is allocated once, at seqc_model_create, for batch <= " << maxBatch
      << (dynamicTime ? " and seq_len <= " + std::to_string(maxSteps) : std::string()) << ".\n"
      << "//\n"
@@ -74,6 +75,8 @@ std::string Emitter::assemble() const {
     os << "//   " << line << "\n";
   if (options.gemmMath == GemmMath::Tf32)
     os << "\n#define SEQC_GEMM_TF32 1 // --cuda-math=tf32\n";
+  if (options.gemmMath == GemmMath::Bf16)
+    os << "\n#define SEQC_GEMM_BF16 1 // --cuda-math=bf16\n";
   os << "\n" << kernelLibrarySource();
   if (cudnn)
     os << "\n" << cudnnLibrarySource();

@@ -39,6 +39,8 @@ enum class GemmMath {
   /// Tensor cores in TF32 on compute capability 8.0+: operands keep 10
   /// mantissa bits (float32 elsewhere, and on older GPUs).
   Tf32,
+  /// Tensor cores in BF16 on compute capability 8.0+: operands keep 7.
+  Bf16,
 };
 
 struct CudaEmitOptions {

@@ -492,9 +492,24 @@ inline float tf32(float v) {
   std::memcpy(&v, &bits, 4);
   return v;
 }
+/// A float rounded to BF16 (7 mantissa bits, round to nearest even).
+inline float bf16(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, 4);
+  bits = (bits + 0x7fffu + ((bits >> 16) & 1u)) & ~0xffffu;
+  std::memcpy(&v, &bits, 4);
+  return v;
+}
 } // namespace seqc_sim
 
-// Warp matrix operations (TF32 m16n16k8 and any other shape): every lane
+/// cuda_bf16.h's type, holding its value as the float it stands for.
+struct __nv_bfloat16 {
+  float value;
+  operator float() const { return value; }
+};
+inline __nv_bfloat16 __float2bfloat16(float v) { return {seqc_sim::bf16(v)}; }
+
+// Warp matrix operations (TF32 m16n16k8, BF16 m16n16k16, any shape): every lane
 // holds the whole tile, and a collective operation is each lane doing all of
 // it. The results are a GPU's; which lane holds which element is not
 // modelled (code that indexes fragment elements by position would not be
@@ -532,13 +547,13 @@ inline void fill_fragment(fragment<Use, M, N, K, T, L> &f, float v) {
   for (float &e : f.x)
     e = v;
 }
-template <typename Use, int M, int N, int K, typename T, typename L>
-inline void load_matrix_sync(fragment<Use, M, N, K, T, L> &f, const float *p, unsigned ldm) {
+template <typename Use, int M, int N, int K, typename T, typename L, typename E>
+inline void load_matrix_sync(fragment<Use, M, N, K, T, L> &f, const E *p, unsigned ldm) {
   using F = fragment<Use, M, N, K, T, L>;
   const bool column = std::is_same<L, col_major>::value;
   for (int r = 0; r < F::rows; ++r)
     for (int c = 0; c < F::cols; ++c)
-      f.x[r * F::cols + c] = column ? p[(size_t)c * ldm + r] : p[(size_t)r * ldm + c];
+      f.x[r * F::cols + c] = column ? (float)p[(size_t)c * ldm + r] : (float)p[(size_t)r * ldm + c];
 }
 template <int M, int N, int K, typename T>
 inline void load_matrix_sync(fragment<accumulator, M, N, K, T> &f, const float *p, unsigned ldm,

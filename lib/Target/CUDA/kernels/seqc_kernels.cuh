@@ -12,6 +12,7 @@
 #ifndef SEQC_CPU_SIMULATION
 #include <cuda_runtime.h>
 #include <cooperative_groups.h>
+#include <cuda_bf16.h>
 #include <mma.h>
 // Kernel launches are spelled SEQC_LAUNCH(kernel, grid, block, shared, stream)(args)
 // so that seqc_cuda_sim.h can run the same source on a CPU.
@@ -273,90 +274,121 @@ inline cudaError_t softmax_rows(cudaStream_t stream, float *x, int64_t rows, int
   return cudaGetLastError();
 }
 
-// The same GEMM on tensor cores in TF32 (`--cuda-math=tf32`, which defines
-// SEQC_GEMM_TF32): each operand keeps 10 of float32's 23 mantissa bits, the
-// products are summed in float32. The 64x64 tile of a block is 8 warps of
-// 16x32 (two m16n16k8 accumulators each); 16-deep K slices staged through
-// shared memory (zeros past the edges), so any M, N, K work.
-constexpr int kTf32Lda = kGemmTileK + 4, kTf32Ldb = kGemmTileN + 4, kTf32Ldc = kGemmTileN + 4;
+// The same GEMM on tensor cores (`--cuda-math=tf32|bf16`, which define
+// SEQC_GEMM_TF32 / SEQC_GEMM_BF16): in TF32 each operand keeps 10 of
+// float32's 23 mantissa bits, in BF16 7; the products are summed in float32.
+// The 64x64 tile of a block is 8 warps of 16x32 (two 16x16 accumulators
+// each); 16-deep K slices are staged through shared memory (zeros past the
+// edges, BF16 converted there), so any M, N, K work.
+enum class GemmMath : int { Fp32, Tf32, Bf16 };
 
-template <Act A>
-__global__ void __launch_bounds__(256)
-linear_tf32_kernel(const float *__restrict__ a, const float *__restrict__ w,
-                   const float *__restrict__ bias, float *__restrict__ c, int M, int N, int K,
-                   float alpha) {
+// Device code for GPUs without TF32/BF16 tensor cores compiles without them
+// (gemm_math() never picks them there).
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+#define SEQC_TENSOR_CORES 1
+template <GemmMath G> struct TensorCoreMath;
+template <> struct TensorCoreMath<GemmMath::Tf32> {
+  using Stored = float; // rounded to TF32 in the fragments
+  using Fragment = nvcuda::wmma::precision::tf32;
+  static constexpr int kStep = 8, kPad = 4;
+  __device__ static float store(float v) { return v; }
+};
+template <> struct TensorCoreMath<GemmMath::Bf16> {
+  using Stored = __nv_bfloat16;
+  using Fragment = __nv_bfloat16;
+  static constexpr int kStep = 16, kPad = 8;
+  __device__ static __nv_bfloat16 store(float v) { return __float2bfloat16(v); }
+};
+#endif
+
+template <Act A, GemmMath G>
+__global__ void __launch_bounds__(256)
+linear_tensor_core_kernel(const float *__restrict__ a, const float *__restrict__ w,
+                          const float *__restrict__ bias, float *__restrict__ c, int M, int N,
+                          int K, float alpha) {
+#ifdef SEQC_TENSOR_CORES
   namespace wmma = nvcuda::wmma;
-  __shared__ __align__(32) float As[kGemmTileM * kTf32Lda];
-  __shared__ __align__(32) float Bs[kGemmTileK * kTf32Ldb];
-  __shared__ __align__(32) float Cs[kGemmTileM * kTf32Ldc];
+  using Math = TensorCoreMath<G>;
+  using Stored = typename Math::Stored;
+  constexpr int S = Math::kStep, lda = kGemmTileK + Math::kPad, ldb = kGemmTileN + Math::kPad,
+                ldc = kGemmTileN + 4;
+  __shared__ __align__(32) Stored As[kGemmTileM * lda];
+  __shared__ __align__(32) Stored Bs[kGemmTileK * ldb];
+  __shared__ __align__(32) float Cs[kGemmTileM * ldc];
   const int warp = threadIdx.x / 32, warp_row = (warp / 2) * 16, warp_col = (warp % 2) * 32;
   const int row0 = blockIdx.y * kGemmTileM, col0 = blockIdx.x * kGemmTileN;
-  wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc[2];
+  wmma::fragment<wmma::accumulator, 16, 16, S, float> acc[2];
   wmma::fill_fragment(acc[0], 0.0f);
   wmma::fill_fragment(acc[1], 0.0f);
   for (int k0 = 0; k0 < K; k0 += kGemmTileK) {
     for (int i = threadIdx.x; i < kGemmTileM * kGemmTileK; i += blockDim.x) {
       int r = i / kGemmTileK, kk = i % kGemmTileK;
       int gr = row0 + r, gk = k0 + kk;
-      As[r * kTf32Lda + kk] = (gr < M && gk < K) ? a[(size_t)gr * K + gk] : 0.0f;
+      As[r * lda + kk] = Math::store((gr < M && gk < K) ? a[(size_t)gr * K + gk] : 0.0f);
     }
     for (int i = threadIdx.x; i < kGemmTileK * kGemmTileN; i += blockDim.x) {
       int kk = i / kGemmTileN, cc = i % kGemmTileN;
       int gk = k0 + kk, gc = col0 + cc;
-      Bs[kk * kTf32Ldb + cc] = (gk < K && gc < N) ? w[(size_t)gk * N + gc] : 0.0f;
+      Bs[kk * ldb + cc] = Math::store((gk < K && gc < N) ? w[(size_t)gk * N + gc] : 0.0f);
     }
     __syncthreads();
-    for (int kk = 0; kk < kGemmTileK; kk += 8) {
-      wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> fa;
-      wmma::load_matrix_sync(fa, As + warp_row * kTf32Lda + kk, kTf32Lda);
-      for (int e = 0; e < fa.num_elements; ++e)
-        fa.x[e] = wmma::__float_to_tf32(fa.x[e]);
+    for (int kk = 0; kk < kGemmTileK; kk += S) {
+      wmma::fragment<wmma::matrix_a, 16, 16, S, typename Math::Fragment, wmma::row_major> fa;
+      wmma::load_matrix_sync(fa, As + warp_row * lda + kk, lda);
+      if constexpr (G == GemmMath::Tf32)
+        for (int e = 0; e < fa.num_elements; ++e)
+          fa.x[e] = wmma::__float_to_tf32(fa.x[e]);
       for (int half = 0; half < 2; ++half) {
-        wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::row_major> fb;
-        wmma::load_matrix_sync(fb, Bs + kk * kTf32Ldb + warp_col + 16 * half, kTf32Ldb);
-        for (int e = 0; e < fb.num_elements; ++e)
-          fb.x[e] = wmma::__float_to_tf32(fb.x[e]);
+        wmma::fragment<wmma::matrix_b, 16, 16, S, typename Math::Fragment, wmma::row_major> fb;
+        wmma::load_matrix_sync(fb, Bs + kk * ldb + warp_col + 16 * half, ldb);
+        if constexpr (G == GemmMath::Tf32)
+          for (int e = 0; e < fb.num_elements; ++e)
+            fb.x[e] = wmma::__float_to_tf32(fb.x[e]);
         wmma::mma_sync(acc[half], fa, fb, acc[half]);
       }
     }
     __syncthreads();
   }
   for (int half = 0; half < 2; ++half)
-    wmma::store_matrix_sync(Cs + warp_row * kTf32Ldc + warp_col + 16 * half, acc[half],
-                            kTf32Ldc, wmma::mem_row_major);
+    wmma::store_matrix_sync(Cs + warp_row * ldc + warp_col + 16 * half, acc[half], ldc,
+                            wmma::mem_row_major);
   __syncthreads();
   for (int i = threadIdx.x; i < kGemmTileM * kGemmTileN; i += blockDim.x) {
     int r = row0 + i / kGemmTileN, col = col0 + i % kGemmTileN;
     if (r < M && col < N)
       c[(size_t)r * N + col] = activate<A>(
-          Cs[(i / kGemmTileN) * kTf32Ldc + i % kGemmTileN] + (bias ? bias[col] : 0.0f), alpha);
+          Cs[(i / kGemmTileN) * ldc + i % kGemmTileN] + (bias ? bias[col] : 0.0f), alpha);
   }
 #endif
 }
 
-/// Whether seq.linear runs on tensor cores: built with SEQC_GEMM_TF32 and
-/// on a GPU that has TF32 (compute capability 8.0 or newer).
-inline bool gemm_on_tensor_cores() {
-#ifdef SEQC_GEMM_TF32
+/// The arithmetic seq.linear runs in: as the library was built, on a GPU
+/// that has it (TF32 and BF16 tensor cores: compute capability 8.0+), else
+/// float32.
+inline GemmMath gemm_math() {
+#if defined(SEQC_GEMM_TF32) || defined(SEQC_GEMM_BF16)
   int device = 0, major = 0;
-  return cudaGetDevice(&device) == cudaSuccess &&
-         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) ==
-             cudaSuccess &&
-         major >= 8;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+      major < 8)
+    return GemmMath::Fp32;
+#endif
+#if defined(SEQC_GEMM_TF32)
+  return GemmMath::Tf32;
+#elif defined(SEQC_GEMM_BF16)
+  return GemmMath::Bf16;
 #else
-  return false;
+  return GemmMath::Fp32;
 #endif
 }
 
 /// Rows of one GEMM launch: row tiles are grid.y, which stops at 65535.
 constexpr int64_t kGemmMaxRowsPerLaunch = 65535LL * kGemmTileM;
 
-/// c = act(a w + bias) for a (M, K), w (K, N), on tensor cores in TF32 or
-/// in float32; M of any size is split into launches of at most
-/// `rows_per_launch` rows.
+/// c = act(a w + bias) for a (M, K), w (K, N) in arithmetic `math`; M of
+/// any size is split into launches of at most `rows_per_launch` rows.
 template <Act A>
-cudaError_t linear_with(bool tensor_cores, cudaStream_t stream, const float *a, const float *w,
+cudaError_t linear_with(GemmMath math, cudaStream_t stream, const float *a, const float *w,
                         const float *bias, float *c, int64_t M, int N, int K, float alpha,
                         int64_t rows_per_launch = kGemmMaxRowsPerLaunch) {
   rows_per_launch = std::min(rows_per_launch, kGemmMaxRowsPerLaunch);
@@ -364,12 +396,18 @@ cudaError_t linear_with(bool tensor_cores, cudaStream_t stream, const float *a, 
     const int64_t rows = std::min(rows_per_launch, M - row0);
     dim3 grid((N + kGemmTileN - 1) / kGemmTileN,
               static_cast<unsigned>((rows + kGemmTileM - 1) / kGemmTileM));
-    if (tensor_cores)
-      SEQC_LAUNCH(linear_tf32_kernel<A>, grid, 256, 0, stream)(
-          a + row0 * K, w, bias, c + row0 * N, static_cast<int>(rows), N, K, alpha);
+    const float *a_rows = a + row0 * K;
+    float *c_rows = c + row0 * N;
+    const int m = static_cast<int>(rows);
+    if (math == GemmMath::Tf32)
+      SEQC_LAUNCH((linear_tensor_core_kernel<A, GemmMath::Tf32>), grid, 256, 0, stream)(
+          a_rows, w, bias, c_rows, m, N, K, alpha);
+    else if (math == GemmMath::Bf16)
+      SEQC_LAUNCH((linear_tensor_core_kernel<A, GemmMath::Bf16>), grid, 256, 0, stream)(
+          a_rows, w, bias, c_rows, m, N, K, alpha);
     else
-      SEQC_LAUNCH(linear_kernel<A>, grid, 256, 0, stream)(
-          a + row0 * K, w, bias, c + row0 * N, static_cast<int>(rows), N, K, alpha);
+      SEQC_LAUNCH(linear_kernel<A>, grid, 256, 0, stream)(a_rows, w, bias, c_rows, m, N, K,
+                                                          alpha);
     if (cudaError_t err = cudaGetLastError())
       return err;
   }
@@ -381,8 +419,7 @@ template <Act A>
 cudaError_t linear(cudaStream_t stream, const float *a, const float *w, const float *bias,
                    float *c, int64_t M, int N, int K, float alpha,
                    int64_t rows_per_launch = kGemmMaxRowsPerLaunch) {
-  return linear_with<A>(gemm_on_tensor_cores(), stream, a, w, bias, c, M, N, K, alpha,
-                        rows_per_launch);
+  return linear_with<A>(gemm_math(), stream, a, w, bias, c, M, N, K, alpha, rows_per_launch);
 }
 
 // ---------------------------------------------------------------------------
