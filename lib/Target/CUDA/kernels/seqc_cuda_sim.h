@@ -483,23 +483,18 @@ inline cluster_group this_cluster() { return cluster_group(); }
 } // namespace cooperative_groups
 
 namespace seqc_sim {
-/// A float rounded to TF32 (10 mantissa bits, round to nearest even), as a
-/// tensor core takes its operands.
-inline float tf32(float v) {
-  uint32_t bits;
-  std::memcpy(&bits, &v, 4);
-  bits = (bits + 0xfffu + ((bits >> 13) & 1u)) & ~0x1fffu;
-  std::memcpy(&v, &bits, 4);
+/// A float rounded to `bits` mantissa bits (round to nearest even).
+inline float round_mantissa(float v, int bits) {
+  const int drop = 23 - bits;
+  uint32_t u;
+  std::memcpy(&u, &v, 4);
+  u = (u + (1u << (drop - 1)) - 1u + ((u >> drop) & 1u)) & ~((1u << drop) - 1u);
+  std::memcpy(&v, &u, 4);
   return v;
 }
-/// A float rounded to BF16 (7 mantissa bits, round to nearest even).
-inline float bf16(float v) {
-  uint32_t bits;
-  std::memcpy(&bits, &v, 4);
-  bits = (bits + 0x7fffu + ((bits >> 16) & 1u)) & ~0xffffu;
-  std::memcpy(&v, &bits, 4);
-  return v;
-}
+/// As a tensor core takes its operands: TF32 keeps 10 bits, BF16 7.
+inline float tf32(float v) { return round_mantissa(v, 10); }
+inline float bf16(float v) { return round_mantissa(v, 7); }
 } // namespace seqc_sim
 
 /// cuda_bf16.h's type, holding its value as the float it stands for.

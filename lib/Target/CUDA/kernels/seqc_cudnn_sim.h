@@ -200,14 +200,18 @@ inline const char *cudnnGetErrorString(cudnnStatus_t s) {
   return "CUDNN_STATUS_UNKNOWN";
 }
 
-inline cudnnStatus_t cudnnCreate(cudnnHandle_t *h) {
-  *h = new cudnnContext();
+namespace seqc_sim {
+template <typename T> cudnnStatus_t cudnn_new(T **d) {
+  *d = new T();
   return CUDNN_STATUS_SUCCESS;
 }
-inline cudnnStatus_t cudnnDestroy(cudnnHandle_t h) {
-  delete h;
+template <typename T> cudnnStatus_t cudnn_delete(T *d) {
+  delete d;
   return CUDNN_STATUS_SUCCESS;
 }
+} // namespace seqc_sim
+inline cudnnStatus_t cudnnCreate(cudnnHandle_t *h) { return seqc_sim::cudnn_new(h); }
+inline cudnnStatus_t cudnnDestroy(cudnnHandle_t h) { return seqc_sim::cudnn_delete(h); }
 inline cudnnStatus_t cudnnSetStream(cudnnHandle_t h, cudaStream_t s) {
   if (!h)
     return CUDNN_STATUS_NOT_INITIALIZED;
@@ -216,28 +220,22 @@ inline cudnnStatus_t cudnnSetStream(cudnnHandle_t h, cudaStream_t s) {
 }
 
 inline cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *d) {
-  *d = new cudnnTensorStruct();
-  return CUDNN_STATUS_SUCCESS;
+  return seqc_sim::cudnn_new(d);
 }
 inline cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t d) {
-  delete d;
-  return CUDNN_STATUS_SUCCESS;
+  return seqc_sim::cudnn_delete(d);
 }
 inline cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *d) {
-  *d = new cudnnFilterStruct();
-  return CUDNN_STATUS_SUCCESS;
+  return seqc_sim::cudnn_new(d);
 }
 inline cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t d) {
-  delete d;
-  return CUDNN_STATUS_SUCCESS;
+  return seqc_sim::cudnn_delete(d);
 }
 inline cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *d) {
-  *d = new cudnnConvolutionStruct();
-  return CUDNN_STATUS_SUCCESS;
+  return seqc_sim::cudnn_new(d);
 }
 inline cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t d) {
-  delete d;
-  return CUDNN_STATUS_SUCCESS;
+  return seqc_sim::cudnn_delete(d);
 }
 
 /// dimA in the logical order (N, C, spatial...) whatever the format.
