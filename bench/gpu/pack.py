@@ -6,7 +6,9 @@ becomes the pack's run.sh).
   pack.py SEQ_COMPILE OUT_DIR [--only REGEX] [--limit-mib N]
 
 What goes in:
-  checks/    per fixture and RNN backend (fused; cudnn where seqc accepts it):
+  checks/    per fixture and backend (fused; cudnn where seqc accepts it; auto,
+             the convolutions on the faster of seqc's and cuDNN's, where
+             cuDNN runs one):
              NAME.BACKEND.cu (the emitted CUDA source, its kernel library
              replaced by an #include of the one copy, kernels_HASH.cuh, that
              the fixtures with the same library share), the fixture's input
@@ -89,11 +91,17 @@ def emit_backends(name, model, checks, seq_compile, notes):
     cuDNN for the recurrences and convolutions it takes; the backends that
     emitted it (cuDNN's refusals go to the notes)."""
     emitted = []
-    for backend in ("fused", "cudnn"):
+    for backend in ("fused", "cudnn", "auto"):
         cu = os.path.join(checks, "%s.%s.cu" % (name, backend))
-        flags = ["--rnn-backend=" + backend]
-        if backend == "cudnn":
-            flags.append("--conv-backend=cudnn")
+        flags = ["--rnn-backend=" + ("cudnn" if backend == "cudnn" else "fused")]
+        if backend != "fused":
+            flags.append("--conv-backend=" + backend)
+        # auto (each convolution on the faster of the direct kernel and
+        # cuDNN) only where cuDNN runs a convolution of the fixture.
+        if backend == "auto" and not (emitted and emitted[-1] == "cudnn" and
+                                      "cudnn_conv_run<" in open(os.path.join(
+                                          checks, "%s.cudnn.cu" % name)).read()):
+            continue
         rc, text = run([seq_compile] + model + ["--target=cuda", "--emit=cuda"] + flags +
                        ["-o", cu])
         if rc != 0:

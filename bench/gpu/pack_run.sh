@@ -70,7 +70,7 @@ filter() { if [ -n "$only" ]; then grep -E "^[^	]*($only)" || true; else cat; fi
 filter < "$here/checks.tsv" > "$work/checks.tsv"
 filter < "$here/bench.tsv" > "$work/bench.tsv"
 if [ $simulate = 1 ] || [ -z "$cudnn" ]; then
-  awk -F'\t' '$2 != "cudnn"' "$work/checks.tsv" > "$work/c" && mv "$work/c" "$work/checks.tsv"
+  awk -F'\t' '$2 != "cudnn" && $2 != "auto"' "$work/checks.tsv" > "$work/c" && mv "$work/c" "$work/checks.tsv"
   awk -F'\t' '$2 != "cudnn" && $2 != "auto"' "$work/bench.tsv" > "$work/b" && mv "$work/b" "$work/bench.tsv"
 fi
 [ -s "$work/checks.tsv" ] || die "no checks match '${only}'"
@@ -103,7 +103,7 @@ compile() { # NAME BACKEND
       -x c++ "$cu" -x c++ "$here/src/check_model.cpp" -o "$bin" > "$bin.log" 2>&1
   else
     local flags=''
-    [ "$2" = cudnn ] && flags=$cudnn_flags
+    case $2 in cudnn | auto) flags=$cudnn_flags ;; esac
     # shellcheck disable=SC2086
     "$nvcc" -O3 -std=c++17 -w $arch "$cu" "$here/src/check_model.cpp" $flags -o "$bin" > "$bin.log" 2>&1
   fi || echo "compile failed: $1 ($2): $(grep -m1 -i error "$bin.log")" >&2

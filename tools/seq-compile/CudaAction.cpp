@@ -42,7 +42,7 @@ cl::opt<seq::cuda::RnnBackend> rnnBackend(
 cl::opt<seq::cuda::ConvBackend> convBackend(
     "conv-backend", cl::desc("--target=cuda: how Conv1D/2D/3D layers run"),
     cl::values(clEnumValN(seq::cuda::ConvBackend::Direct, "direct",
-                          "seqc's direct convolution kernel (default)"),
+                          "seqc's direct convolution kernels (default)"),
                clEnumValN(seq::cuda::ConvBackend::Cudnn, "cudnn",
                           "cudnnConvolutionForward (cuDNN 9)"),
                clEnumValN(seq::cuda::ConvBackend::Auto, "auto",
