@@ -1114,6 +1114,10 @@ TEST(CudaKernelSimulation, CallsBecomeOneGraphPerShape) {
   EXPECT_EQ(calls.call(3), 0); // a new shape starts one by one
   EXPECT_EQ(calls.forwards, 3);
   EXPECT_EQ(calls.x[3], 5.0f);
+  // A graph launch's failure is that call's only.
+  calls.graphs.error = cudaErrorInvalidValue;
+  EXPECT_EQ(calls.call(2), 0);
+  EXPECT_EQ(calls.graphs.error, cudaSuccess);
 }
 
 TEST(CudaKernelSimulation, AShapeThatCannotBeRecordedRunsOneByOne) {

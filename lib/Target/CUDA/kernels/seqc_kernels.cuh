@@ -2690,7 +2690,7 @@ struct CallGraphs {
   };
   Entry entries[kShapes];
   int used = 0, next = 0;
-  cudaError_t error = cudaSuccess; // a failed graph launch's
+  cudaError_t error = cudaSuccess; // this call's graph launch failure, if it had one
 };
 
 inline bool graphs_enabled() {
@@ -2716,6 +2716,7 @@ inline void destroy_graphs(CallGraphs &graphs) {
 template <typename Forward>
 inline int run_graphed(cudaStream_t stream, CallGraphs &graphs, const void *key,
                        size_t key_bytes, Forward forward) {
+  graphs.error = cudaSuccess;
   if (!graphs_enabled())
     return forward();
   CallGraphs::Entry *entry = nullptr;
