@@ -2609,8 +2609,8 @@ inline const char *time_once(cudaStream_t stream, cudaEvent_t start, cudaEvent_t
   return nullptr;
 }
 
-/// Runs the faster of `ways[0]` and `ways[1]` (callables returning nullptr
-/// or a failure message) for the input shape `key` (batch, spatial sizes;
+/// Runs the faster of `first` and `second` (callables returning nullptr or
+/// a failure message) for the input shape `key` (batch, spatial sizes;
 /// `spatial` of them). A new shape runs each way once (set-up, caches),
 /// then times them alternately kRounds times and keeps each one's best; a
 /// way that fails meanwhile is not chosen (when both fail, the first's
