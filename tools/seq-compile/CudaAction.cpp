@@ -158,15 +158,14 @@ std::optional<int> runCuda(seqc::Session &session) {
   SmallString<128> dir;
   if (std::error_code ec = sys::fs::createUniqueDirectory("seqc-cuda", dir))
     return seqc::fail("cannot create a temporary directory: " + ec.message());
-  Expected<std::string> library = seq::cuda::buildCudaLibrary(module, options, *nvcc, *archs, dir);
+  Expected<seq::cuda::CudaLibrary> library =
+      seq::cuda::buildCudaLibrary(module, options, *nvcc, *archs, dir);
   if (!library)
     return seqc::fail(toString(library.takeError())); // the log stays in `dir`
   std::string header = headerPathFor(seqc::outputPath);
-  bool cudnn = options.rnnBackend == seq::cuda::RnnBackend::Cudnn ||
-               options.convBackend != seq::cuda::ConvBackend::Direct;
   std::string headerText = seq::cuda::cudaModelHeader(
       module, sys::path::filename(header), sys::path::filename(seqc::outputPath),
-      options.builtForArchs, cudnn);
+      options.builtForArchs, library->usesCudnn);
   std::string headerFile = (dir + "/public.h").str();
   Error installed = seq::rt::writeOutputFile(headerFile, [&](raw_ostream &out) {
     out << headerText;
@@ -174,7 +173,7 @@ std::optional<int> runCuda(seqc::Session &session) {
   });
   if (!installed)
     installed = seq::rt::installOutputFiles(
-        {{*library, seqc::outputPath}, {headerFile, header}});
+        {{library->path, seqc::outputPath}, {headerFile, header}});
   sys::fs::remove_directories(dir);
   if (installed)
     return seqc::fail(toString(std::move(installed)));

@@ -166,10 +166,10 @@ Expected<std::unique_ptr<rt::Engine>> createCudaEngine(mlir::ModuleOp module,
     sys::fs::remove_directories(dir);
     return std::move(e);
   };
-  Expected<std::string> library = buildCudaLibrary(module, options, *nvcc, archs, dir);
+  Expected<CudaLibrary> library = buildCudaLibrary(module, options, *nvcc, archs, dir);
   if (!library)
     return cleanup(library.takeError());
-  void *handle = dlopen(library->c_str(), RTLD_NOW | RTLD_LOCAL);
+  void *handle = dlopen(library->path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char *why = dlerror();
     return cleanup(error(describeLoaderError(why ? why : "dlopen failed")));

@@ -175,7 +175,7 @@ static Error writeFile(StringRef path, StringRef bytes) {
   return Error::success();
 }
 
-Expected<std::string> buildCudaLibrary(mlir::ModuleOp module, CudaEmitOptions options,
+Expected<CudaLibrary> buildCudaLibrary(mlir::ModuleOp module, CudaEmitOptions options,
                                        const NvccInfo &nvcc,
                                        const std::vector<std::string> &archs,
                                        StringRef workDir) {
@@ -213,7 +213,7 @@ Expected<std::string> buildCudaLibrary(mlir::ModuleOp module, CudaEmitOptions op
                  (build.cudnn ? " and the cuDNN 9 headers and library" : "") + "): " + detail +
                  " (full log: " + logFile + ")");
   }
-  return soFile.str().str();
+  return CudaLibrary{soFile.str().str(), build.cudnn};
 }
 
 } // namespace seq::cuda

@@ -42,11 +42,18 @@ struct NvccBuild {
 std::vector<std::string> nvccArguments(llvm::StringRef cuFile, llvm::StringRef soFile,
                                        const NvccBuild &build);
 
+/// A library buildCudaLibrary built.
+struct CudaLibrary {
+  std::string path;
+  /// It calls cuDNN (linked with -lcudnn: libcudnn.so.9 at run time).
+  bool usesCudnn = false;
+};
+
 /// Emits `module`, writes model.cu (and its weights file) into `workDir`
-/// and builds `workDir`/libmodel.so with nvcc. Returns the library's path.
-/// On failure the message is one line naming the nvcc version found and
-/// the one needed, with the first compiler error and the log's path.
-llvm::Expected<std::string> buildCudaLibrary(mlir::ModuleOp module, CudaEmitOptions options,
+/// and builds `workDir`/libmodel.so with nvcc. On failure the message is one
+/// line naming the nvcc version found and the one needed, with the first
+/// compiler error and the log's path.
+llvm::Expected<CudaLibrary> buildCudaLibrary(mlir::ModuleOp module, CudaEmitOptions options,
                                              const NvccInfo &nvcc,
                                              const std::vector<std::string> &archs,
                                              llvm::StringRef workDir);
