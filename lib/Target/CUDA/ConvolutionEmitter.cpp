@@ -11,6 +11,8 @@
 
 #include "ModelEmitter.h"
 
+#include "seq/Dialect/Seq/IR/SeqShapes.h"
+
 using namespace mlir;
 
 namespace seq::cuda::detail {
@@ -40,8 +42,8 @@ AxisPadding axisPadding(Padding padding, const std::string &in, int64_t staticIn
   }
   if (stride == 1)
     return fixed(span - 1, (span - 1) / 2);
-  if (!ShapedType::isDynamic(staticIn)) {
-    int64_t out = (staticIn + stride - 1) / stride;
+  int64_t out = shapes::conv1dLength(staticIn, span, stride, 1, Padding::Same);
+  if (!ShapedType::isDynamic(out)) {
     int64_t total = std::max<int64_t>((out - 1) * stride + span - staticIn, 0);
     return fixed(total, total / 2);
   }
@@ -69,9 +71,13 @@ std::string Emitter::emitCudnnConvolution(Operation *op, const ConvolutionLayer 
 }
 
 void Emitter::emitConvolution(Operation *op, const ConvolutionLayer &c) {
+  // In the layer's own axes (a Conv1D's unit height left out).
+  std::string shape = joined(ArrayRef<int64_t>(c.kernel).take_back(c.key.size()), "x") + ", " +
+                      std::to_string(c.groups) + " group(s), ";
   std::string epilogue = ", " + stringifyActivation(c.act).str() + " -> " + buffers[c.y].name;
   if (options.convBackend == ConvBackend::Direct) {
-    comment(op, c.directText + epilogue);
+    comment(op, "direct convolution, kernel " + shape +
+                    stringifyPadding(c.paddings.back()).str() + epilogue);
     forwardCode += tryLaunch(op, c.direct);
     return;
   }
@@ -109,9 +115,6 @@ void Emitter::emitConvolution(Operation *op, const ConvolutionLayer &c) {
               " (cuDNN pads both sides alike)";
   }
   std::string cudnn = emitCudnnConvolution(op, c, cudnnInput, cudnnIn, pads);
-  // In the layer's own axes (a Conv1D's unit height left out).
-  std::string shape = joined(ArrayRef<int64_t>(c.kernel).take_back(c.key.size()), "x") + ", " +
-                      std::to_string(c.groups) + " group(s), ";
   std::string layerName = text(layer(op));
   if (options.convBackend == ConvBackend::Cudnn) {
     comment(op, "convolution on cuDNN (cudnnConvolutionForward), kernel " + shape + padding +

@@ -622,9 +622,6 @@ Error Emitter::emitOp(Operation *op) {
                     Twine(filters) + ", " + Twine(stride) + ", " + Twine(dilation) + ", " +
                     paddingName(o.getPadding()) + ", " + floatLiteral(o.getAlpha()) + ")")
                        .str();
-        c.directText = ("direct convolution, width " + Twine(width) + ", " +
-                        stringifyPadding(o.getPadding()))
-                           .str();
         emitConvolution(op, c);
         result(y);
         return Error::success();

@@ -240,5 +240,4 @@ std::string joined(llvm::ArrayRef<int64_t> values, llvm::StringRef separator) {
   return text;
 }
 
-
 } // namespace seq::cuda::detail

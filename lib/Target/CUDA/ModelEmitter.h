@@ -88,8 +88,7 @@ struct ConvolutionLayer {
   int64_t channels, filters, groups;
   std::string weights, bias, alpha;
   Activation act;
-  std::string direct;     // the direct kernel's launch (yields a cudaError_t)
-  std::string directText; // "direct convolution, kernel 3x3, 1 group(s), same"
+  std::string direct; // the direct kernel's launch (yields a cudaError_t)
 };
 
 struct Buffer {

@@ -94,10 +94,6 @@ Error Emitter::emitSpatial(Operation *op) {
     for (int64_t i = 0; i < n; ++i)
       checkInDims(dim(y, i + 1) + " < 1",
                   layer(op) + ": the input is smaller than the convolution window");
-    std::string direct = convNd({actName(o.getActivation()), ptr(*x), *w, *b, ptr(y), in[0],
-                                 spatial, channels, k.take_front(n), filters,
-                                 (int64_t)o.getGroups(), o.getStrides(), o.getDilationRate(),
-                                 paddingName(o.getPadding()), floatLiteral(o.getAlpha())});
     ConvolutionLayer c;
     c.x = *x;
     c.y = y;
@@ -118,10 +114,10 @@ Error Emitter::emitSpatial(Operation *op) {
     c.bias = *b;
     c.act = o.getActivation();
     c.alpha = floatLiteral(o.getAlpha());
-    c.direct = direct;
-    c.directText = "direct convolution, kernel " + joined(c.kernel, "x") + ", " +
-                   std::to_string(c.groups) + " group(s), " +
-                   stringifyPadding(o.getPadding()).str();
+    c.direct = convNd({actName(o.getActivation()), ptr(*x), *w, *b, ptr(y), in[0], spatial,
+                       channels, k.take_front(n), filters, (int64_t)o.getGroups(),
+                       o.getStrides(), o.getDilationRate(), paddingName(o.getPadding()),
+                       floatLiteral(o.getAlpha())});
     emitConvolution(op, c);
     bufferOf[op->getResult(0)] = y;
     return Error::success();

@@ -396,18 +396,11 @@ cudaError_t linear_with(GemmMath math, cudaStream_t stream, const float *a, cons
     const int64_t rows = std::min(rows_per_launch, M - row0);
     dim3 grid((N + kGemmTileN - 1) / kGemmTileN,
               static_cast<unsigned>((rows + kGemmTileM - 1) / kGemmTileM));
-    const float *a_rows = a + row0 * K;
-    float *c_rows = c + row0 * N;
-    const int m = static_cast<int>(rows);
-    if (math == GemmMath::Tf32)
-      SEQC_LAUNCH((linear_tensor_core_kernel<A, GemmMath::Tf32>), grid, 256, 0, stream)(
-          a_rows, w, bias, c_rows, m, N, K, alpha);
-    else if (math == GemmMath::Bf16)
-      SEQC_LAUNCH((linear_tensor_core_kernel<A, GemmMath::Bf16>), grid, 256, 0, stream)(
-          a_rows, w, bias, c_rows, m, N, K, alpha);
-    else
-      SEQC_LAUNCH(linear_kernel<A>, grid, 256, 0, stream)(a_rows, w, bias, c_rows, m, N, K,
-                                                          alpha);
+    auto kernel = math == GemmMath::Tf32   ? &linear_tensor_core_kernel<A, GemmMath::Tf32>
+                  : math == GemmMath::Bf16 ? &linear_tensor_core_kernel<A, GemmMath::Bf16>
+                                           : &linear_kernel<A>;
+    SEQC_LAUNCH(kernel, grid, 256, 0, stream)(a + row0 * K, w, bias, c + row0 * N,
+                                              static_cast<int>(rows), N, K, alpha);
     if (cudaError_t err = cudaGetLastError())
       return err;
   }
