@@ -86,6 +86,14 @@ def pack_fixture(fx, seq_compile, out, lines, notes):
         lines.append("%s\t%s\teager\t%s.compare.npy\t%s.eager.npy\t1e-4" % (name, backend, name, name))
 
 
+def backend_flags(backend):
+    """seq-compile's flags for a pack backend: fused (seqc's kernels), cudnn
+    (cuDNN's recurrences and convolutions) or auto (seqc's recurrences, each
+    convolution on the faster of seqc's and cuDNN's)."""
+    return ["--rnn-backend=" + ("cudnn" if backend == "cudnn" else "fused"),
+            "--conv-backend=" + {"fused": "direct", "cudnn": "cudnn", "auto": "auto"}[backend]]
+
+
 def emit_backends(name, model, checks, seq_compile, notes):
     """The fixture's .cu for each backend, into checks/: seqc's kernels, and
     cuDNN for the recurrences and convolutions it takes; the backends that
@@ -93,9 +101,7 @@ def emit_backends(name, model, checks, seq_compile, notes):
     emitted = []
     for backend in ("fused", "cudnn", "auto"):
         cu = os.path.join(checks, "%s.%s.cu" % (name, backend))
-        flags = ["--rnn-backend=" + ("cudnn" if backend == "cudnn" else "fused")]
-        if backend != "fused":
-            flags.append("--conv-backend=" + backend)
+        flags = backend_flags(backend)
         # auto (each convolution on the faster of the direct kernel and
         # cuDNN) only where cuDNN runs a convolution of the fixture.
         if backend == "auto" and not (emitted and emitted[-1] == "cudnn" and
@@ -158,13 +164,10 @@ def pack_bench(seq_compile, out, models, lines):
         backends = ("fused", "cudnn", "auto") if model.startswith("cnn") else ("fused", "cudnn")
         for backend in backends:
             base = os.path.join(out, "bench", "%s.%s" % (model, backend))
-            conv = {"fused": "direct", "cudnn": "cudnn", "auto": "auto"}[backend]
             # The source pulls the weights in by this relative name: run.sh
             # runs nvcc from the directory that holds them.
             rc, text = run([seq_compile, os.path.join(work, model + ".mlir"), "--target=cuda",
-                            "--emit=cuda",
-                            "--rnn-backend=" + ("cudnn" if backend == "cudnn" else "fused"),
-                            "--conv-backend=" + conv,
+                            "--emit=cuda"] + backend_flags(backend) + [
                             "--cuda-weights=%s.%s.weights" % (model, backend),
                             "-o", base + ".cu"], cwd=os.path.join(out, "bench"))
             if rc != 0:
