@@ -82,14 +82,18 @@ fi
 # that fit one thread-block cluster, the grid-wide plan instead; for the
 # small and many-layer models, every call launched kernel by kernel instead
 # of as one CUDA graph; for the 256- and 1024-unit ones, the input
-# projection on TF32 tensor cores (--cuda-math=tf32).
+# projection on TF32 tensor cores (--cuda-math=tf32); for the single-layer
+# LSTM/GRU, the recurrent weights in shared memory instead of registers (the
+# plan before the kernels were specialised per model; the slice variants
+# are of that plan too).
 awk -F'\t' -v OFS='\t' '{ print }
   $2 == "cudnn" { print $1, "cudnn_persist" }
   $2 == "fused" { print $1, "fused_slice8"; print $1, "fused_slice32" }
   $2 == "fused" && $1 ~ /^(stack|(lstm|gru)_[0-9]+_[0-9]+)/ { print $1, "fused_layers" }
   $2 == "fused" && $1 ~ /^(lstm|gru)_256$/ { print $1, "fused_grid" }
   $2 == "fused" && $1 ~ /^((lstm|gru)_64|stack10_lstm_256|cnn_32)$/ { print $1, "fused_nograph" }
-  $2 == "fused" && $1 ~ /^(lstm|gru)_(256|1024)$/ { print $1, "fused_tf32" }' \
+  $2 == "fused" && $1 ~ /^(lstm|gru)_(256|1024)$/ { print $1, "fused_tf32" }
+  $2 == "fused" && $1 ~ /^(lstm|gru)_[0-9]+$/ { print $1, "fused_shared" }' \
   "$work/bench.tsv" > "$work/b" &&
   mv "$work/b" "$work/bench.tsv"
 mkdir -p "$work/bin" "$work/bench" "$work/failed"
@@ -108,12 +112,13 @@ compile() { # NAME BACKEND
     "$nvcc" -O3 -std=c++17 -w $arch "$cu" "$here/src/check_model.cpp" $flags -o "$bin" > "$bin.log" 2>&1
   fi || echo "compile failed: $1 ($2): $(grep -m1 -i error "$bin.log")" >&2
 }
-compile_lib() { # MODEL BACKEND (fused, cudnn, auto; cudnn_persist, fused_sliceN, fused_layers, fused_grid, fused_nograph, fused_tf32: variants of the cudnn / fused source)
+compile_lib() { # MODEL BACKEND (fused, cudnn, auto; cudnn_persist, fused_sliceN, fused_layers, fused_grid, fused_nograph, fused_tf32, fused_shared: variants of the cudnn / fused source)
   local src=$1.$2 dir=$work/bench/$2 flags=''
   case $2 in
     cudnn | auto) flags=$cudnn_flags ;;
     cudnn_persist) src=$1.cudnn flags="$cudnn_flags -DSEQC_CUDNN_RNN_ALGO=CUDNN_RNN_ALGO_PERSIST_STATIC" ;;
-    fused_slice*) src=$1.fused flags="-DSEQC_RECURRENCE_MIN_SLICE=${2#fused_slice}" ;;
+    fused_slice*) src=$1.fused flags="-DSEQC_RECURRENCE_REGISTERS=0 -DSEQC_RECURRENCE_MIN_SLICE=${2#fused_slice}" ;;
+    fused_shared) src=$1.fused flags="-DSEQC_RECURRENCE_REGISTERS=0" ;;
     fused_layers) src=$1.fused flags="-DSEQC_NO_STACKED_RECURRENCES" ;;
     fused_grid) src=$1.fused flags="-DSEQC_RECURRENCE_CLUSTERS=0" ;;
     fused_nograph) src=$1.fused flags="-DSEQC_NO_CUDA_GRAPHS" ;;

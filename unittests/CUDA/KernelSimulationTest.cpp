@@ -273,7 +273,8 @@ seqc::RecurrencePlan checkLstm(const RecurrenceCase &c, Activation act = Activat
   Tensor want = seq::rt::lstmRecurrence(xproj, u, optionsFor(c, act, rec));
   seqc::RecurrencePlan plan;
   std::vector<float> got = runRecurrence<seqc::Cell::Lstm, A, R>(c, xproj, u, nullptr, plan);
-  EXPECT_EQ(plan.shared_weights, expectShared) << describe("lstm", c);
+  EXPECT_EQ(plan.weights, expectShared ? seqc::WeightHome::Shared : seqc::WeightHome::Global)
+      << describe("lstm", c);
   expectClose(got, want, 2e-5, describe("lstm", c));
   return plan;
 }
@@ -452,6 +453,92 @@ TEST(CudaKernelSimulation, RecurrenceInOneCluster) {
   EXPECT_FALSE(checkLstm({150, 2, 3, false, true}, Activation::Tanh, Activation::Sigmoid,
                          /*expectShared=*/false)
                    .cluster);
+}
+
+//===----------------------------------------------------------------------===//
+// Recurrences specialised for their unit count, weights in registers
+//===----------------------------------------------------------------------===//
+
+// What the GPU benchmark's layers get: few blocks (one cluster for 256 LSTM
+// units), at most 128 weights per thread, and no register layout past 4096.
+using Lstm64 = seqc::RegisterLayout<4, 64>;
+using Lstm256 = seqc::RegisterLayout<4, 256>;
+using Lstm1024 = seqc::RegisterLayout<4, 1024>;
+static_assert(Lstm64::kBlocks == 1 && Lstm64::kParts == 1 && Lstm64::kPerThread == 64);
+static_assert(Lstm256::kBlocks == 8 && Lstm256::kParts == 2 && Lstm256::kPerThread == 128);
+static_assert(Lstm1024::kBlocks == 128 && Lstm1024::kSlice == 8 && Lstm1024::kRows == 7);
+static_assert(seqc::RegisterLayout<3, 1024>::kBlocks == 103);
+static_assert(!seqc::RegisterLayout<4, 4097>::kFits && seqc::RegisterLayout<1, 4096>::kFits);
+
+/// The recurrence of cell C with kUnits units as a model plans it
+/// (plan_model_recurrence), against the reference kernels.
+template <seqc::Cell C, int kUnits, seqc::Act A = seqc::Act::Tanh,
+          seqc::Act R = seqc::Act::Sigmoid>
+seqc::RecurrencePlan checkModelRecurrence(RecurrenceCase c, bool withRecurrentBias = false,
+                                          Activation act = Activation::Tanh) {
+  c.units = kUnits;
+  constexpr int G = seqc::gates_of<C>();
+  Tensor xproj = random({c.batch, c.steps, G * c.units}, 51 + kUnits);
+  Tensor u = random({c.units, G * c.units}, 52 + kUnits, 1.5f / std::sqrt(float(kUnits)));
+  Tensor rbias = random({G * c.units}, 53);
+  const Tensor *rb = withRecurrentBias ? &rbias : nullptr;
+  seq::rt::RnnOptions options = optionsFor(c, act, Activation::Sigmoid);
+  Tensor want = C == seqc::Cell::Lstm        ? seq::rt::lstmRecurrence(xproj, u, options)
+                : C == seqc::Cell::SimpleRnn ? seq::rt::simpleRnnRecurrence(xproj, u, options)
+                                             : seq::rt::gruRecurrence(
+                                                   xproj, u, rb,
+                                                   C == seqc::Cell::GruResetAfter, options);
+  seqc::RecurrencePlan plan;
+  EXPECT_EQ((seqc::plan_model_recurrence<C, A, R, kUnits>(&plan)), cudaSuccess);
+  std::vector<float> got = runPlannedRecurrence(c, xproj, u, rb, plan);
+  expectClose(got, want, 2e-5, describe("model recurrence", c));
+  return plan;
+}
+
+TEST(CudaKernelSimulation, RecurrenceWithWeightsInRegisters) {
+  using seqc::Cell;
+  // One block holds the whole recurrent kernel: one column per thread.
+  seqc::RecurrencePlan plan = checkModelRecurrence<Cell::Lstm, 37>({0, 3, 4, false, false});
+  EXPECT_EQ(plan.weights, seqc::WeightHome::Registers);
+  EXPECT_EQ(plan.blocks, 1);
+  checkModelRecurrence<Cell::Lstm, 1>({0, 1, 3, true, true});
+  checkModelRecurrence<Cell::GruResetAfter, 70>({0, 17, 3, false, true}, true);
+  checkModelRecurrence<Cell::GruResetBefore, 33>({0, 2, 5, true, true});
+  ScopedEnv sms("SEQC_SIM_SMS", "8");
+  // Two lanes per column, 68 k each (131 padded with zeros to a multiple of
+  // 4 per lane), 5 blocks of 32 units as one cluster, two batch passes.
+  plan = checkModelRecurrence<Cell::Lstm, 131>({0, 20, 3, true, true});
+  EXPECT_EQ(plan.weights, seqc::WeightHome::Registers);
+  EXPECT_EQ(plan.blocks, 5);
+  EXPECT_EQ(plan.slice, 32);
+  EXPECT_TRUE(plan.cluster);
+  // GRU reset_before: the candidate's product takes gate 2's columns only.
+  plan = checkModelRecurrence<Cell::GruResetBefore, 130>({0, 17, 3, false, true});
+  EXPECT_EQ(plan.weights, seqc::WeightHome::Registers);
+  EXPECT_EQ(plan.blocks, 4);
+  checkModelRecurrence<Cell::SimpleRnn, 300, seqc::Act::Relu>({0, 3, 4, true, false}, false,
+                                                             Activation::Relu);
+  {
+    // Without clusters (sm_80): grid barriers between the co-resident blocks.
+    ScopedEnv compute("SEQC_SIM_COMPUTE", "80");
+    plan = checkModelRecurrence<Cell::Lstm, 131>({0, 2, 4, false, false});
+    EXPECT_EQ(plan.weights, seqc::WeightHome::Registers);
+    EXPECT_FALSE(plan.cluster);
+  }
+}
+
+// Where the register layout's blocks cannot all be resident, the model's
+// plan is plan_recurrence's (here one block with the weights in shared
+// memory); a softmax cell never uses registers (one block owns each row).
+TEST(CudaKernelSimulation, RecurrenceFallsBackFromRegisters) {
+  ScopedEnv sms("SEQC_SIM_SMS", "2");
+  ScopedEnv compute("SEQC_SIM_COMPUTE", "80");
+  seqc::RecurrencePlan plan = checkModelRecurrence<seqc::Cell::Lstm, 150>({0, 3, 3, false, true});
+  EXPECT_NE(plan.weights, seqc::WeightHome::Registers);
+  ASSERT_EQ((seqc::plan_model_recurrence<seqc::Cell::SimpleRnn, seqc::Act::Softmax,
+                                         seqc::Act::Sigmoid, 8>(&plan)),
+            cudaSuccess);
+  EXPECT_EQ(plan.weights, seqc::WeightHome::Shared);
 }
 
 TEST(CudaKernelSimulation, SimpleRnnRecurrence) {

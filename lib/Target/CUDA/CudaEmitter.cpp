@@ -182,8 +182,8 @@ Expected<unsigned> Emitter::emitFusedRecurrence(Operation *op, unsigned xp,
   }
   std::string plan = "plan_" + buffers[y].name;
   modelFields += "  seqc::RecurrencePlan " + plan + "; // " + tag(op) + "\n";
-  createCode += "  SEQC_CREATE_TRY(" + text(layer(op)) + ", (seqc::plan_recurrence<" +
-                cellTemplateArguments(spec) + ">(" + std::to_string(u) + ", &m->" + plan +
+  createCode += "  SEQC_CREATE_TRY(" + text(layer(op)) + ", (seqc::plan_model_recurrence<" +
+                cellTemplateArguments(spec) + ", " + std::to_string(u) + ">(&m->" + plan +
                 ")));\n" +
                 "  seqc::report_plan((const char *)" + text(layer(op)) + ", m->" + plan + ");\n";
   llvm::raw_string_ostream os(forwardCode);

@@ -6,8 +6,8 @@
 // RUN: seq-compile %s --target=cuda --emit=cuda -o %t.cu
 // RUN: %host_cxx -std=c++17 -fsyntax-only -w -DSEQC_CPU_SIMULATION -include %cuda_kernels/seqc_cuda_sim.h -x c++ %t.cu
 
-// CHECK: seqc::plan_recurrence<seqc::Cell::Lstm, seqc::Act::Elu, seqc::Act::LeakyRelu>
-// CHECK: seqc::plan_recurrence<seqc::Cell::GruResetAfter, seqc::Act::Softmax, seqc::Act::LogSoftmax>
+// CHECK: seqc::plan_model_recurrence<seqc::Cell::Lstm, seqc::Act::Elu, seqc::Act::LeakyRelu, {{[0-9]+}}>
+// CHECK: seqc::plan_model_recurrence<seqc::Cell::GruResetAfter, seqc::Act::Softmax, seqc::Act::LogSoftmax, {{[0-9]+}}>
 // CHECK: a.alpha = 1.0f;
 // CHECK-NEXT: a.recurrent_alpha = 0.200000003f;
 // CHECK: a.alpha = 0.0f;

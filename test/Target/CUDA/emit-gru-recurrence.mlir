@@ -22,8 +22,8 @@ module {
 // CHECK: //   after: seq.gru_recurrence, persistent recurrence, 5 units, return_sequences
 // CHECK: //   before: seq.gru_recurrence, persistent recurrence, 5 units, go_backwards
 
-// CHECK: SEQC_CREATE_TRY({{seqc_str_[0-9]+}}, (seqc::plan_recurrence<seqc::Cell::GruResetAfter, seqc::Act::Tanh, seqc::Act::Sigmoid>(5, &m->plan_v2)));
-// CHECK: SEQC_CREATE_TRY({{seqc_str_[0-9]+}}, (seqc::plan_recurrence<seqc::Cell::GruResetBefore, seqc::Act::Tanh, seqc::Act::HardSigmoidKeras2>(5, &m->plan_v5)));
+// CHECK: SEQC_CREATE_TRY({{seqc_str_[0-9]+}}, (seqc::plan_model_recurrence<seqc::Cell::GruResetAfter, seqc::Act::Tanh, seqc::Act::Sigmoid, 5>(&m->plan_v2)));
+// CHECK: SEQC_CREATE_TRY({{seqc_str_[0-9]+}}, (seqc::plan_model_recurrence<seqc::Cell::GruResetBefore, seqc::Act::Tanh, seqc::Act::HardSigmoidKeras2, 5>(&m->plan_v5)));
 
 // CHECK-LABEL: static int seqc_forward(
 // CHECK: a.u = m->w + weights::after_recurrent_kernel;

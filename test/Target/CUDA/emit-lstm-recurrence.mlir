@@ -16,7 +16,7 @@ module attributes {seq.metadata = {source = "lstm.mlir"}} {
 // CHECK: //   enc: seq.linear, GEMM (?x6, 3) x (3, 32) + bias, linear -> v1
 // CHECK-NEXT: //   enc: seq.lstm_recurrence, persistent recurrence, 8 units, go_backwards, return_sequences
 
-// CHECK: template <Cell C, Act A, Act R, bool kSharedW>
+// CHECK: template <Cell C, Act A, Act R, class W>
 // CHECK-NEXT: __global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs p) {
 
 // CHECK-LABEL: struct seqc_dims {
@@ -30,7 +30,7 @@ module attributes {seq.metadata = {source = "lstm.mlir"}} {
 // CHECK: D.v3[0] = 2;
 
 // CHECK: seqc::RecurrencePlan plan_v2; // enc
-// CHECK: SEQC_CREATE_TRY({{seqc_str_[0-9]+}}, (seqc::plan_recurrence<seqc::Cell::Lstm, seqc::Act::Tanh, seqc::Act::HardSigmoidKeras3>(8, &m->plan_v2)));
+// CHECK: SEQC_CREATE_TRY({{seqc_str_[0-9]+}}, (seqc::plan_model_recurrence<seqc::Cell::Lstm, seqc::Act::Tanh, seqc::Act::HardSigmoidKeras3, 8>(&m->plan_v2)));
 
 // CHECK-LABEL: static int seqc_forward(
 // CHECK: SEQC_TRY({{seqc_str_[0-9]+}}, (seqc::linear<seqc::Act::Linear>(m->stream, m->v0, m->w + weights::enc_kernel, m->w + weights::enc_bias, m->v1, D.v0[0] * D.v0[1], 32, 3, 0.0f)));

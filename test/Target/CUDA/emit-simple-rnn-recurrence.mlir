@@ -16,7 +16,7 @@ module {
 // CHECK-NEXT: #define SEQC_DYNAMIC_TIME 1
 // CHECK: D.v0[0] = batch;
 // CHECK-NEXT: D.v0[1] = steps[0];
-// CHECK: SEQC_CREATE_TRY({{seqc_str_[0-9]+}}, (seqc::plan_recurrence<seqc::Cell::SimpleRnn, seqc::Act::Relu, seqc::Act::Sigmoid>(4, &m->plan_v2)));
+// CHECK: SEQC_CREATE_TRY({{seqc_str_[0-9]+}}, (seqc::plan_model_recurrence<seqc::Cell::SimpleRnn, seqc::Act::Relu, seqc::Act::Sigmoid, 4>(&m->plan_v2)));
 // CHECK: a.c = nullptr;
 // CHECK: a.units = 4;
 // CHECK: a.return_sequences = 0;

@@ -420,7 +420,8 @@ cudaError_t linear(cudaStream_t stream, const float *a, const float *w, const fl
 // seq.simple_rnn_recurrence): one persistent cooperative kernel runs the
 // whole time loop. Block b owns units [b*slice, (b+1)*slice) for every gate,
 // so the pointwise cell is fused with the recurrent GEMM. Its slice of the
-// recurrent kernel stays in shared memory across all timesteps when it fits
+// recurrent kernel stays in registers (the kernel specialised for the
+// model's unit count) or in shared memory across all timesteps when it fits
 // (else it is read from global memory / L2 each step). Each timestep ends in
 // one grid-wide barrier (two for GRU with reset_after=false, whose candidate
 // needs r * h of every unit). h is double-buffered in global memory.
@@ -579,6 +580,133 @@ __device__ inline void load_weight_slice(const float *w, int K, int gates, int u
   }
 }
 
+// Where a recurrence keeps its recurrent kernel U across the steps, and how
+// a block multiplies rows of h by its slice of it. Each is a type the kernel
+// is instantiated with: constructed once per block (loading what it keeps),
+// then product() per batch pass: acc[bb * ncols + (g - g_begin) * ns + jj] =
+// sum_k src[(b0 + bb) * units + k] * U[k][g * units + j0 + jj] for the gates
+// [g_begin, g_end), ncols = (g_end - g_begin) * ns; it starts and ends with
+// a block barrier.
+enum class WeightHome : int { Global, Shared, Registers };
+
+/// U's slice in shared memory (kShared) or read from global memory (L2)
+/// each step, for any number of units; h is staged kRecKChunk values of
+/// kRecBatchChunk rows at a time.
+template <bool kShared> struct StagedWeights {
+  static constexpr WeightHome kHome = kShared ? WeightHome::Shared : WeightHome::Global;
+  static constexpr int kRows = kRecBatchChunk; // batch rows per pass
+  static size_t shared_bytes(int gates, int units, int slice) {
+    return recurrence_shared_bytes(gates, units, slice, kShared);
+  }
+  const float *ws;
+  float *hs, *acc;
+  __device__ StagedWeights(const RecurrenceArgs &p, float *smem, int gates, int j0, int ns)
+      : ws(smem) {
+    hs = smem + (kShared ? (size_t)gates * p.slice * weight_column_stride(p.units) : 0);
+    acc = hs + kRecBatchChunk * kRecKChunk;
+    if (kShared)
+      load_weight_slice(p.u, p.units, gates, p.units, j0, ns, smem);
+  }
+  __device__ void product(const RecurrenceArgs &p, const float *src, int j0, int ns, int b0,
+                          int nb, int g_begin, int g_end, int gates) {
+    slice_matvec<kShared>(p, src, ws, hs, acc, j0, ns, b0, nb, g_begin, g_end, gates);
+  }
+};
+
+/// How RegisterWeights lays out a recurrent kernel of kGates gates of kUnits
+/// units over a block: kParts adjacent lanes (a power of two) share one
+/// column of U, each holding kPerThread consecutive k of it (a multiple of
+/// 4, so that h is read 16 bytes at a time), and a block owns kSlice units
+/// of every gate. kParts is the fewest that keeps kPerThread <=
+/// kMaxPerThread; kFits is false when even 32 do not.
+template <int kGates, int kUnits> struct RegisterLayout {
+  static constexpr int kMaxPerThread = 128;
+  static constexpr int per_thread(int parts) { return ((kUnits + parts - 1) / parts + 3) / 4 * 4; }
+  static constexpr int parts() {
+    for (int parts = 1; parts <= 32; parts *= 2)
+      if (per_thread(parts) <= kMaxPerThread)
+        return parts;
+    return 0;
+  }
+  static constexpr int kParts = parts();
+  static constexpr bool kFits = kParts > 0 && kGates * kParts <= kRecThreads;
+  static constexpr int kPerThread = kFits ? per_thread(kParts) : 4;
+  static constexpr int kSlice =
+      kFits ? (kRecThreads / (kGates * kParts) < kUnits ? kRecThreads / (kGates * kParts) : kUnits)
+            : 1;
+  static constexpr int kBlocks = (kUnits + kSlice - 1) / kSlice;
+  /// A staged row of h: the lanes' parts, each 4 floats apart beyond its
+  /// kPerThread values so that the lanes of one column read different banks;
+  /// zeros past kUnits.
+  static constexpr int kSegment = kPerThread + (kParts > 1 ? 4 : 0);
+  static constexpr int kRowStride = kParts * kSegment;
+  /// Batch rows per pass (at most 32 KB of staged rows).
+  static constexpr int kRows = 8192 / kRowStride < 1 ? 1
+                               : 8192 / kRowStride > kRecBatchChunk ? kRecBatchChunk
+                                                                    : 8192 / kRowStride;
+};
+
+/// U's slice in registers for all the steps: the kernel specialised for a
+/// model's unit count (a compile-time constant, so the product's loops
+/// unroll and the weights need no loads). Per 4 FMAs one 16-byte
+/// shared-memory load of h (broadcast to the lanes of other columns),
+/// instead of two loads per FMA.
+template <int kGates, int kUnits> struct RegisterWeights {
+  using Layout = RegisterLayout<kGates, kUnits>;
+  static_assert(Layout::kFits, "no register layout for this many units");
+  static constexpr WeightHome kHome = WeightHome::Registers;
+  static constexpr int kRows = Layout::kRows, kParts = Layout::kParts;
+  static constexpr int kPerThread = Layout::kPerThread, kSlice = Layout::kSlice;
+  static constexpr int kSegment = Layout::kSegment, kRowStride = Layout::kRowStride;
+  static size_t shared_bytes(int gates, int, int slice) {
+    return ((size_t)kRows * kRowStride + (size_t)kRows * gates * slice) * sizeof(float);
+  }
+  float w[kPerThread];
+  float *hs, *acc;
+  int gate, jj, part; // this thread's column (gate, unit j0 + jj) and its part of k
+  bool owns;          // the column is one of this block's
+  __device__ RegisterWeights(const RecurrenceArgs &p, float *smem, int, int j0, int ns)
+      : hs(smem), acc(smem + kRows * kRowStride) {
+    const int column = threadIdx.x / kParts;
+    part = threadIdx.x % kParts;
+    gate = column / kSlice;
+    jj = column % kSlice;
+    owns = gate < kGates && jj < ns;
+    SEQC_UNROLL
+    for (int i = 0; i < kPerThread; ++i) {
+      const int k = part * kPerThread + i;
+      w[i] = owns && k < kUnits ? p.u[(size_t)k * kGates * kUnits + gate * kUnits + j0 + jj]
+                                : 0.0f;
+    }
+  }
+  __device__ void product(const RecurrenceArgs &, const float *src, int, int ns, int b0,
+                          int nb, int g_begin, int g_end, int) {
+    __syncthreads(); // the previous pass's hs and acc are consumed
+    for (int i = threadIdx.x; i < nb * kRowStride; i += blockDim.x) {
+      const int bb = i / kRowStride, r = i % kRowStride, e = r % kSegment;
+      const int k = r / kSegment * kPerThread + e;
+      hs[i] = e < kPerThread && k < kUnits ? __ldcg(src + (size_t)(b0 + bb) * kUnits + k) : 0.0f;
+    }
+    __syncthreads();
+    const int ncols = (g_end - g_begin) * ns;
+    const bool wanted = owns && gate >= g_begin && gate < g_end;
+    for (int bb = 0; bb < nb; ++bb) {
+      const float *h = hs + bb * kRowStride + part * kSegment;
+      float s = 0.0f;
+      SEQC_UNROLL
+      for (int i = 0; i < kPerThread; ++i)
+        s = fmaf(h[i], w[i], s);
+      // Every lane takes part (a warp's lanes all reach the shuffles).
+      SEQC_UNROLL
+      for (int off = kParts / 2; off > 0; off /= 2)
+        s += __shfl_xor_sync(0xffffffffu, s, off);
+      if (wanted && part == 0)
+        acc[bb * ncols + (gate - g_begin) * ns + jj] = s;
+    }
+    __syncthreads();
+  }
+};
+
 /// The new h of one unit from its gates' pre-activations: x[g], the input
 /// projection (with the input bias), and hg[g], the recurrent product (with
 /// GRU reset_after's recurrent bias). LSTM reads its cell state at *c and
@@ -732,7 +860,9 @@ __device__ __forceinline__ void step_barrier(cg::grid_group &grid, bool cluster)
   grid.sync();
 }
 
-template <Cell C, Act A, Act R, bool kSharedW>
+/// The persistent recurrence with its recurrent kernel kept as W says
+/// (StagedWeights<true/false>, RegisterWeights).
+template <Cell C, Act A, Act R, class W>
 __global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs p) {
   constexpr int G = gates_of<C>();
   cg::grid_group grid = cg::this_grid();
@@ -740,13 +870,8 @@ __global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs 
   const int u = p.units, B = p.batch, T = p.steps;
   const int j0 = blockIdx.x * p.slice;
   const int ns = max(0, min(p.slice, u - j0));
-  const int ldw = weight_column_stride(u);
-  float *ws = smem;
-  float *hs = ws + (kSharedW ? (size_t)G * p.slice * ldw : 0);
-  float *acc = hs + kRecBatchChunk * kRecKChunk;
-
-  if (kSharedW)
-    load_weight_slice(p.u, u, G, u, j0, ns, ws);
+  W weights(p, smem, G, j0, ns);
+  float *acc = weights.acc;
   for (int i = threadIdx.x; i < B * ns; i += blockDim.x) {
     const size_t at = (size_t)(i / ns) * u + j0 + i % ns;
     p.h[at] = p.h0 ? p.h0[at] : 0.0f;
@@ -760,8 +885,8 @@ __global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs 
     const float *hprev = p.h + (size_t)(s & 1) * B * u;
     float *hnext = p.h + (size_t)((s + 1) & 1) * B * u;
     const bool last = s == T - 1;
-    for (int b0 = 0; b0 < B; b0 += kRecBatchChunk) {
-      const int nb = min(kRecBatchChunk, B - b0);
+    for (int b0 = 0; b0 < B; b0 += W::kRows) {
+      const int nb = min(W::kRows, B - b0);
       const int g_end = C == Cell::GruResetBefore ? 2 : G;
       // This thread's first (row, unit) of the cell below: its input
       // projections do not depend on h, so their loads are issued now and
@@ -775,7 +900,7 @@ __global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs 
             xfirst[g] = __ldg(xp + g * u + j);
         }
       }
-      slice_matvec<kSharedW>(p, hprev, ws, hs, acc, j0, ns, b0, nb, 0, g_end, G);
+      weights.product(p, hprev, j0, ns, b0, nb, 0, g_end, G);
       const int ncols = g_end * ns;
       if constexpr (row_cell<C, A, R>()) {
         row_cell_step<C, A, R>(p, acc, ncols, hprev, hnext, b0, nb, t, s, last);
@@ -809,9 +934,9 @@ __global__ void __launch_bounds__(kRecThreads) recurrence_kernel(RecurrenceArgs 
     }
     if constexpr (C == Cell::GruResetBefore) {
       step_barrier(grid, p.cluster); // every unit's r * h is in p.rh
-      for (int b0 = 0; b0 < B; b0 += kRecBatchChunk) {
-        const int nb = min(kRecBatchChunk, B - b0);
-        slice_matvec<kSharedW>(p, p.rh, ws, hs, acc, j0, ns, b0, nb, 2, 3, G);
+      for (int b0 = 0; b0 < B; b0 += W::kRows) {
+        const int nb = min(W::kRows, B - b0);
+        weights.product(p, p.rh, j0, ns, b0, nb, 2, 3, G);
         if constexpr (is_row_act(A)) {
           // One block owns every unit (row_cell): the candidate's row first.
           for (int i = threadIdx.x; i < nb * ns; i += blockDim.x) {
@@ -870,7 +995,7 @@ struct RecurrencePlan {
   int blocks = 0;
   int slice = 0;
   size_t shared_bytes = 0;
-  bool shared_weights = false;
+  WeightHome weights = WeightHome::Global;
   bool cluster = false; // the grid is one thread-block cluster, else a cooperative launch
 };
 
@@ -932,6 +1057,31 @@ inline cudaError_t raise_dynamic_shared_limit(const void *entry, size_t bytes) {
                               static_cast<int>(bytes));
 }
 
+/// Whether this GPU runs thread-block clusters (sm_90 on) and the loaded
+/// binary of `kernel` was built for one that does.
+inline bool clusters_available(int device, RecurrenceKernel kernel) {
+  int major = 0;
+  cudaFuncAttributes binary{};
+  return SEQC_RECURRENCE_CLUSTERS &&
+         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) ==
+             cudaSuccess &&
+         major >= 9 &&
+         cudaFuncGetAttributes(&binary, reinterpret_cast<const void *>(kernel)) == cudaSuccess &&
+         binary.binaryVersion >= 90;
+}
+
+/// Whether `blocks` blocks of `kernel` with `bytes` of shared memory each
+/// run as one thread-block cluster here (raising the kernel's limit).
+inline bool fits_one_cluster(RecurrenceKernel kernel, int blocks, size_t bytes) {
+  const void *entry = reinterpret_cast<const void *>(kernel);
+  if (raise_dynamic_shared_limit(entry, bytes) != cudaSuccess)
+    return false;
+  ClusterLaunch launch(blocks, bytes, nullptr);
+  int clusters = 0;
+  return cudaOccupancyMaxActiveClusters(&clusters, entry, &launch.config) == cudaSuccess &&
+         clusters >= 1;
+}
+
 /// Picks the slice width and whether the recurrent kernel fits in shared
 /// memory: the grid must be co-resident for the grid-wide barrier.
 template <Cell C, Act A, Act R>
@@ -944,6 +1094,7 @@ cudaError_t plan_recurrence(int units, RecurrencePlan *plan) {
   const int device = d.device, sms = d.sms, optin = d.optin;
   auto try_variant = [&](RecurrenceKernel kernel, bool shared_weights, int slice) -> cudaError_t {
     size_t bytes = recurrence_shared_bytes(G, units, slice, shared_weights);
+    const WeightHome home = shared_weights ? WeightHome::Shared : WeightHome::Global;
     if (bytes > (size_t)optin)
       return cudaErrorInvalidValue;
     const void *entry = reinterpret_cast<const void *>(kernel);
@@ -957,39 +1108,28 @@ cudaError_t plan_recurrence(int units, RecurrencePlan *plan) {
     int blocks = (units + slice - 1) / slice;
     if (per_sm * sms < blocks)
       return cudaErrorCooperativeLaunchTooLarge;
-    *plan = RecurrencePlan{kernel, blocks, slice, bytes, shared_weights};
+    *plan = RecurrencePlan{kernel, blocks, slice, bytes, home};
     return cudaSuccess;
   };
   // One block when its shared memory holds the whole recurrent kernel: each
   // step then ends in a block barrier instead of a grid-wide one, which costs
   // more than the step's arithmetic at these sizes. A row activation
   // (softmax) needs all units of a row in one block anyway.
-  if (try_variant(&recurrence_kernel<C, A, R, true>, true, units) == cudaSuccess)
+  RecurrenceKernel shared_kernel = &recurrence_kernel<C, A, R, StagedWeights<true>>;
+  if (try_variant(shared_kernel, true, units) == cudaSuccess)
     return cudaSuccess;
   cudaGetLastError(); // the failed attempt must not leak into later checks
   // On a GPU with thread-block clusters (sm_90 on), the fewest blocks of one
   // cluster (2, 4 or 8) whose slices fit in shared memory: a step then ends
   // at the cluster's hardware barrier, not a grid-wide one through global
   // memory. The loaded binary must have been built for sm_90 or newer too.
-  int major = 0;
-  cudaFuncAttributes binary{};
-  RecurrenceKernel shared_kernel = &recurrence_kernel<C, A, R, true>;
-  if (!row_cell<C, A, R>() && SEQC_RECURRENCE_MIN_SLICE == 1 && SEQC_RECURRENCE_CLUSTERS &&
-      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
-      major >= 9 &&
-      cudaFuncGetAttributes(&binary, reinterpret_cast<const void *>(shared_kernel)) == cudaSuccess &&
-      binary.binaryVersion >= 90) {
+  if (!row_cell<C, A, R>() && SEQC_RECURRENCE_MIN_SLICE == 1 &&
+      clusters_available(device, shared_kernel)) {
     for (int blocks = 2; blocks <= kMaxPortableClusterBlocks; blocks *= 2) {
       const int slice = (units + blocks - 1) / blocks;
       const size_t bytes = recurrence_shared_bytes(G, units, slice, true);
-      const void *entry = reinterpret_cast<const void *>(shared_kernel);
-      if (bytes > (size_t)optin || raise_dynamic_shared_limit(entry, bytes) != cudaSuccess)
-        continue;
-      ClusterLaunch launch(blocks, bytes, nullptr);
-      int clusters = 0;
-      if (cudaOccupancyMaxActiveClusters(&clusters, entry, &launch.config) == cudaSuccess &&
-          clusters >= 1) {
-        *plan = RecurrencePlan{shared_kernel, blocks, slice, bytes, true, true};
+      if (bytes <= (size_t)optin && fits_one_cluster(shared_kernel, blocks, bytes)) {
+        *plan = RecurrencePlan{shared_kernel, blocks, slice, bytes, WeightHome::Shared, true};
         return cudaSuccess;
       }
     }
@@ -1001,12 +1141,12 @@ cudaError_t plan_recurrence(int units, RecurrencePlan *plan) {
                         ? units
                         : std::max((units + sms - 1) / sms, std::min(units, SEQC_RECURRENCE_MIN_SLICE));
   if (!row_cell<C, A, R>()) {
-    if (try_variant(&recurrence_kernel<C, A, R, true>, true, slice) == cudaSuccess)
+    if (try_variant(shared_kernel, true, slice) == cudaSuccess)
       return cudaSuccess;
     cudaGetLastError();
   }
   // Large units: weights stay in global memory (L2), more blocks per SM.
-  RecurrenceKernel global_kernel = &recurrence_kernel<C, A, R, false>;
+  RecurrenceKernel global_kernel = &recurrence_kernel<C, A, R, StagedWeights<false>>;
   const void *global_entry = reinterpret_cast<const void *>(global_kernel);
   size_t bytes = recurrence_shared_bytes(G, units, slice, false);
   if ((err = raise_dynamic_shared_limit(global_entry, bytes)) != cudaSuccess)
@@ -1020,6 +1160,50 @@ cudaError_t plan_recurrence(int units, RecurrencePlan *plan) {
   int capacity = per_sm * sms;
   return try_variant(global_kernel, false,
                      row_cell<C, A, R>() ? units : (units + capacity - 1) / capacity);
+}
+
+#ifndef SEQC_RECURRENCE_REGISTERS // 0: the GPU benchmark's variant without them
+#define SEQC_RECURRENCE_REGISTERS 1
+#endif
+
+/// The plan of a model's recurrent layer of kUnits units: the kernel
+/// specialised for kUnits with the recurrent kernel in registers
+/// (RegisterWeights) when the GPU holds its blocks at once (in one block,
+/// one cluster, or else co-resident for grid barriers), else
+/// plan_recurrence's.
+template <Cell C, Act A, Act R, int kUnits>
+cudaError_t plan_model_recurrence(RecurrencePlan *plan) {
+  constexpr int G = gates_of<C>();
+  using Layout = RegisterLayout<G, kUnits>;
+  if constexpr (SEQC_RECURRENCE_REGISTERS && Layout::kFits && !row_cell<C, A, R>()) {
+    using W = RegisterWeights<G, kUnits>;
+    RecurrenceKernel kernel = &recurrence_kernel<C, A, R, W>;
+    const void *entry = reinterpret_cast<const void *>(kernel);
+    const size_t bytes = W::shared_bytes(G, kUnits, Layout::kSlice);
+    RecurrenceDevice d;
+    cudaError_t err = query_recurrence_device(&d);
+    if (err != cudaSuccess)
+      return err;
+    RecurrencePlan registers{kernel, Layout::kBlocks, Layout::kSlice, bytes,
+                             WeightHome::Registers, false};
+    int per_sm = 0;
+    if (bytes <= (size_t)d.optin && raise_dynamic_shared_limit(entry, bytes) == cudaSuccess) {
+      if (Layout::kBlocks > 1 && Layout::kBlocks <= kMaxPortableClusterBlocks &&
+          clusters_available(d.device, kernel) && fits_one_cluster(kernel, Layout::kBlocks, bytes)) {
+        registers.cluster = true;
+        *plan = registers;
+        return cudaSuccess;
+      }
+      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, entry, kRecThreads, bytes) ==
+              cudaSuccess &&
+          per_sm * d.sms >= Layout::kBlocks) {
+        *plan = registers;
+        return cudaSuccess;
+      }
+    }
+    cudaGetLastError(); // the failed attempt must not leak into later checks
+  }
+  return plan_recurrence<C, A, R>(kUnits, plan);
 }
 
 /// With SEQC_CUDA_PLANS set in the environment, create prints how each
@@ -1037,8 +1221,11 @@ inline void report_plan(const char *layer, const RecurrencePlan &plan) {
                                      : "blocks with grid barriers";
   std::fprintf(stderr, "seqc: layer '%s': recurrence on %d %s (%d units%s)", layer, plan.blocks,
                how, plan.slice, plan.blocks == 1 ? "" : " each");
-  std::fprintf(stderr, ", weights in %s memory, %zu bytes of shared memory per block\n",
-               plan.shared_weights ? "shared" : "global", plan.shared_bytes);
+  std::fprintf(stderr, ", weights in %s, %zu bytes of shared memory per block\n",
+               plan.weights == WeightHome::Registers ? "registers"
+               : plan.weights == WeightHome::Shared  ? "shared memory"
+                                                     : "global memory",
+               plan.shared_bytes);
 }
 
 /// A cooperative launch of kRecThreads-thread blocks of a persistent kernel
