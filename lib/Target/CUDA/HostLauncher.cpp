@@ -84,11 +84,7 @@ std::string Emitter::assemble() const {
     os << "\n" << cudnnRnnLibrarySource();
 
   os << "\n// ===== the model ===========================================================\n"
-     << "#include <algorithm>\n#include <cstdarg>\n#include <mutex>\n#include <new>\n\n"
-     << "#define SEQC_API extern \"C\" __attribute__((visibility(\"default\")))\n"
-     << "// Return codes, as in every seqc library (runtime/seqc_model.h.in).\n"
-     << "enum { SEQC_OK = 0, SEQC_ERROR_ARGUMENT = 1, SEQC_ERROR_SHAPE = 2, SEQC_ERROR_INPUT = 3,\n"
-     << "       SEQC_ERROR_DEVICE = 4 /* a CUDA or cuDNN failure */ };\n"
+     << "// What seqc_model_runtime.cuh (after this part) builds the C API from.\n"
      << "#ifndef SEQC_BUILT_FOR_ARCHS\n#define SEQC_BUILT_FOR_ARCHS "
      << cString(options.builtForArchs) << "\n#endif\n"
      << "#define SEQC_DEFAULT_MAX_BATCH " << maxBatch << "\n"
@@ -97,7 +93,10 @@ std::string Emitter::assemble() const {
      << "#define SEQC_STATIC_BATCH " << std::max<int64_t>(firstInput.shape[0], 0) << "\n"
      << "#define SEQC_INPUT_COUNT " << inputPorts.size() << "\n"
      << "#define SEQC_OUTPUT_COUNT " << outputPorts.size() << "\n"
-     << "#define SEQC_STATE_SIZE " << stateSize(stateSlots) << "\n\n";
+     << "#define SEQC_STATE_SIZE " << stateSize(stateSlots) << "\n"
+     << "#define SEQC_STATE_COUNT " << stateSlots.size() << "\n"
+     << "#define SEQC_USES_CUDNN " << (cudnn ? 1 : 0) << "\n"
+     << "#define SEQC_EMBEDDING_COUNT " << embeddings.size() << "\n\n";
 
   // Weights.
   os << "namespace weights {\n"
@@ -155,9 +154,32 @@ std::string Emitter::assemble() const {
      << "static const char *seqc_compute_dims(int64_t batch, const int64_t *steps, seqc_dims *d) {\n"
      << "  seqc_dims &D = *d;\n"
      << "  (void)steps;\n"
-     << dimsCode << "  return nullptr;\n}\n\n"
-     << "static int64_t seqc_numel(const int64_t *dims, int rank) {\n"
-     << "  int64_t n = 1;\n  for (int i = 0; i < rank; ++i)\n    n *= dims[i];\n  return n;\n}\n\n";
+     << dimsCode << "  return nullptr;\n}\n\n";
+
+  // The buffers of the arena, and which ones the ports are.
+  os << "// The buffers with memory of their own in the arena: X(name, rank).\n"
+     << "#define SEQC_BUFFERS(X)";
+  for (const Buffer &b : buffers)
+    if (b.storage == b.name)
+      os << " \\\n  X(" << b.name << ", " << b.dims.size() << ")";
+  os << "\n";
+  auto portBuffers = [&](llvm::StringRef kind, const std::vector<unsigned> &ports) {
+    os << "#define SEQC_" << kind << "_BUFFERS(X)";
+    for (auto [k, b] : llvm::enumerate(ports))
+      os << " \\\n  X(" << k << ", " << buffers[b].storage << ", " << buffers[b].name << ", "
+         << buffers[b].dims.size() << ")";
+    os << "\n";
+  };
+  os << "// Port k: X(k, its memory, its shape in seqc_dims, rank).\n";
+  portBuffers("INPUT", inputBuffers);
+  portBuffers("OUTPUT", outputBuffers);
+  os << "// Embedding layers, whose ids are checked after a call: X(index, layer, ids,\n"
+     << "// vocabulary size).\n"
+     << "#define SEQC_EMBEDDINGS(X)";
+  for (auto [i, e] : llvm::enumerate(embeddings))
+    os << " \\\n  X(" << i << ", " << e.first << ", " << e.second << ", " << embeddingVocab[i]
+       << ")";
+  os << "\n\n";
 
   // The ports: Keras' names (bytes), shapes (-1 dynamic) and axis-1 lengths.
   auto portTables = [&](llvm::StringRef kind, const std::vector<ModelPort> &ports) {
@@ -185,445 +207,10 @@ std::string Emitter::assemble() const {
      << "static const int64_t seqc_input_steps[] = {";
   for (const ModelPort &port : inputPorts)
     os << port.steps() << ", ";
-  os << "};\n\n";
+  os << "};\n";
 
-  // The model object.
-  os << "struct seqc_model {\n"
-     << "  std::mutex mutex; // one run at a time: buffers and stream are shared\n"
-     << "  cudaStream_t stream = nullptr;\n"
-     << "  float *arena = nullptr; // every buffer, allocated once\n"
-     << "  float *w = nullptr;     // every weight\n"
-     << "  unsigned long long *bad_ids = nullptr; // Embedding: first bad id index + 1\n"
-     << "  int64_t max_batch = 0, max_seq_len = 0; // the bounds memory was allocated for\n"
-     << "  int device = -1; // the GPU current on the thread that created the model\n"
-     << "  // Stateful layers' state (SEQC_STATE_SIZE floats): what a call starts from, and\n"
-     << "  // what it leaves, copied to `state` when the call succeeds.\n"
-     << "  float *state = nullptr, *state_next = nullptr;\n"
-     << "  seqc::CallGraphs graphs; // a call's launches as one CUDA graph per input shape\n";
-  if (cudnn)
-    os << "  cudnnHandle_t cudnn = nullptr;\n";
-  for (const Buffer &b : buffers)
-    if (b.storage == b.name)
-      os << "  float *" << b.name << " = nullptr; int64_t cap_" << b.name << " = 0; // "
-         << b.what << "\n";
-  os << modelFields << "  char error[1024] = {0};\n};\n\n";
-
-  // The model's GPU, for the length of one API call.
-  os << "// Makes `device` current on the calling thread for one API call and gives the\n"
-     << "// caller back its own current device afterwards.\n"
-     << "struct seqc_device_scope {\n"
-     << "  int previous = -1;\n"
-     << "  cudaError_t error = cudaSuccess;\n"
-     << "  explicit seqc_device_scope(int device) {\n"
-     << "    if (device < 0 || (error = cudaGetDevice(&previous)) != cudaSuccess)\n"
-     << "      return;\n"
-     << "    if (previous == device)\n      previous = -1;\n"
-     << "    else if ((error = cudaSetDevice(device)) != cudaSuccess)\n      previous = -1;\n"
-     << "  }\n"
-     << "  ~seqc_device_scope() {\n    if (previous >= 0)\n      cudaSetDevice(previous);\n  }\n"
-     << "};\n\n";
-
-  // Errors.
-  os << "static thread_local char seqc_create_error[1024];\n\n"
-     << "static const char *seqc_format(char *buffer, const char *format, ...) {\n"
-     << "  va_list args;\n  va_start(args, format);\n"
-     << "  std::vsnprintf(buffer, 1024, format, args);\n  va_end(args);\n  return buffer;\n}\n\n"
-     << "// `layer` names a byte array (seqc_str_N) holding the layer's name.\n"
-     << "#define SEQC_TRY(layer, expr)                                                   \\\n"
-     << "  do {                                                                        \\\n"
-     << "    cudaError_t seqc_err = (expr);                                            \\\n"
-     << "    if (seqc_err != cudaSuccess) {                                            \\\n"
-     << "      seqc_format(m->error, \"layer '%s': CUDA error: %s\", (const char *)(layer), \\\n"
-     << "                  cudaGetErrorString(seqc_err));                              \\\n"
-     << "      return 1;                                                               \\\n"
-     << "    }                                                                         \\\n"
-     << "  } while (0)\n"
-     << "#define SEQC_TRY_MSG(layer, expr)                                               \\\n"
-     << "  do {                                                                        \\\n"
-     << "    if (const char *seqc_msg = (expr)) {                                      \\\n"
-     << "      seqc_format(m->error, \"layer '%s': %s\", (const char *)(layer), seqc_msg); \\\n"
-     << "      return 1;                                                               \\\n"
-     << "    }                                                                         \\\n"
-     << "  } while (0)\n"
-     << "#define SEQC_CREATE_TRY(layer, expr)                                            \\\n"
-     << "  do {                                                                        \\\n"
-     << "    cudaError_t seqc_err = (expr);                                            \\\n"
-     << "    if (seqc_err == cudaErrorNotSupported)                                    \\\n"
-     << "      return seqc_format(m->error, \"layer '%s': this GPU cannot run cooperative \" \\\n"
-     << "                         \"kernels, which the fused recurrence needs: build with \" \\\n"
-     << "                         \"--rnn-backend=cudnn\", (const char *)(layer)); \\\n"
-     << "    if (seqc_err != cudaSuccess)                                              \\\n"
-     << "      return seqc_format(m->error, \"layer '%s': %s\", (const char *)(layer), \\\n"
-     << "                         cudaGetErrorString(seqc_err));                       \\\n"
-     << "  } while (0)\n"
-     << "#define SEQC_CREATE_CUDNN(layer, expr)                                          \\\n"
-     << "  do {                                                                        \\\n"
-     << "    if (const char *seqc_msg = (expr))                                        \\\n"
-     << "      return seqc_format(m->error, \"layer '%s': cuDNN: %s\", \\\n"
-     << "                         (const char *)(layer), seqc_msg);                    \\\n"
-     << "  } while (0)\n\n";
-
-  // Create.
-  os << "static const char *seqc_create(seqc_model *m) {\n"
-     << "  int count = 0;\n"
-     << "  cudaError_t err = cudaGetDeviceCount(&count);\n"
-     << "  if (err == cudaErrorInsufficientDriver) {\n"
-     << "    int driver = 0;\n"
-     << "    cudaDriverGetVersion(&driver);\n"
-     << "    if (driver == 0)\n"
-     << "      return seqc_format(m->error,\n"
-     << "                         \"no NVIDIA driver found (libcuda.so.1): this library needs a \"\n"
-     << "                         \"driver for CUDA %d.%d or newer and a GPU (see seq-compile --doctor)\",\n"
-     << "                         CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);\n"
-     << "    return seqc_format(m->error,\n"
-     << "                       \"the NVIDIA driver supports CUDA %d.%d, but this library needs a \"\n"
-     << "                       \"driver for CUDA %d.%d or newer (it was built with CUDA %d.%d): \"\n"
-     << "                       \"update the driver (see seq-compile --doctor)\",\n"
-     << "                       driver / 1000, driver % 1000 / 10, CUDART_VERSION / 1000,\n"
-     << "                       CUDART_VERSION % 1000 / 10, CUDART_VERSION / 1000,\n"
-     << "                       CUDART_VERSION % 1000 / 10);\n"
-     << "  }\n"
-     << "  if (err == cudaErrorNoDevice || (err == cudaSuccess && count == 0))\n"
-     << "    return seqc_format(m->error, \"no CUDA GPU found (see seq-compile --doctor)\");\n"
-     << "  if (err != cudaSuccess)\n"
-     << "    return seqc_format(m->error, \"cannot initialise CUDA: %s (see seq-compile --doctor)\",\n"
-     << "                       cudaGetErrorString(err));\n"
-     << "  if ((err = cudaGetDevice(&m->device)) != cudaSuccess)\n"
-     << "    return seqc_format(m->error, \"cannot read the current CUDA device: %s\",\n"
-     << "                       cudaGetErrorString(err));\n"
-     << "  if ((err = cudaStreamCreateWithFlags(&m->stream, cudaStreamNonBlocking)) != cudaSuccess)\n"
-     << "    return seqc_format(m->error, \"cannot create a CUDA stream: %s\", cudaGetErrorString(err));\n"
-     << "  if ((err = seqc::probe(m->stream)) != cudaSuccess) {\n"
-     << "    int device = 0, major = 0, minor = 0;\n"
-     << "    cudaGetDevice(&device);\n"
-     << "    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);\n"
-     << "    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);\n"
-     << "    if (err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidDeviceFunction)\n"
-     << "      return seqc_format(m->error,\n"
-     << "                         \"this library has no kernels for the GPU (compute capability \"\n"
-     << "                         \"%d.%d); it was built for \" SEQC_BUILT_FOR_ARCHS\n"
-     << "                         \": rebuild with --cuda-arch=sm_%d%d\",\n"
-     << "                         major, minor, major, minor);\n"
-     << "    return seqc_format(m->error, \"cannot run a kernel on the GPU: %s\", cudaGetErrorString(err));\n"
-     << "  }\n";
-  if (cudnn)
-    os << "  size_t cudnn_version = cudnnGetVersion();\n"
-       << "  if (cudnn_version / 10000 != CUDNN_MAJOR)\n"
-       << "    return seqc_format(m->error,\n"
-       << "                       \"cuDNN %zu.%zu.%zu found, but this library needs cuDNN %d (built \"\n"
-       << "                       \"against %d.%d.%d)\",\n"
-       << "                       cudnn_version / 10000, cudnn_version % 10000 / 100,\n"
-       << "                       cudnn_version % 100, CUDNN_MAJOR, CUDNN_MAJOR, CUDNN_MINOR,\n"
-       << "                       CUDNN_PATCHLEVEL);\n"
-       << "  if (cudnnStatus_t s = cudnnCreate(&m->cudnn))\n"
-       << "    return seqc_format(m->error, \"cannot initialise cuDNN: %s\", cudnnGetErrorString(s));\n"
-       << "  if (cudnnStatus_t s = cudnnSetStream(m->cudnn, m->stream))\n"
-       << "    return seqc_format(m->error, \"cuDNN: %s\", cudnnGetErrorString(s));\n";
-  os << "  seqc_dims Dmax;\n"
-     << "  int64_t max_steps[SEQC_INPUT_COUNT];\n"
-     << "  for (int k = 0; k < SEQC_INPUT_COUNT; ++k)\n"
-     << "    max_steps[k] = seqc_input_steps[k] < 0 ? m->max_seq_len : seqc_input_steps[k];\n"
-     << "  if (const char *e = seqc_compute_dims(m->max_batch, max_steps, &Dmax))\n"
-     << "    return seqc_format(m->error, \"%s\", e);\n"
-     << "  size_t total = 0;\n"
-     << "  auto place = [&](int64_t *cap, const int64_t *dims, int rank) {\n"
-     << "    *cap = seqc_numel(dims, rank);\n"
-     << "    size_t at = total;\n"
-     << "    total += (size_t)(*cap + 63) / 64 * 64;\n"
-     << "    return at;\n"
-     << "  };\n";
-  for (const Buffer &b : buffers)
-    if (b.storage == b.name)
-      os << "  size_t at_" << b.name << " = place(&m->cap_" << b.name << ", Dmax." << b.name
-         << ", " << b.dims.size() << ");\n";
-  os << "  if ((err = cudaMalloc(&m->arena, std::max<size_t>(total, 1) * sizeof(float))) != cudaSuccess)\n"
-     << "    return seqc_format(m->error, \"cannot allocate %zu bytes of device memory: %s\",\n"
-     << "                       total * sizeof(float), cudaGetErrorString(err));\n";
-  for (const Buffer &b : buffers)
-    if (b.storage == b.name)
-      os << "  m->" << b.name << " = m->arena + at_" << b.name << ";\n";
-  os << "  if (SEQC_STATE_SIZE &&\n"
-     << "      ((err = cudaMalloc(&m->state, 2 * SEQC_STATE_SIZE * sizeof(float))) != cudaSuccess ||\n"
-     << "       (err = cudaMemsetAsync(m->state, 0, SEQC_STATE_SIZE * sizeof(float), m->stream)) !=\n"
-     << "           cudaSuccess))\n"
-     << "    return seqc_format(m->error, \"cannot allocate the model's state on the GPU: %s\",\n"
-     << "                       cudaGetErrorString(err));\n"
-     << "  m->state_next = m->state + SEQC_STATE_SIZE;\n";
-  os << "  if ((err = cudaMalloc(&m->w, std::max<size_t>(weights::total, 1) * sizeof(float))) != cudaSuccess ||\n"
-     << "      (err = cudaMemcpyAsync(m->w, seqc_weight_data, weights::total * sizeof(float),\n"
-     << "                             cudaMemcpyHostToDevice, m->stream)) != cudaSuccess)\n"
-     << "    return seqc_format(m->error, \"cannot copy the weights to the GPU: %s\", cudaGetErrorString(err));\n"
-     << "  if ((err = cudaMalloc(&m->bad_ids, " << std::max<size_t>(embeddings.size(), 1)
-     << " * sizeof(unsigned long long))) != cudaSuccess)\n"
-     << "    return seqc_format(m->error, \"cannot allocate device memory: %s\", cudaGetErrorString(err));\n"
-     << createCode
-     << "  if ((err = cudaStreamSynchronize(m->stream)) != cudaSuccess)\n"
-     << "    return seqc_format(m->error, \"CUDA error while setting up the model: %s\", cudaGetErrorString(err));\n"
-     << "  return nullptr;\n}\n\n";
-
-  // Forward.
-  os << "static int seqc_forward(seqc_model *m, const seqc_dims &D) {\n"
-     << forwardCode << "  return 0;\n}\n\n";
-
-  // The C API (the same as the CPU backend's, runtime/seqc_model.h.in).
-  // Per-port helpers: floats of input / output k in shapes D, and its buffer.
-  auto portSwitch = [&](llvm::StringRef signature, const std::vector<unsigned> &ports,
-                        auto caseOf, llvm::StringRef fallback) {
-    os << signature << " {\n  switch (k) {\n";
-    for (auto [k, b] : llvm::enumerate(ports))
-      os << "  case " << k << ":\n    return " << caseOf(b) << ";\n";
-    os << "  }\n  return " << fallback << ";\n}\n";
-  };
-  auto numel = [&](unsigned b) {
-    return "seqc_numel(D." + buffers[b].name + ", " + std::to_string(buffers[b].dims.size()) +
-           ")";
-  };
-  auto storage = [&](unsigned b) { return ptr(b); };
-  portSwitch("static int64_t seqc_input_numel(const seqc_dims &D, int k)", inputBuffers, numel,
-             "-1");
-  portSwitch("static int64_t seqc_output_numel(const seqc_dims &D, int k)", outputBuffers, numel,
-             "-1");
-  portSwitch("static float *seqc_input_buffer(seqc_model *m, int k)", inputBuffers, storage,
-             "nullptr");
-  portSwitch("static const float *seqc_output_buffer(seqc_model *m, int k)", outputBuffers,
-             storage, "nullptr");
-  os << "// The metadata JSON, as bytes (NUL-terminated).\n"
-     << "static const unsigned char seqc_metadata[] = " << byteList(metadataToJson(module))
-     << ";\n\n"
-     << "SEQC_API void seqc_model_destroy(seqc_model *m) {\n"
-     << "  if (!m)\n    return;\n"
-     << "  seqc_device_scope device(m->device);\n"
-     << "  if (m->stream)\n    cudaStreamSynchronize(m->stream);\n"
-     << "  seqc::destroy_graphs(m->graphs);\n"
-     << destroyCode;
-  if (cudnn)
-    os << "  if (m->cudnn)\n    cudnnDestroy(m->cudnn);\n";
-  os << "  for (void *p : {(void *)m->arena, (void *)m->w, (void *)m->bad_ids, (void *)m->state})\n"
-     << "    if (p)\n      cudaFree(p);\n"
-     << "  if (m->stream)\n    cudaStreamDestroy(m->stream);\n"
-     << "  delete m;\n}\n\n"
-     << "SEQC_API seqc_model *seqc_model_create_sized(int64_t max_batch, int64_t max_seq_len) {\n"
-     << "  if (max_batch < 1 || (SEQC_DYNAMIC_TIME && max_seq_len < 1)) {\n"
-     << "    seqc_format(seqc_create_error, \"seqc_model_create_sized: the bounds must be at least 1\");\n"
-     << "    return nullptr;\n  }\n"
-     << "  seqc_model *m = new (std::nothrow) seqc_model();\n"
-     << "  if (!m) {\n    seqc_format(seqc_create_error, \"out of host memory\");\n    return nullptr;\n  }\n"
-     << "  m->max_batch = SEQC_STATIC_BATCH ? SEQC_STATIC_BATCH : max_batch;\n"
-     << "  m->max_seq_len = SEQC_DYNAMIC_TIME ? max_seq_len : SEQC_DEFAULT_MAX_SEQ_LEN;\n"
-     << "  if (const char *e = seqc_create(m)) {\n"
-     << "    seqc_format(seqc_create_error, \"%s\", e);\n"
-     << "    seqc_model_destroy(m);\n    return nullptr;\n  }\n"
-     << "  return m;\n}\n\n"
-     << "SEQC_API seqc_model *seqc_model_create(void) {\n"
-     << "  return seqc_model_create_sized(SEQC_DEFAULT_MAX_BATCH, SEQC_DEFAULT_MAX_SEQ_LEN);\n}\n\n"
-     << "SEQC_API const char *seqc_last_error(seqc_model *m) {\n"
-     << "  return m ? m->error : seqc_create_error;\n}\n\n"
-     << "SEQC_API const char *seqc_model_metadata_json(void) {\n"
-     << "  return (const char *)seqc_metadata;\n}\n"
-     << "SEQC_API int seqc_model_input_count(void) { return SEQC_INPUT_COUNT; }\n"
-     << "SEQC_API int seqc_model_output_count(void) { return SEQC_OUTPUT_COUNT; }\n"
-     << "SEQC_API const char *seqc_model_input_name(int k) {\n"
-     << "  return k >= 0 && k < SEQC_INPUT_COUNT ? (const char *)seqc_input_names[k] : nullptr;\n}\n"
-     << "SEQC_API const char *seqc_model_output_name(int k) {\n"
-     << "  return k >= 0 && k < SEQC_OUTPUT_COUNT ? (const char *)seqc_output_names[k] : nullptr;\n}\n"
-     << "SEQC_API int seqc_model_input_rank_of(int k) {\n"
-     << "  return k >= 0 && k < SEQC_INPUT_COUNT ? seqc_input_ranks[k] : 0;\n}\n"
-     << "SEQC_API int64_t seqc_model_input_dim_of(int k, int i) {\n"
-     << "  return k >= 0 && k < SEQC_INPUT_COUNT && i >= 0 && i < seqc_input_ranks[k]\n"
-     << "             ? seqc_input_dims[k][i] : 0;\n}\n"
-     << "SEQC_API int seqc_model_output_rank_of(int k) {\n"
-     << "  return k >= 0 && k < SEQC_OUTPUT_COUNT ? seqc_output_ranks[k] : 0;\n}\n"
-     << "SEQC_API int64_t seqc_model_output_dim_of(int k, int i) {\n"
-     << "  return k >= 0 && k < SEQC_OUTPUT_COUNT && i >= 0 && i < seqc_output_ranks[k]\n"
-     << "             ? seqc_output_dims[k][i] : 0;\n}\n"
-     << "SEQC_API int seqc_model_input_rank(void) { return seqc_model_input_rank_of(0); }\n"
-     << "SEQC_API int64_t seqc_model_input_dim(int i) { return seqc_model_input_dim_of(0, i); }\n"
-     << "SEQC_API int seqc_model_output_rank(void) { return seqc_model_output_rank_of(0); }\n"
-     << "SEQC_API int64_t seqc_model_output_dim(int i) { return seqc_model_output_dim_of(0, i); }\n"
-     << "SEQC_API int64_t seqc_model_max_batch(seqc_model *m) { return m ? m->max_batch : -1; }\n"
-     << "SEQC_API int64_t seqc_model_max_seq_len(seqc_model *m) { return m ? m->max_seq_len : -1; }\n\n"
-     << "/// Checks the batch and every input's seq_len (seq_lens[k]; NULL: 0 for\n"
-     << "/// each) against the instance and computes every shape.\n"
-     << "static int seqc_shapes_for(seqc_model *m, int64_t batch, const int64_t *seq_lens,\n"
-     << "                           seqc_dims *d) {\n"
-     << "  if (batch < 0) {\n"
-     << "    seqc_format(m->error, \"batch and seq_len must not be negative\");\n"
-     << "    return SEQC_ERROR_ARGUMENT;\n  }\n"
-     << "  if (batch < 1 || batch > m->max_batch) {\n"
-     << "    seqc_format(m->error, \"batch %lld is outside [1, %lld], what this instance was created \"\n"
-     << "                \"for (seqc_model_create_sized)\", (long long)batch, (long long)m->max_batch);\n"
-     << "    return SEQC_ERROR_SHAPE;\n  }\n"
-     << "  if (SEQC_STATIC_BATCH && batch != SEQC_STATIC_BATCH) {\n"
-     << "    seqc_format(m->error, \"the model has a fixed batch of %d, got %lld\", SEQC_STATIC_BATCH,\n"
-     << "                (long long)batch);\n"
-     << "    return SEQC_ERROR_SHAPE;\n  }\n"
-     << "  int64_t steps[SEQC_INPUT_COUNT];\n"
-     << "  for (int k = 0; k < SEQC_INPUT_COUNT; ++k) {\n"
-     << "    char input[32] = \"\"; // which input, when there are several\n"
-     << "    if (SEQC_INPUT_COUNT > 1)\n"
-     << "      std::snprintf(input, sizeof input, \"input %d: \", k);\n"
-     << "    const int64_t seq_len = seq_lens ? seq_lens[k] : 0;\n"
-     << "    if (seq_len < 0) {\n"
-     << "      seqc_format(m->error, \"%sbatch and seq_len must not be negative\", input);\n"
-     << "      return SEQC_ERROR_ARGUMENT;\n    }\n"
-     << "    if (seqc_input_steps[k] >= 0) {\n"
-     << "      if (seq_len != 0 && seq_len != seqc_input_steps[k]) {\n"
-     << "        seqc_format(m->error, \"%sseq_len %lld does not match the input's fixed axis 1 of \"\n"
-     << "                    \"size %lld (pass 0 or %lld)\", input, (long long)seq_len,\n"
-     << "                    (long long)seqc_input_steps[k], (long long)seqc_input_steps[k]);\n"
-     << "        return SEQC_ERROR_SHAPE;\n      }\n"
-     << "      steps[k] = seqc_input_steps[k];\n"
-     << "    } else if (seq_len < 1 || seq_len > m->max_seq_len) {\n"
-     << "      seqc_format(m->error, \"%sseq_len %lld is outside [1, %lld], what this instance was \"\n"
-     << "                  \"created for (seqc_model_create_sized)\", input, (long long)seq_len,\n"
-     << "                  (long long)m->max_seq_len);\n"
-     << "      return SEQC_ERROR_SHAPE;\n"
-     << "    } else {\n"
-     << "      steps[k] = seq_len;\n    }\n  }\n"
-     << "  if (const char *e = seqc_compute_dims(batch, steps, d)) {\n"
-     << "    seqc_format(m->error, \"%s\", e);\n"
-     << "    return SEQC_ERROR_SHAPE;\n  }\n";
-  for (const Buffer &b : buffers)
-    if (b.storage == b.name)
-      os << "  if (seqc_numel(d->" << b.name << ", " << b.dims.size() << ") > m->cap_" << b.name
-         << ") {\n    seqc_format(m->error, \"buffer " << b.name
-         << " needs more memory than was allocated at create\");\n    return SEQC_ERROR_SHAPE;\n  }\n";
-  os << "  return SEQC_OK;\n}\n\n"
-     << "SEQC_API int64_t seqc_model_input_size_of(seqc_model *m, int k, int64_t batch,\n"
-     << "                                         int64_t seq_len) {\n"
-     << "  if (!m || k < 0 || k >= SEQC_INPUT_COUNT)\n    return -1;\n"
-     << "  std::lock_guard<std::mutex> lock(m->mutex);\n"
-     << "  // The other inputs' lengths do not change input k's size.\n"
-     << "  int64_t seq_lens[SEQC_INPUT_COUNT];\n"
-     << "  for (int i = 0; i < SEQC_INPUT_COUNT; ++i)\n"
-     << "    seq_lens[i] = i == k ? seq_len : seqc_input_steps[i] < 0 ? 1 : 0;\n"
-     << "  seqc_dims D;\n"
-     << "  if (seqc_shapes_for(m, batch, seq_lens, &D) != SEQC_OK)\n    return -1;\n"
-     << "  return seqc_input_numel(D, k);\n}\n\n"
-     << "SEQC_API int64_t seqc_model_output_size_of(seqc_model *m, int k, int64_t batch,\n"
-     << "                                          const int64_t *seq_lens) {\n"
-     << "  if (!m || k < 0 || k >= SEQC_OUTPUT_COUNT)\n    return -1;\n"
-     << "  std::lock_guard<std::mutex> lock(m->mutex);\n"
-     << "  seqc_dims D;\n"
-     << "  if (seqc_shapes_for(m, batch, seq_lens, &D) != SEQC_OK)\n    return -1;\n"
-     << "  return seqc_output_numel(D, k);\n}\n\n"
-     << "SEQC_API int64_t seqc_model_input_size(seqc_model *m, int64_t batch, int64_t seq_len) {\n"
-     << "  return seqc_model_input_size_of(m, 0, batch, seq_len);\n}\n\n"
-     << "SEQC_API int64_t seqc_model_output_size(seqc_model *m, int64_t batch, int64_t seq_len) {\n"
-     << "  int64_t seq_lens[SEQC_INPUT_COUNT];\n"
-     << "  for (int k = 0; k < SEQC_INPUT_COUNT; ++k)\n"
-     << "    seq_lens[k] = seqc_input_steps[k] < 0 || SEQC_INPUT_COUNT == 1 ? seq_len : 0;\n"
-     << "  return seqc_model_output_size_of(m, 0, batch, seq_lens);\n}\n\n"
-     << "/// One call on non-null ports, with the lock held and batch >= 1.\n"
-     << "static int seqc_run_ports(seqc_model *m, const float *const *inputs, int64_t batch,\n"
-     << "                          const int64_t *seq_lens, float *const *outputs) {\n"
-     << "  seqc_dims D;\n"
-     << "  if (int rc = seqc_shapes_for(m, batch, seq_lens, &D))\n    return rc;\n"
-     << "  seqc_device_scope device(m->device);\n"
-     << "  if (device.error != cudaSuccess) {\n"
-     << "    seqc_format(m->error, \"cannot make GPU %d current: %s\", m->device,\n"
-     << "                cudaGetErrorString(device.error));\n"
-     << "    return SEQC_ERROR_DEVICE;\n  }\n"
-     << "  cudaError_t err = cudaSuccess;\n"
-     << "  for (int k = 0; k < SEQC_INPUT_COUNT && err == cudaSuccess; ++k)\n"
-     << "    err = cudaMemcpyAsync(seqc_input_buffer(m, k), inputs[k],\n"
-     << "                          seqc_input_numel(D, k) * sizeof(float), cudaMemcpyHostToDevice,\n"
-     << "                          m->stream);\n";
-  if (!embeddings.empty())
-    os << "  if (err == cudaSuccess)\n"
-       << "    err = cudaMemsetAsync(m->bad_ids, 0, " << embeddings.size()
-       << " * sizeof(unsigned long long), m->stream);\n";
-  os << "  if (err != cudaSuccess) {\n"
-     << "    seqc_format(m->error, \"cannot copy the input to the GPU: %s\", cudaGetErrorString(err));\n"
-     << "    return SEQC_ERROR_DEVICE;\n  }\n"
-     << "  if (seqc::run_graphed(m->stream, m->graphs, &D, sizeof D,\n"
-     << "                        [&] { return seqc_forward(m, D); }) != 0) {\n"
-     << "    if (m->graphs.error != cudaSuccess)\n"
-     << "      seqc_format(m->error, \"cannot launch the model's CUDA graph: %s\",\n"
-     << "                  cudaGetErrorString(m->graphs.error));\n"
-     << "    cudaStreamSynchronize(m->stream);\n"
-     << "    return SEQC_ERROR_DEVICE;\n  }\n"
-     << "  for (int k = 0; k < SEQC_OUTPUT_COUNT && err == cudaSuccess; ++k)\n"
-     << "    err = cudaMemcpyAsync(outputs[k], seqc_output_buffer(m, k),\n"
-     << "                          seqc_output_numel(D, k) * sizeof(float), cudaMemcpyDeviceToHost,\n"
-     << "                          m->stream);\n"
-     << "  if (SEQC_STATE_SIZE && err == cudaSuccess)\n"
-     << "    err = cudaMemcpyAsync(m->state, m->state_next, SEQC_STATE_SIZE * sizeof(float),\n"
-     << "                          cudaMemcpyDeviceToDevice, m->stream);\n"
-     << "  if (err == cudaSuccess)\n    err = cudaStreamSynchronize(m->stream);\n"
-     << "  if (err != cudaSuccess) {\n"
-     << "    seqc_format(m->error, \"CUDA error while running the model: %s\", cudaGetErrorString(err));\n"
-     << "    return SEQC_ERROR_DEVICE;\n  }\n";
-  if (!embeddings.empty()) {
-    os << "  unsigned long long bad[" << embeddings.size() << "];\n"
-       << "  if ((err = cudaMemcpyAsync(bad, m->bad_ids, sizeof(bad), cudaMemcpyDeviceToHost,\n"
-       << "                             m->stream)) != cudaSuccess ||\n"
-       << "      (err = cudaStreamSynchronize(m->stream)) != cudaSuccess) {\n"
-       << "    seqc_format(m->error, \"CUDA error: %s\", cudaGetErrorString(err));\n"
-       << "    return SEQC_ERROR_DEVICE;\n  }\n";
-    for (auto [i, e] : llvm::enumerate(embeddings)) {
-      os << "  if (bad[" << i << "]) {\n"
-         << "    float id = 0.0f;\n"
-         << "    if ((err = cudaMemcpyAsync(&id, m->" << e.second << " + (bad[" << i
-         << "] - 1), sizeof(float), cudaMemcpyDeviceToHost, m->stream)) != cudaSuccess ||\n"
-         << "        (err = cudaStreamSynchronize(m->stream)) != cudaSuccess) {\n"
-         << "      seqc_format(m->error, \"CUDA error: %s\", cudaGetErrorString(err));\n"
-         << "      return SEQC_ERROR_DEVICE;\n    }\n"
-         << "    if (std::trunc(id) != id)\n"
-         << "      seqc_format(m->error, \"layer '%s': embedding id %.9g is not an integer\", "
-         << "(const char *)" << e.first << ", id);\n"
-         << "    else\n"
-         << "      seqc_format(m->error, \"layer '%s': embedding id %.9g out of range [0, %d)\", "
-         << "(const char *)" << e.first << ", id, " << embeddingVocab[i] << ");\n"
-         << "    return SEQC_ERROR_INPUT;\n  }\n";
-    }
-  }
-  os << "  return SEQC_OK;\n}\n\n"
-     << "SEQC_API int seqc_model_run(seqc_model *m, const float *input, int64_t batch, int64_t seq_len,\n"
-     << "                            float *output) {\n"
-     << "  if (!m) {\n    seqc_format(seqc_create_error, \"seqc_model_run: the model is NULL\");\n"
-     << "    return SEQC_ERROR_ARGUMENT;\n  }\n"
-     << "  std::lock_guard<std::mutex> lock(m->mutex);\n"
-     << "  m->error[0] = 0;\n"
-     << "  if (SEQC_INPUT_COUNT != 1 || SEQC_OUTPUT_COUNT != 1) {\n"
-     << "    seqc_format(m->error, \"seqc_model_run: the model has %d inputs and %d outputs: run it \"\n"
-     << "                \"with seqc_model_run_all\", SEQC_INPUT_COUNT, SEQC_OUTPUT_COUNT);\n"
-     << "    return SEQC_ERROR_ARGUMENT;\n  }\n"
-     << "  if (batch == 0)  // an empty batch reads and writes nothing, as on the CPU\n"
-     << "    return SEQC_OK;\n"
-     << "  if (!input || !output) {\n"
-     << "    seqc_format(m->error, \"seqc_model_run: input and output must not be NULL\");\n"
-     << "    return SEQC_ERROR_ARGUMENT;\n  }\n"
-     << "  return seqc_run_ports(m, &input, batch, &seq_len, &output);\n}\n\n"
-     << "SEQC_API int seqc_model_run_all(seqc_model *m, const float *const *inputs, int64_t batch,\n"
-     << "                                const int64_t *seq_lens, float *const *outputs) {\n"
-     << "  if (!m) {\n    seqc_format(seqc_create_error, \"seqc_model_run_all: the model is NULL\");\n"
-     << "    return SEQC_ERROR_ARGUMENT;\n  }\n"
-     << "  std::lock_guard<std::mutex> lock(m->mutex);\n"
-     << "  m->error[0] = 0;\n"
-     << "  if (batch == 0)\n    return SEQC_OK;\n"
-     << "  if (!inputs || !outputs) {\n"
-     << "    seqc_format(m->error, \"seqc_model_run_all: inputs and outputs must not be NULL\");\n"
-     << "    return SEQC_ERROR_ARGUMENT;\n  }\n"
-     << "  for (int k = 0; k < SEQC_INPUT_COUNT; ++k)\n"
-     << "    if (!inputs[k] || (seqc_input_steps[k] < 0 && !seq_lens)) {\n"
-     << "      seqc_format(m->error, inputs[k] ? \"seqc_model_run_all: seq_lens must not be NULL: \"\n"
-     << "                                        \"input %d's time axis is dynamic\"\n"
-     << "                                      : \"seqc_model_run_all: inputs[%d] is NULL\", k);\n"
-     << "      return SEQC_ERROR_ARGUMENT;\n    }\n"
-     << "  for (int k = 0; k < SEQC_OUTPUT_COUNT; ++k)\n"
-     << "    if (!outputs[k]) {\n"
-     << "      seqc_format(m->error, \"seqc_model_run_all: outputs[%d] is NULL\", k);\n"
-     << "      return SEQC_ERROR_ARGUMENT;\n    }\n"
-     << "  return seqc_run_ports(m, inputs, batch, seq_lens, outputs);\n}\n";
-  emitStateApi(os);
-  return out;
-}
-
-/// The state functions of the C API (runtime/seqc_model.h.in); a stateless
-/// model has 0 floats of state. Layer names are bytes (Emitter::text).
-void Emitter::emitStateApi(llvm::raw_ostream &os) const {
-  os << "\n// The state of the stateful layers (none for a stateless model).\n"
+  // The stateful layers' slots (a stateless model has 0 floats of state).
+  os << "// The state of the stateful layers: offsets (and the total), layer names.\n"
      << "static const int64_t seqc_state_offsets[] = {";
   for (const StateSlot &slot : stateSlots)
     os << slot.offset << ", ";
@@ -632,44 +219,24 @@ void Emitter::emitStateApi(llvm::raw_ostream &os) const {
   for (const StateSlot &slot : stateSlots)
     os << text(slot.layer) << ", ";
   os << "nullptr};\n"
-     << "SEQC_API int64_t seqc_model_state_size(void) { return SEQC_STATE_SIZE; }\n"
-     << "SEQC_API int seqc_model_state_count(void) { return " << stateSlots.size() << "; }\n"
-     << "SEQC_API const char *seqc_model_state_layer(int i) {\n"
-     << "  return i >= 0 && i < " << stateSlots.size()
-     << " ? (const char *)seqc_state_layers[i] : nullptr;\n}\n"
-     << "SEQC_API int64_t seqc_model_state_offset(int i) {\n"
-     << "  return i >= 0 && i <= " << stateSlots.size() << " ? seqc_state_offsets[i] : -1;\n}\n\n"
-     << "/// Copies the state to (to_device) or from the GPU, or zeroes it (host null).\n"
-     << "static int seqc_state_transfer(seqc_model *m, float *host, bool to_device) {\n"
-     << "  if (!m)\n    return SEQC_ERROR_ARGUMENT;\n"
-     << "  std::lock_guard<std::mutex> lock(m->mutex);\n"
-     << "  m->error[0] = 0;\n"
-     << "  if (!SEQC_STATE_SIZE)\n    return SEQC_OK;\n"
-     << "  seqc_device_scope device(m->device);\n"
-     << "  cudaError_t err = device.error;\n"
-     << "  if (err == cudaSuccess)\n"
-     << "    err = !host ? cudaMemsetAsync(m->state, 0, SEQC_STATE_SIZE * sizeof(float), m->stream)\n"
-     << "          : cudaMemcpyAsync(to_device ? m->state : host, to_device ? host : m->state,\n"
-     << "                            SEQC_STATE_SIZE * sizeof(float),\n"
-     << "                            to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,\n"
-     << "                            m->stream);\n"
-     << "  if (err == cudaSuccess)\n    err = cudaStreamSynchronize(m->stream);\n"
-     << "  if (err != cudaSuccess) {\n"
-     << "    seqc_format(m->error, \"cannot copy the model's state: %s\", cudaGetErrorString(err));\n"
-     << "    return SEQC_ERROR_DEVICE;\n  }\n"
-     << "  return SEQC_OK;\n}\n\n"
-     << "SEQC_API int seqc_model_get_state(seqc_model *m, float *state) {\n"
-     << "  if (m && SEQC_STATE_SIZE && !state) {\n"
-     << "    seqc_format(m->error, \"seqc_model_get_state: state must not be NULL\");\n"
-     << "    return SEQC_ERROR_ARGUMENT;\n  }\n"
-     << "  return seqc_state_transfer(m, state, false);\n}\n"
-     << "SEQC_API int seqc_model_set_state(seqc_model *m, const float *state) {\n"
-     << "  if (m && SEQC_STATE_SIZE && !state) {\n"
-     << "    seqc_format(m->error, \"seqc_model_set_state: state must not be NULL\");\n"
-     << "    return SEQC_ERROR_ARGUMENT;\n  }\n"
-     << "  return seqc_state_transfer(m, const_cast<float *>(state), true);\n}\n"
-     << "SEQC_API int seqc_model_reset_state(seqc_model *m) {\n"
-     << "  return seqc_state_transfer(m, nullptr, true);\n}\n";
+     << "// The metadata JSON, as bytes (NUL-terminated).\n"
+     << "static const unsigned char seqc_metadata[] = " << byteList(metadataToJson(module))
+     << ";\n\n";
+
+  os << "// The layers' plans and descriptors, chosen at create.\n"
+     << "struct seqc_layers {\n"
+     << modelFields << "};\n\n"
+     << seqcModelRuntimeSource() << "\n"
+     << "// ===== the layers ==========================================================\n"
+     << "static const char *seqc_create_layers(seqc_model *m, const seqc_dims &Dmax) {\n"
+     << "  (void)Dmax;\n"
+     << createCode << "  return nullptr;\n}\n\n"
+     << "static int seqc_forward(seqc_model *m, const seqc_dims &D) {\n"
+     << forwardCode << "  return 0;\n}\n\n"
+     << "static void seqc_destroy_layers(seqc_model *m) {\n"
+     << "  (void)m;\n"
+     << destroyCode << "}\n";
+  return out;
 }
 
 } // namespace seq::cuda::detail

@@ -13,6 +13,8 @@ llvm::StringRef kernelLibrarySource();
 llvm::StringRef cudnnLibrarySource();
 /// kernels/seqc_cudnn_rnn.cuh: the cuDNN RNN path (after the above).
 llvm::StringRef cudnnRnnLibrarySource();
+/// kernels/seqc_model_runtime.cuh: the C API over the model's data.
+llvm::StringRef seqcModelRuntimeSource();
 /// kernels/seqc_cuda_sim.h: runs emitted code on a CPU (tests).
 llvm::StringRef simulationHeaderSource();
 

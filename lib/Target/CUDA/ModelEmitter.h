@@ -235,7 +235,6 @@ private:
   void markCudnnProjections(func::FuncOp func);
 
   std::string assemble() const;
-  void emitStateApi(llvm::raw_ostream &os) const;
 
   ModuleOp module;
   const CudaEmitOptions &options;

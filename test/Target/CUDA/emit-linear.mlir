@@ -40,14 +40,14 @@ module attributes {seq.metadata = {model_name = "linears", source = "linears.mli
 // CHECK-NEXT: D.v1[1] = D.v0[1];
 // CHECK-NEXT: D.v1[2] = 3;
 
+// The C API of every seqc library (seqc_model_runtime.cuh), then the layers.
+// CHECK: SEQC_API seqc_model *seqc_model_create_sized(int64_t max_batch, int64_t max_seq_len) {
+// CHECK: SEQC_API seqc_model *seqc_model_create(void) {
+// CHECK: SEQC_API int seqc_model_run(seqc_model *m, const float *input, int64_t batch, int64_t seq_len,
+
 // CHECK-LABEL: static int seqc_forward(seqc_model *m, const seqc_dims &D) {
 // CHECK-NEXT: // hidden: seq.linear
 // CHECK-NEXT: SEQC_TRY({{seqc_str_[0-9]+}}, (seqc::linear<seqc::Act::LeakyRelu>(m->stream, m->v0, m->w + weights::hidden_kernel, m->w + weights::hidden_bias, m->v1, D.v0[0] * D.v0[1], 3, 4, 0.200000003f)));
 // CHECK-NEXT: // out: seq.linear
 // CHECK-NEXT: SEQC_TRY({{seqc_str_[0-9]+}}, (seqc::linear<seqc::Act::Softmax>(m->stream, m->v1, m->w + weights::out_kernel, nullptr, m->v2, D.v1[0] * D.v1[1], 2, 3, 0.0f)));
 // CHECK-NEXT: return 0;
-
-// The C API of every seqc library.
-// CHECK: SEQC_API seqc_model *seqc_model_create_sized(int64_t max_batch, int64_t max_seq_len) {
-// CHECK: SEQC_API seqc_model *seqc_model_create(void) {
-// CHECK: SEQC_API int seqc_model_run(seqc_model *m, const float *input, int64_t batch, int64_t seq_len,
