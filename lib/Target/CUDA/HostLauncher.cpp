@@ -1,8 +1,10 @@
 //===- HostLauncher.cpp - everything in the .cu around the launches -------===//
 //
-// The kernel library, the weights (inline bit patterns or an .incbin of a
-// side file), the shape function, the model object with its one-time
-// allocation at create, and the seqc C API (runtime/seqc_model.h.in).
+// The kernel library, the model's data (constants, weights as inline bit
+// patterns or an .incbin of a side file, the shape function, X-macro lists
+// of buffers, ports and Embedding layers, port and state tables, the layers'
+// fields), the C API (kernels/seqc_model_runtime.cuh, the same for every
+// model) and the layers' create / forward / destroy.
 //
 //===----------------------------------------------------------------------===//
 
