@@ -111,8 +111,9 @@ void checkTensorCoreLinear(seqc::GemmMath math, int64_t m, int n, int k, Activat
         worst = std::max(worst, error / magnitude);
     }
   // float32 stays near 2^-23 of the magnitude; 10 or 7 bits show.
-  if (k >= 8)
+  if (k >= 8) {
     EXPECT_GT(worst, 1e-5) << "the result looks float32, not TF32";
+  }
 }
 
 /// seqc::activate<A> against the reference on the far tails, relative to

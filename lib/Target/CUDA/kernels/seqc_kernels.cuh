@@ -593,11 +593,7 @@ enum class WeightHome : int { Global, Shared, Registers };
 /// each step, for any number of units; h is staged kRecKChunk values of
 /// kRecBatchChunk rows at a time.
 template <bool kShared> struct StagedWeights {
-  static constexpr WeightHome kHome = kShared ? WeightHome::Shared : WeightHome::Global;
   static constexpr int kRows = kRecBatchChunk; // batch rows per pass
-  static size_t shared_bytes(int gates, int units, int slice) {
-    return recurrence_shared_bytes(gates, units, slice, kShared);
-  }
   const float *ws;
   float *hs, *acc;
   __device__ StagedWeights(const RecurrenceArgs &p, float *smem, int gates, int j0, int ns)
@@ -654,13 +650,12 @@ template <int kGates, int kUnits> struct RegisterLayout {
 template <int kGates, int kUnits> struct RegisterWeights {
   using Layout = RegisterLayout<kGates, kUnits>;
   static_assert(Layout::kFits, "no register layout for this many units");
-  static constexpr WeightHome kHome = WeightHome::Registers;
   static constexpr int kRows = Layout::kRows, kParts = Layout::kParts;
   static constexpr int kPerThread = Layout::kPerThread, kSlice = Layout::kSlice;
   static constexpr int kSegment = Layout::kSegment, kRowStride = Layout::kRowStride;
-  static size_t shared_bytes(int gates, int, int slice) {
-    return ((size_t)kRows * kRowStride + (size_t)kRows * gates * slice) * sizeof(float);
-  }
+  /// Staged rows of h, then h U of this block's columns.
+  static constexpr size_t kSharedBytes =
+      ((size_t)kRows * kRowStride + (size_t)kRows * kGates * kSlice) * sizeof(float);
   float w[kPerThread];
   float *hs, *acc;
   int gate, jj, part; // this thread's column (gate, unit j0 + jj) and its part of k
@@ -1057,6 +1052,24 @@ inline cudaError_t raise_dynamic_shared_limit(const void *entry, size_t bytes) {
                               static_cast<int>(bytes));
 }
 
+/// Whether `blocks` blocks of `kernel` with `bytes` of shared memory each are
+/// resident at once on this GPU (raising the kernel's limit), as a
+/// cooperative launch needs; the error says why not.
+inline cudaError_t fits_co_resident(RecurrenceKernel kernel, int blocks, size_t bytes,
+                                    const RecurrenceDevice &d) {
+  if (bytes > (size_t)d.optin)
+    return cudaErrorInvalidValue;
+  const void *entry = reinterpret_cast<const void *>(kernel);
+  cudaError_t err = raise_dynamic_shared_limit(entry, bytes);
+  if (err != cudaSuccess)
+    return err;
+  int per_sm = 0;
+  if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, entry, kRecThreads, bytes)) !=
+      cudaSuccess)
+    return err;
+  return per_sm * d.sms < blocks ? cudaErrorCooperativeLaunchTooLarge : cudaSuccess;
+}
+
 /// Whether this GPU runs thread-block clusters (sm_90 on) and the loaded
 /// binary of `kernel` was built for one that does.
 inline bool clusters_available(int device, RecurrenceKernel kernel) {
@@ -1093,22 +1106,12 @@ cudaError_t plan_recurrence(int units, RecurrencePlan *plan) {
     return err;
   const int device = d.device, sms = d.sms, optin = d.optin;
   auto try_variant = [&](RecurrenceKernel kernel, bool shared_weights, int slice) -> cudaError_t {
-    size_t bytes = recurrence_shared_bytes(G, units, slice, shared_weights);
-    const WeightHome home = shared_weights ? WeightHome::Shared : WeightHome::Global;
-    if (bytes > (size_t)optin)
-      return cudaErrorInvalidValue;
-    const void *entry = reinterpret_cast<const void *>(kernel);
-    cudaError_t e = raise_dynamic_shared_limit(entry, bytes);
-    if (e != cudaSuccess)
+    const size_t bytes = recurrence_shared_bytes(G, units, slice, shared_weights);
+    const int blocks = (units + slice - 1) / slice;
+    if (cudaError_t e = fits_co_resident(kernel, blocks, bytes, d))
       return e;
-    int per_sm = 0;
-    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, entry, kRecThreads, bytes);
-    if (e != cudaSuccess)
-      return e;
-    int blocks = (units + slice - 1) / slice;
-    if (per_sm * sms < blocks)
-      return cudaErrorCooperativeLaunchTooLarge;
-    *plan = RecurrencePlan{kernel, blocks, slice, bytes, home};
+    *plan = RecurrencePlan{kernel, blocks, slice, bytes,
+                           shared_weights ? WeightHome::Shared : WeightHome::Global};
     return cudaSuccess;
   };
   // One block when its shared memory holds the whole recurrent kernel: each
@@ -1178,28 +1181,22 @@ cudaError_t plan_model_recurrence(RecurrencePlan *plan) {
   if constexpr (SEQC_RECURRENCE_REGISTERS && Layout::kFits && !row_cell<C, A, R>()) {
     using W = RegisterWeights<G, kUnits>;
     RecurrenceKernel kernel = &recurrence_kernel<C, A, R, W>;
-    const void *entry = reinterpret_cast<const void *>(kernel);
-    const size_t bytes = W::shared_bytes(G, kUnits, Layout::kSlice);
     RecurrenceDevice d;
     cudaError_t err = query_recurrence_device(&d);
     if (err != cudaSuccess)
       return err;
-    RecurrencePlan registers{kernel, Layout::kBlocks, Layout::kSlice, bytes,
+    RecurrencePlan registers{kernel, Layout::kBlocks, Layout::kSlice, W::kSharedBytes,
                              WeightHome::Registers, false};
-    int per_sm = 0;
-    if (bytes <= (size_t)d.optin && raise_dynamic_shared_limit(entry, bytes) == cudaSuccess) {
-      if (Layout::kBlocks > 1 && Layout::kBlocks <= kMaxPortableClusterBlocks &&
-          clusters_available(d.device, kernel) && fits_one_cluster(kernel, Layout::kBlocks, bytes)) {
-        registers.cluster = true;
-        *plan = registers;
-        return cudaSuccess;
-      }
-      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, entry, kRecThreads, bytes) ==
-              cudaSuccess &&
-          per_sm * d.sms >= Layout::kBlocks) {
-        *plan = registers;
-        return cudaSuccess;
-      }
+    if (Layout::kBlocks > 1 && Layout::kBlocks <= kMaxPortableClusterBlocks &&
+        W::kSharedBytes <= (size_t)d.optin && clusters_available(d.device, kernel) &&
+        fits_one_cluster(kernel, Layout::kBlocks, W::kSharedBytes)) {
+      registers.cluster = true;
+      *plan = registers;
+      return cudaSuccess;
+    }
+    if (fits_co_resident(kernel, Layout::kBlocks, W::kSharedBytes, d) == cudaSuccess) {
+      *plan = registers;
+      return cudaSuccess;
     }
     cudaGetLastError(); // the failed attempt must not leak into later checks
   }

@@ -128,21 +128,20 @@ static int64_t seqc_numel(const int64_t *dims, int rank) {
 }
 
 /// Floats of input / output k in shapes D, and its memory.
-static int64_t seqc_input_numel(const seqc_dims &D, int k) {
 #define SEQC_PORT_NUMEL(port, storage, name, rank)                              \
   if (k == port)                                                                \
     return seqc_numel(D.name, rank);
+#define SEQC_PORT_MEMORY(port, storage, name, rank)                             \
+  if (k == port)                                                                \
+    return m->storage;
+static int64_t seqc_input_numel(const seqc_dims &D, int k) {
   SEQC_INPUT_BUFFERS(SEQC_PORT_NUMEL)
   return -1;
 }
 static int64_t seqc_output_numel(const seqc_dims &D, int k) {
   SEQC_OUTPUT_BUFFERS(SEQC_PORT_NUMEL)
   return -1;
-#undef SEQC_PORT_NUMEL
 }
-#define SEQC_PORT_MEMORY(port, storage, name, rank)                             \
-  if (k == port)                                                                \
-    return m->storage;
 static float *seqc_input_buffer(seqc_model *m, int k) {
   SEQC_INPUT_BUFFERS(SEQC_PORT_MEMORY)
   return nullptr;
@@ -151,6 +150,7 @@ static const float *seqc_output_buffer(seqc_model *m, int k) {
   SEQC_OUTPUT_BUFFERS(SEQC_PORT_MEMORY)
   return nullptr;
 }
+#undef SEQC_PORT_NUMEL
 #undef SEQC_PORT_MEMORY
 
 /// Checks that the driver, a GPU and kernels for it are there, then
