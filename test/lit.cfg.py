@@ -17,6 +17,10 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 import sys
 config.substitutions.append(("%python", sys.executable))
 
+# What seq-compile builds once and reuses (the CUDA runtime object), shared
+# by the tests of one build directory; lit passes no HOME to look under.
+config.environment["SEQC_CACHE_DIR"] = os.path.join(config.test_exec_root, "seqc-cache")
+
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(["seq-opt", "seq-compile", "seq-allclose"], [config.seq_tools_dir])

@@ -18,7 +18,8 @@ What goes in:
              MODEL.BACKEND.cu + MODEL.BACKEND.weights.z (zlib); BACKEND is
              fused, cudnn, or for the CNN also auto (--conv-backend=auto)
   src/       check_model.cpp (and its seqc_c_api.h), bench_gpu.cpp, seqc_cuda_sim.h
-             and seqc_cudnn_sim.h
+             and seqc_cudnn_sim.h, seqc_runtime.cu (the C API, which run.sh
+             compiles once and links with every model, as seq-compile does)
   checks.tsv one line per check: NAME BACKEND KIND INPUT EXPECTED ATOL
   bench.tsv  one line per benchmark library: MODEL BACKEND
 Standard library only."""
@@ -214,6 +215,11 @@ def main():
         shutil.copy(os.path.join(ROOT, "test", "Target", "CUDA", "Inputs", name),
                     os.path.join(out, "src"))
     shutil.copy(os.path.join(HERE, "bench_gpu.cpp"), os.path.join(out, "src"))
+    rc, text = run([args.seq_compile, "--emit=cuda-runtime", "-o",
+                    os.path.join(out, "src", "seqc_runtime.cu")])
+    if rc != 0:
+        print("error: seq-compile --emit=cuda-runtime: " + text)
+        return 1
     for name in ("seqc_cuda_sim.h", "seqc_cudnn_sim.h"):
         shutil.copy(os.path.join(kernels, name), os.path.join(out, "src"))
     shutil.copy(os.path.join(HERE, "pack_run.sh"), os.path.join(out, "run.sh"))

@@ -98,18 +98,31 @@ awk -F'\t' -v OFS='\t' '{ print }
   mv "$work/b" "$work/bench.tsv"
 mkdir -p "$work/bin" "$work/bench" "$work/failed"
 
+# The runtime (the kernels without template parameters and the C API, the
+# same for every model) compiled once; every model is built with
+# -DSEQC_RUNTIME_LINKED and linked with it, as seq-compile builds a library.
+runtime=$work/seqc_runtime.o
+if [ $simulate = 1 ]; then
+  "$cxx" -std=c++17 -O1 -w -DSEQC_CPU_SIMULATION -include "$here/src/seqc_cuda_sim.h" \
+    -x c++ -c "$here/src/seqc_runtime.cu" -o "$runtime" > "$work/seqc_runtime.log" 2>&1
+else
+  # shellcheck disable=SC2086
+  "$nvcc" -O3 -std=c++17 -w -c -Xcompiler -fPIC -Xcompiler -fvisibility=hidden $arch \
+    "$here/src/seqc_runtime.cu" -o "$runtime" > "$work/seqc_runtime.log" 2>&1
+fi || die "the runtime does not compile: $(grep -m1 -i error "$work/seqc_runtime.log")"
+
 # Compile: one binary per (model, backend), in parallel.
-export here work simulate nvcc arch cudnn_flags cxx
+export here work simulate nvcc arch cudnn_flags cxx runtime
 compile() { # NAME BACKEND
   local cu=$here/checks/$1.$2.cu bin=$work/bin/$1.$2
   if [ "$simulate" = 1 ]; then
-    "$cxx" -std=c++17 -O1 -w -DSEQC_CPU_SIMULATION -include "$here/src/seqc_cuda_sim.h" \
-      -x c++ "$cu" -x c++ "$here/src/check_model.cpp" -o "$bin" > "$bin.log" 2>&1
+    "$cxx" -std=c++17 -O1 -w -DSEQC_CPU_SIMULATION -DSEQC_RUNTIME_LINKED -include "$here/src/seqc_cuda_sim.h" \
+      -x c++ "$cu" -x c++ "$here/src/check_model.cpp" -x none "$runtime" -o "$bin" > "$bin.log" 2>&1
   else
     local flags=''
     case $2 in cudnn | auto) flags=$cudnn_flags ;; esac
     # shellcheck disable=SC2086
-    "$nvcc" -O3 -std=c++17 -w $arch "$cu" "$here/src/check_model.cpp" $flags -o "$bin" > "$bin.log" 2>&1
+    "$nvcc" -O3 -std=c++17 -w $arch -DSEQC_RUNTIME_LINKED "$cu" "$here/src/check_model.cpp" "$runtime" $flags -o "$bin" > "$bin.log" 2>&1
   fi || echo "compile failed: $1 ($2): $(grep -m1 -i error "$bin.log")" >&2
 }
 compile_lib() { # MODEL BACKEND (fused, cudnn, auto; cudnn_persist, fused_sliceN, fused_layers, fused_grid, fused_nograph, fused_tf32, fused_shared: variants of the cudnn / fused source)
@@ -129,8 +142,8 @@ compile_lib() { # MODEL BACKEND (fused, cudnn, auto; cudnn_persist, fused_sliceN
     "$here/bench/$src.weights.z" "$dir/$src.weights"
   cp "$here/bench/$src.cu" "$dir/"
   # shellcheck disable=SC2086
-  (cd "$dir" && timeout 600 "$nvcc" -O3 -std=c++17 -w -shared -Xcompiler -fPIC $arch "$src.cu" \
-     $flags -o "$work/bench/lib$1.$2.so" > "$src.log" 2>&1) ||
+  (cd "$dir" && timeout 600 "$nvcc" -O3 -std=c++17 -w -shared -Xcompiler -fPIC $arch \
+     -DSEQC_RUNTIME_LINKED "$src.cu" "$runtime" $flags -o "$work/bench/lib$1.$2.so" > "$src.log" 2>&1) ||
     echo "compile failed: benchmark $1.$2: $(grep -m1 -i error "$dir/$src.log")" >&2
 }
 check() { # LINE: NAME BACKEND KIND INPUT EXPECTED ATOL, tab-separated

@@ -22,6 +22,8 @@
 namespace seqc {
 
 extern llvm::cl::OptionCategory seqCompileCategory;
+/// The model file (positional; "" when not given).
+extern llvm::cl::opt<std::string> inputPath;
 /// -o (default "-").
 extern llvm::cl::opt<std::string> outputPath;
 /// --emit=KIND; "seq" (the default) is handled by main.

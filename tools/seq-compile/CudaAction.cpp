@@ -180,7 +180,20 @@ std::optional<int> runCuda(seqc::Session &session) {
   return 0;
 }
 
+/// --emit=cuda-runtime: the C API every CUDA library links, which
+/// seq-compile compiles once; for building an emitted .cu the same way.
+std::optional<int> writeCudaRuntime() {
+  if (seqc::plan().mode != seqc::Mode::Compile || seqc::plan().emit != seqc::Emit::CudaRuntime)
+    return std::nullopt;
+  if (!seqc::inputPath.empty())
+    return seqc::fail("--emit=cuda-runtime writes the runtime that every CUDA library links, "
+                      "the same for every model: give no model file",
+                      2);
+  return seqc::writeOutput(seq::cuda::cudaRuntimeSource());
+}
+
 seqc::RegisterAction doctorAction(5, seqc::StandaloneAction(runDoctor));
+seqc::RegisterAction cudaRuntimeAction(6, seqc::StandaloneAction(writeCudaRuntime));
 // Before the CPU backend's action (40), which takes any "-o lib.so".
 seqc::RegisterAction cudaAction(30, seqc::ModelAction(runCuda));
 

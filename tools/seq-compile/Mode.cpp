@@ -168,6 +168,7 @@ bool suffixFits(Emit emit, StringRef suffix, bool known) {
   case Emit::LLVM:
     return suffix == ".ll" || !known;
   case Emit::CudaSource:
+  case Emit::CudaRuntime:
     return suffix == ".cu" || !known;
   case Emit::Object:
     return suffix == ".o";
@@ -213,11 +214,12 @@ std::optional<int> decideCompile(bool cuda, StringRef suffix) {
             .Case("lib", cuda ? Emit::CudaLibrary : Emit::SharedLibrary)
             .Case("archive", Emit::StaticArchive)
             .Case("cuda", Emit::CudaSource)
+            .Case("cuda-runtime", Emit::CudaRuntime)
             .Default(std::nullopt);
     if (!named)
       return usage("unknown --emit=" + emitKind +
                    " (known: seq, fused, linalg, llvm, obj, lib, archive, "
-                   "cuda)");
+                   "cuda, cuda-runtime)");
     decided.emit = *named;
     if (outputPath != "-" && !suffixFits(decided.emit, suffix, known))
       return usage("--emit=" + emitKind + " does not write " +
@@ -225,7 +227,7 @@ std::optional<int> decideCompile(bool cuda, StringRef suffix) {
                    "): change the suffix or drop --emit");
   }
   bool cudaKind = decided.emit == Emit::CudaLibrary ||
-                  decided.emit == Emit::CudaSource;
+                  decided.emit == Emit::CudaSource || decided.emit == Emit::CudaRuntime;
   bool cpuKind = decided.emit == Emit::LLVM || decided.emit == Emit::Object ||
                  decided.emit == Emit::SharedLibrary ||
                  decided.emit == Emit::StaticArchive ||
@@ -270,6 +272,8 @@ StringRef emitName(Emit emit) {
     return "archive";
   case Emit::CudaSource:
     return "cuda";
+  case Emit::CudaRuntime:
+    return "cuda-runtime";
   }
   return "seq";
 }

@@ -28,6 +28,7 @@ enum class Emit {
   StaticArchive, ///< CPU static archive + C header
   CudaSource,    ///< CUDA C++ source
   CudaLibrary,   ///< CUDA shared library + C header
+  CudaRuntime,   ///< the C API every CUDA library links (no model)
 };
 
 struct Plan {

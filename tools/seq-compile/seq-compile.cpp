@@ -29,7 +29,7 @@ cl::opt<std::string> outputPath("o", cl::desc("Output file ('-' for stdout)"),
                                 cl::value_desc("file"), cl::init("-"),
                                 cl::cat(seqCompileCategory));
 cl::opt<std::string> emitKind("emit",
-                              cl::desc("What to write: seq (layer-level IR, the default), fused, linalg, llvm, obj, cuda"),
+                              cl::desc("What to write: seq (layer-level IR, the default), fused, linalg, llvm, obj, cuda, cuda-runtime (the C API every CUDA library links; no model)"),
                               cl::value_desc("kind"), cl::init("seq"),
                               cl::cat(seqCompileCategory));
 cl::opt<std::string> targetKind("target",
@@ -55,6 +55,10 @@ int writeOutput(StringRef text) {
   return 0;
 }
 
+cl::opt<std::string> inputPath(cl::Positional,
+                               cl::desc("<model.h5 | model.keras | weights.h5 | model.mlir>"),
+                               cl::cat(seqCompileCategory));
+
 namespace {
 
 std::multimap<int, ModelAction> &modelActions() {
@@ -67,9 +71,6 @@ std::multimap<int, StandaloneAction> &standaloneActions() {
   return actions;
 }
 
-cl::opt<std::string> inputPath(cl::Positional,
-                               cl::desc("<model.h5 | model.keras | weights.h5 | model.mlir>"),
-                               cl::cat(seqCompileCategory));
 cl::opt<std::string> configPath(
     "config", cl::desc("Architecture JSON (model.to_json()) for a weights-only file"),
     cl::value_desc("model.json"), cl::cat(seqCompileCategory));

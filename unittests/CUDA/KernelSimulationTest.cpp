@@ -18,6 +18,8 @@
 #define SEQC_CPU_SIMULATION 1
 #include "seqc_cuda_sim.h"
 #include "seqc_kernels.cuh"
+#include "seqc_fixed_kernels.cu"
+#include "seqc_call_graphs.cuh"
 
 using seq::rt::Activation;
 using seq::rt::Tensor;

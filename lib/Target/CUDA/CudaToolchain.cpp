@@ -1,5 +1,7 @@
 #include "seq/Target/CUDA/CudaToolchain.h"
 
+#include "seq/Target/CUDA/CudaEmitter.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -9,6 +11,7 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include <algorithm>
 #include <optional>
@@ -124,22 +127,34 @@ Expected<std::vector<std::string>> parseCudaArchs(StringRef list) {
   return archs;
 }
 
-std::vector<std::string> nvccArguments(StringRef cuFile, StringRef soFile,
-                                       const NvccBuild &build) {
-  std::vector<std::string> args = {"-O3", "-std=c++17", "-shared", "-Xcompiler", "-fPIC",
+/// What every seqc nvcc command compiles with: optimised, position
+/// independent, hidden symbols (the C API is marked visible), code for each
+/// of `archs` and PTX of the newest, so that newer GPUs can JIT it.
+static std::vector<std::string> commonArguments(const std::vector<std::string> &archs) {
+  std::vector<std::string> args = {"-O3", "-std=c++17", "-Xcompiler", "-fPIC",
                                    "-Xcompiler", "-fvisibility=hidden"};
-  for (const std::string &arch : build.archs) {
+  for (const std::string &arch : archs) {
     std::string cc = arch.substr(3);
     args.push_back("-gencode");
     args.push_back("arch=compute_" + cc + ",code=sm_" + cc);
   }
-  // PTX of the newest architecture, so that newer GPUs can JIT it.
-  std::string newest = build.archs.back().substr(3);
+  std::string newest = archs.back().substr(3);
   args.push_back("-gencode");
   args.push_back("arch=compute_" + newest + ",code=compute_" + newest);
+  return args;
+}
+
+std::vector<std::string> nvccArguments(StringRef cuFile, StringRef soFile,
+                                       const NvccBuild &build) {
+  std::vector<std::string> args = commonArguments(build.archs);
+  args.push_back("-shared");
   args.push_back("-o");
   args.push_back(soFile.str());
   args.push_back(cuFile.str());
+  if (!build.runtimeObject.empty()) {
+    args.push_back("-DSEQC_RUNTIME_LINKED");
+    args.push_back(build.runtimeObject);
+  }
   if (build.cudnn) {
     if (StringRef(SEQ_CUDNN_INCLUDE_DIR).size())
       args.push_back("-I" SEQ_CUDNN_INCLUDE_DIR);
@@ -175,6 +190,70 @@ static Error writeFile(StringRef path, StringRef bytes) {
   return Error::success();
 }
 
+std::string cacheDirectory() {
+  if (std::optional<std::string> dir = sys::Process::GetEnv("SEQC_CACHE_DIR"))
+    return *dir;
+  if (std::optional<std::string> dir = sys::Process::GetEnv("XDG_CACHE_HOME"); dir && !dir->empty())
+    return *dir + "/seqc";
+  if (std::optional<std::string> home = sys::Process::GetEnv("HOME"); home && !home->empty())
+    return *home + "/.cache/seqc";
+  return "";
+}
+
+/// Runs nvcc; on failure, one line with its first error and the log's path.
+static Error runNvcc(const NvccInfo &nvcc, ArrayRef<std::string> args, StringRef logFile,
+                     StringRef needs) {
+  std::string why;
+  int rc = runLogged(nvcc.path, args, logFile, why);
+  if (rc == 0)
+    return Error::success();
+  auto log = MemoryBuffer::getFile(logFile);
+  std::string detail = !why.empty() ? why : log ? firstErrorLine((*log)->getBuffer())
+                                                : "exit code " + std::to_string(rc);
+  return error("nvcc failed (nvcc " + nvcc.version + " at " + nvcc.path +
+               "; seqc needs nvcc from CUDA " + Twine(kMinNvccMajor) + ".0 or newer" + needs +
+               "): " + detail + " (full log: " + logFile + ")");
+}
+
+Expected<std::string> cudaRuntimeObject(const NvccInfo &nvcc,
+                                        const std::vector<std::string> &archs,
+                                        StringRef workDir) {
+  std::string source = cudaRuntimeSource();
+  std::vector<std::string> flags = commonArguments(archs);
+  flags.push_back("-c");
+  // The object depends on the source, the flags (the architectures among
+  // them) and the nvcc that built it.
+  std::string key = source + '\0' + nvcc.path + '\0' + nvcc.version + '\0' + join(flags, " ");
+  std::string name = "cuda-runtime-" + utohexstr(xxh3_64bits(key), /*LowerCase=*/true) + ".o";
+  std::string cache = cacheDirectory();
+  SmallString<256> cached(cache);
+  sys::path::append(cached, name);
+  if (!cache.empty() && sys::fs::exists(cached))
+    return cached.str().str();
+
+  SmallString<256> cuFile(workDir), object(workDir), logFile(workDir);
+  sys::path::append(cuFile, "seqc_runtime.cu");
+  sys::path::append(object, "seqc_runtime.o");
+  sys::path::append(logFile, "nvcc-runtime.log");
+  if (Error e = writeFile(cuFile, source))
+    return std::move(e);
+  std::vector<std::string> args = flags;
+  args.insert(args.end(), {"-o", object.str().str(), cuFile.str().str()});
+  if (Error e = runNvcc(nvcc, args, logFile, ""))
+    return std::move(e);
+  // Kept for the next build: copied under a unique name, then renamed, so
+  // that concurrent builds never see half a file. Without a cache, the
+  // object stays in workDir.
+  SmallString<256> partial;
+  if (!cache.empty() && !sys::fs::create_directories(cache) &&
+      !sys::fs::createUniqueFile(cached + ".%%%%%%%%.partial", partial)) {
+    if (!sys::fs::copy_file(object, partial) && !sys::fs::rename(partial, cached))
+      return cached.str().str();
+    sys::fs::remove(partial);
+  }
+  return object.str().str();
+}
+
 Expected<CudaLibrary> buildCudaLibrary(mlir::ModuleOp module, CudaEmitOptions options,
                                        const NvccInfo &nvcc,
                                        const std::vector<std::string> &archs,
@@ -202,17 +281,13 @@ Expected<CudaLibrary> buildCudaLibrary(mlir::ModuleOp module, CudaEmitOptions op
   NvccBuild build;
   build.archs = archs;
   build.cudnn = emitted->usesCudnn;
-  std::string why;
-  int rc = runLogged(nvcc.path, nvccArguments(cuFile, soFile, build), logFile, why);
-  if (rc != 0) {
-    auto log = MemoryBuffer::getFile(logFile);
-    std::string detail = !why.empty() ? why : log ? firstErrorLine((*log)->getBuffer())
-                                                  : "exit code " + std::to_string(rc);
-    return error("nvcc failed (nvcc " + nvcc.version + " at " + nvcc.path +
-                 "; seqc needs nvcc from CUDA " + Twine(kMinNvccMajor) + ".0 or newer" +
-                 (build.cudnn ? " and the cuDNN 9 headers and library" : "") + "): " + detail +
-                 " (full log: " + logFile + ")");
-  }
+  Expected<std::string> runtime = cudaRuntimeObject(nvcc, archs, workDir);
+  if (!runtime)
+    return runtime.takeError();
+  build.runtimeObject = *runtime;
+  if (Error e = runNvcc(nvcc, nvccArguments(cuFile, soFile, build), logFile,
+                        build.cudnn ? " and the cuDNN 9 headers and library" : ""))
+    return std::move(e);
   return CudaLibrary{soFile.str().str(), build.cudnn};
 }
 

@@ -1,10 +1,13 @@
 //===- HostLauncher.cpp - everything in the .cu around the launches -------===//
 //
-// The kernel library, the model's data (constants, weights as inline bit
-// patterns or an .incbin of a side file, the shape function, X-macro lists
-// of buffers, ports and Embedding layers, port and state tables, the layers'
-// fields), the C API (kernels/seqc_model_runtime.cuh, the same for every
-// model) and the layers' create / forward / destroy.
+// The kernel library and the model interface (kernels/*.h*), the model's
+// data (weights as inline bit patterns or an .incbin of a side file, the
+// shape function, tables of buffers, ports, Embedding layers and state), the
+// layers' create / forward / destroy, the model's description for the
+// runtime, and the runtime (kernels/seqc_fixed_kernels.cu, the kernels
+// without template parameters, and kernels/seqc_model_runtime.cuh, the C
+// API: the same for every model), which seq-compile compiles once and links
+// instead.
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,6 +72,9 @@ std::string Emitter::assemble() const {
      << "//\n"
      << "// Build: nvcc -O3 -std=c++17 -shared -Xcompiler -fPIC -gencode arch=compute_90,code=sm_90 "
         "model.cu -o libmodel.so" << (cudnn ? " -lcudnn" : "") << "\n"
+     << "// Or as seq-compile does, with the runtime compiled once: nvcc -c ... seqc_runtime.cu\n"
+     << "// (seq-compile --emit=cuda-runtime), then nvcc -DSEQC_RUNTIME_LINKED ... model.cu "
+        "seqc_runtime.o\n"
      << "// Check on a CPU: g++ -std=c++17 -x c++ -DSEQC_CPU_SIMULATION -include "
         "seqc_cuda_sim.h model.cu ...\n"
      << "//\n"
@@ -79,26 +85,15 @@ std::string Emitter::assemble() const {
     os << "\n#define SEQC_GEMM_TF32 1 // --cuda-math=tf32\n";
   if (options.gemmMath == GemmMath::Bf16)
     os << "\n#define SEQC_GEMM_BF16 1 // --cuda-math=bf16\n";
-  os << "\n" << kernelLibrarySource();
+  os << "\n" << kernelLibrarySource() << "\n" << modelInterfaceSource();
   if (cudnn)
     os << "\n" << cudnnLibrarySource();
   if (usesCudnnRnn)
     os << "\n" << cudnnRnnLibrarySource();
 
   os << "\n// ===== the model ===========================================================\n"
-     << "// What seqc_model_runtime.cuh (after this part) builds the C API from.\n"
-     << "#ifndef SEQC_BUILT_FOR_ARCHS\n#define SEQC_BUILT_FOR_ARCHS "
-     << cString(options.builtForArchs) << "\n#endif\n"
-     << "#define SEQC_DEFAULT_MAX_BATCH " << maxBatch << "\n"
-     << "#define SEQC_DEFAULT_MAX_SEQ_LEN " << maxSteps << "\n"
-     << "#define SEQC_DYNAMIC_TIME " << (dynamicTime ? 1 : 0) << "\n"
-     << "#define SEQC_STATIC_BATCH " << std::max<int64_t>(firstInput.shape[0], 0) << "\n"
-     << "#define SEQC_INPUT_COUNT " << inputPorts.size() << "\n"
-     << "#define SEQC_OUTPUT_COUNT " << outputPorts.size() << "\n"
-     << "#define SEQC_STATE_SIZE " << stateSize(stateSlots) << "\n"
-     << "#define SEQC_STATE_COUNT " << stateSlots.size() << "\n"
-     << "#define SEQC_USES_CUDNN " << (cudnn ? 1 : 0) << "\n"
-     << "#define SEQC_EMBEDDING_COUNT " << embeddings.size() << "\n\n";
+     << "// Its data, its layers' code and its description for the runtime\n"
+     << "// (seqc_this_model, at the end).\n";
 
   // Weights.
   os << "namespace weights {\n"
@@ -158,58 +153,55 @@ std::string Emitter::assemble() const {
      << "  (void)steps;\n"
      << dimsCode << "  return nullptr;\n}\n\n";
 
-  // The buffers of the arena, and which ones the ports are.
-  os << "// The buffers with memory of their own in the arena: X(name, rank).\n"
-     << "#define SEQC_BUFFERS(X)";
-  for (const Buffer &b : buffers)
-    if (b.storage == b.name)
-      os << " \\\n  X(" << b.name << ", " << b.dims.size() << ")";
-  os << "\n";
-  auto portBuffers = [&](llvm::StringRef kind, const std::vector<unsigned> &ports) {
-    os << "#define SEQC_" << kind << "_BUFFERS(X)";
-    for (auto [k, b] : llvm::enumerate(ports))
-      os << " \\\n  X(" << k << ", " << buffers[b].storage << ", " << buffers[b].name << ", "
-         << buffers[b].dims.size() << ")";
-    os << "\n";
-  };
-  os << "// Port k: X(k, its memory, its shape in seqc_dims, rank).\n";
-  portBuffers("INPUT", inputBuffers);
-  portBuffers("OUTPUT", outputBuffers);
-  os << "// Embedding layers, whose ids are checked after a call: X(index, layer, ids,\n"
-     << "// vocabulary size).\n"
-     << "#define SEQC_EMBEDDINGS(X)";
-  for (auto [i, e] : llvm::enumerate(embeddings))
-    os << " \\\n  X(" << i << ", " << e.first << ", " << e.second << ", " << embeddingVocab[i]
-       << ")";
-  os << "\n\n";
+  // The buffers with memory of their own, and where ports and Embedding ids are.
+  std::vector<unsigned> arena;
+  llvm::StringMap<unsigned> arenaIndex;
+  for (auto [i, b] : llvm::enumerate(buffers))
+    if (b.storage == b.name) {
+      arenaIndex[b.name] = arena.size();
+      arena.push_back(i);
+    }
+  os << "#define SEQC_DIMS_AT(name) (int)(offsetof(seqc_dims, name) / sizeof(int64_t))\n"
+     << "// The buffers with memory of their own in the arena: where their shape is in\n"
+     << "// seqc_dims, their rank.\n"
+     << "static const seqc_buffer_shape seqc_buffers[] = {\n";
+  for (unsigned b : arena)
+    os << "  {SEQC_DIMS_AT(" << buffers[b].name << "), " << buffers[b].dims.size() << "}, // "
+       << buffers[b].name << ": " << buffers[b].what << "\n";
+  os << "};\n\n";
 
-  // The ports: Keras' names (bytes), shapes (-1 dynamic) and axis-1 lengths.
-  auto portTables = [&](llvm::StringRef kind, const std::vector<ModelPort> &ports) {
-    os << "static const unsigned char *const seqc_" << kind << "_names[] = {";
-    for (const ModelPort &port : ports)
-      os << text(port.name) << ", ";
-    os << "};\n";
+  // The ports: Keras' names (bytes), shapes (-1 dynamic), axis-1 lengths and buffers.
+  auto portTable = [&](llvm::StringRef kind, const std::vector<ModelPort> &ports,
+                       const std::vector<unsigned> &portBuffers) {
     for (auto [k, port] : llvm::enumerate(ports)) {
       os << "static const int64_t seqc_" << kind << "_dims_" << k << "[] = {";
       for (int64_t d : port.shape)
         os << d << ", ";
       os << "};\n";
     }
-    os << "static const int64_t *const seqc_" << kind << "_dims[] = {";
-    for (size_t k = 0; k < ports.size(); ++k)
-      os << "seqc_" << kind << "_dims_" << k << ", ";
-    os << "};\nstatic const int seqc_" << kind << "_ranks[] = {";
-    for (const ModelPort &port : ports)
-      os << port.shape.size() << ", ";
+    os << "static const seqc_port seqc_" << kind << "s[] = {\n";
+    for (auto [k, port] : llvm::enumerate(ports)) {
+      const Buffer &b = buffers[portBuffers[k]];
+      os << "  {" << text(port.name) << ", seqc_" << kind << "_dims_" << k << ", "
+         << port.shape.size() << ", " << port.steps() << ", " << arenaIndex.lookup(b.storage)
+         << ", SEQC_DIMS_AT(" << b.name << "), " << b.dims.size() << "}, // " << b.storage
+         << "\n";
+    }
     os << "};\n";
   };
-  portTables("input", inputPorts);
-  portTables("output", outputPorts);
-  os << "// Input k's axis-1 length: -1 when dynamic, 0 when it has no such axis.\n"
-     << "static const int64_t seqc_input_steps[] = {";
-  for (const ModelPort &port : inputPorts)
-    os << port.steps() << ", ";
-  os << "};\n";
+  os << "// name, declared shape and rank, axis 1's length (inputs: -1 dynamic, 0 none),\n"
+     << "// buffer, shape in seqc_dims, rank.\n";
+  portTable("input", inputPorts, inputBuffers);
+  portTable("output", outputPorts, outputBuffers);
+  if (!embeddings.empty()) {
+    os << "// The Embedding layers, whose ids are checked after a call: layer, ids buffer,\n"
+       << "// vocabulary size.\n"
+       << "static const seqc_embedding seqc_embeddings[] = {\n";
+    for (auto [i, e] : llvm::enumerate(embeddings))
+      os << "  {" << e.first << ", " << arenaIndex.lookup(e.second) << ", " << embeddingVocab[i]
+         << "}, // " << e.second << "\n";
+    os << "};\n";
+  }
 
   // The stateful layers' slots (a stateless model has 0 floats of state).
   os << "// The state of the stateful layers: offsets (and the total), layer names.\n"
@@ -225,19 +217,61 @@ std::string Emitter::assemble() const {
      << "static const unsigned char seqc_metadata[] = " << byteList(metadataToJson(module))
      << ";\n\n";
 
-  os << "// The layers' plans and descriptors, chosen at create.\n"
-     << "struct seqc_layers {\n"
-     << modelFields << "};\n\n"
-     << seqcModelRuntimeSource() << "\n"
+  os << "// The layers' plans and descriptors, chosen at create, and each buffer.\n"
+     << "struct seqc_layers : seqc_instance {\n";
+  for (unsigned b : arena)
+    os << "  float *" << buffers[b].name << " = nullptr; // " << buffers[b].what << "\n";
+  os << modelFields << "};\n\n"
      << "// ===== the layers ==========================================================\n"
-     << "static const char *seqc_create_layers(seqc_model *m, const seqc_dims &Dmax) {\n"
-     << "  (void)Dmax;\n"
-     << createCode << "  return nullptr;\n}\n\n"
-     << "static int seqc_forward(seqc_model *m, const seqc_dims &D) {\n"
+     << "static const char *seqc_create_layers(seqc_layers *m, const seqc_dims &Dmax) {\n"
+     << "  (void)Dmax;\n";
+  for (auto [i, b] : llvm::enumerate(arena))
+    os << "  m->" << buffers[b].name << " = m->buffers[" << i << "];\n";
+  os << createCode << "  return nullptr;\n}\n\n"
+     << "static int seqc_forward(seqc_layers *m, const seqc_dims &D) {\n"
      << forwardCode << "  return 0;\n}\n\n"
-     << "static void seqc_destroy_layers(seqc_model *m) {\n"
+     << "static void seqc_destroy_layers(seqc_layers *m) {\n"
      << "  (void)m;\n"
-     << destroyCode << "}\n";
+     << destroyCode << "}\n\n";
+
+  os << "// ===== the description =====================================================\n"
+     << "static seqc_model_description seqc_describe() {\n"
+     << "  seqc_model_description d{};\n"
+     << "  d.built_for_archs = " << cString(options.builtForArchs) << ";\n"
+     << "  d.default_max_batch = " << maxBatch << ";\n"
+     << "  d.default_max_seq_len = " << maxSteps << ";\n"
+     << "  d.dynamic_time = " << (dynamicTime ? "true" : "false") << ";\n"
+     << "  d.static_batch = " << std::max<int64_t>(firstInput.shape[0], 0) << ";\n"
+     << "  d.weights = seqc_weight_data;\n"
+     << "  d.weight_count = weights::total;\n"
+     << "  d.buffer_count = " << arena.size() << ";\n"
+     << "  d.buffers = seqc_buffers;\n"
+     << "  d.input_count = " << inputPorts.size() << ";\n"
+     << "  d.inputs = seqc_inputs;\n"
+     << "  d.output_count = " << outputPorts.size() << ";\n"
+     << "  d.outputs = seqc_outputs;\n"
+     << "  d.embedding_count = " << embeddings.size() << ";\n"
+     << "  d.embeddings = " << (embeddings.empty() ? "nullptr" : "seqc_embeddings") << ";\n"
+     << "  d.state_count = " << stateSlots.size() << ";\n"
+     << "  d.state_offsets = seqc_state_offsets;\n"
+     << "  d.state_layers = seqc_state_layers;\n"
+     << "  d.metadata = seqc_metadata;\n"
+     << "  d.probe = seqc::probe;\n";
+  if (cudnn)
+    os << "  d.open_cudnn = seqc::cudnn_open;\n"
+       << "  d.close_cudnn = seqc::cudnn_close;\n";
+  os << "  seqc_describe_layers<seqc_layers, seqc_dims, seqc_compute_dims, seqc_create_layers,\n"
+     << "                       seqc_forward, seqc_destroy_layers>(d);\n"
+     << "  return d;\n"
+     << "}\n"
+     << "extern \"C\" __attribute__((visibility(\"hidden\"))) const seqc_model_description "
+        "seqc_this_model = seqc_describe();\n\n"
+     << "// The runtime: the kernels without template parameters and the C API, which\n"
+     << "// seq-compile compiles once and links instead (-DSEQC_RUNTIME_LINKED).\n"
+     << "#ifndef SEQC_RUNTIME_LINKED\n"
+     << fixedKernelsSource() << "\n"
+     << callGraphsSource() << "\n"
+     << seqcModelRuntimeSource() << "#endif\n";
   return out;
 }
 

@@ -13,7 +13,13 @@ llvm::StringRef kernelLibrarySource();
 llvm::StringRef cudnnLibrarySource();
 /// kernels/seqc_cudnn_rnn.cuh: the cuDNN RNN path (after the above).
 llvm::StringRef cudnnRnnLibrarySource();
-/// kernels/seqc_model_runtime.cuh: the C API over the model's data.
+/// kernels/seqc_fixed_kernels.cu: the kernels without template parameters.
+llvm::StringRef fixedKernelsSource();
+/// kernels/seqc_model_interface.h: what the model's code and the runtime share.
+llvm::StringRef modelInterfaceSource();
+/// kernels/seqc_call_graphs.cuh: a call's launches as CUDA graphs (runtime).
+llvm::StringRef callGraphsSource();
+/// kernels/seqc_model_runtime.cuh: the C API over the model's description.
 llvm::StringRef seqcModelRuntimeSource();
 /// kernels/seqc_cuda_sim.h: runs emitted code on a CPU (tests).
 llvm::StringRef simulationHeaderSource();

@@ -13,5 +13,5 @@ module {
 
 // CHECK: // Layers:
 // CHECK: //   mha: seq.attention, dot attention, 1 heads, attention mask -> v3
-// CHECK-LABEL: static int seqc_forward(seqc_model *m, const seqc_dims &D) {
+// CHECK-LABEL: static int seqc_forward(seqc_layers *m, const seqc_dims &D) {
 // CHECK: seqc::attention(m->stream, m->v0, m->v0, m->v0, nullptr, seqc::AttentionMasks{nullptr, nullptr, m->v1}, m->v3, nullptr, seqc::AttentionShape{

@@ -16,5 +16,5 @@ module {
 // CHECK-NEXT: D.v2[1] = D.v1[2];
 // CHECK-NEXT: D.v2[2] = D.v1[1];
 // CHECK-NEXT: D.v2[3] = D.v1[1];
-// CHECK-LABEL: static int seqc_forward(seqc_model *m, const seqc_dims &D) {
+// CHECK-LABEL: static int seqc_forward(seqc_layers *m, const seqc_dims &D) {
 // CHECK: seqc::attention(m->stream, m->v0, m->v0, m->v0, nullptr, seqc::AttentionMasks{nullptr, nullptr, nullptr}, nullptr, m->v2, seqc::AttentionShape{

@@ -18,7 +18,7 @@ module {
 }
 
 // CHECK: //   bi: seq.bidirectional, merge ave (backward flipped back in time) -> v[[Y:[0-9]+]]
-// CHECK-LABEL: static int seqc_forward(seqc_model *m, const seqc_dims &D) {
+// CHECK-LABEL: static int seqc_forward(seqc_layers *m, const seqc_dims &D) {
 // CHECK: a.go_backwards = 0;
 // CHECK: a.go_backwards = 1;
 // CHECK: SEQC_TRY({{seqc_str_[0-9]+}}, (seqc::bidirectional<seqc::Merge::Ave>(m->stream, m->v{{[0-9]+}}, m->v{{[0-9]+}}, m->v[[Y]], D.v{{[0-9]+}}[0], D.v{{[0-9]+}}[1], (int)D.v{{[0-9]+}}[2], (int)D.v{{[0-9]+}}[2])));

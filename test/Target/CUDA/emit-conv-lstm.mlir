@@ -22,7 +22,7 @@ module {
 // CHECK: // v2: cl h
 // CHECK: // v5: cl output
 
-// CHECK-LABEL: static int seqc_forward(seqc_model *m, const seqc_dims &D) {
+// CHECK-LABEL: static int seqc_forward(seqc_layers *m, const seqc_dims &D) {
 // CHECK: seqc::conv_nd<seqc::Act::Linear>(m->stream, m->v0, m->w + weights::cl_kernel, m->w + weights::cl_bias, m->v1, D.v0[0] * D.v0[1], seqc::Sizes3{1, {(int)D.v0[2], 1, 1}}, 3, seqc::Sizes3{1, {(int)3, 1, 1}}, 8, 1, {{.*}}, seqc::Padding::Same, 0.0f)
 // CHECK-NEXT: cudaMemsetAsync(m->v2, 0,
 // CHECK-NEXT: cudaMemsetAsync(m->v3, 0,

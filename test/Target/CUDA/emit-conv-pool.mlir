@@ -26,7 +26,7 @@ module {
 // CHECK-NEXT: D.v4[1] = 1;
 // CHECK-NEXT: D.v4[2] = D.v3[2];
 
-// CHECK-LABEL: static int seqc_forward(seqc_model *m, const seqc_dims &D) {
+// CHECK-LABEL: static int seqc_forward(seqc_layers *m, const seqc_dims &D) {
 // CHECK: SEQC_TRY({{seqc_str_[0-9]+}}, (seqc::conv1d<seqc::Act::Tanh>(m->stream, m->v0, m->w + weights::conv_kernel, m->w + weights::conv_bias, m->v1, D.v0[0], D.v0[1], 3, 3, 4, 1, 2, seqc::Padding::Causal, 0.0f)));
 // CHECK: SEQC_TRY({{seqc_str_[0-9]+}}, (seqc::pool1d<true>(m->stream, m->v1, m->v2, D.v1[0], D.v1[1], (int)D.v1[2], 2, 2, seqc::Padding::Same)));
 // CHECK: SEQC_TRY({{seqc_str_[0-9]+}}, (seqc::pool1d<false>(m->stream, m->v2, m->v3, D.v2[0], D.v2[1], (int)D.v2[2], 2, 1, seqc::Padding::Valid)));

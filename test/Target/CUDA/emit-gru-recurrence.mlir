@@ -25,7 +25,7 @@ module {
 // CHECK: SEQC_CREATE_TRY({{seqc_str_[0-9]+}}, (seqc::plan_model_recurrence<seqc::Cell::GruResetAfter, seqc::Act::Tanh, seqc::Act::Sigmoid, 5>(&m->plan_v2)));
 // CHECK: SEQC_CREATE_TRY({{seqc_str_[0-9]+}}, (seqc::plan_model_recurrence<seqc::Cell::GruResetBefore, seqc::Act::Tanh, seqc::Act::HardSigmoidKeras2, 5>(&m->plan_v5)));
 
-// CHECK-LABEL: static int seqc_forward(seqc_model *m, const seqc_dims &D) {
+// CHECK-LABEL: static int seqc_forward(seqc_layers *m, const seqc_dims &D) {
 // CHECK: a.u = m->w + weights::after_recurrent_kernel;
 // CHECK-NEXT: a.rbias = m->w + weights::after_recurrent_bias;
 // CHECK-NEXT: a.out = m->v2;

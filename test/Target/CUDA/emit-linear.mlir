@@ -23,8 +23,6 @@ module attributes {seq.metadata = {model_name = "linears", source = "linears.mli
 // CHECK: __global__ void __launch_bounds__(256)
 // CHECK-NEXT: linear_kernel(
 
-// CHECK: #define SEQC_DEFAULT_MAX_BATCH 64
-// CHECK: #define SEQC_DYNAMIC_TIME 0
 // CHECK: enum : size_t {
 // CHECK-DAG: hidden_kernel = {{[0-9]+}}, // (4, 3)
 // CHECK-DAG: hidden_bias = {{[0-9]+}}, // (3)
@@ -40,14 +38,23 @@ module attributes {seq.metadata = {model_name = "linears", source = "linears.mli
 // CHECK-NEXT: D.v1[1] = D.v0[1];
 // CHECK-NEXT: D.v1[2] = 3;
 
-// The C API of every seqc library (seqc_model_runtime.cuh), then the layers.
-// CHECK: SEQC_API seqc_model *seqc_model_create_sized(int64_t max_batch, int64_t max_seq_len) {
-// CHECK: SEQC_API seqc_model *seqc_model_create(void) {
-// CHECK: SEQC_API int seqc_model_run(seqc_model *m, const float *input, int64_t batch, int64_t seq_len,
-
-// CHECK-LABEL: static int seqc_forward(seqc_model *m, const seqc_dims &D) {
+// CHECK-LABEL: static int seqc_forward(seqc_layers *m, const seqc_dims &D) {
 // CHECK-NEXT: // hidden: seq.linear
 // CHECK-NEXT: SEQC_TRY({{seqc_str_[0-9]+}}, (seqc::linear<seqc::Act::LeakyRelu>(m->stream, m->v0, m->w + weights::hidden_kernel, m->w + weights::hidden_bias, m->v1, D.v0[0] * D.v0[1], 3, 4, 0.200000003f)));
 // CHECK-NEXT: // out: seq.linear
 // CHECK-NEXT: SEQC_TRY({{seqc_str_[0-9]+}}, (seqc::linear<seqc::Act::Softmax>(m->stream, m->v1, m->w + weights::out_kernel, nullptr, m->v2, D.v1[0] * D.v1[1], 2, 3, 0.0f)));
 // CHECK-NEXT: return 0;
+
+// The model's description for the runtime, then the runtime (the C API of
+// every seqc library, seqc_model_runtime.cuh), which a build with
+// -DSEQC_RUNTIME_LINKED leaves out.
+// CHECK-LABEL: static seqc_model_description seqc_describe() {
+// CHECK: d.default_max_batch = 64;
+// CHECK: d.dynamic_time = false;
+// CHECK: seqc_describe_layers<seqc_layers, seqc_dims, seqc_compute_dims, seqc_create_layers,
+// CHECK: const seqc_model_description seqc_this_model = seqc_describe();
+// CHECK: #ifndef SEQC_RUNTIME_LINKED
+// CHECK: SEQC_API seqc_model *seqc_model_create_sized(int64_t max_batch, int64_t max_seq_len) {
+// CHECK: SEQC_API seqc_model *seqc_model_create(void) {
+// CHECK: SEQC_API int seqc_model_run(seqc_model *m, const float *input, int64_t batch, int64_t seq_len,
+// CHECK: #endif

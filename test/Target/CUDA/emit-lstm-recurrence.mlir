@@ -32,7 +32,7 @@ module attributes {seq.metadata = {source = "lstm.mlir"}} {
 // CHECK: seqc::RecurrencePlan plan_v2; // enc
 // CHECK: SEQC_CREATE_TRY({{seqc_str_[0-9]+}}, (seqc::plan_model_recurrence<seqc::Cell::Lstm, seqc::Act::Tanh, seqc::Act::HardSigmoidKeras3, 8>(&m->plan_v2)));
 
-// CHECK-LABEL: static int seqc_forward(seqc_model *m, const seqc_dims &D) {
+// CHECK-LABEL: static int seqc_forward(seqc_layers *m, const seqc_dims &D) {
 // CHECK: SEQC_TRY({{seqc_str_[0-9]+}}, (seqc::linear<seqc::Act::Linear>(m->stream, m->v0, m->w + weights::enc_kernel, m->w + weights::enc_bias, m->v1, D.v0[0] * D.v0[1], 32, 3, 0.0f)));
 // CHECK: seqc::RecurrenceArgs a{};
 // CHECK-NEXT: a.xproj = m->v1;

@@ -28,14 +28,14 @@ module {
 
 // Aliases get no memory of their own; the Embedding's ids are checked after
 // a call (the runtime's seqc_check_embedding_ids names the layer).
-// CHECK-LABEL: #define SEQC_BUFFERS(X)
-// CHECK-NEXT: X(v0, 2)
-// CHECK-NEXT: X(v1, 3)
-// CHECK-NEXT: X(v4, 3)
-// CHECK: #define SEQC_EMBEDDINGS(X) \
-// CHECK-NEXT: X(0, {{seqc_str_[0-9]+}}, v0, 10)
+// CHECK-LABEL: static const seqc_buffer_shape seqc_buffers[] = {
+// CHECK-NEXT: {SEQC_DIMS_AT(v0), 2}, // v0: model input
+// CHECK-NEXT: {SEQC_DIMS_AT(v1), 3}, // v1: emb output
+// CHECK-NEXT: {SEQC_DIMS_AT(v4), 3}, // v4: probs output
+// CHECK: static const seqc_embedding seqc_embeddings[] = {
+// CHECK-NEXT: {{[{]}}{{seqc_str_[0-9]+}}, 0, 10}, // v0
 
-// CHECK-LABEL: static int seqc_forward(seqc_model *m, const seqc_dims &D) {
+// CHECK-LABEL: static int seqc_forward(seqc_layers *m, const seqc_dims &D) {
 // CHECK: SEQC_TRY({{seqc_str_[0-9]+}}, (seqc::embedding(m->stream, m->v0, m->w + weights::emb_embeddings, m->v1, D.v0[0] * D.v0[1], 10, 6, m->bad_ids + 0)));
 // CHECK: SEQC_TRY({{seqc_str_[0-9]+}}, (seqc::activation<seqc::Act::Softmax>(m->stream, m->v1, m->v4, D.v3[0] * D.v3[1] * D.v3[2], (int)D.v3[2], 0.0f)));
 // CHECK: SEQC_TRY({{seqc_str_[0-9]+}}, (seqc::global_pool1d<false>(m->stream, m->v4, nullptr, m->v5

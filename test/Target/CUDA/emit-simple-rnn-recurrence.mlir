@@ -12,11 +12,11 @@ module {
 }
 
 // A dynamic time axis: shapes follow the steps of each call, bounded at create.
-// CHECK: #define SEQC_DEFAULT_MAX_SEQ_LEN 512
-// CHECK-NEXT: #define SEQC_DYNAMIC_TIME 1
 // CHECK: D.v0[0] = batch;
 // CHECK-NEXT: D.v0[1] = steps[0];
 // CHECK: SEQC_CREATE_TRY({{seqc_str_[0-9]+}}, (seqc::plan_model_recurrence<seqc::Cell::SimpleRnn, seqc::Act::Relu, seqc::Act::Sigmoid, 4>(&m->plan_v2)));
 // CHECK: a.c = nullptr;
 // CHECK: a.units = 4;
 // CHECK: a.return_sequences = 0;
+// CHECK: d.default_max_seq_len = 512;
+// CHECK-NEXT: d.dynamic_time = true;

@@ -39,7 +39,7 @@ module {
 // CHECK-NEXT: D.v8[2] = D.v7[1];
 // CHECK-NEXT: D.v8[3] = D.v7[2];
 
-// CHECK-LABEL: static int seqc_forward(seqc_model *m, const seqc_dims &D) {
+// CHECK-LABEL: static int seqc_forward(seqc_layers *m, const seqc_dims &D) {
 // CHECK: (seqc::permute(m->stream, m->v0, m->v1, {{.*}}, seqc::Shape5{4, {(int64_t)0, (int64_t)2, (int64_t)3, (int64_t)1, 1}})));
 // CHECK: (seqc::shift_copy(m->stream, m->v1, m->v2, {{.*}}, seqc::Shape5{4, {(int64_t)0, (int64_t)0, (int64_t)0, (int64_t)1, 1}})));
 // CHECK: (seqc::conv_nd<seqc::Act::Relu>(m->stream, m->v2, m->w + weights::conv_kernel, m->w + weights::conv_bias, m->v3, D.v2[0], seqc::Sizes3{2, {(int)D.v2[1], (int)D.v2[2], 1}}, 4, seqc::Sizes3{2, {(int)3, (int)3, 1}}, 4, 4, seqc::Sizes3{2, {(int)2, (int)1, 1}}, seqc::Sizes3{2, {(int)1, (int)2, 1}}, seqc::Padding::Same, 0.0f)));

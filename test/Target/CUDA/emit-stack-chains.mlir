@@ -40,11 +40,11 @@ module {
 // CHECK: //   l3: seq.lstm_recurrence, persistent recurrence, 4 units, return_sequences
 // CHECK-NEXT: //   l2: seq.lstm_recurrence, stacked recurrences l2, l3: one launch
 // CHECK-NOT: stacked recurrences
-// CHECK-LABEL: static const char *seqc_create_layers(seqc_model *m, const seqc_dims &Dmax) {
+// CHECK-LABEL: static const char *seqc_create_layers(seqc_layers *m, const seqc_dims &Dmax) {
 // CHECK: const int units[] = {4, 4}, inputs[] = {0, 4};
 // CHECK-NEXT: seqc::plan_stack<seqc::Cell::Lstm, seqc::Act::Relu, seqc::Act::Sigmoid>(2,
 // CHECK-NOT: seqc::plan_stack<
-// CHECK-LABEL: static int seqc_forward(seqc_model *m, const seqc_dims &D) {
+// CHECK-LABEL: static int seqc_forward(seqc_layers *m, const seqc_dims &D) {
 // CHECK: seqc::run_recurrence(m->stream, m->plan_v{{[0-9]+}}, a)
 // CHECK: // side: seq.linear
 // CHECK: seqc::run_recurrence(

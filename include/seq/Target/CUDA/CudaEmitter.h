@@ -79,6 +79,12 @@ struct CudaModule {
 llvm::Expected<CudaModule> emitCudaModule(mlir::ModuleOp module,
                                           const CudaEmitOptions &options);
 
+/// The runtime every CUDA library links (seq-compile --emit=cuda-runtime):
+/// the kernels without template parameters and the C API over a model's
+/// description, one translation unit, the same for every model. A model's
+/// .cu holds it too unless built with -DSEQC_RUNTIME_LINKED.
+std::string cudaRuntimeSource();
+
 /// The C header of a library built from `module`: the same API as the CPU
 /// backend's (runtime/seqc_model.h.in), plus SEQC_ERROR_DEVICE.
 std::string cudaModelHeader(mlir::ModuleOp module, llvm::StringRef headerName,

@@ -35,12 +35,26 @@ llvm::Expected<std::vector<std::string>> parseCudaArchs(llvm::StringRef list);
 struct NvccBuild {
   std::vector<std::string> archs = {"sm_80", "sm_90"};
   bool cudnn = false;
+  /// The runtime (cudaRuntimeSource) compiled once, linked instead of the
+  /// copy in the .cu; empty: the .cu's own.
+  std::string runtimeObject;
 };
 
 /// The nvcc command line (without nvcc itself) that builds `cuFile` into
 /// the shared library `soFile`.
 std::vector<std::string> nvccArguments(llvm::StringRef cuFile, llvm::StringRef soFile,
                                        const NvccBuild &build);
+
+/// Where seq-compile keeps what it builds once and reuses: $SEQC_CACHE_DIR,
+/// else $XDG_CACHE_HOME/seqc, else $HOME/.cache/seqc (empty: none).
+std::string cacheDirectory();
+
+/// The runtime compiled by `nvcc` for `archs` into an object: from the cache
+/// when this nvcc compiled this runtime for them before, else compiled in
+/// `workDir` and then kept in the cache (where there is one).
+llvm::Expected<std::string> cudaRuntimeObject(const NvccInfo &nvcc,
+                                              const std::vector<std::string> &archs,
+                                              llvm::StringRef workDir);
 
 /// A library buildCudaLibrary built.
 struct CudaLibrary {

@@ -18,6 +18,26 @@ inline const char *cuda_error(cudaError_t err) {
   return err == cudaSuccess ? nullptr : cudaGetErrorString(err);
 }
 
+/// The model's cuDNN handle on `stream`, after checking that the cuDNN found
+/// is the major version the library was built against: nullptr, or why not
+/// (written into `error`, 1024 bytes).
+inline const char *cudnn_open(cudaStream_t stream, cudnnHandle_t *handle, char *error) {
+  size_t version = cudnnGetVersion();
+  if (version / 10000 != CUDNN_MAJOR)
+    return seqc_format(error,
+                       "cuDNN %zu.%zu.%zu found, but this library needs cuDNN %d (built "
+                       "against %d.%d.%d)",
+                       version / 10000, version % 10000 / 100, version % 100, CUDNN_MAJOR,
+                       CUDNN_MAJOR, CUDNN_MINOR, CUDNN_PATCHLEVEL);
+  if (cudnnStatus_t s = cudnnCreate(handle))
+    return seqc_format(error, "cannot initialise cuDNN: %s", cudnnGetErrorString(s));
+  if (cudnnStatus_t s = cudnnSetStream(*handle, stream))
+    return seqc_format(error, "cuDNN: %s", cudnnGetErrorString(s));
+  return nullptr;
+}
+
+inline void cudnn_close(cudnnHandle_t handle) { cudnnDestroy(handle); }
+
 #define SEQC_CUDNN_TRY(expr)                                                                \
   do {                                                                                      \
     if (const char *seqc_e = (expr))                                                        \

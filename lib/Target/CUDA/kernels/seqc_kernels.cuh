@@ -1,7 +1,10 @@
 // ===== seqc CUDA kernel library ============================================
 // Copied verbatim into every .cu that `seq-compile --target=cuda` writes, so
 // that the generated file stands alone. The generated part below it holds the
-// weights, the buffer shapes and one launch per kernel-level op.
+// weights, the buffer shapes and one launch per kernel-level op. The kernels
+// with template parameters are defined here, instantiated by each model for
+// its own units and activations; the others are only declared here: they are
+// defined in seqc_fixed_kernels.cu, compiled once with the runtime.
 //
 // Conventions: float32 tensors, batch-major and contiguous; every launcher
 // returns cudaError_t and launches on the given stream; no launcher
@@ -22,6 +25,7 @@
 #endif
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -157,11 +161,13 @@ inline unsigned blocks_for(int64_t n, int threads) {
   return static_cast<unsigned>((n + threads - 1) / threads);
 }
 
-__global__ void probe_kernel() {}
+// Static, like probe: each translation unit checks its own code (the
+// runtime's, with the fixed kernels, is built for the same architectures).
+static __global__ void probe_kernel() {}
 
 /// Runs an empty kernel: fails with cudaErrorNoKernelImageForDevice when the
 /// library has no code for this GPU, which is better said at create.
-inline cudaError_t probe(cudaStream_t stream) {
+[[maybe_unused]] static cudaError_t probe(cudaStream_t stream) {
   SEQC_LAUNCH(probe_kernel, 1, 1, 0, stream)();
   cudaError_t err = cudaGetLastError();
   return err != cudaSuccess ? err : cudaStreamSynchronize(stream);
@@ -367,10 +373,20 @@ linear_tensor_core_kernel(const float *__restrict__ a, const float *__restrict__
 /// float32.
 inline GemmMath gemm_math() {
 #if defined(SEQC_GEMM_TF32) || defined(SEQC_GEMM_BF16)
-  int device = 0, major = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
-      major < 8)
+  // Each GPU's compute capability, asked once per process (0: not yet).
+  constexpr int kDevices = 64;
+  static std::atomic<int> majors[kDevices] = {};
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0)
+    return GemmMath::Fp32;
+  int major = device < kDevices ? majors[device].load(std::memory_order_relaxed) : 0;
+  if (major == 0) {
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess)
+      return GemmMath::Fp32;
+    if (device < kDevices)
+      majors[device].store(major, std::memory_order_relaxed);
+  }
+  if (major < 8)
     return GemmMath::Fp32;
 #endif
 #if defined(SEQC_GEMM_TF32)
@@ -1655,347 +1671,74 @@ cudaError_t global_pool1d(cudaStream_t stream, const float *x, const float *mask
 
 /// Keras' timestep mask (batch, steps): 1 where any of the step's `features`
 /// values (1 for ids) differs from mask_value.
-__global__ void sequence_mask_kernel(const float *__restrict__ x, float *__restrict__ mask,
-                                     int64_t rows, int features, float mask_value) {
-  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= rows)
-    return;
-  float kept = 0.0f;
-  for (int f = 0; f < features; ++f)
-    if (x[i * features + f] != mask_value)
-      kept = 1.0f;
-  mask[i] = kept;
-}
-
-inline cudaError_t sequence_mask(cudaStream_t stream, const float *x, float *mask, int64_t rows,
-                                 int features, float mask_value) {
-  if (rows == 0)
-    return cudaSuccess;
-  SEQC_LAUNCH(sequence_mask_kernel, blocks_for(rows, 256), 256, 0, stream)(x, mask, rows,
-                                                                         features, mask_value);
-  return cudaGetLastError();
-}
+cudaError_t sequence_mask(cudaStream_t stream, const float *x, float *mask, int64_t rows,
+                          int features, float mask_value);
 
 /// Keras Masking's output: x (rows, inner) times mask (rows).
-__global__ void apply_mask_kernel(const float *__restrict__ x, const float *__restrict__ mask,
-                                  float *__restrict__ y, int64_t n, int64_t inner) {
-  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n)
-    y[i] = x[i] * mask[i / inner];
-}
-
-inline cudaError_t apply_mask(cudaStream_t stream, const float *x, const float *mask, float *y,
-                              int64_t rows, int64_t inner) {
-  int64_t n = rows * inner;
-  if (n == 0)
-    return cudaSuccess;
-  SEQC_LAUNCH(apply_mask_kernel, blocks_for(n, 256), 256, 0, stream)(x, mask, y, n, inner);
-  return cudaGetLastError();
-}
+cudaError_t apply_mask(cudaStream_t stream, const float *x, const float *mask, float *y,
+                       int64_t rows, int64_t inner);
 
 /// Keras' elementwise merge layers, one input at a time onto the result:
 /// y = x0 op x1, then y = y op x2, ...; Average divides the sum at the end.
 enum class MergeKind : int { Add, Subtract, Multiply, Average, Maximum, Minimum };
 
-__global__ void merge_kernel(const float *__restrict__ a, const float *__restrict__ b,
-                             float *y, int64_t n, MergeKind kind, float divisor) {
-  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n)
-    return;
-  float x = a[i], z = b[i], r;
-  switch (kind) {
-  case MergeKind::Subtract: r = x - z; break;
-  case MergeKind::Multiply: r = x * z; break;
-  case MergeKind::Maximum: r = fmaxf(x, z); break;
-  case MergeKind::Minimum: r = fminf(x, z); break;
-  default: r = x + z; break;
-  }
-  y[i] = divisor != 0.0f ? r / divisor : r;
-}
-
 /// y = a op b over n values; `divisor` (0: none) divides the result (the
 /// last step of an Average). y may be a.
-inline cudaError_t merge(cudaStream_t stream, const float *a, const float *b, float *y, int64_t n,
-                         MergeKind kind, float divisor) {
-  if (n == 0)
-    return cudaSuccess;
-  SEQC_LAUNCH(merge_kernel, blocks_for(n, 256), 256, 0, stream)(a, b, y, n, kind, divisor);
-  return cudaGetLastError();
-}
+cudaError_t merge(cudaStream_t stream, const float *a, const float *b, float *y, int64_t n,
+                  MergeKind kind, float divisor);
 
 /// Concatenate: x (outer, width) into columns [offset, offset + width) of
 /// y (outer, total).
-__global__ void concat_kernel(const float *__restrict__ x, float *__restrict__ y, int64_t outer,
-                              int64_t width, int64_t total, int64_t offset) {
-  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < outer * width)
-    y[(i / width) * total + offset + i % width] = x[i];
-}
-
-inline cudaError_t concat_into(cudaStream_t stream, const float *x, float *y, int64_t outer,
-                               int64_t width, int64_t total, int64_t offset) {
-  int64_t n = outer * width;
-  if (n == 0)
-    return cudaSuccess;
-  SEQC_LAUNCH(concat_kernel, blocks_for(n, 256), 256, 0, stream)(x, y, outer, width, total,
-                                                                 offset);
-  return cudaGetLastError();
-}
+cudaError_t concat_into(cudaStream_t stream, const float *x, float *y, int64_t outer,
+                        int64_t width, int64_t total, int64_t offset);
 
 /// LayerNormalization over rows of length n: one warp per row, biased
 /// variance, two passes over the row.
-__global__ void layer_norm_kernel(const float *__restrict__ x, const float *__restrict__ gamma,
-                                  const float *__restrict__ beta, float *__restrict__ y,
-                                  int64_t rows, int n, float epsilon) {
-  int64_t row = (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
-  int lane = threadIdx.x % 32;
-  if (row >= rows)
-    return;
-  const float *xr = x + row * n;
-  float *yr = y + row * n;
-  float sum = 0.0f;
-  for (int i = lane; i < n; i += 32)
-    sum += xr[i];
-  for (int off = 16; off > 0; off /= 2)
-    sum += __shfl_xor_sync(0xffffffffu, sum, off);
-  float mean = sum / n;
-  float sq = 0.0f;
-  for (int i = lane; i < n; i += 32)
-    sq += (xr[i] - mean) * (xr[i] - mean);
-  for (int off = 16; off > 0; off /= 2)
-    sq += __shfl_xor_sync(0xffffffffu, sq, off);
-  float scale = 1.0f / sqrtf(sq / n + epsilon);
-  for (int i = lane; i < n; i += 32)
-    yr[i] = (xr[i] - mean) * scale * gamma[i] + beta[i];
-}
-
-inline cudaError_t layer_norm(cudaStream_t stream, const float *x, const float *gamma,
-                              const float *beta, float *y, int64_t rows, int n, float epsilon) {
-  if (rows == 0)
-    return cudaSuccess;
-  SEQC_LAUNCH(layer_norm_kernel, blocks_for(rows, 8), 256, 0, stream)(x, gamma, beta, y, rows, n,
-                                                             epsilon);
-  return cudaGetLastError();
-}
+cudaError_t layer_norm(cudaStream_t stream, const float *x, const float *gamma,
+                       const float *beta, float *y, int64_t rows, int n, float epsilon);
 
 /// GroupNormalization: one warp per (sample, group), whose values are the
 /// group's `per_group` channels at each of `positions` positions; biased
 /// variance, two passes.
-__global__ void group_norm_kernel(const float *__restrict__ x, const float *__restrict__ gamma,
-                                  const float *__restrict__ beta, float *__restrict__ y,
-                                  int64_t batch, int64_t positions, int channels, int groups,
-                                  float epsilon) {
-  int64_t row = (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
-  int lane = threadIdx.x % 32;
-  if (row >= batch * groups)
-    return;
-  int64_t b = row / groups;
-  int g = row % groups, per_group = channels / groups;
-  int64_t count = positions * per_group;
-  const float *xs = x + b * positions * channels + g * per_group;
-  float *ys = y + b * positions * channels + g * per_group;
-  float sum = 0.0f;
-  for (int64_t i = lane; i < count; i += 32)
-    sum += xs[i / per_group * channels + i % per_group];
-  for (int off = 16; off > 0; off /= 2)
-    sum += __shfl_xor_sync(0xffffffffu, sum, off);
-  float mean = sum / count;
-  float sq = 0.0f;
-  for (int64_t i = lane; i < count; i += 32) {
-    float d = xs[i / per_group * channels + i % per_group] - mean;
-    sq += d * d;
-  }
-  for (int off = 16; off > 0; off /= 2)
-    sq += __shfl_xor_sync(0xffffffffu, sq, off);
-  float scale = 1.0f / sqrtf(sq / count + epsilon);
-  for (int64_t i = lane; i < count; i += 32) {
-    int64_t at = i / per_group * channels + i % per_group;
-    int c = g * per_group + (int)(i % per_group);
-    ys[at] = (xs[at] - mean) * scale * gamma[c] + beta[c];
-  }
-}
-
-inline cudaError_t group_norm(cudaStream_t stream, const float *x, const float *gamma,
-                              const float *beta, float *y, int64_t batch, int64_t positions,
-                              int channels, int groups, float epsilon) {
-  if (batch == 0)
-    return cudaSuccess;
-  SEQC_LAUNCH(group_norm_kernel, blocks_for(batch * groups, 8), 256, 0, stream)(
-      x, gamma, beta, y, batch, positions, channels, groups, epsilon);
-  return cudaGetLastError();
-}
+cudaError_t group_norm(cudaStream_t stream, const float *x, const float *gamma,
+                       const float *beta, float *y, int64_t batch, int64_t positions,
+                       int channels, int groups, float epsilon);
 
 /// UnitNormalization (no scale; 1 / sqrt(max(sum, 1e-12))) and
 /// RMSNormalization (1 / sqrt(sum / n + epsilon), times scale) over rows of
 /// length n: one warp per row.
-__global__ void rms_norm_kernel(const float *__restrict__ x, const float *__restrict__ scale,
-                                float *__restrict__ y, int64_t rows, int n, float epsilon,
-                                bool unit) {
-  int64_t row = (int64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
-  int lane = threadIdx.x % 32;
-  if (row >= rows)
-    return;
-  const float *xr = x + row * n;
-  float *yr = y + row * n;
-  float sq = 0.0f;
-  for (int i = lane; i < n; i += 32)
-    sq += xr[i] * xr[i];
-  for (int off = 16; off > 0; off /= 2)
-    sq += __shfl_xor_sync(0xffffffffu, sq, off);
-  float factor = unit ? 1.0f / sqrtf(fmaxf(sq, 1e-12f)) : 1.0f / sqrtf(sq / n + epsilon);
-  for (int i = lane; i < n; i += 32)
-    yr[i] = xr[i] * factor * (scale ? scale[i] : 1.0f);
-}
-
 /// `scale` null for UnitNormalization.
-inline cudaError_t rms_norm(cudaStream_t stream, const float *x, const float *scale, float *y,
-                            int64_t rows, int n, float epsilon, bool unit) {
-  if (rows == 0)
-    return cudaSuccess;
-  SEQC_LAUNCH(rms_norm_kernel, blocks_for(rows, 8), 256, 0, stream)(x, scale, y, rows, n,
-                                                             epsilon, unit);
-  return cudaGetLastError();
-}
+cudaError_t rms_norm(cudaStream_t stream, const float *x, const float *scale, float *y,
+                     int64_t rows, int n, float epsilon, bool unit);
 
 /// BatchNormalization at inference: per channel of the last axis.
-__global__ void batch_norm_kernel(const float *__restrict__ x, const float *__restrict__ gamma,
-                                  const float *__restrict__ beta, const float *__restrict__ mean,
-                                  const float *__restrict__ variance, float *__restrict__ y,
-                                  int64_t n, int channels, float epsilon) {
-  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n)
-    return;
-  int c = i % channels;
-  y[i] = (x[i] - mean[c]) / sqrtf(variance[c] + epsilon) * gamma[c] + beta[c];
-}
-
-inline cudaError_t batch_norm(cudaStream_t stream, const float *x, const float *gamma,
-                              const float *beta, const float *mean, const float *variance,
-                              float *y, int64_t n, int channels, float epsilon) {
-  if (n == 0)
-    return cudaSuccess;
-  SEQC_LAUNCH(batch_norm_kernel, blocks_for(n, 256), 256, 0, stream)(x, gamma, beta, mean, variance, y,
-                                                            n, channels, epsilon);
-  return cudaGetLastError();
-}
+cudaError_t batch_norm(cudaStream_t stream, const float *x, const float *gamma,
+                       const float *beta, const float *mean, const float *variance,
+                       float *y, int64_t n, int channels, float epsilon);
 
 /// Embedding lookup; ids are integral floats. A bad id writes its flat
 /// index + 1 to *bad_id (read back after the run) and yields zeros.
-__global__ void embedding_kernel(const float *__restrict__ ids, const float *__restrict__ table,
-                                 float *__restrict__ y, int64_t count, int vocab, int dim,
-                                 unsigned long long *bad_id) {
-  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= count * dim)
-    return;
-  int64_t row = i / dim;
-  int d = i % dim;
-  float id = ids[row];
-  if (!(truncf(id) == id && id >= 0.0f && id < (float)vocab)) {
-    atomicCAS(bad_id, 0ull, (unsigned long long)row + 1);
-    y[i] = 0.0f;
-    return;
-  }
-  y[i] = table[(size_t)(int64_t)id * dim + d];
-}
-
-inline cudaError_t embedding(cudaStream_t stream, const float *ids, const float *table, float *y,
-                             int64_t count, int vocab, int dim, unsigned long long *bad_id) {
-  if (count == 0)
-    return cudaSuccess;
-  SEQC_LAUNCH(embedding_kernel, blocks_for(count * dim, 256), 256, 0, stream)(ids, table, y, count,
-                                                                     vocab, dim, bad_id);
-  return cudaGetLastError();
-}
+cudaError_t embedding(cudaStream_t stream, const float *ids, const float *table, float *y,
+                      int64_t count, int vocab, int dim, unsigned long long *bad_id);
 
 /// Truncation toward zero (seq.truncate: Keras' cast of an input to an
 /// integer dtype).
-__global__ void truncate_kernel(const float *__restrict__ x, float *__restrict__ y,
-                                int64_t count) {
-  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < count)
-    y[i] = truncf(x[i]);
-}
-
-inline cudaError_t truncate(cudaStream_t stream, const float *x, float *y, int64_t count) {
-  if (count == 0)
-    return cudaSuccess;
-  SEQC_LAUNCH(truncate_kernel, blocks_for(count, 256), 256, 0, stream)(x, y, count);
-  return cudaGetLastError();
-}
+cudaError_t truncate(cudaStream_t stream, const float *x, float *y, int64_t count);
 
 /// Discretization: the number of boundaries b with !(x < b) (TensorFlow's
 /// Bucketize), as float.
-__global__ void discretize_kernel(const float *__restrict__ x, const float *__restrict__ bounds,
-                                  float *__restrict__ y, int64_t count, int n) {
-  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= count)
-    return;
-  float v = x[i];
-  int bucket = 0;
-  for (int j = 0; j < n; ++j)
-    bucket += !(v < bounds[j]);
-  y[i] = (float)bucket;
-}
-
-inline cudaError_t discretize(cudaStream_t stream, const float *x, const float *bounds, float *y,
-                              int64_t count, int n) {
-  if (count == 0)
-    return cudaSuccess;
-  SEQC_LAUNCH(discretize_kernel, blocks_for(count, 256), 256, 0, stream)(x, bounds, y, count, n);
-  return cudaGetLastError();
-}
+cudaError_t discretize(cudaStream_t stream, const float *x, const float *bounds, float *y,
+                       int64_t count, int n);
 
 /// CategoryEncoding of (batch, k) ids, one thread per output element: with
 /// `rows` (one_hot, k != 1) y[b, j, t] = (x[b, j] == t); else y[b, t] is the
 /// count (`count`) or the presence of t among x[b, :].
-__global__ void category_encoding_kernel(const float *__restrict__ x, float *__restrict__ y,
-                                         int64_t batch, int k, int n, bool rows, bool count) {
-  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  int t = i % n;
-  if (rows) {
-    if (i >= batch * k * n)
-      return;
-    y[i] = x[i / n] == (float)t ? 1.0f : 0.0f;
-    return;
-  }
-  if (i >= batch * n)
-    return;
-  int64_t b = i / n;
-  float hits = 0.0f;
-  for (int j = 0; j < k; ++j)
-    hits += x[b * k + j] == (float)t ? 1.0f : 0.0f;
-  y[i] = count ? hits : (hits > 0.0f ? 1.0f : 0.0f);
-}
-
-inline cudaError_t category_encoding(cudaStream_t stream, const float *x, float *y, int64_t batch,
-                                     int k, int n, bool rows, bool count) {
-  int64_t elements = batch * (rows ? k : 1) * n;
-  if (elements == 0)
-    return cudaSuccess;
-  SEQC_LAUNCH(category_encoding_kernel, blocks_for(elements, 256), 256, 0, stream)(x, y, batch, k, n,
-                                                                              rows, count);
-  return cudaGetLastError();
-}
+cudaError_t category_encoding(cudaStream_t stream, const float *x, float *y, int64_t batch,
+                              int k, int n, bool rows, bool count);
 
 /// RepeatVector: (batch, f) -> (batch, n, f).
-__global__ void repeat_vector_kernel(const float *__restrict__ x, float *__restrict__ y,
-                                     int batch, int n, int f) {
-  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= (int64_t)batch * n * f)
-    return;
-  int k = i % f;
-  int b = i / ((int64_t)n * f);
-  y[i] = x[(size_t)b * f + k];
-}
-
-inline cudaError_t repeat_vector(cudaStream_t stream, const float *x, float *y, int64_t batch,
-                                 int n, int f) {
-  int64_t total = batch * n * f;
-  if (total == 0)
-    return cudaSuccess;
-  SEQC_LAUNCH(repeat_vector_kernel, blocks_for(total, 256), 256, 0, stream)(x, y, (int)batch, n, f);
-  return cudaGetLastError();
-}
+cudaError_t repeat_vector(cudaStream_t stream, const float *x, float *y, int64_t batch,
+                          int n, int f);
 
 template <Act A>
 __global__ void activation_kernel(const float *__restrict__ x, float *__restrict__ y, int64_t n,
@@ -2055,26 +1798,8 @@ cudaError_t softmax_axis(cudaStream_t stream, const float *x, float *y, int64_t 
 /// The Keras ReLU layer: p = x > threshold ? x : 0 (max(x, 0) when the
 /// threshold is 0), clipped to [0, max_value] when has_max, minus
 /// slope * max(threshold - x, 0).
-__global__ void relu_layer_kernel(const float *__restrict__ x, float *__restrict__ y, int64_t n,
-                                  float slope, float threshold, int has_max, float max_value) {
-  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n)
-    return;
-  float v = x[i];
-  float p = threshold != 0.0f ? (v > threshold ? v : 0.0f) : fmaxf(v, 0.0f);
-  if (has_max)
-    p = fminf(fmaxf(p, 0.0f), max_value);
-  y[i] = p - slope * fmaxf(threshold - v, 0.0f);
-}
-
-inline cudaError_t relu_layer(cudaStream_t stream, const float *x, float *y, int64_t n,
-                              float slope, float threshold, int has_max, float max_value) {
-  if (n == 0)
-    return cudaSuccess;
-  SEQC_LAUNCH(relu_layer_kernel, blocks_for(n, 256), 256, 0, stream)(x, y, n, slope, threshold,
-                                                                     has_max, max_value);
-  return cudaGetLastError();
-}
+cudaError_t relu_layer(cudaStream_t stream, const float *x, float *y, int64_t n,
+                       float slope, float threshold, int has_max, float max_value);
 
 /// PReLU's alpha, per sample: the sample's axes (at most 6) and alpha's
 /// strides along them, 0 where alpha is shared (size 1).
@@ -2084,32 +1809,8 @@ struct PreluShape {
   int64_t alpha_strides[6];
 };
 
-__global__ void prelu_kernel(const float *__restrict__ x, const float *__restrict__ alpha,
-                             float *__restrict__ y, int64_t n, int64_t per_sample,
-                             PreluShape s) {
-  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n)
-    return;
-  float v = x[i];
-  if (v >= 0.0f) {
-    y[i] = v;
-    return;
-  }
-  int64_t rest = i % per_sample, a = 0;
-  for (int d = s.rank - 1; d >= 0; --d) {
-    a += (rest % s.dims[d]) * s.alpha_strides[d];
-    rest /= s.dims[d];
-  }
-  y[i] = alpha[a] * v;
-}
-
-inline cudaError_t prelu(cudaStream_t stream, const float *x, const float *alpha, float *y,
-                         int64_t n, int64_t per_sample, PreluShape s) {
-  if (n == 0 || per_sample == 0)
-    return cudaSuccess;
-  SEQC_LAUNCH(prelu_kernel, blocks_for(n, 256), 256, 0, stream)(x, alpha, y, n, per_sample, s);
-  return cudaGetLastError();
-}
+cudaError_t prelu(cudaStream_t stream, const float *x, const float *alpha, float *y,
+                  int64_t n, int64_t per_sample, PreluShape s);
 
 enum class Merge : int { Concat, Sum, Mul, Ave };
 
@@ -2150,25 +1851,8 @@ cudaError_t bidirectional(cudaStream_t stream, const float *fwd, const float *bw
 }
 
 /// y[b][t] = x[b][steps-1-t]: the input of a go_backwards RNN on cuDNN.
-__global__ void reverse_time_kernel(const float *__restrict__ x, float *__restrict__ y, int batch,
-                                    int steps, int f) {
-  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= (int64_t)batch * steps * f)
-    return;
-  int k = i % f;
-  int t = (i / f) % steps;
-  int b = i / ((int64_t)f * steps);
-  y[i] = x[((size_t)b * steps + steps - 1 - t) * f + k];
-}
-
-inline cudaError_t reverse_time(cudaStream_t stream, const float *x, float *y, int64_t batch,
-                                int64_t steps, int f) {
-  int64_t n = batch * steps * f;
-  if (n == 0)
-    return cudaSuccess;
-  SEQC_LAUNCH(reverse_time_kernel, blocks_for(n, 256), 256, 0, stream)(x, y, (int)batch, (int)steps, f);
-  return cudaGetLastError();
-}
+cudaError_t reverse_time(cudaStream_t stream, const float *x, float *y, int64_t batch,
+                         int64_t steps, int f);
 
 // ---------------------------------------------------------------------------
 // Spatial layers: Conv2D/3D, the 2-D/3-D poolings (channels last, up to three
@@ -2446,213 +2130,37 @@ __host__ __device__ inline int64_t numel5(const Shape5 &s) {
 
 /// y[i] = x[i - offset] where that is inside x, else 0: ZeroPadding
 /// (offset = low) and Cropping (offset = -low).
-__global__ void shift_copy_kernel(const float *__restrict__ x, float *__restrict__ y, Shape5 in,
-                                  Shape5 out, Shape5 offset) {
-  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= numel5(out))
-    return;
-  int64_t rest = i, source = 0, stride = 1;
-  bool inside = true;
-  for (int a = out.rank - 1; a >= 0; --a) {
-    int64_t at = rest % out.d[a] - offset.d[a];
-    rest /= out.d[a];
-    inside = inside && at >= 0 && at < in.d[a];
-    source += at * stride;
-    stride *= in.d[a];
-  }
-  y[i] = inside ? x[source] : 0.0f;
-}
-
-inline cudaError_t shift_copy(cudaStream_t stream, const float *x, float *y, Shape5 in,
-                              Shape5 out, Shape5 offset) {
-  int64_t n = numel5(out);
-  if (n == 0)
-    return cudaSuccess;
-  SEQC_LAUNCH(shift_copy_kernel, blocks_for(n, 256), 256, 0, stream)(x, y, in, out, offset);
-  return cudaGetLastError();
-}
+cudaError_t shift_copy(cudaStream_t stream, const float *x, float *y, Shape5 in,
+                       Shape5 out, Shape5 offset);
 
 /// UpSampling, nearest: y[..., o, ...] = x[..., o / factor, ...] on every axis.
-__global__ void upsample_nearest_kernel(const float *__restrict__ x, float *__restrict__ y,
-                                        Shape5 in, Shape5 factor) {
-  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  int64_t n = 1;
-  for (int a = 0; a < in.rank; ++a)
-    n *= in.d[a] * factor.d[a];
-  if (i >= n)
-    return;
-  int64_t rest = i, source = 0, stride = 1;
-  for (int a = in.rank - 1; a >= 0; --a) {
-    int64_t size = in.d[a] * factor.d[a];
-    source += rest % size / factor.d[a] * stride;
-    rest /= size;
-    stride *= in.d[a];
-  }
-  y[i] = x[source];
-}
-
-inline cudaError_t upsample_nearest(cudaStream_t stream, const float *x, float *y, Shape5 in,
-                                    Shape5 factor) {
-  int64_t n = numel5(in);
-  for (int a = 0; a < in.rank; ++a)
-    n *= factor.d[a];
-  if (n == 0)
-    return cudaSuccess;
-  SEQC_LAUNCH(upsample_nearest_kernel, blocks_for(n, 256), 256, 0, stream)(x, y, in, factor);
-  return cudaGetLastError();
-}
+cudaError_t upsample_nearest(cudaStream_t stream, const float *x, float *y, Shape5 in,
+                             Shape5 factor);
 
 /// UpSampling2D, bilinear, along one axis: linear interpolation with
 /// half-pixel centres and clamped borders (tf.image.resize).
-__global__ void upsample_linear_kernel(const float *__restrict__ x, float *__restrict__ y,
-                                       int64_t outer, int length, int64_t inner, int factor) {
-  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  int out_length = length * factor;
-  if (i >= outer * out_length * inner)
-    return;
-  int64_t k = i % inner;
-  int t = (i / inner) % out_length;
-  int64_t o = i / (inner * out_length);
-  float in = ((float)t + 0.5f) * (1.0f / (float)factor) - 0.5f;
-  float below = floorf(in);
-  int lo = max((int)below, 0), hi = min((int)ceilf(in), length - 1);
-  float a = x[(o * length + lo) * inner + k], b = x[(o * length + hi) * inner + k];
-  y[i] = a + (b - a) * (in - below);
-}
-
-inline cudaError_t upsample_linear(cudaStream_t stream, const float *x, float *y, int64_t outer,
-                                   int length, int64_t inner, int factor) {
-  int64_t n = outer * length * factor * inner;
-  if (n == 0)
-    return cudaSuccess;
-  SEQC_LAUNCH(upsample_linear_kernel, blocks_for(n, 256), 256, 0, stream)(x, y, outer, length,
-                                                                          inner, factor);
-  return cudaGetLastError();
-}
+cudaError_t upsample_linear(cudaStream_t stream, const float *x, float *y, int64_t outer,
+                            int length, int64_t inner, int factor);
 
 /// Resizing along one axis (seq.resize): TensorFlow's half-pixel nearest or
 /// linear rule with scale = length / out_length.
-__global__ void resize_axis_kernel(const float *__restrict__ x, float *__restrict__ y,
-                                   int64_t outer, int length, int out_length, int64_t inner,
-                                   float scale, bool bilinear) {
-  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= outer * out_length * inner)
-    return;
-  int64_t k = i % inner;
-  int t = (i / inner) % out_length;
-  int64_t o = i / (inner * out_length);
-  float centre = ((float)t + 0.5f) * scale;
-  if (!bilinear) {
-    int source = min((int)floorf(centre), length - 1);
-    y[i] = x[(o * length + source) * inner + k];
-    return;
-  }
-  float in = centre - 0.5f;
-  float below = floorf(in);
-  int lo = max((int)below, 0), hi = min((int)ceilf(in), length - 1);
-  float a = x[(o * length + lo) * inner + k], b = x[(o * length + hi) * inner + k];
-  y[i] = a + (b - a) * (in - below);
-}
-
-inline cudaError_t resize_axis(cudaStream_t stream, const float *x, float *y, int64_t outer,
-                               int length, int out_length, int64_t inner, bool bilinear) {
-  int64_t n = outer * out_length * inner;
-  if (n == 0)
-    return cudaSuccess;
-  float scale = (float)length / (float)out_length;
-  SEQC_LAUNCH(resize_axis_kernel, blocks_for(n, 256), 256, 0, stream)(
-      x, y, outer, length, out_length, inner, scale, bilinear);
-  return cudaGetLastError();
-}
+cudaError_t resize_axis(cudaStream_t stream, const float *x, float *y, int64_t outer,
+                        int length, int out_length, int64_t inner, bool bilinear);
 
 /// Adaptive pooling along one axis (seq.adaptive_max_pool / adaptive_avg_pool):
 /// output t is the max or mean of inputs floor(t*length/out_length) up to
 /// ceil((t+1)*length/out_length), exclusive.
-__global__ void adaptive_pool_axis_kernel(const float *__restrict__ x, float *__restrict__ y,
-                                          int64_t outer, int length, int out_length,
-                                          int64_t inner, bool is_max) {
-  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= outer * out_length * inner)
-    return;
-  int64_t k = i % inner;
-  int64_t t = (i / inner) % out_length;
-  int64_t o = i / (inner * out_length);
-  int64_t start = t * length / out_length;
-  int64_t end = ((t + 1) * length + out_length - 1) / out_length;
-  float max = -INFINITY, sum = 0.0f;
-  for (int64_t s = start; s < end; ++s) {
-    float v = x[(o * length + s) * inner + k];
-    max = fmaxf(max, v);
-    sum += v;
-  }
-  y[i] = is_max ? max : sum / (float)(end - start);
-}
-
-inline cudaError_t adaptive_pool_axis(cudaStream_t stream, const float *x, float *y,
-                                      int64_t outer, int length, int out_length,
-                                      int64_t inner, bool is_max) {
-  int64_t n = outer * out_length * inner;
-  if (n == 0)
-    return cudaSuccess;
-  SEQC_LAUNCH(adaptive_pool_axis_kernel, blocks_for(n, 256), 256, 0, stream)(
-      x, y, outer, length, out_length, inner, is_max);
-  return cudaGetLastError();
-}
+cudaError_t adaptive_pool_axis(cudaStream_t stream, const float *x, float *y,
+                               int64_t outer, int length, int out_length,
+                               int64_t inner, bool is_max);
 
 /// Permute: output axis a is input axis perm.d[a] (perm.d[0] = 0).
-__global__ void permute_kernel(const float *__restrict__ x, float *__restrict__ y, Shape5 in,
-                               Shape5 perm) {
-  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= numel5(in))
-    return;
-  int64_t in_stride[5];
-  int64_t stride = 1;
-  for (int a = in.rank - 1; a >= 0; --a) {
-    in_stride[a] = stride;
-    stride *= in.d[a];
-  }
-  int64_t rest = i, source = 0;
-  for (int a = in.rank - 1; a >= 0; --a) {
-    int64_t size = in.d[perm.d[a]];
-    source += rest % size * in_stride[perm.d[a]];
-    rest /= size;
-  }
-  y[i] = x[source];
-}
-
-inline cudaError_t permute(cudaStream_t stream, const float *x, float *y, Shape5 in, Shape5 perm) {
-  int64_t n = numel5(in);
-  if (n == 0)
-    return cudaSuccess;
-  SEQC_LAUNCH(permute_kernel, blocks_for(n, 256), 256, 0, stream)(x, y, in, perm);
-  return cudaGetLastError();
-}
+cudaError_t permute(cudaStream_t stream, const float *x, float *y, Shape5 in, Shape5 perm);
 
 /// seq.matmul: y[s, i, j] = sum over l of a[s, i, l] * b[s, l, j] (b read
 /// as (s, j, l) with transpose_b); one thread per output.
-__global__ void matmul_kernel(const float *__restrict__ a, const float *__restrict__ b,
-                              float *__restrict__ y, int64_t batch, int64_t m, int64_t n,
-                              int64_t k, int transpose_b) {
-  int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (e >= batch * m * n)
-    return;
-  int64_t j = e % n, i = (e / n) % m, s = e / (m * n);
-  const float *row = a + (s * m + i) * k;
-  float acc = 0.0f;
-  for (int64_t l = 0; l < k; ++l)
-    acc += row[l] * (transpose_b ? b[(s * n + j) * k + l] : b[(s * k + l) * n + j]);
-  y[e] = acc;
-}
-
-inline cudaError_t matmul(cudaStream_t stream, const float *a, const float *b, float *y,
-                          int64_t batch, int64_t m, int64_t n, int64_t k, bool transpose_b) {
-  int64_t total = batch * m * n;
-  if (total == 0)
-    return cudaSuccess;
-  SEQC_LAUNCH(matmul_kernel, blocks_for(total, 256), 256, 0, stream)(a, b, y, batch, m, n, k,
-                                                                     transpose_b ? 1 : 0);
-  return cudaGetLastError();
-}
+cudaError_t matmul(cudaStream_t stream, const float *a, const float *b, float *y,
+                   int64_t batch, int64_t m, int64_t n, int64_t k, bool transpose_b);
 
 /// seq.attention's sizes and options (see its description in SeqOps.td):
 /// query (batch, tq, heads, d), key (batch, tk, heads / group, d), value
@@ -2698,57 +2206,14 @@ __device__ inline float attention_score(const float *__restrict__ qrow, const fl
   return s.additive ? acc * s.score_weight : acc * s.scale;
 }
 
+/// seq.attention: its output into y, or with `weights` its softmax weights.
 /// One thread per (batch row, query step, head): the scores twice (their
 /// maximum, then the softmax weights), the weighted values summed into y
 /// (when y is not null), the weights written to `weights` (batch, heads, tq,
 /// tk) (when it is not null).
-__global__ void attention_kernel(const float *__restrict__ q, const float *__restrict__ k,
-                                 const float *__restrict__ v,
-                                 const float *__restrict__ feature_scale, AttentionMasks masks,
-                                 float *__restrict__ y, float *__restrict__ weights,
-                                 AttentionShape s) {
-  int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (e >= s.batch * s.tq * s.heads)
-    return;
-  int64_t h = e % s.heads, i = (e / s.heads) % s.tq, b = e / (s.heads * s.tq);
-  int64_t kh = h / s.group, kvHeads = s.heads / s.group;
-  const float *qrow = q + e * s.d;
-  bool row_seen = !(masks.query && masks.query[b * s.tq + i] == 0.0f);
-  float m = -3.40282347e+38f;
-  for (int64_t j = 0; j < s.tk; ++j)
-    m = fmaxf(m, attention_score(qrow, k, feature_scale, masks, row_seen, s, b, kh, i, j));
-  float *out = y ? y + e * s.dv : nullptr;
-  for (int64_t c = 0; out && c < s.dv; ++c)
-    out[c] = 0.0f;
-  float sum = 0.0f;
-  for (int64_t j = 0; j < s.tk; ++j) {
-    float w = expf(attention_score(qrow, k, feature_scale, masks, row_seen, s, b, kh, i, j) - m);
-    sum += w;
-    const float *vrow = v + ((b * s.tk + j) * kvHeads + kh) * s.dv;
-    for (int64_t c = 0; out && c < s.dv; ++c)
-      out[c] += w * vrow[c];
-  }
-  for (int64_t c = 0; out && c < s.dv; ++c)
-    out[c] /= sum;
-  if (weights) {
-    float *row = weights + ((b * s.heads + h) * s.tq + i) * s.tk;
-    for (int64_t j = 0; j < s.tk; ++j)
-      row[j] = expf(attention_score(qrow, k, feature_scale, masks, row_seen, s, b, kh, i, j) - m) /
-               sum;
-  }
-}
-
-/// seq.attention: its output into y, or with `weights` its softmax weights.
-inline cudaError_t attention(cudaStream_t stream, const float *q, const float *k, const float *v,
-                             const float *feature_scale, AttentionMasks masks, float *y,
-                             float *weights, AttentionShape s) {
-  int64_t rows = s.batch * s.tq * s.heads;
-  if (rows == 0)
-    return cudaSuccess;
-  SEQC_LAUNCH(attention_kernel, blocks_for(rows, 128), 128, 0, stream)(
-      q, k, v, feature_scale, masks, y, weights, s);
-  return cudaGetLastError();
-}
+cudaError_t attention(cudaStream_t stream, const float *q, const float *k, const float *v,
+                      const float *feature_scale, AttentionMasks masks, float *y,
+                      float *weights, AttentionShape s);
 
 // ---------------------------------------------------------------------------
 // Measured choices. Where two ways compute the same layer and which is faster
@@ -2841,96 +2306,6 @@ inline const char *run_faster(cudaStream_t stream, MeasuredChoice &choice,
   }
   // The last way to run was the second, unless it had failed.
   return pick == 1 ? nullptr : first();
-}
-
-// ---------------------------------------------------------------------------
-// CUDA graphs. A call's launches (seqc_forward: kernels, cuDNN, device
-// copies; never a host wait) depend only on the shapes of its inputs, so the
-// library records them once per shape into a CUDA graph and then launches the
-// whole graph with one call instead of each kernel with its own. The first
-// call with a shape runs them one by one and makes every lazy choice (cuDNN
-// descriptors and workspaces, measured convolutions); the second records and
-// launches them; later ones launch the graph. A shape whose recording fails
-// (something the GPU's graphs cannot hold) keeps running one by one.
-// SEQC_CUDA_GRAPHS=0 in the environment, or -DSEQC_NO_CUDA_GRAPHS, turns
-// graphs off.
-// ---------------------------------------------------------------------------
-
-/// The last kShapes input shapes (their seqc_dims bytes) and their graphs.
-struct CallGraphs {
-  static constexpr int kShapes = 4;
-  struct Entry {
-    std::vector<char> key;
-    int calls = 0;
-    cudaGraphExec_t exec = nullptr;
-    bool one_by_one = false; // recording failed: never tried again
-  };
-  Entry entries[kShapes];
-  int used = 0, next = 0;
-  cudaError_t error = cudaSuccess; // this call's graph launch failure, if it had one
-};
-
-inline bool graphs_enabled() {
-#ifdef SEQC_NO_CUDA_GRAPHS
-  return false;
-#else
-  const char *v = std::getenv("SEQC_CUDA_GRAPHS");
-  return !(v && v[0] == '0');
-#endif
-}
-
-inline void destroy_graphs(CallGraphs &graphs) {
-  for (CallGraphs::Entry &e : graphs.entries)
-    if (e.exec)
-      cudaGraphExecDestroy(e.exec);
-  graphs = CallGraphs();
-}
-
-/// Runs `forward` (returning 0, or nonzero after saying why) on `stream` for
-/// the input shape `key` (key_bytes bytes), from its graph where there is one.
-/// Returns forward's result, or 1 with graphs.error set when a graph launch
-/// fails.
-template <typename Forward>
-inline int run_graphed(cudaStream_t stream, CallGraphs &graphs, const void *key,
-                       size_t key_bytes, Forward forward) {
-  graphs.error = cudaSuccess;
-  if (!graphs_enabled())
-    return forward();
-  CallGraphs::Entry *entry = nullptr;
-  for (int i = 0; i < graphs.used && !entry; ++i)
-    if (graphs.entries[i].key.size() == key_bytes &&
-        std::memcmp(graphs.entries[i].key.data(), key, key_bytes) == 0)
-      entry = &graphs.entries[i];
-  if (!entry) {
-    entry = &graphs.entries[graphs.next];
-    if (entry->exec)
-      cudaGraphExecDestroy(entry->exec);
-    *entry = CallGraphs::Entry();
-    entry->key.assign((const char *)key, (const char *)key + key_bytes);
-    graphs.next = (graphs.next + 1) % CallGraphs::kShapes;
-    graphs.used = std::min(graphs.used + 1, CallGraphs::kShapes);
-  }
-  if (!entry->exec && (entry->one_by_one || entry->calls++ == 0))
-    return forward();
-  if (!entry->exec) {
-    cudaGraph_t graph = nullptr;
-    bool recorded = cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed) == cudaSuccess;
-    int rc = recorded ? forward() : 1;
-    if (recorded)
-      recorded = cudaStreamEndCapture(stream, &graph) == cudaSuccess && rc == 0 &&
-                 cudaGraphInstantiate(&entry->exec, graph, 0) == cudaSuccess;
-    if (graph)
-      cudaGraphDestroy(graph);
-    if (!recorded) {
-      entry->exec = nullptr;
-      entry->one_by_one = true;
-      cudaGetLastError(); // what the recording left, not this call's
-      return forward();
-    }
-  }
-  if ((graphs.error = cudaGraphLaunch(entry->exec, stream)) != cudaSuccess)
-    return 1;
-  return 0;
 }
 
 } // namespace seqc

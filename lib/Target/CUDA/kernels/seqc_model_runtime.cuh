@@ -1,60 +1,36 @@
 // ===== seqc CUDA model runtime =============================================
 // The C API of every CUDA model library (runtime/seqc_model.h.in, the same
-// as the CPU backend's), copied verbatim into every .cu after the model's
-// data and before its layers' code. It is the same text for every model:
-// what differs is what the generated part defines before it,
-//   SEQC_BUILT_FOR_ARCHS, SEQC_DEFAULT_MAX_BATCH, SEQC_DEFAULT_MAX_SEQ_LEN,
-//   SEQC_DYNAMIC_TIME, SEQC_STATIC_BATCH, SEQC_INPUT_COUNT, SEQC_OUTPUT_COUNT,
-//   SEQC_STATE_SIZE, SEQC_STATE_COUNT, SEQC_USES_CUDNN, SEQC_EMBEDDING_COUNT;
-//   SEQC_BUFFERS(X): X(name, rank) for each buffer of the arena;
-//   SEQC_INPUT_BUFFERS(X), SEQC_OUTPUT_BUFFERS(X): X(k, storage, name, rank)
-//     for port k (its memory is buffer `storage`, its shape D.name);
-//   SEQC_EMBEDDINGS(X): X(i, layer name bytes, ids buffer, vocabulary size);
-//   weights::total, seqc_weight_data, struct seqc_dims, seqc_compute_dims,
-//   the port tables (seqc_input_names, _dims, _ranks, _steps; seqc_output_*),
-//   seqc_state_offsets, seqc_state_layers, seqc_metadata and struct
-//   seqc_layers (the layers' plans and cuDNN descriptors),
-// and what it defines after it: seqc_create_layers, seqc_forward and
-// seqc_destroy_layers (declared below).
+// as the CPU backend's) over the model's description (seqc_model_interface.h),
+// which the model's generated code defines as `seqc_this_model`. The same
+// code for every model: seq-compile compiles it once (seq-compile
+// --emit=cuda-runtime writes it as a source) and links it with each model's
+// code built with -DSEQC_RUNTIME_LINKED; an emitted .cu without that macro
+// holds it too, so that the file stands alone.
 // ===========================================================================
 #include <algorithm>
-#include <cstdarg>
+#include <cmath>
 #include <mutex>
-#include <new>
+#include <vector>
 
 #define SEQC_API extern "C" __attribute__((visibility("default")))
-// Return codes, as in every seqc library (runtime/seqc_model.h.in).
-enum { SEQC_OK = 0, SEQC_ERROR_ARGUMENT = 1, SEQC_ERROR_SHAPE = 2, SEQC_ERROR_INPUT = 3,
-       SEQC_ERROR_DEVICE = 4 /* a CUDA or cuDNN failure */ };
 
-#define SEQC_BUFFER_FIELD(name, rank) float *name = nullptr; int64_t cap_##name = 0;
-struct seqc_model : seqc_layers {
+extern "C" __attribute__((visibility("hidden"))) const seqc_model_description seqc_this_model;
+
+struct seqc_model {
   std::mutex mutex; // one run at a time: buffers and stream are shared
-  cudaStream_t stream = nullptr;
-  float *arena = nullptr; // every buffer, allocated once
-  float *w = nullptr;     // every weight
-  unsigned long long *bad_ids = nullptr; // Embedding: first bad id index + 1
+  seqc_instance *layers = nullptr; // the model's part, which the layers' code works on
+  float *arena = nullptr;          // every buffer, allocated once
+  std::vector<float *> buffers;    // each buffer's place in the arena
+  std::vector<int64_t> capacity;   // and how many floats it has
+  // Room for one call (its shapes, its inputs' lengths, its Embedding
+  // checks), allocated at create: a call allocates nothing.
+  std::vector<int64_t> dims, steps;
+  std::vector<unsigned long long> bad_ids;
   int64_t max_batch = 0, max_seq_len = 0; // the bounds memory was allocated for
   int device = -1; // the GPU current on the thread that created the model
-  // Stateful layers' state (SEQC_STATE_SIZE floats): what a call starts from, and
-  // what it leaves, copied to `state` when the call succeeds.
-  float *state = nullptr, *state_next = nullptr;
   seqc::CallGraphs graphs; // a call's launches as one CUDA graph per input shape
-#if SEQC_USES_CUDNN
-  cudnnHandle_t cudnn = nullptr;
-#endif
-  SEQC_BUFFERS(SEQC_BUFFER_FIELD)
-  char error[1024] = {0};
+  char *error() { return layers->error; }
 };
-#undef SEQC_BUFFER_FIELD
-
-// The layers' part, which the generated code after this defines: their
-// plans and descriptors (with every buffer's largest shape), one call's
-// launches (returns 0, or nonzero after writing m->error), and their
-// clean-up.
-static const char *seqc_create_layers(seqc_model *m, const seqc_dims &Dmax);
-static int seqc_forward(seqc_model *m, const seqc_dims &D);
-static void seqc_destroy_layers(seqc_model *m);
 
 // Makes `device` current on the calling thread for one API call and gives the
 // caller back its own current device afterwards.
@@ -77,49 +53,6 @@ struct seqc_device_scope {
 
 static thread_local char seqc_create_error[1024];
 
-static const char *seqc_format(char *buffer, const char *format, ...) {
-  va_list args;
-  va_start(args, format);
-  std::vsnprintf(buffer, 1024, format, args);
-  va_end(args);
-  return buffer;
-}
-
-// `layer` names a byte array (seqc_str_N) holding the layer's name.
-#define SEQC_TRY(layer, expr)                                                   \
-  do {                                                                        \
-    cudaError_t seqc_err = (expr);                                            \
-    if (seqc_err != cudaSuccess) {                                            \
-      seqc_format(m->error, "layer '%s': CUDA error: %s", (const char *)(layer), \
-                  cudaGetErrorString(seqc_err));                              \
-      return 1;                                                               \
-    }                                                                         \
-  } while (0)
-#define SEQC_TRY_MSG(layer, expr)                                               \
-  do {                                                                        \
-    if (const char *seqc_msg = (expr)) {                                      \
-      seqc_format(m->error, "layer '%s': %s", (const char *)(layer), seqc_msg); \
-      return 1;                                                               \
-    }                                                                         \
-  } while (0)
-#define SEQC_CREATE_TRY(layer, expr)                                            \
-  do {                                                                        \
-    cudaError_t seqc_err = (expr);                                            \
-    if (seqc_err == cudaErrorNotSupported)                                    \
-      return seqc_format(m->error, "layer '%s': this GPU cannot run cooperative " \
-                         "kernels, which the fused recurrence needs: build with " \
-                         "--rnn-backend=cudnn", (const char *)(layer)); \
-    if (seqc_err != cudaSuccess)                                              \
-      return seqc_format(m->error, "layer '%s': %s", (const char *)(layer), \
-                         cudaGetErrorString(seqc_err));                       \
-  } while (0)
-#define SEQC_CREATE_CUDNN(layer, expr)                                          \
-  do {                                                                        \
-    if (const char *seqc_msg = (expr))                                        \
-      return seqc_format(m->error, "layer '%s': cuDNN: %s", \
-                         (const char *)(layer), seqc_msg);                    \
-  } while (0)
-
 static int64_t seqc_numel(const int64_t *dims, int rank) {
   int64_t n = 1;
   for (int i = 0; i < rank; ++i)
@@ -127,47 +60,34 @@ static int64_t seqc_numel(const int64_t *dims, int rank) {
   return n;
 }
 
-/// Floats of input / output k in shapes D, and its memory.
-#define SEQC_PORT_NUMEL(port, storage, name, rank)                              \
-  if (k == port)                                                                \
-    return seqc_numel(D.name, rank);
-#define SEQC_PORT_MEMORY(port, storage, name, rank)                             \
-  if (k == port)                                                                \
-    return m->storage;
-static int64_t seqc_input_numel(const seqc_dims &D, int k) {
-  SEQC_INPUT_BUFFERS(SEQC_PORT_NUMEL)
-  return -1;
+/// Floats of a port in the shapes `dims`.
+static int64_t seqc_port_numel(const seqc_port &port, const int64_t *dims) {
+  return seqc_numel(dims + port.dims_at, port.rank);
 }
-static int64_t seqc_output_numel(const seqc_dims &D, int k) {
-  SEQC_OUTPUT_BUFFERS(SEQC_PORT_NUMEL)
-  return -1;
+
+/// Axis 1's length of input k when the caller leaves it open: what the
+/// instance allows (dynamic) or the model's.
+static int64_t seqc_max_steps(const seqc_model *m, int k) {
+  return seqc_this_model.inputs[k].steps < 0 ? m->max_seq_len : seqc_this_model.inputs[k].steps;
 }
-static float *seqc_input_buffer(seqc_model *m, int k) {
-  SEQC_INPUT_BUFFERS(SEQC_PORT_MEMORY)
-  return nullptr;
-}
-static const float *seqc_output_buffer(seqc_model *m, int k) {
-  SEQC_OUTPUT_BUFFERS(SEQC_PORT_MEMORY)
-  return nullptr;
-}
-#undef SEQC_PORT_NUMEL
-#undef SEQC_PORT_MEMORY
 
 /// Checks that the driver, a GPU and kernels for it are there, then
 /// allocates every buffer for the instance's bounds, uploads the weights and
 /// sets up the layers.
 static const char *seqc_create(seqc_model *m) {
+  const seqc_model_description &S = seqc_this_model;
+  seqc_instance *L = m->layers;
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err == cudaErrorInsufficientDriver) {
     int driver = 0;
     cudaDriverGetVersion(&driver);
     if (driver == 0)
-      return seqc_format(m->error,
+      return seqc_format(L->error,
                          "no NVIDIA driver found (libcuda.so.1): this library needs a "
                          "driver for CUDA %d.%d or newer and a GPU (see seq-compile --doctor)",
                          CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
-    return seqc_format(m->error,
+    return seqc_format(L->error,
                        "the NVIDIA driver supports CUDA %d.%d, but this library needs a "
                        "driver for CUDA %d.%d or newer (it was built with CUDA %d.%d): "
                        "update the driver (see seq-compile --doctor)",
@@ -176,115 +96,116 @@ static const char *seqc_create(seqc_model *m) {
                        CUDART_VERSION % 1000 / 10);
   }
   if (err == cudaErrorNoDevice || (err == cudaSuccess && count == 0))
-    return seqc_format(m->error, "no CUDA GPU found (see seq-compile --doctor)");
+    return seqc_format(L->error, "no CUDA GPU found (see seq-compile --doctor)");
   if (err != cudaSuccess)
-    return seqc_format(m->error, "cannot initialise CUDA: %s (see seq-compile --doctor)",
+    return seqc_format(L->error, "cannot initialise CUDA: %s (see seq-compile --doctor)",
                        cudaGetErrorString(err));
   if ((err = cudaGetDevice(&m->device)) != cudaSuccess)
-    return seqc_format(m->error, "cannot read the current CUDA device: %s",
+    return seqc_format(L->error, "cannot read the current CUDA device: %s",
                        cudaGetErrorString(err));
-  if ((err = cudaStreamCreateWithFlags(&m->stream, cudaStreamNonBlocking)) != cudaSuccess)
-    return seqc_format(m->error, "cannot create a CUDA stream: %s", cudaGetErrorString(err));
-  if ((err = seqc::probe(m->stream)) != cudaSuccess) {
+  if ((err = cudaStreamCreateWithFlags(&L->stream, cudaStreamNonBlocking)) != cudaSuccess)
+    return seqc_format(L->error, "cannot create a CUDA stream: %s", cudaGetErrorString(err));
+  if ((err = S.probe(L->stream)) != cudaSuccess) {
     int device = 0, major = 0, minor = 0;
     cudaGetDevice(&device);
     cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
     cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
     if (err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidDeviceFunction)
-      return seqc_format(m->error,
+      return seqc_format(L->error,
                          "this library has no kernels for the GPU (compute capability "
-                         "%d.%d); it was built for " SEQC_BUILT_FOR_ARCHS
-                         ": rebuild with --cuda-arch=sm_%d%d",
-                         major, minor, major, minor);
-    return seqc_format(m->error, "cannot run a kernel on the GPU: %s", cudaGetErrorString(err));
+                         "%d.%d); it was built for %s: rebuild with --cuda-arch=sm_%d%d",
+                         major, minor, S.built_for_archs, major, minor);
+    return seqc_format(L->error, "cannot run a kernel on the GPU: %s", cudaGetErrorString(err));
   }
-#if SEQC_USES_CUDNN
-  size_t cudnn_version = cudnnGetVersion();
-  if (cudnn_version / 10000 != CUDNN_MAJOR)
-    return seqc_format(m->error,
-                       "cuDNN %zu.%zu.%zu found, but this library needs cuDNN %d (built "
-                       "against %d.%d.%d)",
-                       cudnn_version / 10000, cudnn_version % 10000 / 100,
-                       cudnn_version % 100, CUDNN_MAJOR, CUDNN_MAJOR, CUDNN_MINOR,
-                       CUDNN_PATCHLEVEL);
-  if (cudnnStatus_t s = cudnnCreate(&m->cudnn))
-    return seqc_format(m->error, "cannot initialise cuDNN: %s", cudnnGetErrorString(s));
-  if (cudnnStatus_t s = cudnnSetStream(m->cudnn, m->stream))
-    return seqc_format(m->error, "cuDNN: %s", cudnnGetErrorString(s));
-#endif
-  seqc_dims Dmax;
-  int64_t max_steps[SEQC_INPUT_COUNT];
-  for (int k = 0; k < SEQC_INPUT_COUNT; ++k)
-    max_steps[k] = seqc_input_steps[k] < 0 ? m->max_seq_len : seqc_input_steps[k];
-  if (const char *e = seqc_compute_dims(m->max_batch, max_steps, &Dmax))
-    return seqc_format(m->error, "%s", e);
+  if (S.open_cudnn)
+    if (const char *e = S.open_cudnn(L->stream, &L->cudnn, L->error))
+      return e;
+  std::vector<int64_t> max_steps(S.input_count);
+  for (int k = 0; k < S.input_count; ++k)
+    max_steps[k] = seqc_max_steps(m, k);
+  m->dims.assign(S.dims_count, 0);
+  m->steps.assign(S.input_count, 0);
+  m->bad_ids.assign(S.embedding_count, 0);
+  std::vector<int64_t> dims_max(S.dims_count);
+  if (const char *e = S.compute_dims(m->max_batch, max_steps.data(), dims_max.data()))
+    return seqc_format(L->error, "%s", e);
   // Each buffer's place in the arena, 64 floats aligned.
+  m->capacity.resize(S.buffer_count);
+  std::vector<size_t> at(S.buffer_count);
   size_t total = 0;
-#define SEQC_PLACE(name, rank)                                                  \
-  m->cap_##name = seqc_numel(Dmax.name, rank);                                  \
-  const size_t at_##name = total;                                               \
-  total += (size_t)(m->cap_##name + 63) / 64 * 64;
-  SEQC_BUFFERS(SEQC_PLACE)
-#undef SEQC_PLACE
+  for (int b = 0; b < S.buffer_count; ++b) {
+    m->capacity[b] = seqc_numel(dims_max.data() + S.buffers[b].dims_at, S.buffers[b].rank);
+    at[b] = total;
+    total += (size_t)(m->capacity[b] + 63) / 64 * 64;
+  }
   if ((err = cudaMalloc(&m->arena, std::max<size_t>(total, 1) * sizeof(float))) != cudaSuccess)
-    return seqc_format(m->error, "cannot allocate %zu bytes of device memory: %s",
+    return seqc_format(L->error, "cannot allocate %zu bytes of device memory: %s",
                        total * sizeof(float), cudaGetErrorString(err));
-#define SEQC_POINT(name, rank) m->name = m->arena + at_##name;
-  SEQC_BUFFERS(SEQC_POINT)
-#undef SEQC_POINT
-  if (SEQC_STATE_SIZE &&
-      ((err = cudaMalloc(&m->state, 2 * SEQC_STATE_SIZE * sizeof(float))) != cudaSuccess ||
-       (err = cudaMemsetAsync(m->state, 0, SEQC_STATE_SIZE * sizeof(float), m->stream)) !=
+  m->buffers.resize(S.buffer_count);
+  for (int b = 0; b < S.buffer_count; ++b)
+    m->buffers[b] = m->arena + at[b];
+  L->buffers = m->buffers.data();
+  const int64_t state_size = S.state_offsets[S.state_count];
+  if (state_size &&
+      ((err = cudaMalloc(&L->state, 2 * state_size * sizeof(float))) != cudaSuccess ||
+       (err = cudaMemsetAsync(L->state, 0, state_size * sizeof(float), L->stream)) !=
            cudaSuccess))
-    return seqc_format(m->error, "cannot allocate the model's state on the GPU: %s",
+    return seqc_format(L->error, "cannot allocate the model's state on the GPU: %s",
                        cudaGetErrorString(err));
-  m->state_next = m->state + SEQC_STATE_SIZE;
-  if ((err = cudaMalloc(&m->w, std::max<size_t>(weights::total, 1) * sizeof(float))) != cudaSuccess ||
-      (err = cudaMemcpyAsync(m->w, seqc_weight_data, weights::total * sizeof(float),
-                             cudaMemcpyHostToDevice, m->stream)) != cudaSuccess)
-    return seqc_format(m->error, "cannot copy the weights to the GPU: %s", cudaGetErrorString(err));
-  if ((err = cudaMalloc(&m->bad_ids, std::max(SEQC_EMBEDDING_COUNT, 1) *
+  L->state_next = L->state ? L->state + state_size : nullptr;
+  if ((err = cudaMalloc(&L->w, std::max<size_t>(S.weight_count, 1) * sizeof(float))) != cudaSuccess ||
+      (err = cudaMemcpyAsync(L->w, S.weights, S.weight_count * sizeof(float),
+                             cudaMemcpyHostToDevice, L->stream)) != cudaSuccess)
+    return seqc_format(L->error, "cannot copy the weights to the GPU: %s", cudaGetErrorString(err));
+  if ((err = cudaMalloc(&L->bad_ids, std::max(S.embedding_count, 1) *
                                          sizeof(unsigned long long))) != cudaSuccess)
-    return seqc_format(m->error, "cannot allocate device memory: %s", cudaGetErrorString(err));
-  if (const char *e = seqc_create_layers(m, Dmax))
+    return seqc_format(L->error, "cannot allocate device memory: %s", cudaGetErrorString(err));
+  if (const char *e = S.create_layers(L, dims_max.data()))
     return e;
-  if ((err = cudaStreamSynchronize(m->stream)) != cudaSuccess)
-    return seqc_format(m->error, "CUDA error while setting up the model: %s", cudaGetErrorString(err));
+  if ((err = cudaStreamSynchronize(L->stream)) != cudaSuccess)
+    return seqc_format(L->error, "CUDA error while setting up the model: %s", cudaGetErrorString(err));
   return nullptr;
 }
 
 SEQC_API void seqc_model_destroy(seqc_model *m) {
   if (!m)
     return;
-  seqc_device_scope device(m->device);
-  if (m->stream)
-    cudaStreamSynchronize(m->stream);
-  seqc::destroy_graphs(m->graphs);
-  seqc_destroy_layers(m);
-#if SEQC_USES_CUDNN
-  if (m->cudnn)
-    cudnnDestroy(m->cudnn);
-#endif
-  for (void *p : {(void *)m->arena, (void *)m->w, (void *)m->bad_ids, (void *)m->state})
-    if (p)
-      cudaFree(p);
-  if (m->stream)
-    cudaStreamDestroy(m->stream);
+  if (seqc_instance *L = m->layers) {
+    seqc_device_scope device(m->device);
+    if (L->stream)
+      cudaStreamSynchronize(L->stream);
+    seqc::destroy_graphs(m->graphs);
+    cudnnContext *cudnn = L->cudnn;
+    cudaStream_t stream = L->stream;
+    for (void *p : {(void *)L->w, (void *)L->bad_ids, (void *)L->state})
+      if (p)
+        cudaFree(p);
+    seqc_this_model.destroy(L); // the layers' clean-up, and the instance
+    if (cudnn)
+      seqc_this_model.close_cudnn(cudnn);
+    if (m->arena)
+      cudaFree(m->arena);
+    if (stream)
+      cudaStreamDestroy(stream);
+  }
   delete m;
 }
 
 SEQC_API seqc_model *seqc_model_create_sized(int64_t max_batch, int64_t max_seq_len) {
-  if (max_batch < 1 || (SEQC_DYNAMIC_TIME && max_seq_len < 1)) {
+  const seqc_model_description &S = seqc_this_model;
+  if (max_batch < 1 || (S.dynamic_time && max_seq_len < 1)) {
     seqc_format(seqc_create_error, "seqc_model_create_sized: the bounds must be at least 1");
     return nullptr;
   }
   seqc_model *m = new (std::nothrow) seqc_model();
-  if (!m) {
+  if (!m || !(m->layers = S.new_instance())) {
+    delete m;
     seqc_format(seqc_create_error, "out of host memory");
     return nullptr;
   }
-  m->max_batch = SEQC_STATIC_BATCH ? SEQC_STATIC_BATCH : max_batch;
-  m->max_seq_len = SEQC_DYNAMIC_TIME ? max_seq_len : SEQC_DEFAULT_MAX_SEQ_LEN;
+  m->graphs.enabled = S.cuda_graphs;
+  m->max_batch = S.static_batch ? S.static_batch : max_batch;
+  m->max_seq_len = S.dynamic_time ? max_seq_len : S.default_max_seq_len;
   if (const char *e = seqc_create(m)) {
     seqc_format(seqc_create_error, "%s", e);
     seqc_model_destroy(m);
@@ -294,37 +215,55 @@ SEQC_API seqc_model *seqc_model_create_sized(int64_t max_batch, int64_t max_seq_
 }
 
 SEQC_API seqc_model *seqc_model_create(void) {
-  return seqc_model_create_sized(SEQC_DEFAULT_MAX_BATCH, SEQC_DEFAULT_MAX_SEQ_LEN);
+  return seqc_model_create_sized(seqc_this_model.default_max_batch,
+                                 seqc_this_model.default_max_seq_len);
 }
 
 SEQC_API const char *seqc_last_error(seqc_model *m) {
-  return m ? m->error : seqc_create_error;
+  return m ? m->error() : seqc_create_error;
 }
 
 SEQC_API const char *seqc_model_metadata_json(void) {
-  return (const char *)seqc_metadata;
+  return (const char *)seqc_this_model.metadata;
 }
-SEQC_API int seqc_model_input_count(void) { return SEQC_INPUT_COUNT; }
-SEQC_API int seqc_model_output_count(void) { return SEQC_OUTPUT_COUNT; }
+SEQC_API int seqc_model_input_count(void) { return seqc_this_model.input_count; }
+SEQC_API int seqc_model_output_count(void) { return seqc_this_model.output_count; }
+
+/// Port k of `count` ports, or nullptr.
+static const seqc_port *seqc_port_at(const seqc_port *ports, int count, int k) {
+  return k >= 0 && k < count ? &ports[k] : nullptr;
+}
+static const seqc_port *seqc_input(int k) {
+  return seqc_port_at(seqc_this_model.inputs, seqc_this_model.input_count, k);
+}
+static const seqc_port *seqc_output(int k) {
+  return seqc_port_at(seqc_this_model.outputs, seqc_this_model.output_count, k);
+}
+static int64_t seqc_declared_dim(const seqc_port *port, int i) {
+  return port && i >= 0 && i < port->declared_rank ? port->declared_dims[i] : 0;
+}
+
 SEQC_API const char *seqc_model_input_name(int k) {
-  return k >= 0 && k < SEQC_INPUT_COUNT ? (const char *)seqc_input_names[k] : nullptr;
+  const seqc_port *port = seqc_input(k);
+  return port ? (const char *)port->name : nullptr;
 }
 SEQC_API const char *seqc_model_output_name(int k) {
-  return k >= 0 && k < SEQC_OUTPUT_COUNT ? (const char *)seqc_output_names[k] : nullptr;
+  const seqc_port *port = seqc_output(k);
+  return port ? (const char *)port->name : nullptr;
 }
 SEQC_API int seqc_model_input_rank_of(int k) {
-  return k >= 0 && k < SEQC_INPUT_COUNT ? seqc_input_ranks[k] : 0;
+  const seqc_port *port = seqc_input(k);
+  return port ? port->declared_rank : 0;
 }
 SEQC_API int64_t seqc_model_input_dim_of(int k, int i) {
-  return k >= 0 && k < SEQC_INPUT_COUNT && i >= 0 && i < seqc_input_ranks[k]
-             ? seqc_input_dims[k][i] : 0;
+  return seqc_declared_dim(seqc_input(k), i);
 }
 SEQC_API int seqc_model_output_rank_of(int k) {
-  return k >= 0 && k < SEQC_OUTPUT_COUNT ? seqc_output_ranks[k] : 0;
+  const seqc_port *port = seqc_output(k);
+  return port ? port->declared_rank : 0;
 }
 SEQC_API int64_t seqc_model_output_dim_of(int k, int i) {
-  return k >= 0 && k < SEQC_OUTPUT_COUNT && i >= 0 && i < seqc_output_ranks[k]
-             ? seqc_output_dims[k][i] : 0;
+  return seqc_declared_dim(seqc_output(k), i);
 }
 SEQC_API int seqc_model_input_rank(void) { return seqc_model_input_rank_of(0); }
 SEQC_API int64_t seqc_model_input_dim(int i) { return seqc_model_input_dim_of(0, i); }
@@ -334,43 +273,43 @@ SEQC_API int64_t seqc_model_max_batch(seqc_model *m) { return m ? m->max_batch :
 SEQC_API int64_t seqc_model_max_seq_len(seqc_model *m) { return m ? m->max_seq_len : -1; }
 
 /// Checks the batch and every input's seq_len (seq_lens[k]; NULL: 0 for
-/// each) against the instance and computes every shape.
-static int seqc_shapes_for(seqc_model *m, int64_t batch, const int64_t *seq_lens,
-                           seqc_dims *d) {
+/// each) against the instance and computes every shape into m->dims.
+static int seqc_shapes_for(seqc_model *m, int64_t batch, const int64_t *seq_lens) {
+  const seqc_model_description &S = seqc_this_model;
   if (batch < 0) {
-    seqc_format(m->error, "batch and seq_len must not be negative");
+    seqc_format(m->error(), "batch and seq_len must not be negative");
     return SEQC_ERROR_ARGUMENT;
   }
   if (batch < 1 || batch > m->max_batch) {
-    seqc_format(m->error, "batch %lld is outside [1, %lld], what this instance was created "
+    seqc_format(m->error(), "batch %lld is outside [1, %lld], what this instance was created "
                 "for (seqc_model_create_sized)", (long long)batch, (long long)m->max_batch);
     return SEQC_ERROR_SHAPE;
   }
-  if (SEQC_STATIC_BATCH && batch != SEQC_STATIC_BATCH) {
-    seqc_format(m->error, "the model has a fixed batch of %d, got %lld", SEQC_STATIC_BATCH,
-                (long long)batch);
+  if (S.static_batch && batch != S.static_batch) {
+    seqc_format(m->error(), "the model has a fixed batch of %lld, got %lld",
+                (long long)S.static_batch, (long long)batch);
     return SEQC_ERROR_SHAPE;
   }
-  int64_t steps[SEQC_INPUT_COUNT];
-  for (int k = 0; k < SEQC_INPUT_COUNT; ++k) {
+  std::vector<int64_t> &steps = m->steps;
+  for (int k = 0; k < S.input_count; ++k) {
     char input[32] = ""; // which input, when there are several
-    if (SEQC_INPUT_COUNT > 1)
+    if (S.input_count > 1)
       std::snprintf(input, sizeof input, "input %d: ", k);
-    const int64_t seq_len = seq_lens ? seq_lens[k] : 0;
+    const int64_t seq_len = seq_lens ? seq_lens[k] : 0, fixed = S.inputs[k].steps;
     if (seq_len < 0) {
-      seqc_format(m->error, "%sbatch and seq_len must not be negative", input);
+      seqc_format(m->error(), "%sbatch and seq_len must not be negative", input);
       return SEQC_ERROR_ARGUMENT;
     }
-    if (seqc_input_steps[k] >= 0) {
-      if (seq_len != 0 && seq_len != seqc_input_steps[k]) {
-        seqc_format(m->error, "%sseq_len %lld does not match the input's fixed axis 1 of "
+    if (fixed >= 0) {
+      if (seq_len != 0 && seq_len != fixed) {
+        seqc_format(m->error(), "%sseq_len %lld does not match the input's fixed axis 1 of "
                     "size %lld (pass 0 or %lld)", input, (long long)seq_len,
-                    (long long)seqc_input_steps[k], (long long)seqc_input_steps[k]);
+                    (long long)fixed, (long long)fixed);
         return SEQC_ERROR_SHAPE;
       }
-      steps[k] = seqc_input_steps[k];
+      steps[k] = fixed;
     } else if (seq_len < 1 || seq_len > m->max_seq_len) {
-      seqc_format(m->error, "%sseq_len %lld is outside [1, %lld], what this instance was "
+      seqc_format(m->error(), "%sseq_len %lld is outside [1, %lld], what this instance was "
                   "created for (seqc_model_create_sized)", input, (long long)seq_len,
                   (long long)m->max_seq_len);
       return SEQC_ERROR_SHAPE;
@@ -378,44 +317,42 @@ static int seqc_shapes_for(seqc_model *m, int64_t batch, const int64_t *seq_lens
       steps[k] = seq_len;
     }
   }
-  if (const char *e = seqc_compute_dims(batch, steps, d)) {
-    seqc_format(m->error, "%s", e);
+  if (const char *e = S.compute_dims(batch, steps.data(), m->dims.data())) {
+    seqc_format(m->error(), "%s", e);
     return SEQC_ERROR_SHAPE;
   }
-#define SEQC_CHECK_CAPACITY(name, rank)                                         \
-  if (seqc_numel(d->name, rank) > m->cap_##name) {                              \
-    seqc_format(m->error, "buffer " #name " needs more memory than was allocated at create"); \
-    return SEQC_ERROR_SHAPE;                                                    \
-  }
-  SEQC_BUFFERS(SEQC_CHECK_CAPACITY)
-#undef SEQC_CHECK_CAPACITY
+  for (int b = 0; b < S.buffer_count; ++b)
+    if (seqc_numel(m->dims.data() + S.buffers[b].dims_at, S.buffers[b].rank) > m->capacity[b]) {
+      seqc_format(m->error(), "buffer %d needs more memory than was allocated at create", b);
+      return SEQC_ERROR_SHAPE;
+    }
   return SEQC_OK;
 }
 
 SEQC_API int64_t seqc_model_input_size_of(seqc_model *m, int k, int64_t batch,
                                          int64_t seq_len) {
-  if (!m || k < 0 || k >= SEQC_INPUT_COUNT)
+  const seqc_port *port = seqc_input(k);
+  if (!m || !port)
     return -1;
   std::lock_guard<std::mutex> lock(m->mutex);
   // The other inputs' lengths do not change input k's size.
-  int64_t seq_lens[SEQC_INPUT_COUNT];
-  for (int i = 0; i < SEQC_INPUT_COUNT; ++i)
-    seq_lens[i] = i == k ? seq_len : seqc_input_steps[i] < 0 ? 1 : 0;
-  seqc_dims D;
-  if (seqc_shapes_for(m, batch, seq_lens, &D) != SEQC_OK)
+  std::vector<int64_t> seq_lens(seqc_this_model.input_count);
+  for (int i = 0; i < seqc_this_model.input_count; ++i)
+    seq_lens[i] = i == k ? seq_len : seqc_this_model.inputs[i].steps < 0 ? 1 : 0;
+  if (seqc_shapes_for(m, batch, seq_lens.data()) != SEQC_OK)
     return -1;
-  return seqc_input_numel(D, k);
+  return seqc_port_numel(*port, m->dims.data());
 }
 
 SEQC_API int64_t seqc_model_output_size_of(seqc_model *m, int k, int64_t batch,
                                           const int64_t *seq_lens) {
-  if (!m || k < 0 || k >= SEQC_OUTPUT_COUNT)
+  const seqc_port *port = seqc_output(k);
+  if (!m || !port)
     return -1;
   std::lock_guard<std::mutex> lock(m->mutex);
-  seqc_dims D;
-  if (seqc_shapes_for(m, batch, seq_lens, &D) != SEQC_OK)
+  if (seqc_shapes_for(m, batch, seq_lens) != SEQC_OK)
     return -1;
-  return seqc_output_numel(D, k);
+  return seqc_port_numel(*port, m->dims.data());
 }
 
 SEQC_API int64_t seqc_model_input_size(seqc_model *m, int64_t batch, int64_t seq_len) {
@@ -423,97 +360,96 @@ SEQC_API int64_t seqc_model_input_size(seqc_model *m, int64_t batch, int64_t seq
 }
 
 SEQC_API int64_t seqc_model_output_size(seqc_model *m, int64_t batch, int64_t seq_len) {
-  int64_t seq_lens[SEQC_INPUT_COUNT];
-  for (int k = 0; k < SEQC_INPUT_COUNT; ++k)
-    seq_lens[k] = seqc_input_steps[k] < 0 || SEQC_INPUT_COUNT == 1 ? seq_len : 0;
-  return seqc_model_output_size_of(m, 0, batch, seq_lens);
+  const seqc_model_description &S = seqc_this_model;
+  std::vector<int64_t> seq_lens(S.input_count);
+  for (int k = 0; k < S.input_count; ++k)
+    seq_lens[k] = S.inputs[k].steps < 0 || S.input_count == 1 ? seq_len : 0;
+  return seqc_model_output_size_of(m, 0, batch, seq_lens.data());
 }
 
 /// After a call: an Embedding that met an id outside its table (the kernel
 /// wrote the first such id's index + 1) fails the call, naming the layer.
 static int seqc_check_embedding_ids(seqc_model *m) {
-#if SEQC_EMBEDDING_COUNT
-  unsigned long long bad[SEQC_EMBEDDING_COUNT];
+  const seqc_model_description &S = seqc_this_model;
+  if (!S.embedding_count)
+    return SEQC_OK;
+  seqc_instance *L = m->layers;
+  std::vector<unsigned long long> &bad = m->bad_ids;
   cudaError_t err;
-  if ((err = cudaMemcpyAsync(bad, m->bad_ids, sizeof(bad), cudaMemcpyDeviceToHost,
-                             m->stream)) != cudaSuccess ||
-      (err = cudaStreamSynchronize(m->stream)) != cudaSuccess) {
-    seqc_format(m->error, "CUDA error: %s", cudaGetErrorString(err));
+  if ((err = cudaMemcpyAsync(bad.data(), L->bad_ids, bad.size() * sizeof(bad[0]),
+                             cudaMemcpyDeviceToHost, L->stream)) != cudaSuccess ||
+      (err = cudaStreamSynchronize(L->stream)) != cudaSuccess) {
+    seqc_format(L->error, "CUDA error: %s", cudaGetErrorString(err));
     return SEQC_ERROR_DEVICE;
   }
-  auto check = [&](int i, const unsigned char *layer, const float *ids, int vocabulary) {
+  for (int i = 0; i < S.embedding_count; ++i) {
     if (!bad[i])
-      return (int)SEQC_OK;
+      continue;
+    const seqc_embedding &e = S.embeddings[i];
     float id = 0.0f;
-    cudaError_t err;
-    if ((err = cudaMemcpyAsync(&id, ids + (bad[i] - 1), sizeof(float), cudaMemcpyDeviceToHost,
-                               m->stream)) != cudaSuccess ||
-        (err = cudaStreamSynchronize(m->stream)) != cudaSuccess) {
-      seqc_format(m->error, "CUDA error: %s", cudaGetErrorString(err));
-      return (int)SEQC_ERROR_DEVICE;
+    if ((err = cudaMemcpyAsync(&id, m->buffers[e.ids_buffer] + (bad[i] - 1), sizeof(float),
+                               cudaMemcpyDeviceToHost, L->stream)) != cudaSuccess ||
+        (err = cudaStreamSynchronize(L->stream)) != cudaSuccess) {
+      seqc_format(L->error, "CUDA error: %s", cudaGetErrorString(err));
+      return SEQC_ERROR_DEVICE;
     }
     if (std::trunc(id) != id)
-      seqc_format(m->error, "layer '%s': embedding id %.9g is not an integer",
-                  (const char *)layer, id);
+      seqc_format(L->error, "layer '%s': embedding id %.9g is not an integer",
+                  (const char *)e.layer, id);
     else
-      seqc_format(m->error, "layer '%s': embedding id %.9g out of range [0, %d)",
-                  (const char *)layer, id, vocabulary);
-    return (int)SEQC_ERROR_INPUT;
-  };
-#define SEQC_CHECK_IDS(i, layer, ids, vocabulary)                               \
-  if (int rc = check(i, layer, m->ids, vocabulary))                             \
-    return rc;
-  SEQC_EMBEDDINGS(SEQC_CHECK_IDS)
-#undef SEQC_CHECK_IDS
-#else
-  (void)m;
-#endif
+      seqc_format(L->error, "layer '%s': embedding id %.9g out of range [0, %d)",
+                  (const char *)e.layer, id, e.vocabulary);
+    return SEQC_ERROR_INPUT;
+  }
   return SEQC_OK;
 }
 
 /// One call on non-null ports, with the lock held and batch >= 1.
 static int seqc_run_ports(seqc_model *m, const float *const *inputs, int64_t batch,
                           const int64_t *seq_lens, float *const *outputs) {
-  seqc_dims D;
-  if (int rc = seqc_shapes_for(m, batch, seq_lens, &D))
+  const seqc_model_description &S = seqc_this_model;
+  seqc_instance *L = m->layers;
+  if (int rc = seqc_shapes_for(m, batch, seq_lens))
     return rc;
+  const int64_t *D = m->dims.data();
   seqc_device_scope device(m->device);
   if (device.error != cudaSuccess) {
-    seqc_format(m->error, "cannot make GPU %d current: %s", m->device,
+    seqc_format(L->error, "cannot make GPU %d current: %s", m->device,
                 cudaGetErrorString(device.error));
     return SEQC_ERROR_DEVICE;
   }
   cudaError_t err = cudaSuccess;
-  for (int k = 0; k < SEQC_INPUT_COUNT && err == cudaSuccess; ++k)
-    err = cudaMemcpyAsync(seqc_input_buffer(m, k), inputs[k],
-                          seqc_input_numel(D, k) * sizeof(float), cudaMemcpyHostToDevice,
-                          m->stream);
-  if (SEQC_EMBEDDING_COUNT && err == cudaSuccess)
-    err = cudaMemsetAsync(m->bad_ids, 0, SEQC_EMBEDDING_COUNT * sizeof(unsigned long long),
-                          m->stream);
+  for (int k = 0; k < S.input_count && err == cudaSuccess; ++k)
+    err = cudaMemcpyAsync(m->buffers[S.inputs[k].buffer], inputs[k],
+                          seqc_port_numel(S.inputs[k], D) * sizeof(float),
+                          cudaMemcpyHostToDevice, L->stream);
+  if (S.embedding_count && err == cudaSuccess)
+    err = cudaMemsetAsync(L->bad_ids, 0, S.embedding_count * sizeof(unsigned long long),
+                          L->stream);
   if (err != cudaSuccess) {
-    seqc_format(m->error, "cannot copy the input to the GPU: %s", cudaGetErrorString(err));
+    seqc_format(L->error, "cannot copy the input to the GPU: %s", cudaGetErrorString(err));
     return SEQC_ERROR_DEVICE;
   }
-  if (seqc::run_graphed(m->stream, m->graphs, &D, sizeof D,
-                        [&] { return seqc_forward(m, D); }) != 0) {
+  if (seqc::run_graphed(L->stream, m->graphs, D, m->dims.size() * sizeof(int64_t),
+                        [&] { return S.forward(L, D); }) != 0) {
     if (m->graphs.error != cudaSuccess)
-      seqc_format(m->error, "cannot launch the model's CUDA graph: %s",
+      seqc_format(L->error, "cannot launch the model's CUDA graph: %s",
                   cudaGetErrorString(m->graphs.error));
-    cudaStreamSynchronize(m->stream);
+    cudaStreamSynchronize(L->stream);
     return SEQC_ERROR_DEVICE;
   }
-  for (int k = 0; k < SEQC_OUTPUT_COUNT && err == cudaSuccess; ++k)
-    err = cudaMemcpyAsync(outputs[k], seqc_output_buffer(m, k),
-                          seqc_output_numel(D, k) * sizeof(float), cudaMemcpyDeviceToHost,
-                          m->stream);
-  if (SEQC_STATE_SIZE && err == cudaSuccess)
-    err = cudaMemcpyAsync(m->state, m->state_next, SEQC_STATE_SIZE * sizeof(float),
-                          cudaMemcpyDeviceToDevice, m->stream);
+  for (int k = 0; k < S.output_count && err == cudaSuccess; ++k)
+    err = cudaMemcpyAsync(outputs[k], m->buffers[S.outputs[k].buffer],
+                          seqc_port_numel(S.outputs[k], D) * sizeof(float),
+                          cudaMemcpyDeviceToHost, L->stream);
+  const int64_t state_size = S.state_offsets[S.state_count];
+  if (state_size && err == cudaSuccess)
+    err = cudaMemcpyAsync(L->state, L->state_next, state_size * sizeof(float),
+                          cudaMemcpyDeviceToDevice, L->stream);
   if (err == cudaSuccess)
-    err = cudaStreamSynchronize(m->stream);
+    err = cudaStreamSynchronize(L->stream);
   if (err != cudaSuccess) {
-    seqc_format(m->error, "CUDA error while running the model: %s", cudaGetErrorString(err));
+    seqc_format(L->error, "CUDA error while running the model: %s", cudaGetErrorString(err));
     return SEQC_ERROR_DEVICE;
   }
   return seqc_check_embedding_ids(m);
@@ -526,16 +462,17 @@ SEQC_API int seqc_model_run(seqc_model *m, const float *input, int64_t batch, in
     return SEQC_ERROR_ARGUMENT;
   }
   std::lock_guard<std::mutex> lock(m->mutex);
-  m->error[0] = 0;
-  if (SEQC_INPUT_COUNT != 1 || SEQC_OUTPUT_COUNT != 1) {
-    seqc_format(m->error, "seqc_model_run: the model has %d inputs and %d outputs: run it "
-                "with seqc_model_run_all", SEQC_INPUT_COUNT, SEQC_OUTPUT_COUNT);
+  m->error()[0] = 0;
+  if (seqc_this_model.input_count != 1 || seqc_this_model.output_count != 1) {
+    seqc_format(m->error(), "seqc_model_run: the model has %d inputs and %d outputs: run it "
+                "with seqc_model_run_all", seqc_this_model.input_count,
+                seqc_this_model.output_count);
     return SEQC_ERROR_ARGUMENT;
   }
   if (batch == 0)  // an empty batch reads and writes nothing, as on the CPU
     return SEQC_OK;
   if (!input || !output) {
-    seqc_format(m->error, "seqc_model_run: input and output must not be NULL");
+    seqc_format(m->error(), "seqc_model_run: input and output must not be NULL");
     return SEQC_ERROR_ARGUMENT;
   }
   return seqc_run_ports(m, &input, batch, &seq_len, &output);
@@ -543,41 +480,45 @@ SEQC_API int seqc_model_run(seqc_model *m, const float *input, int64_t batch, in
 
 SEQC_API int seqc_model_run_all(seqc_model *m, const float *const *inputs, int64_t batch,
                                 const int64_t *seq_lens, float *const *outputs) {
+  const seqc_model_description &S = seqc_this_model;
   if (!m) {
     seqc_format(seqc_create_error, "seqc_model_run_all: the model is NULL");
     return SEQC_ERROR_ARGUMENT;
   }
   std::lock_guard<std::mutex> lock(m->mutex);
-  m->error[0] = 0;
+  m->error()[0] = 0;
   if (batch == 0)
     return SEQC_OK;
   if (!inputs || !outputs) {
-    seqc_format(m->error, "seqc_model_run_all: inputs and outputs must not be NULL");
+    seqc_format(m->error(), "seqc_model_run_all: inputs and outputs must not be NULL");
     return SEQC_ERROR_ARGUMENT;
   }
-  for (int k = 0; k < SEQC_INPUT_COUNT; ++k)
-    if (!inputs[k] || (seqc_input_steps[k] < 0 && !seq_lens)) {
-      seqc_format(m->error, inputs[k] ? "seqc_model_run_all: seq_lens must not be NULL: "
-                                        "input %d's time axis is dynamic"
-                                      : "seqc_model_run_all: inputs[%d] is NULL", k);
+  for (int k = 0; k < S.input_count; ++k)
+    if (!inputs[k] || (S.inputs[k].steps < 0 && !seq_lens)) {
+      seqc_format(m->error(), inputs[k] ? "seqc_model_run_all: seq_lens must not be NULL: "
+                                          "input %d's time axis is dynamic"
+                                        : "seqc_model_run_all: inputs[%d] is NULL", k);
       return SEQC_ERROR_ARGUMENT;
     }
-  for (int k = 0; k < SEQC_OUTPUT_COUNT; ++k)
+  for (int k = 0; k < S.output_count; ++k)
     if (!outputs[k]) {
-      seqc_format(m->error, "seqc_model_run_all: outputs[%d] is NULL", k);
+      seqc_format(m->error(), "seqc_model_run_all: outputs[%d] is NULL", k);
       return SEQC_ERROR_ARGUMENT;
     }
   return seqc_run_ports(m, inputs, batch, seq_lens, outputs);
 }
 
 // The state of the stateful layers (none for a stateless model).
-SEQC_API int64_t seqc_model_state_size(void) { return SEQC_STATE_SIZE; }
-SEQC_API int seqc_model_state_count(void) { return SEQC_STATE_COUNT; }
+SEQC_API int64_t seqc_model_state_size(void) {
+  return seqc_this_model.state_offsets[seqc_this_model.state_count];
+}
+SEQC_API int seqc_model_state_count(void) { return seqc_this_model.state_count; }
 SEQC_API const char *seqc_model_state_layer(int i) {
-  return i >= 0 && i < SEQC_STATE_COUNT ? (const char *)seqc_state_layers[i] : nullptr;
+  return i >= 0 && i < seqc_this_model.state_count
+             ? (const char *)seqc_this_model.state_layers[i] : nullptr;
 }
 SEQC_API int64_t seqc_model_state_offset(int i) {
-  return i >= 0 && i <= SEQC_STATE_COUNT ? seqc_state_offsets[i] : -1;
+  return i >= 0 && i <= seqc_this_model.state_count ? seqc_this_model.state_offsets[i] : -1;
 }
 
 /// Copies the state to (to_device) or from the GPU, or zeroes it (host null).
@@ -585,36 +526,38 @@ static int seqc_state_transfer(seqc_model *m, float *host, bool to_device) {
   if (!m)
     return SEQC_ERROR_ARGUMENT;
   std::lock_guard<std::mutex> lock(m->mutex);
-  m->error[0] = 0;
-  if (!SEQC_STATE_SIZE)
+  seqc_instance *L = m->layers;
+  L->error[0] = 0;
+  const int64_t state_size = seqc_model_state_size();
+  if (!state_size)
     return SEQC_OK;
   seqc_device_scope device(m->device);
   cudaError_t err = device.error;
   if (err == cudaSuccess)
-    err = !host ? cudaMemsetAsync(m->state, 0, SEQC_STATE_SIZE * sizeof(float), m->stream)
-          : cudaMemcpyAsync(to_device ? m->state : host, to_device ? host : m->state,
-                            SEQC_STATE_SIZE * sizeof(float),
+    err = !host ? cudaMemsetAsync(L->state, 0, state_size * sizeof(float), L->stream)
+          : cudaMemcpyAsync(to_device ? L->state : host, to_device ? host : L->state,
+                            state_size * sizeof(float),
                             to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
-                            m->stream);
+                            L->stream);
   if (err == cudaSuccess)
-    err = cudaStreamSynchronize(m->stream);
+    err = cudaStreamSynchronize(L->stream);
   if (err != cudaSuccess) {
-    seqc_format(m->error, "cannot copy the model's state: %s", cudaGetErrorString(err));
+    seqc_format(L->error, "cannot copy the model's state: %s", cudaGetErrorString(err));
     return SEQC_ERROR_DEVICE;
   }
   return SEQC_OK;
 }
 
 SEQC_API int seqc_model_get_state(seqc_model *m, float *state) {
-  if (m && SEQC_STATE_SIZE && !state) {
-    seqc_format(m->error, "seqc_model_get_state: state must not be NULL");
+  if (m && seqc_model_state_size() && !state) {
+    seqc_format(m->error(), "seqc_model_get_state: state must not be NULL");
     return SEQC_ERROR_ARGUMENT;
   }
   return seqc_state_transfer(m, state, false);
 }
 SEQC_API int seqc_model_set_state(seqc_model *m, const float *state) {
-  if (m && SEQC_STATE_SIZE && !state) {
-    seqc_format(m->error, "seqc_model_set_state: state must not be NULL");
+  if (m && seqc_model_state_size() && !state) {
+    seqc_format(m->error(), "seqc_model_set_state: state must not be NULL");
     return SEQC_ERROR_ARGUMENT;
   }
   return seqc_state_transfer(m, const_cast<float *>(state), true);

@@ -4,8 +4,9 @@ and a summary line:
 
   cuda_fixtures.py sim  WORK FIXTURES SEQ_COMPILE CXX KERNELS INPUTS
       --emit=cuda, compiled by the host C++ compiler under seqc_cuda_sim.h
-      (the CPU stand-in for CUDA) with check_model.cpp, run against Keras'
-      output within 1e-4; the multi-input/output fixtures too, through
+      (the CPU stand-in for CUDA) with check_model.cpp and the runtime
+      (compiled once, as seq-compile does), run against Keras' output within
+      1e-4; the multi-input/output fixtures too, through
       seqc_model_run_all. Needs no GPU.
   cuda_fixtures.py nvcc WORK FIXTURES SEQ_COMPILE ARCH NVCC
       --emit=cuda for every fixture; nvcc compiles, once, every kernel
@@ -127,7 +128,19 @@ def precompile_library(work, fixtures, seq_compile, cxx, kernels, fixture):
     return (header, library) if rc == 0 else (None, None)
 
 
-def check_sim(fixture, work, fixtures, seq_compile, cxx, kernels, checker, pch):
+def compile_runtime(work, seq_compile, cxx, kernels):
+    """The runtime (seq-compile --emit=cuda-runtime) compiled once under the
+    simulation, as seq-compile compiles it once for nvcc: its path, or a
+    failure line."""
+    source = os.path.join(work, "runtime.cu")
+    rc, text = run([seq_compile, "--emit=cuda-runtime", "-o", source])
+    if rc == 0:
+        rc, text = run([cxx] + SIM_FLAGS + ["-include", os.path.join(kernels, "seqc_cuda_sim.h"),
+                                            "-x", "c++", "-c", source, "-o", source + ".o"])
+    return source + ".o" if rc == 0 else "FAIL the runtime does not compile: " + text[:400]
+
+
+def check_sim(fixture, work, fixtures, seq_compile, cxx, kernels, checker, pch, runtime):
     name = fixture["name"]
     parts = emit_parts(fixture, work, fixtures, seq_compile)
     if isinstance(parts, str):
@@ -143,7 +156,9 @@ def check_sim(fixture, work, fixtures, seq_compile, cxx, kernels, checker, pch):
         unit = ["-include", header, "-x", "c++", part]
     else:
         unit = ["-include", os.path.join(kernels, "seqc_cuda_sim.h"), "-x", "c++", cu]
-    rc, text = run([cxx] + SIM_FLAGS + unit + ["-x", "none", checker, "-o", binary])
+    # The runtime comes compiled too (the model's code leaves its copy out).
+    rc, text = run([cxx] + SIM_FLAGS + ["-DSEQC_RUNTIME_LINKED"] + unit +
+                   ["-x", "none", runtime, checker, "-o", binary])
     if rc != 0:
         return "FAIL %s: does not compile under the simulation: %s" % (name, text[:400])
     rc, text = run([binary, port_paths(fixtures, fixture["input"]),
@@ -252,8 +267,13 @@ def main():
         if rc != 0:
             print("FAIL check_model.cpp does not compile: " + text)
             return 1
+        runtime = compile_runtime(work, seq_compile, cxx, kernels)
+        if runtime.startswith("FAIL"):
+            print(runtime)
+            return 1
         pch = precompile_library(work, fixtures, seq_compile, cxx, kernels, good[0])
-        job = lambda fx: check_sim(fx, work, fixtures, seq_compile, cxx, kernels, checker, pch)
+        job = lambda fx: check_sim(fx, work, fixtures, seq_compile, cxx, kernels, checker, pch,
+                                   runtime)
         what = "match Keras within 1e-4 in the CPU simulation"
     elif mode == "nvcc":
         seq_compile, arch, nvcc = rest
