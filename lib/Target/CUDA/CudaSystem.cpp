@@ -287,6 +287,7 @@ void printDoctorReport(const SystemProbe &p, const std::vector<std::string> &cpu
   os << "nvcc: "
      << (p.nvcc ? p.nvcc->version + " (" + p.nvcc->path + ")" : "not found (" + p.nvccProblem + ")")
      << "\n";
+  os << "seqc cache: " << describeRuntimeCache() << "\n";
   if (p.gpus.empty())
     os << "GPUs: none (" << p.gpuProblem << ")\n";
   for (auto [i, gpu] : llvm::enumerate(p.gpus))

@@ -14,6 +14,7 @@
 #include "llvm/Support/xxhash.h"
 
 #include <algorithm>
+#include <chrono>
 #include <optional>
 
 using namespace llvm;
@@ -215,6 +216,52 @@ static Error runNvcc(const NvccInfo &nvcc, ArrayRef<std::string> args, StringRef
                "): " + detail + " (full log: " + logFile + ")");
 }
 
+/// Marks a file as used now.
+static void touch(StringRef path) {
+  int fd;
+  if (sys::fs::openFileForWrite(path, fd, sys::fs::CD_OpenExisting, sys::fs::OF_Append))
+    return;
+  sys::fs::setLastAccessAndModificationTime(fd, std::chrono::system_clock::now());
+  sys::Process::SafelyCloseFileDescriptor(fd);
+}
+
+/// The runtime objects in the cache, each with when it was last used.
+static std::vector<std::pair<sys::TimePoint<>, std::string>> runtimeObjectsIn(StringRef cache) {
+  std::vector<std::pair<sys::TimePoint<>, std::string>> objects;
+  std::error_code ec;
+  for (sys::fs::directory_iterator it(cache, ec), end; it != end && !ec; it.increment(ec)) {
+    StringRef name = sys::path::filename(it->path());
+    sys::fs::file_status status;
+    if (name.starts_with("cuda-runtime-") && name.ends_with(".o") &&
+        !sys::fs::status(it->path(), status))
+      objects.emplace_back(status.getLastModificationTime(), it->path());
+  }
+  return objects;
+}
+
+/// Keeps the kKeptRuntimeObjects most recently used runtime objects in the
+/// cache (there is one per nvcc, set of architectures and seqc version), so
+/// that it does not grow with every upgrade.
+static void pruneRuntimeObjects(StringRef cache) {
+  auto objects = runtimeObjectsIn(cache);
+  if (objects.size() <= kKeptRuntimeObjects)
+    return;
+  llvm::sort(objects, [](const auto &a, const auto &b) { return a.first > b.first; });
+  for (size_t i = kKeptRuntimeObjects; i < objects.size(); ++i)
+    sys::fs::remove(objects[i].second);
+}
+
+std::string describeRuntimeCache() {
+  std::string cache = cacheDirectory();
+  if (cache.empty())
+    return "none ($SEQC_CACHE_DIR, $XDG_CACHE_HOME and $HOME are unset): each CUDA library "
+           "compiles seqc's runtime again";
+  size_t count = runtimeObjectsIn(cache).size();
+  return cache + " (" + std::to_string(count) + " CUDA runtime object" +
+         (count == 1 ? "" : "s") + ": one per nvcc, set of GPU architectures and seqc version, the " +
+         std::to_string(kKeptRuntimeObjects) + " most recently used kept)";
+}
+
 Expected<std::string> cudaRuntimeObject(const NvccInfo &nvcc,
                                         const std::vector<std::string> &archs,
                                         StringRef workDir) {
@@ -228,8 +275,11 @@ Expected<std::string> cudaRuntimeObject(const NvccInfo &nvcc,
   std::string cache = cacheDirectory();
   SmallString<256> cached(cache);
   sys::path::append(cached, name);
-  if (!cache.empty() && sys::fs::exists(cached))
+  if (!cache.empty() && sys::fs::exists(cached)) {
+    touch(cached);
+    pruneRuntimeObjects(cache);
     return cached.str().str();
+  }
 
   SmallString<256> cuFile(workDir), object(workDir), logFile(workDir);
   sys::path::append(cuFile, "seqc_runtime.cu");
@@ -247,8 +297,10 @@ Expected<std::string> cudaRuntimeObject(const NvccInfo &nvcc,
   SmallString<256> partial;
   if (!cache.empty() && !sys::fs::create_directories(cache) &&
       !sys::fs::createUniqueFile(cached + ".%%%%%%%%.partial", partial)) {
-    if (!sys::fs::copy_file(object, partial) && !sys::fs::rename(partial, cached))
+    if (!sys::fs::copy_file(object, partial) && !sys::fs::rename(partial, cached)) {
+      pruneRuntimeObjects(cache);
       return cached.str().str();
+    }
     sys::fs::remove(partial);
   }
   return object.str().str();

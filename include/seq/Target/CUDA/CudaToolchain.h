@@ -49,6 +49,13 @@ std::vector<std::string> nvccArguments(llvm::StringRef cuFile, llvm::StringRef s
 /// else $XDG_CACHE_HOME/seqc, else $HOME/.cache/seqc (empty: none).
 std::string cacheDirectory();
 
+/// How many runtime objects the cache keeps (the most recently used).
+inline constexpr size_t kKeptRuntimeObjects = 16;
+
+/// "DIR (N CUDA runtime objects: ...)", or why there is no cache: for
+/// --doctor.
+std::string describeRuntimeCache();
+
 /// The runtime compiled by `nvcc` for `archs` into an object: from the cache
 /// when this nvcc compiled this runtime for them before, else compiled in
 /// `workDir` and then kept in the cache (where there is one).
