@@ -68,6 +68,10 @@ def compare_input(name, shape, values):
     return (COMPARE_BATCH,) + tuple(shape[1:]), [v for r in picked for v in r]
 
 
+# Where the runtime's copy in an emitted .cu begins (it runs to the end).
+RUNTIME_PART = "#ifndef SEQC_RUNTIME_LINKED"
+
+
 def pack_fixture(fx, seq_compile, out, lines, notes):
     name = fx["name"]
     model = cuda_fixtures.model_args(FIXTURES, fx)
@@ -124,9 +128,13 @@ def emit_backends(name, model, checks, seq_compile, notes):
 def share_library(cu, checks):
     """Replaces the kernel library that opens the emitted file `cu` by an
     #include of one copy in checks/, named by its content (the same for every
-    fixture of a backend): 400 copies of it would not fit the pack."""
+    fixture of a backend), and drops the runtime that closes it (run.sh links
+    src/seqc_runtime.cu, compiled once): 400 copies of either would not fit
+    the pack."""
     with open(cu) as f:
         source = f.read()
+    runtime = source.index(RUNTIME_PART)
+    source = source[:runtime] + "// The runtime: src/seqc_runtime.cu, which run.sh links.\n"
     split = source.index(cuda_fixtures.MODEL_PART)
     lines = source[:split].splitlines(True)
     banner = []
