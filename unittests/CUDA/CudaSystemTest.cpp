@@ -51,9 +51,15 @@ TEST(CudaToolchain, NvccArgumentsBuildEveryArchAndPtxOfTheNewest) {
   EXPECT_NE(line.find("arch=compute_90,code=compute_90"), std::string::npos) << line;
   EXPECT_NE(line.find("-shared"), std::string::npos);
   EXPECT_EQ(line.find("-lcudnn"), std::string::npos);
+  EXPECT_EQ(line.find("SEQC_RUNTIME_LINKED"), std::string::npos) << line;
   build.cudnn = true;
   EXPECT_NE(llvm::join(nvccArguments("m.cu", "libm.so", build), " ").find("-lcudnn"),
             std::string::npos);
+  // With the runtime compiled once, the .cu leaves its own copy out.
+  build.runtimeObject = "cache/cuda-runtime-1.o";
+  line = llvm::join(nvccArguments("m.cu", "libm.so", build), " ");
+  EXPECT_NE(line.find("m.cu -DSEQC_RUNTIME_LINKED cache/cuda-runtime-1.o"), std::string::npos)
+      << line;
 }
 
 TEST(CudaSystem, LoaderErrorsNameTheVersionNeeded) {
