@@ -50,6 +50,7 @@ TEST(CudaToolchain, NvccArgumentsBuildEveryArchAndPtxOfTheNewest) {
   EXPECT_NE(line.find("-gencode arch=compute_90,code=sm_90"), std::string::npos) << line;
   EXPECT_NE(line.find("arch=compute_90,code=compute_90"), std::string::npos) << line;
   EXPECT_NE(line.find("-shared"), std::string::npos);
+  EXPECT_NE(line.find("--threads 0"), std::string::npos) << line;
   EXPECT_EQ(line.find("-lcudnn"), std::string::npos);
   EXPECT_EQ(line.find("SEQC_RUNTIME_LINKED"), std::string::npos) << line;
   build.cudnn = true;
