@@ -2,7 +2,8 @@
 //
 // The emitted file is the kernel library (kernels/seqc_kernels.cuh, verbatim)
 // followed by the model: its weights, a function computing every buffer's
-// shape from (batch, steps), one launch per op, and the seqc C API.
+// shape from (batch, steps), one launch per op, its description, and the
+// runtime (the seqc C API), which seq-compile links compiled once instead.
 //
 // This file turns each op into its launch (and its buffers' shapes);
 // HostLauncher.cpp writes the rest. Shapes are C++ expressions over earlier

@@ -66,7 +66,8 @@ struct CudaEmitOptions {
 };
 
 struct CudaModule {
-  /// The .cu: kernel library + weights + shapes + host launcher.
+  /// The .cu: kernel library + weights + shapes + layers + description +
+  /// runtime (left out with -DSEQC_RUNTIME_LINKED).
   std::string source;
   /// Every weight, packed as the source expects it (64-float aligned).
   std::vector<float> weights;
