@@ -1068,11 +1068,12 @@ inline cudaError_t raise_dynamic_shared_limit(const void *entry, size_t bytes) {
                               static_cast<int>(bytes));
 }
 
-/// Whether `blocks` blocks of `kernel` with `bytes` of shared memory each are
-/// resident at once on this GPU (raising the kernel's limit), as a
-/// cooperative launch needs; the error says why not.
-inline cudaError_t fits_co_resident(RecurrenceKernel kernel, int blocks, size_t bytes,
-                                    const RecurrenceDevice &d) {
+/// Whether `blocks` blocks of `kernel` (a recurrence's or a stack's) with
+/// `bytes` of shared memory each are resident at once on this GPU (raising
+/// the kernel's limit), as a cooperative launch needs; the error says why not.
+template <class Args>
+cudaError_t fits_co_resident(void (*kernel)(Args), int blocks, size_t bytes,
+                             const RecurrenceDevice &d) {
   if (bytes > (size_t)d.optin)
     return cudaErrorInvalidValue;
   const void *entry = reinterpret_cast<const void *>(kernel);
@@ -1101,9 +1102,10 @@ inline bool clusters_available(int device, RecurrenceKernel kernel) {
 
 /// Whether `blocks` blocks of `kernel` with `bytes` of shared memory each
 /// run as one thread-block cluster here (raising the kernel's limit).
-inline bool fits_one_cluster(RecurrenceKernel kernel, int blocks, size_t bytes) {
+inline bool fits_one_cluster(RecurrenceKernel kernel, int blocks, size_t bytes,
+                             const RecurrenceDevice &d) {
   const void *entry = reinterpret_cast<const void *>(kernel);
-  if (raise_dynamic_shared_limit(entry, bytes) != cudaSuccess)
+  if (bytes > (size_t)d.optin || raise_dynamic_shared_limit(entry, bytes) != cudaSuccess)
     return false;
   ClusterLaunch launch(blocks, bytes, nullptr);
   int clusters = 0;
@@ -1120,7 +1122,7 @@ cudaError_t plan_recurrence(int units, RecurrencePlan *plan) {
   cudaError_t err = query_recurrence_device(&d);
   if (err != cudaSuccess)
     return err;
-  const int device = d.device, sms = d.sms, optin = d.optin;
+  const int device = d.device, sms = d.sms;
   auto try_variant = [&](RecurrenceKernel kernel, bool shared_weights, int slice) -> cudaError_t {
     const size_t bytes = recurrence_shared_bytes(G, units, slice, shared_weights);
     const int blocks = (units + slice - 1) / slice;
@@ -1147,7 +1149,7 @@ cudaError_t plan_recurrence(int units, RecurrencePlan *plan) {
     for (int blocks = 2; blocks <= kMaxPortableClusterBlocks; blocks *= 2) {
       const int slice = (units + blocks - 1) / blocks;
       const size_t bytes = recurrence_shared_bytes(G, units, slice, true);
-      if (bytes <= (size_t)optin && fits_one_cluster(shared_kernel, blocks, bytes)) {
+      if (fits_one_cluster(shared_kernel, blocks, bytes, d)) {
         *plan = RecurrencePlan{shared_kernel, blocks, slice, bytes, WeightHome::Shared, true};
         return cudaSuccess;
       }
@@ -1204,8 +1206,8 @@ cudaError_t plan_model_recurrence(RecurrencePlan *plan) {
     RecurrencePlan registers{kernel, Layout::kBlocks, Layout::kSlice, W::kSharedBytes,
                              WeightHome::Registers, false};
     if (Layout::kBlocks > 1 && Layout::kBlocks <= kMaxPortableClusterBlocks &&
-        W::kSharedBytes <= (size_t)d.optin && clusters_available(d.device, kernel) &&
-        fits_one_cluster(kernel, Layout::kBlocks, W::kSharedBytes)) {
+        clusters_available(d.device, kernel) &&
+        fits_one_cluster(kernel, Layout::kBlocks, W::kSharedBytes, d)) {
       registers.cluster = true;
       *plan = registers;
       return cudaSuccess;
@@ -1430,7 +1432,7 @@ cudaError_t plan_stack_cells(int layers, const int *units, const int *inputs, St
   cudaError_t err = query_recurrence_device(&d);
   if (err != cudaSuccess)
     return err;
-  const int sms = d.sms, optin = d.optin;
+  const int sms = d.sms;
   if (layers > sms)
     return cudaErrorCooperativeLaunchTooLarge;
   double work = 0; // multiply-adds per row and step, all layers
@@ -1456,18 +1458,9 @@ cudaError_t plan_stack_cells(int layers, const int *units, const int *inputs, St
     plan->first_block[l + 1] = plan->first_block[l] + (units[l] + slice - 1) / slice;
     bytes = std::max(bytes, stacked_shared_bytes(G, units[l], inputs[l], slice));
   }
-  if (bytes > (size_t)optin)
-    return cudaErrorInvalidValue;
   StackKernel kernel = &stacked_recurrence_kernel<C, A, R>;
-  const void *entry = reinterpret_cast<const void *>(kernel);
-  if ((err = raise_dynamic_shared_limit(entry, bytes)) != cudaSuccess)
+  if ((err = fits_co_resident(kernel, plan->first_block[layers], bytes, d)) != cudaSuccess)
     return err;
-  int per_sm = 0;
-  if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, entry, kRecThreads, bytes)) !=
-      cudaSuccess)
-    return err;
-  if (per_sm * sms < plan->first_block[layers])
-    return cudaErrorCooperativeLaunchTooLarge;
   plan->kernel = kernel;
   plan->blocks = plan->first_block[layers];
   plan->layers = layers;

@@ -175,16 +175,16 @@ SEQC_API void seqc_model_destroy(seqc_model *m) {
     if (L->stream)
       cudaStreamSynchronize(L->stream);
     seqc::destroy_graphs(m->graphs);
+    // What the instance holds, before the layers' clean-up deletes it.
     cudnnContext *cudnn = L->cudnn;
     cudaStream_t stream = L->stream;
-    for (void *p : {(void *)L->w, (void *)L->bad_ids, (void *)L->state})
-      if (p)
-        cudaFree(p);
-    seqc_this_model.destroy(L); // the layers' clean-up, and the instance
+    void *memory[] = {m->arena, L->w, L->bad_ids, L->state};
+    seqc_this_model.destroy(L);
     if (cudnn)
       seqc_this_model.close_cudnn(cudnn);
-    if (m->arena)
-      cudaFree(m->arena);
+    for (void *p : memory)
+      if (p)
+        cudaFree(p);
     if (stream)
       cudaStreamDestroy(stream);
   }
