@@ -6,7 +6,8 @@
 // place: with sigmoid and tanh, three divisions (c / (1 + e^-f), then
 // sigmoid(i) tanh(g) and sigmoid(o) tanh(c) one each) where five
 // activations would take five. go_backwards reads step T-1-t and stores it
-// at t.
+// at t. h starts at zero, so the first step's gates are its projection
+// alone: the matmul is in the branch of the steps after it.
 // CHECK-LABEL: func.func @lstm_backward_sequences(
 // CHECK-SAME:      %[[XP:.*]]: tensor<?x?x32xf32>, %[[WR:.*]]: tensor<8x32xf32>)
 // CHECK:         %[[T:.*]] = tensor.dim %[[XP]], %c1
@@ -17,9 +18,16 @@
 // CHECK:         %[[LOOP:.*]]:4 = scf.for %[[STEP:.*]] = %c0 to %[[T]] step %c1 iter_args(%[[H:.*]] = %[[H0]], %[[C:.*]] = %[[C0]], %[[G:.*]] = %[[G0]], %[[S:.*]] = %[[S0]])
 // CHECK:           %[[LAST:.*]] = arith.subi %[[T]], %c1
 // CHECK:           %[[REV:.*]] = arith.subi %[[LAST]], %[[STEP]]
+// CHECK:           %[[FIRST:.*]] = arith.cmpi eq, %[[STEP]], %c0
 // CHECK:           %[[X:.*]] = tensor.extract_slice %[[XP]][0, %[[REV]], 0] [{{.*}}, 1, 32]
-// CHECK:           %[[PRE:.*]] = linalg.copy ins(%[[X]] : tensor<?x32xf32>) outs(%[[G]] : tensor<?x32xf32>)
-// CHECK:           %[[GATES:.*]] = linalg.matmul ins(%[[H]], %[[WR]] : tensor<?x8xf32>, tensor<8x32xf32>) outs(%[[PRE]] : tensor<?x32xf32>)
+// CHECK:           %[[GATES:.*]] = scf.if %[[FIRST]] -> (tensor<?x32xf32>) {
+// CHECK-NEXT:        %[[ONLY:.*]] = linalg.copy ins(%[[X]] : tensor<?x32xf32>) outs(%[[G]] : tensor<?x32xf32>)
+// CHECK-NEXT:        scf.yield %[[ONLY]]
+// CHECK-NEXT:      } else {
+// CHECK-NEXT:        %[[PRE:.*]] = linalg.copy ins(%[[X]] : tensor<?x32xf32>) outs(%[[G]] : tensor<?x32xf32>)
+// CHECK-NEXT:        %[[SUM:.*]] = linalg.matmul ins(%[[H]], %[[WR]] : tensor<?x8xf32>, tensor<8x32xf32>) outs(%[[PRE]] : tensor<?x32xf32>)
+// CHECK-NEXT:        scf.yield %[[SUM]]
+// CHECK-NEXT:      }
 // CHECK-NOT:       linalg.matmul
 // CHECK:           %[[CELL:.*]]:2 = linalg.generic {{.*}} outs(%[[H]], %[[C]] : tensor<?x8xf32>, tensor<?x8xf32>)
 // CHECK-COUNT-3:     arith.divf
@@ -67,9 +75,13 @@ func.func @gru_reset_before(%xp: tensor<?x5x12xf32>, %wr: tensor<4x12xf32>) -> t
 
 // CHECK-LABEL: func.func @simple_rnn(
 // CHECK:         scf.for {{.*}} iter_args(%[[H:.*]] = %{{.*}}, %[[P:.*]] = %{{.*}})
-// CHECK:           %[[PRE:.*]] = linalg.copy {{.*}} outs(%[[P]] : tensor<?x4xf32>)
-// CHECK:           %[[SUM:.*]] = linalg.matmul ins(%[[H]], %{{.*}}) outs(%[[PRE]] : tensor<?x4xf32>)
-// CHECK:           linalg.generic {{.*}} ins(%[[SUM]] : tensor<?x4xf32>) outs(%[[H]] : tensor<?x4xf32>)
+// CHECK:           %[[PRE:.*]] = scf.if
+// CHECK:             linalg.copy {{.*}} outs(%[[P]] : tensor<?x4xf32>)
+// CHECK:           } else {
+// CHECK:             %[[START:.*]] = linalg.copy {{.*}} outs(%[[P]] : tensor<?x4xf32>)
+// CHECK:             linalg.matmul ins(%[[H]], %{{.*}}) outs(%[[START]] : tensor<?x4xf32>)
+// CHECK:           }
+// CHECK:           linalg.generic {{.*}} ins(%[[PRE]] : tensor<?x4xf32>) outs(%[[H]] : tensor<?x4xf32>)
 // CHECK:             arith.maximumf
 func.func @simple_rnn(%xp: tensor<?x5x4xf32>, %wr: tensor<4x4xf32>) -> tensor<?x4xf32> {
   %0 = seq.simple_rnn_recurrence %xp, %wr activation(relu) : (tensor<?x5x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
@@ -175,7 +187,12 @@ func.func @lstm_masked(%xp: tensor<?x?x32xf32>, %wr: tensor<8x32xf32>, %m: tenso
 // CHECK-DAG:     %[[C0:.*]] = tensor.extract_slice %[[S0]][1, 0, 0] [1, 2, 8] [1, 1, 1] : tensor<2x2x8xf32> to tensor<2x8xf32>
 // CHECK-DAG:     %[[HI:.*]] = linalg.copy ins(%[[H0]] : tensor<2x8xf32>)
 // CHECK-DAG:     %[[CI:.*]] = linalg.copy ins(%[[C0]] : tensor<2x8xf32>)
+// Its h is not zero at the first step: every step takes the matmul.
 // CHECK:         %[[LOOP:.*]]:3 = scf.for {{.*}} iter_args(%{{.*}} = %[[HI]], %{{.*}} = %[[CI]], %{{.*}} = %{{.*}})
+// CHECK-NOT:       scf.if
+// CHECK:           linalg.matmul
+// CHECK-NOT:       scf.if
+// CHECK:         scf.yield
 // CHECK:         %[[SH:.*]] = tensor.insert_slice %[[LOOP]]#0 into %{{.*}}[0, 0, 0] [1, 2, 8] [1, 1, 1] : tensor<2x8xf32> into tensor<2x2x8xf32>
 // CHECK:         %[[SC:.*]] = tensor.insert_slice %[[LOOP]]#1 into %[[SH]][1, 0, 0] [1, 2, 8] [1, 1, 1] : tensor<2x8xf32> into tensor<2x2x8xf32>
 // CHECK:         return %[[LOOP]]#0, %[[SC]]

@@ -137,12 +137,24 @@ Value weightColumns(LinalgBuilder &lb, Value w, int64_t col, int64_t width) {
   return lb.columns(w, col, width);
 }
 
-/// GRU reset_after: h U + b_rec for all three gates in one matmul, into
-/// `scratch`.
-Value gruRecurrentTerms(LinalgBuilder &lb, const Recurrence &r, Value h, Value scratch) {
-  Value hu = r.recurrentBias ? lb.broadcastLastAxisInto(r.recurrentBias, scratch)
-                             : lb.fill(scratch, 0.0);
-  return matmulInto(lb, h, r.recurrentKernel, hu);
+/// `acc` set by `start` (to the step's input projection, a bias, zeros),
+/// plus lhs @ rhs. Where `lhsIsZero` holds (the first step of a state that
+/// starts at zero) the product is zero and is left out: a tenth of the
+/// recurrent GEMMs of a 10-step sequence. `start` runs in each branch, so
+/// that the GEMM kernel still folds it into its accumulators.
+Value startPlusProduct(LinalgBuilder &lb, Value lhsIsZero, Value acc,
+                       function_ref<Value(LinalgBuilder &, Value)> start,
+                       Value lhs, Value rhs) {
+  if (!lhsIsZero)
+    return matmulInto(lb, lhs, rhs, start(lb, acc));
+  auto choice = scf::IfOp::create(lb.b, lb.loc, TypeRange{acc.getType()},
+                                  lhsIsZero, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(lb.b);
+  lb.b.setInsertionPointToStart(&choice.getThenRegion().front());
+  scf::YieldOp::create(lb.b, lb.loc, start(lb, acc));
+  lb.b.setInsertionPointToStart(&choice.getElseRegion().front());
+  scf::YieldOp::create(lb.b, lb.loc, matmulInto(lb, lhs, rhs, start(lb, acc)));
+  return choice.getResult(0);
 }
 
 /// The op's output, then its final state when it returns one.
@@ -219,6 +231,28 @@ SmallVector<Value, 2> buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
       step = arith::SubIOp::create(nb, l, last, t);
     }
     Value m = r.mask ? maskColumn(sb, r.mask, step) : Value();
+    // h is zero at the first step unless the op is given a state.
+    Value hIsZero =
+        r.initialState ? Value()
+                       : arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, t,
+                                               sb.index(0));
+    // `from` (the step's projection columns) into `scratch`, plus lhs @ kernel.
+    auto projected = [&](Value from, Value scratch, Value lhs, Value kernel) {
+      return startPlusProduct(
+          sb, hIsZero, scratch,
+          [&](LinalgBuilder &x, Value acc) { return copyInto(x, from, acc); }, lhs,
+          kernel);
+    };
+    // GRU reset_after: h U + b_rec for all three gates in one matmul.
+    auto gruRecurrentTerms = [&](Value h, Value scratch) {
+      return startPlusProduct(
+          sb, hIsZero, scratch,
+          [&](LinalgBuilder &x, Value acc) {
+            return r.recurrentBias ? x.broadcastLastAxisInto(r.recurrentBias, acc)
+                                   : x.fill(acc, 0.0);
+          },
+          h, r.recurrentKernel);
+    };
     Value seen;
     if (trackSeen)
       seen = sb.map(ValueRange{m}, iters[seenArg],
@@ -259,9 +293,7 @@ SmallVector<Value, 2> buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
         switch (r.cell) {
         case Cell::LSTM: {
           Value c = iters[1], scratch = iters[2];
-          Value gates =
-              copyInto(sb, proj(0, width), scratch);
-          gates = matmulInto(sb, h, r.recurrentKernel, gates);
+          Value gates = projected(proj(0, width), scratch, h, r.recurrentKernel);
           Value i = blockAct(sb.columns(gates, 0, u), rec);
           Value f = blockAct(sb.columns(gates, u, u), rec);
           Value g = blockAct(sb.columns(gates, 2 * u, u), act);
@@ -282,8 +314,7 @@ SmallVector<Value, 2> buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
         }
         case Cell::SimpleRNN: {
           Value scratch = iters[1];
-          Value pre = copyInto(sb, proj(0, u), scratch);
-          pre = matmulInto(sb, h, r.recurrentKernel, pre);
+          Value pre = projected(proj(0, u), scratch, h, r.recurrentKernel);
           Value hNew = maskedMap(sb, ValueRange{blockAct(pre, act)}, h, m,
                                  firstInput);
           yields = {hNew, pre};
@@ -296,7 +327,7 @@ SmallVector<Value, 2> buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
           Value z, rg, cand;
           SmallVector<Value> scratchYields;
           if (r.resetAfter) {
-            Value hu = gruRecurrentTerms(sb, r, h, iters[1]);
+            Value hu = gruRecurrentTerms(h, iters[1]);
             z = blockAct(sb.map(ValueRange{proj(0, u)},
                                 sb.columns(hu, 0, u), add),
                          rec);
@@ -315,20 +346,16 @@ SmallVector<Value, 2> buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
             scratchYields = {hu};
           } else {
             Value zrBuf = iters[1], rhBuf = iters[2], candBuf = iters[3];
-            Value zr =
-                copyInto(sb, proj(0, 2 * u), zrBuf);
-            zr = matmulInto(sb, h, weightColumns(sb, r.recurrentKernel, 0, 2 * u),
-                            zr);
+            Value zr = projected(proj(0, 2 * u), zrBuf, h,
+                                 weightColumns(sb, r.recurrentKernel, 0, 2 * u));
             z = blockAct(sb.columns(zr, 0, u), rec);
             rg = blockAct(sb.columns(zr, u, u), rec);
             Value rh = sb.map(ValueRange{rg, h}, rhBuf,
                               [](OpBuilder &bb, Location ll, ValueRange a) -> Value {
                                 return arith::MulFOp::create(bb, ll, a[0], a[1]);
                               });
-            Value pre =
-                copyInto(sb, proj(2 * u, u), candBuf);
-            pre = matmulInto(sb, rh,
-                             weightColumns(sb, r.recurrentKernel, 2 * u, u), pre);
+            Value pre = projected(proj(2 * u, u), candBuf, rh,
+                                  weightColumns(sb, r.recurrentKernel, 2 * u, u));
             cand = blockAct(pre, act);
             scratchYields = {zr, rh, pre};
           }
@@ -344,8 +371,7 @@ SmallVector<Value, 2> buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
       } else switch (r.cell) {
       case Cell::LSTM: {
         Value c = iters[1], scratch = iters[2];
-        Value gates = copyInto(sb, proj(0, width), scratch);
-        gates = matmulInto(sb, h, r.recurrentKernel, gates);
+        Value gates = projected(proj(0, width), scratch, h, r.recurrentKernel);
         SmallVector<Value> blocks;
         for (int64_t g = 0; g < 4; ++g)
           blocks.push_back(sb.columns(gates, g * u, u));
@@ -374,8 +400,7 @@ SmallVector<Value, 2> buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
       }
       case Cell::SimpleRNN: {
         Value scratch = iters[1];
-        Value pre = copyInto(sb, proj(0, u), scratch);
-        pre = matmulInto(sb, h, r.recurrentKernel, pre);
+        Value pre = projected(proj(0, u), scratch, h, r.recurrentKernel);
         Value hNew = maskedMap(sb, ValueRange{pre}, h, m,
                             [&](OpBuilder &bb, Location ll, ValueRange a) {
                               return aa(bb, ll, a[0]);
@@ -385,7 +410,7 @@ SmallVector<Value, 2> buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
       }
       case Cell::GRU: {
         if (r.resetAfter) {
-          Value hu = gruRecurrentTerms(sb, r, h, iters[1]);
+          Value hu = gruRecurrentTerms(h, iters[1]);
           SmallVector<Value> inputs;
           for (int64_t g = 0; g < 3; ++g)
             inputs.push_back(proj(g * u, u));
@@ -408,17 +433,15 @@ SmallVector<Value, 2> buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
         } else {
           // z, r from h U[:, :2u]; the candidate from (r * h) U[:, 2u:].
           Value zrBuf = iters[1], rhBuf = iters[2], candBuf = iters[3];
-          Value zr = copyInto(sb, proj(0, 2 * u), zrBuf);
-          zr = matmulInto(sb, h, weightColumns(sb, r.recurrentKernel, 0, 2 * u), zr);
+          Value zr = projected(proj(0, 2 * u), zrBuf, h,
+                               weightColumns(sb, r.recurrentKernel, 0, 2 * u));
           Value rh = sb.map(ValueRange{sb.columns(zr, u, u), h}, rhBuf,
                             [&](OpBuilder &bb, Location ll, ValueRange a) -> Value {
                               return arith::MulFOp::create(bb, ll, ra(bb, ll, a[0]),
                                                            a[1]);
                             });
-          Value cand =
-              copyInto(sb, proj(2 * u, u), candBuf);
-          cand = matmulInto(sb, rh, weightColumns(sb, r.recurrentKernel, 2 * u, u),
-                            cand);
+          Value cand = projected(proj(2 * u, u), candBuf, rh,
+                                 weightColumns(sb, r.recurrentKernel, 2 * u, u));
           Value hNew = maskedMap(sb, ValueRange{sb.columns(zr, 0, u), cand}, h, m,
                               [&](OpBuilder &bb, Location ll, ValueRange a) -> Value {
                                 Value z = ra(bb, ll, a[0]);
