@@ -289,11 +289,16 @@ struct Scalar {
   /// infinities and of the subnormal range, which sigmoid and tanh do not
   /// need once their argument is clamped; and e^z - 1 = 2^k q + (2^k - 1)
   /// comes without cancellation.
-  std::pair<Value, Value> expParts(Value z) {
+  /// With `negated`, the parts of e^-z: the sign goes into the constants
+  /// (z * -log2(e), -z - k ln 2 as one FMA), not into an instruction of its
+  /// own.
+  std::pair<Value, Value> expParts(Value z, bool negated = false) {
     constexpr double kShifter = 12582912.0 + 127.0; // 1.5 * 2^23 + bias
-    Value shifted = add(mul(z, c(M_LOG2E)), c(kShifter));
+    double sign = negated ? -1 : 1;
+    Value shifted = add(mul(z, c(sign * M_LOG2E)), c(kShifter));
     Value k = sub(shifted, c(kShifter));
-    Value r = sub(z, mul(k, c(0.693359375)));
+    Value r = negated ? sub(mul(k, c(-0.693359375)), z)
+                      : sub(z, mul(k, c(0.693359375)));
     r = sub(r, mul(k, c(-2.12194440e-4)));
     // P by Estrin's scheme: two FMAs deep after r^2, where Horner takes four.
     Value r2 = mul(r, r);
@@ -320,7 +325,7 @@ struct Scalar {
   /// x = -17. e^-x with -x clamped into [-87, 88]: 1 beyond x = 87, a value
   /// below the normal range before x = -88. Within 3 ulps.
   Fraction sigmoidFraction(Value x) {
-    auto [scale, q] = expParts(clamp(sub(c(0), x), -87, 88));
+    auto [scale, q] = expParts(clamp(x, -88, 87), /*negated=*/true);
     return {c(1), add(c(1), add(mul(scale, q), scale))};
   }
   Value sigmoid(Value x) { return value(sigmoidFraction(x)); }
