@@ -149,6 +149,8 @@ void seq::cpu::buildLoweringPipeline(OpPassManager &pm, bool fuse,
   // The weights the GEMMs now read packed.
   pm.addPass(createSymbolDCEPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addNestedPass<func::FuncOp>(
+      createSeqCpuInterleaveLongLoops({/*count=*/4, target.lanes}));
   // n-D vector transfers (from the vectorized convolutions) as 1-D ones.
   pm.addNestedPass<func::FuncOp>(
       createConvertVectorToSCFPass(VectorTransferToSCFOptions().enableFullUnroll()));

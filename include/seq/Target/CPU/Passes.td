@@ -116,6 +116,33 @@ def SeqCpuKernels : Pass<"seq-cpu-kernels", "mlir::ModuleOp"> {
   ];
 }
 
+def SeqCpuInterleaveLongLoops : Pass<"seq-cpu-interleave-long-loops", "mlir::func::FuncOp"> {
+  let summary = "Asks LLVM to interleave the vectorized copies of a scalar "
+                "loop whose body is a long chain of arithmetic";
+  let description = [{
+    An innermost `scf.for` (what convert-linalg-to-loops made of an
+    elementwise `linalg.generic`) whose body holds at least `min-ops` arith
+    and math ops, and no vector op, gets
+    `loop_annotation = #llvm.loop_annotation<interleave = count>`: LLVM's loop vectorizer then
+    runs that many vectors of it side by side. Such a body (a recurrent
+    cell: five exps, three divisions) is one long dependent chain per
+    vector, and the out-of-order window holds too few iterations of it to
+    keep the vector units busy; LLVM's own choice for a body that long is
+    one vector at a time. The count is at most the loop's static trip count
+    over `lanes` (so that a short loop still runs as whole vectors), and a
+    loop of fewer than two vectors is left alone.
+  }];
+  let options = [
+    Option<"count", "count", "int64_t", /*default=*/"4",
+           "Vectors of the loop interleaved">,
+    Option<"lanes", "lanes", "int64_t", /*default=*/"16",
+           "f32 lanes of the target's vectors (16 AVX-512, 8 AVX2, 4 NEON)">,
+    Option<"minOps", "min-ops", "int64_t", /*default=*/"48",
+           "Arith and math ops a loop body needs to be interleaved">
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def SeqCpuMathApproximation : Pass<"seq-cpu-math-approximation", "mlir::func::FuncOp"> {
   let summary = "exp, expm1, log, log1p, erf, erfc (and tanh) as MLIR's "
                 "polynomial approximations";
