@@ -35,7 +35,8 @@ func.func @layer_norm(%x: tensor<?x6xf32>, %g: tensor<6xf32>, %b: tensor<6xf32>)
 
 // Invalid ids are counted and reported through @seqc_report_error with the
 // site's message on the module; the lookup clamps, so it never reads
-// outside the table.
+// outside the table. It is one loop over the ids, each id converted and
+// clamped once and its table row copied whole.
 // CHECK-LABEL: func.func @embedding(
 // CHECK-SAME:      %[[IDS:.*]]: tensor<?x5xf32>, %[[TABLE:.*]]: tensor<10x4xf32>)
 // CHECK:         %[[COUNT:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%[[IDS]] : tensor<?x5xf32>) outs(%{{.*}} : tensor<i64>)
@@ -43,9 +44,17 @@ func.func @layer_norm(%x: tensor<?x6xf32>, %g: tensor<6xf32>, %b: tensor<6xf32>)
 // CHECK:         %[[BAD:.*]] = tensor.extract %[[COUNT]][] : tensor<i64>
 // CHECK:         scf.if
 // CHECK:           func.call @seqc_report_error(%{{.*}}, %[[BAD]]) : (i32, i64) -> ()
-// CHECK:         linalg.generic {{.*}} ins(%[[IDS]] : tensor<?x5xf32>) outs(%{{.*}} : tensor<?x5x4xf32>)
-// CHECK:           arith.minsi
-// CHECK:           tensor.extract %[[TABLE]][
+// CHECK:         %[[FLAT:.*]] = tensor.collapse_shape %[[IDS]] {{\[\[}}0, 1]] : tensor<?x5xf32> into tensor<?xf32>
+// CHECK:         %[[ROWS:.*]] = scf.for %[[I:.*]] = %c0 to %{{.*}} step %c1 iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<?x4xf32>)
+// CHECK:           %[[ID:.*]] = tensor.extract %[[FLAT]][%[[I]]]
+// CHECK:           arith.fptosi %[[ID]]
+// CHECK:           %[[CLAMPED:.*]] = arith.minsi
+// CHECK:           %[[ROW:.*]] = arith.index_cast %[[CLAMPED]]
+// CHECK:           %[[SLICE:.*]] = tensor.extract_slice %[[TABLE]][%[[ROW]], 0] [1, 4] [1, 1]
+// CHECK:           %[[PUT:.*]] = tensor.insert_slice %[[SLICE]] into %[[ACC]][%[[I]], 0] [1, 4] [1, 1]
+// CHECK:           scf.yield %[[PUT]]
+// CHECK:         %[[OUT:.*]] = tensor.expand_shape %[[ROWS]] {{\[\[}}0, 1], [2]]
+// CHECK:         return %[[OUT]]
 func.func @embedding(%ids: tensor<?x5xf32>, %table: tensor<10x4xf32>) -> tensor<?x5x4xf32> {
   %0 = seq.embedding %ids, %table : (tensor<?x5xf32>, tensor<10x4xf32>) -> tensor<?x5x4xf32> loc("tok_emb")
   return %0 : tensor<?x5x4xf32>

@@ -569,19 +569,32 @@ Value lowerEmbedding(LinalgBuilder &lb, EmbeddingOp op) {
     scf::YieldOp::create(nb, l);
   });
 
-  SmallVector<OpFoldResult> outSizes;
-  for (unsigned i = 0; i < rank; ++i)
-    outSizes.push_back(lb.dimOfr(ids, i));
-  outSizes.push_back(lb.dimOfr(table, 1));
-  AffineMap idsMap = lb.identity(rank + 1).dropResult(rank);
-  return lb.generic(ValueRange{ids}, lb.empty(outSizes),
-                    {idsMap, lb.identity(rank + 1)}, iterators(rank + 1, 0),
-                    [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                      Value row = checkedId(nb, l, a[0], vocab).first;
-                      Value column = linalg::IndexOp::create(nb, l, rank);
-                      return tensor::ExtractOp::create(nb, l, table,
-                                                       ValueRange{row, column});
-                    });
+  // The lookup: one loop over the ids, each copying its table row whole (a
+  // row copy LLVM vectorizes; an elementwise gather converted and clamped
+  // the id again for every element, and was not vectorized).
+  Value flat = ids;
+  if (rank > 1) {
+    ReassociationIndices all;
+    for (unsigned i = 0; i < rank; ++i)
+      all.push_back(i);
+    flat = tensor::CollapseShapeOp::create(b, loc, ids,
+                                           ArrayRef<ReassociationIndices>{all});
+  }
+  OpFoldResult width = lb.dimOfr(table, 1);
+  auto lookup = scf::ForOp::create(
+      b, loc, lb.index(0), lb.dim(flat, 0), lb.index(1),
+      ValueRange{lb.fresh({lb.dimOfr(flat, 0), width})},
+      [&](OpBuilder &nb, Location l, Value i, ValueRange acc) {
+        LinalgBuilder body(nb, l);
+        Value id = tensor::ExtractOp::create(nb, l, flat, ValueRange{i});
+        Value row = checkedId(nb, l, id, vocab).first;
+        OpFoldResult one = nb.getIndexAttr(1), origin = nb.getIndexAttr(0);
+        Value tableRow = body.extractSlice(table, {row, origin}, {one, width});
+        scf::YieldOp::create(
+            nb, l, body.insertSlice(tableRow, acc[0], {i, origin}, {one, width}));
+      });
+  return lb.expandRows(lookup.getResult(0), ids,
+                       cast<RankedTensorType>(op.getType()));
 }
 
 //===----------------------------------------------------------------------===//
