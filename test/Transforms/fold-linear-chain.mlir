@@ -91,3 +91,47 @@ func.func @conv_then_dense(%x: tensor<?x4x2xf32>) -> tensor<?x4x2xf32> {
   %1 = seq.dense %0, %k activation(linear) : (tensor<?x4x2xf32>, tensor<2x2xf32>) -> tensor<?x4x2xf32>
   return %1 : tensor<?x4x2xf32>
 }
+
+// -----
+
+// An Embedding then an affine op without activation: one Embedding of the
+// projected table E @ W + b = [[3.5, 2, 1], [7.5, 4, 3], [-0.5, -1, 2]].
+// CHECK-LABEL: func @embedding_then_linear
+// CHECK: %[[T:.*]] = arith.constant dense_resource<emb_proj.embeddings_projected> : tensor<3x3xf32>
+// CHECK: %[[Y:.*]] = seq.embedding %arg0, %[[T]] : (tensor<?x5xf32>, tensor<3x3xf32>) -> tensor<?x5x3xf32>
+// CHECK-NEXT: return %[[Y]]
+func.func @embedding_then_linear(%ids: tensor<?x5xf32>) -> tensor<?x5x3xf32> {
+  %e = arith.constant dense<[[1.0, 2.0], [3.0, 4.0], [0.0, -1.0]]> : tensor<3x2xf32>
+  %k = arith.constant dense<[[1.0, 0.0, 2.0], [1.0, 1.0, -1.0]]> : tensor<2x3xf32>
+  %b = arith.constant dense<[0.5, 0.0, 1.0]> : tensor<3xf32>
+  %0 = seq.embedding %ids, %e : (tensor<?x5xf32>, tensor<3x2xf32>) -> tensor<?x5x2xf32> loc("emb")
+  %1 = seq.linear %0, %k, %b activation(linear) : (tensor<?x5x2xf32>, tensor<2x3xf32>, tensor<3xf32>) -> tensor<?x5x3xf32> loc("proj")
+  return %1 : tensor<?x5x3xf32>
+}
+// CHECK: emb_proj.embeddings_projected: "0x0400000000006040000000400000803F0000F0400000804000004040000000BF000080BF00000040"
+
+// -----
+
+// Not folded: an activation after the projection, an Embedding with another
+// user, a projected table above 2^22 floats that is larger than the
+// Embedding's own.
+// CHECK-LABEL: func @embedding_not_folded
+// CHECK: %[[A:.*]] = seq.embedding
+// CHECK: seq.dense %[[A]], {{.*}} activation(relu)
+// CHECK: %[[B:.*]] = seq.embedding
+// CHECK: seq.linear %[[B]]
+// CHECK: %[[C:.*]] = seq.embedding
+// CHECK: seq.linear %[[C]]
+func.func @embedding_not_folded(%ids: tensor<?x5xf32>) -> (tensor<?x5x3xf32>, tensor<?x5x3xf32>, tensor<?x5x2xf32>, tensor<?x5x1024xf32>) {
+  %e = arith.constant dense<1.0> : tensor<3x2xf32>
+  %k = arith.constant dense<1.0> : tensor<2x3xf32>
+  %0 = seq.embedding %ids, %e : (tensor<?x5xf32>, tensor<3x2xf32>) -> tensor<?x5x2xf32>
+  %1 = seq.dense %0, %k activation(relu) : (tensor<?x5x2xf32>, tensor<2x3xf32>) -> tensor<?x5x3xf32>
+  %2 = seq.embedding %ids, %e : (tensor<?x5xf32>, tensor<3x2xf32>) -> tensor<?x5x2xf32>
+  %3 = seq.linear %2, %k activation(linear) : (tensor<?x5x2xf32>, tensor<2x3xf32>) -> tensor<?x5x3xf32>
+  %big = arith.constant dense<1.0> : tensor<5000x8xf32>
+  %wide = arith.constant dense<1.0> : tensor<8x1024xf32>
+  %4 = seq.embedding %ids, %big : (tensor<?x5xf32>, tensor<5000x8xf32>) -> tensor<?x5x8xf32>
+  %5 = seq.linear %4, %wide activation(linear) : (tensor<?x5x8xf32>, tensor<8x1024xf32>) -> tensor<?x5x1024xf32>
+  return %1, %3, %2, %5 : tensor<?x5x3xf32>, tensor<?x5x3xf32>, tensor<?x5x2xf32>, tensor<?x5x1024xf32>
+}

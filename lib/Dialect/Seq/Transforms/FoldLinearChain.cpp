@@ -1,5 +1,6 @@
 // B(A(x)) with A affine without activation -> one affine op with the
-// product kernel, computed at compile time.
+// product kernel, computed at compile time; an Embedding's table times the
+// affine op after it -> one Embedding.
 #include "AffineOps.h"
 
 #include "seq/Dialect/Seq/IR/SeqOps.h"
@@ -84,11 +85,61 @@ struct FoldIntoSecond : OpRewritePattern<OpTy> {
   }
 };
 
+/// linear(embedding(ids, E)) -> embedding(ids, E @ W + b): each id's row
+/// is projected once at compile time, so a recurrent layer after an
+/// Embedding gathers its input projection instead of computing it (a third
+/// of an Embedding(1000, 64) -> LSTM(128)'s GEMM work). Only while the
+/// projected table stays small (kMaxTableFloats) or no larger than E.
+template <typename OpTy>
+struct FoldIntoEmbedding : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  static constexpr int64_t kMaxTableFloats = int64_t(1) << 22; // 16 MiB
+
+  LogicalResult matchAndRewrite(OpTy linear,
+                                PatternRewriter &rewriter) const override {
+    AffineView view = *AffineView::match(linear);
+    auto embedding = view.input.template getDefiningOp<EmbeddingOp>();
+    if (!embedding || !embedding->hasOneUse())
+      return rewriter.notifyMatchFailure(linear, "input is not an embedding's alone");
+    if (view.activation != Activation::Linear)
+      return rewriter.notifyMatchFailure(linear, "has an activation");
+    int64_t vocabulary = shapeOf(embedding.getTable())[0],
+            dim = shapeOf(embedding.getTable())[1], n = shapeOf(view.weight)[1];
+    if (vocabulary * n > std::max(kMaxTableFloats, vocabulary * dim))
+      return rewriter.notifyMatchFailure(linear, "projected table would be large");
+
+    std::optional<std::vector<float>> table = readWeights(embedding.getTable()),
+                                      w = readWeights(view.weight), b;
+    if (!table || !w || (view.bias && !(b = readWeights(view.bias))))
+      return rewriter.notifyMatchFailure(linear, "weights are not constants");
+    std::vector<float> projected(vocabulary * n);
+    for (int64_t v = 0; v < vocabulary; ++v)
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = b ? (*b)[j] : 0.0;
+        for (int64_t m = 0; m < dim; ++m)
+          sum += double((*table)[v * dim + m]) * (*w)[m * n + j];
+        projected[v * n + j] = sum;
+      }
+
+    Location loc = fuseLocations(embedding.getLoc(), linear.getLoc());
+    rewriter.setInsertionPoint(linear);
+    Value folded = createWeights(rewriter, loc, {vocabulary, n}, projected,
+                                 blobName(loc, "embeddings_projected"));
+    // The Embedding's own location: an invalid id still names that layer.
+    rewriter.replaceOp(linear, EmbeddingOp::create(rewriter, embedding.getLoc(),
+                                                   linear.getType(),
+                                                   embedding.getIds(), folded));
+    rewriter.eraseOp(embedding);
+    return success();
+  }
+};
+
 struct FoldLinearChainPass
     : seq::impl::FoldLinearChainBase<FoldLinearChainPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FoldIntoSecond<DenseOp>, FoldIntoSecond<LinearOp>>(
+    patterns.add<FoldIntoSecond<DenseOp>, FoldIntoSecond<LinearOp>,
+                 FoldIntoEmbedding<DenseOp>, FoldIntoEmbedding<LinearOp>>(
         &getContext());
     (void)applyPatternsGreedily(getOperation(), std::move(patterns));
   }

@@ -73,6 +73,13 @@ def FoldLinearChain : Pass<"seq-fold-linear-chain"> {
     `k*n > k*h + h*n`), since the one GEMM would then do more work than
     two. Running after gate fusion, it also folds a linear Dense into the
     input projection of the following recurrent layer.
+
+    A dense / linear op with a `linear` activation whose input is a
+    `seq.embedding` (its only user) becomes one `seq.embedding` of the
+    projected table `E @ W + b`, computed at compile time (in double, then
+    rounded): a recurrent layer after an Embedding then gathers its input
+    projection. Skipped when that table would hold more than 2^22 floats
+    (16 MiB) and more than `E`.
   }];
   let dependentDialects = ["::seq::SeqDialect", "::mlir::arith::ArithDialect"];
 }
