@@ -159,6 +159,11 @@ func.func @flat_moves(%a: memref<?x4x4x16xf32>, %padded: memref<?x6x6x16xf32>) {
 // CHECK: %[[STREAM:.*]] = arith.andi %[[LARGE]], %[[ALIGNED]]
 // CHECK: scf.if %[[STREAM]] {
 // CHECK:   vector.store %{{.*}}, %[[C]][%{{.*}}] {alignment = 64 : i64, nontemporal = true}
+// The rows left over (as one block, or one at a time) store alike.
+// CHECK:   scf.if
+// CHECK:     vector.store %{{.*}}, %[[C]][%{{.*}}] {alignment = 64 : i64, nontemporal = true}
+// CHECK:   } else {
+// CHECK:     vector.store %{{.*}}, %[[C]][%{{.*}}] {alignment = 64 : i64, nontemporal = true}
 // CHECK: } else {
 // CHECK-NOT: nontemporal
 // CHECK:   vector.store %{{.*}}, %[[C]][%{{.*}}] : memref<?x48xf32>, vector<16xf32>
@@ -175,5 +180,34 @@ func.func @streamed_projection(%a: memref<?x2xf32>, %bias: memref<48xf32>, %c: m
     linalg.yield %in : f32
   }
   linalg.matmul {streamed_output} ins(%a, %w : memref<?x2xf32>, memref<2x48xf32>) outs(%c : memref<?x48xf32>)
+  return
+}
+
+// Rows left over from the 8-row blocks: half a block or more (here m mod 8
+// >= 4) run as one more block whose rows past the last one repeat it (they
+// compute and store its values again), so B is read once, not once per row;
+// fewer go one row at a time.
+// CHECK-LABEL: func.func @leftover_rows(
+// CHECK-SAME: %[[A:.*]]: memref<?x2xf32>, %[[C:.*]]: memref<?x32xf32>)
+// CHECK: %[[M:.*]] = memref.dim %[[C]], %c0
+// CHECK: %[[MAIN:.*]] = arith.muli %{{.*}}, %c8
+// CHECK: %[[LEFT:.*]] = arith.subi %[[M]], %[[MAIN]]
+// CHECK: %[[MANY:.*]] = arith.cmpi sge, %[[LEFT]], %c4
+// CHECK: scf.if %[[MANY]] {
+// CHECK:   %[[LAST:.*]] = arith.subi %[[M]], %c1
+// CHECK:   %[[ROW0:.*]] = arith.minsi %[[MAIN]], %[[LAST]]
+// CHECK:   %[[NEXT:.*]] = arith.addi %[[MAIN]], %c1
+// CHECK:   arith.minsi %[[NEXT]], %[[LAST]]
+// CHECK-COUNT-6: arith.minsi %{{.*}}, %[[LAST]]
+// CHECK:   vector.load %[[C]][%[[ROW0]],
+// CHECK:   vector.fma
+// CHECK:   vector.store %{{.*}}, %[[C]][%[[ROW0]],
+// CHECK: } else {
+// CHECK:   scf.for %[[I:.*]] = %[[MAIN]] to %[[M]]
+// CHECK:     memref.load %[[A]][%[[I]],
+memref.global "private" constant @w2 : memref<2x32xf32> = dense<1.0>
+func.func @leftover_rows(%a: memref<?x2xf32>, %c: memref<?x32xf32>) {
+  %w = memref.get_global @w2 : memref<2x32xf32>
+  linalg.matmul ins(%a, %w : memref<?x2xf32>, memref<2x32xf32>) outs(%c : memref<?x32xf32>)
   return
 }

@@ -94,7 +94,10 @@ const Shape kShapes[] = {
     {600, 17, false, true}, // three depth slices, tail only; relu
     {16, 128, true},  // exactly four panels (one GEMV group)
 };
-const int64_t kBatches[] = {1, 3, 8, 9, 17, 130, 261};
+// Rows left over from the register blocks: none, one at a time (1, 3, 9,
+// 17), as one block whose extra rows repeat the last (5: no full block
+// before it, 14, 261).
+const int64_t kBatches[] = {1, 3, 5, 8, 9, 14, 17, 130, 261};
 
 class GemmKernelTest : public ::testing::Test {
 protected:

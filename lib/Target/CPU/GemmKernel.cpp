@@ -162,6 +162,7 @@ struct Gemm {
     return v == 0 ? x : arith::AddIOp::create(b, loc, x, index(v)).getResult();
   }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
   Value mul(Value x, int64_t v) {
     return arith::MulIOp::create(b, loc, x, index(v));
   }
@@ -270,22 +271,25 @@ struct Gemm {
   /// C[i0 : i0+rows, columns] = start + A[rows, depth] @ B[depth, columns],
   /// the last vector `lastWidth` lanes wide; start is `init` when `first`
   /// (the first slice of the reduction), else C; the epilogue applies when
-  /// `last` (the last slice).
+  /// `last` (the last slice). With `lastRow`, rows past it are that row
+  /// again: they compute and store its values once more (the same bits),
+  /// so that a few rows left over run as one block.
   void block(Value i0, int64_t rows, ArrayRef<VectorColumn> columns,
              int64_t lastWidth, const Depth &depth, bool first = true,
-             bool last = true) {
+             bool last = true, Value lastRow = nullptr) {
     Value mask = maskFor(lastWidth);
     size_t vectors = columns.size();
     auto maskOf = [&](size_t v) { return v + 1 == vectors ? mask : nullptr; };
     SmallVector<SmallVector<Value>> position, rowStart;
     for (int64_t r = 0; r < rows; ++r) {
-      if (r > 0 && rowsShareLine(rows)) {
+      if (r > 0 && !lastRow && rowsShareLine(rows)) {
         // Neighbours on one output line: their loads are the first row's
         // at constant offsets.
         position.push_back(position[0]);
         position.back().back() = add(position[0].back(), r);
       } else {
-        position.push_back(positionOf(add(i0, r)));
+        Value row = add(i0, r);
+        position.push_back(positionOf(lastRow ? min(row, lastRow) : row));
       }
       rowStart.push_back(rowStartOf(position.back()));
     }
@@ -513,36 +517,66 @@ void emitPacked(Gemm &g, const BlockShape &shape, PanelLayout layout) {
   int64_t channels = g.geometry.convolution() ? g.geometry.channels : layout.k;
   SmallVector<Slice> slices = depthSlices(taps, channels);
 
-  int64_t chunk = std::max<int64_t>(kRowChunk / shape.rows, 1) * shape.rows;
-  g.loop(g.index(0), mainRows, g.index(chunk), [&](Gemm &g, Value i0c) {
-    Value iEnd = g.min(g.add(i0c, chunk), mainRows);
+  // Every slice of the reduction, every panel: `blocks(g, depth, columns,
+  // lastWidth, first, last)` runs the register blocks of rows there.
+  auto slicesAndPanels = [&](Gemm &g, auto blocks) {
     for (size_t s = 0; s < slices.size(); ++s) {
       const Slice &slice = slices[s];
       Depth depth{slice.tapBegin, slice.tapEnd, g.index(slice.channelBegin),
                   g.index(slice.channelEnd)};
-      auto sweep = [&](Gemm &g, ArrayRef<VectorColumn> columns, int64_t last) {
-        g.loop(i0c, iEnd, rows, [&](Gemm &g, Value i0) {
-          g.block(i0, shape.rows, columns, last, depth, s == 0, s + 1 == slices.size());
-        });
-      };
+      bool first = s == 0, last = s + 1 == slices.size();
       if (layout.fullPanels() > 0)
         g.loop(g.index(0), g.index(layout.fullPanels()), g.index(1),
                [&](Gemm &g, Value p) {
-                 sweep(g,
-                       g.vectorsOf(g.mul(p, kPanelColumns), panelWidth,
-                                   g.mul(p, layout.panelFloats()), kPanelColumns),
-                       lanes);
+                 blocks(g, depth,
+                        g.vectorsOf(g.mul(p, kPanelColumns), panelWidth,
+                                    g.mul(p, layout.panelFloats()), kPanelColumns),
+                        lanes, first, last);
                });
       if (layout.tail() > 0)
-        sweep(g, g.vectorsOf(tailColumn, layout.tail(), tailBase, layout.tailStride()),
-              Gemm::lastWidth(layout.tail(), lanes));
+        blocks(g, depth,
+               g.vectorsOf(tailColumn, layout.tail(), tailBase, layout.tailStride()),
+               Gemm::lastWidth(layout.tail(), lanes), first, last);
     }
+  };
+  int64_t chunk = std::max<int64_t>(kRowChunk / shape.rows, 1) * shape.rows;
+  g.loop(g.index(0), mainRows, g.index(chunk), [&](Gemm &g, Value i0c) {
+    Value iEnd = g.min(g.add(i0c, chunk), mainRows);
+    slicesAndPanels(g, [&](Gemm &g, const Depth &depth,
+                           ArrayRef<VectorColumn> columns, int64_t lastWidth,
+                           bool first, bool last) {
+      g.loop(i0c, iEnd, rows, [&](Gemm &g, Value i0) {
+        g.block(i0, shape.rows, columns, lastWidth, depth, first, last);
+      });
+    });
   });
+
+  // Half a block or more of rows left over (a masked recurrence's k mod 8
+  // rows at a step) run as one block, its rows past the end repeating the
+  // last row: one pass over B, where a row at a time reads all of it from
+  // the L2 cache once per row (17% of a masked LSTM(256) at batch 32).
+  Value leftover = g.sub(m, mainRows);
+  auto asBlock = scf::IfOp::create(
+      g.b, g.loc, TypeRange{},
+      arith::CmpIOp::create(g.b, g.loc, arith::CmpIPredicate::sge, leftover,
+                            g.index(std::max<int64_t>(shape.rows / 2, 2))),
+      /*withElseRegion=*/true);
+  OpBuilder blockBuilder =
+      OpBuilder::atBlockTerminator(&asBlock.getThenRegion().front());
+  Gemm blockRest = g.at(blockBuilder, g.loc);
+  Value lastRow = blockRest.sub(m, blockRest.index(1));
+  slicesAndPanels(blockRest, [&](Gemm &g, const Depth &depth,
+                                 ArrayRef<VectorColumn> columns, int64_t lastWidth,
+                                 bool first, bool last) {
+    g.block(mainRows, shape.rows, columns, lastWidth, depth, first, last, lastRow);
+  });
+  OpBuilder rowBuilder = OpBuilder::atBlockTerminator(&asBlock.getElseRegion().front());
+  Gemm rowAtATime = g.at(rowBuilder, g.loc);
 
   int64_t groupPanels = shape.rowVectors / shape.vectors;
   int64_t groups = layout.fullPanels() / groupPanels;
   int64_t restPanels = layout.fullPanels() % groupPanels;
-  g.loop(mainRows, m, g.index(1), [&](Gemm &g, Value i) {
+  rowAtATime.loop(mainRows, m, rowAtATime.index(1), [&](Gemm &g, Value i) {
     Depth whole{0, taps, g.index(0), g.index(channels)};
     auto panels = [&](Gemm &g, Value firstPanel, int64_t count) {
       SmallVector<VectorColumn> columns;

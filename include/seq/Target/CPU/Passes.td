@@ -72,8 +72,9 @@ def SeqCpuKernels : Pass<"seq-cpu-kernels", "mlir::ModuleOp"> {
     into a new global of 32-column panels (K rows of 32 floats, the last
     panel's rows rounded up to 16, zero-padded), read with GotoBLAS' loop
     order: 128-row chunks of A, slices of K (at most 256 deep, about
-    equal), panels, register blocks; leftover rows go one at a time across
-    8 vectors. When C was set
+    equal), panels, register blocks; rows left over run as one more block
+    (its rows past the last one repeating it) when they are half a block or
+    more, else one at a time across 8 vectors. When C was set
     just before the matmul by a bias broadcast (`linalg.generic` of a row
     vector), a copy or a fill, that op is erased and the accumulators start
     from its source instead; when an elementwise `linalg.generic` rewrites C
