@@ -24,6 +24,22 @@ ArrayRef<int64_t> shapeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getShape();
 }
 
+/// `a` (rows x inner) @ `b` (inner x n), each element starting at `start[j]`
+/// (when given) and accumulated in double, then rounded to float.
+std::vector<float> product(ArrayRef<float> a, int64_t rows, ArrayRef<float> b,
+                           int64_t n, const std::optional<std::vector<float>> &start) {
+  int64_t inner = rows ? int64_t(a.size()) / rows : 0;
+  std::vector<float> result(rows * n);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = start ? (*start)[j] : 0.0;
+      for (int64_t m = 0; m < inner; ++m)
+        sum += double(a[i * inner + m]) * b[m * n + j];
+      result[i * n + j] = sum;
+    }
+  return result;
+}
+
 /// Matches the second op of the chain (dense or linear).
 template <typename OpTy>
 struct FoldIntoSecond : OpRewritePattern<OpTy> {
@@ -51,14 +67,7 @@ struct FoldIntoSecond : OpRewritePattern<OpTy> {
         (outer.bias && !(b2 = readWeights(outer.bias))))
       return rewriter.notifyMatchFailure(second, "weights are not constants");
 
-    std::vector<float> weight(k * n);
-    for (int64_t i = 0; i < k; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        double sum = 0.0;
-        for (int64_t m = 0; m < h; ++m)
-          sum += double((*w1)[i * h + m]) * (*w2)[m * n + j];
-        weight[i * n + j] = sum;
-      }
+    std::vector<float> weight = product(*w1, k, *w2, n, std::nullopt);
 
     Location loc = fuseLocations(producer->getLoc(), second.getLoc());
     rewriter.setInsertionPoint(second);
@@ -66,13 +75,7 @@ struct FoldIntoSecond : OpRewritePattern<OpTy> {
                             blobName(loc, "kernel"));
     Value b;
     if (b1 || b2) {
-      std::vector<float> bias(n);
-      for (int64_t j = 0; j < n; ++j) {
-        double sum = b2 ? (*b2)[j] : 0.0;
-        for (int64_t m = 0; b1 && m < h; ++m)
-          sum += double((*b1)[m]) * (*w2)[m * n + j];
-        bias[j] = sum;
-      }
+      std::vector<float> bias = b1 ? product(*b1, 1, *w2, n, b2) : *b2;
       b = createWeights(rewriter, loc, {n}, bias, blobName(loc, "bias"));
     }
     AffineView folded = outer;
@@ -112,14 +115,7 @@ struct FoldIntoEmbedding : OpRewritePattern<OpTy> {
                                       w = readWeights(view.weight), b;
     if (!table || !w || (view.bias && !(b = readWeights(view.bias))))
       return rewriter.notifyMatchFailure(linear, "weights are not constants");
-    std::vector<float> projected(vocabulary * n);
-    for (int64_t v = 0; v < vocabulary; ++v)
-      for (int64_t j = 0; j < n; ++j) {
-        double sum = b ? (*b)[j] : 0.0;
-        for (int64_t m = 0; m < dim; ++m)
-          sum += double((*table)[v * dim + m]) * (*w)[m * n + j];
-        projected[v * n + j] = sum;
-      }
+    std::vector<float> projected = product(*table, vocabulary, *w, n, b);
 
     Location loc = fuseLocations(embedding.getLoc(), linear.getLoc());
     rewriter.setInsertionPoint(linear);
