@@ -4,7 +4,7 @@
 //
 //   g++ -std=c++17 -x c++ -DSEQC_CPU_SIMULATION -include seqc_cuda_sim.h model.cu
 //
-// Every CUDA thread is a fiber (ucontext) scheduled cooperatively on one OS
+// Every CUDA thread is a fiber scheduled cooperatively on one OS
 // thread: __syncthreads, warp shuffles and the cooperative grid barrier are
 // real barriers, so races between phases of a kernel show up as wrong
 // numbers, as they would on a GPU. Plain launches run one block at a time
@@ -14,7 +14,11 @@
 #ifndef SEQC_CUDA_SIM_H
 #define SEQC_CUDA_SIM_H
 
+// ucontext on other CPUs (and with -DSEQC_SIM_UCONTEXT, which tests it).
+#if !defined(__x86_64__) || defined(SEQC_SIM_UCONTEXT)
+#define SEQC_SIM_UCONTEXT 1
 #include <ucontext.h>
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -25,6 +29,7 @@
 #include <functional>
 #include <map>
 #include <math.h>
+#include <memory>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -208,8 +213,68 @@ inline cudaError_t &last_error() {
   return error;
 }
 
+// ---- fiber switches ----------------------------------------------------------
+// On x86-64 a switch pushes the callee-saved registers (and MXCSR and the x87
+// control word) onto the stack it leaves and pops them from the one it
+// enters: no system call. swapcontext saves and restores the signal mask
+// with one each time, which was most of the simulation's time.
+#if !defined(SEQC_SIM_UCONTEXT)
+struct Context {
+  void *sp = nullptr;
+};
+
+/// Saves the running context into `from` and resumes `to`.
+extern "C" inline __attribute__((naked, noinline)) void seqc_sim_switch(Context *from,
+                                                                         Context *to) {
+  asm("pushq %rbp\n\tpushq %rbx\n\tpushq %r12\n\tpushq %r13\n\tpushq %r14\n\tpushq %r15\n\t"
+      "subq $8, %rsp\n\tstmxcsr (%rsp)\n\tfnstcw 4(%rsp)\n\t"
+      "movq %rsp, (%rdi)\n\tmovq (%rsi), %rsp\n\t"
+      "ldmxcsr (%rsp)\n\tfldcw 4(%rsp)\n\taddq $8, %rsp\n\t"
+      "popq %r15\n\tpopq %r14\n\tpopq %r13\n\tpopq %r12\n\tpopq %rbx\n\tpopq %rbp\n\t"
+      "ret");
+}
+inline void switch_context(Context &from, Context &to) { seqc_sim_switch(&from, &to); }
+
+/// A context that, switched to, calls `entry` (which must never return) on
+/// `stack`: the frame seqc_sim_switch pops, returning into `entry` as if
+/// called (its stack pointer then 8 past a 16-byte boundary).
+inline void make_context(Context &c, char *stack, size_t size, void (*entry)()) {
+  void **sp = reinterpret_cast<void **>((reinterpret_cast<uintptr_t>(stack) + size) & ~uintptr_t(15));
+  *--sp = nullptr; // entry's return address
+  *--sp = reinterpret_cast<void *>(entry);
+  for (int i = 0; i < 6; ++i) // rbp, rbx, r12-r15
+    *--sp = nullptr;
+  uint32_t mxcsr;
+  uint16_t fcw;
+  asm volatile("stmxcsr %0" : "=m"(mxcsr));
+  asm volatile("fnstcw %0" : "=m"(fcw));
+  *--sp = reinterpret_cast<void *>(uintptr_t(mxcsr) | uintptr_t(fcw) << 32);
+  c.sp = sp;
+}
+#else
+struct Context {
+  ucontext_t uc;
+};
+inline void switch_context(Context &from, Context &to) { swapcontext(&from.uc, &to.uc); }
+inline void make_context(Context &c, char *stack, size_t size, void (*entry)()) {
+  getcontext(&c.uc);
+  c.uc.uc_stack.ss_sp = stack;
+  c.uc.uc_stack.ss_size = size;
+  c.uc.uc_link = nullptr;
+  makecontext(&c.uc, entry, 0);
+}
+#endif
+
+/// Fiber stacks (uninitialized, so only the pages a fiber touches are ever
+/// mapped), kept from one launch for the next.
+constexpr size_t kStackBytes = 128 * 1024;
+inline std::vector<std::unique_ptr<char[]>> &spare_stacks() {
+  thread_local std::vector<std::unique_ptr<char[]>> stacks;
+  return stacks;
+}
+
 struct Fiber {
-  ucontext_t context;
+  Context context;
   dim3 thread_idx, block_idx;
   int block = 0;  // linear block index within the launch
   int linear = 0; // linear thread index within the block
@@ -225,14 +290,19 @@ struct Launch {
   dim3 grid, block;
   std::function<void()> body;
   std::vector<Fiber> fibers;
-  std::vector<std::vector<char>> stacks;
+  std::vector<std::unique_ptr<char[]>> stacks; // taken from spare_stacks, given back at the end
   std::vector<std::vector<char>> dynamic_shared; // one per resident block
   std::vector<Barrier> block_barriers, warp_barriers, cluster_barriers;
   std::vector<float> warp_slots;
   Barrier grid_barrier;
   int threads_per_block = 0, resident_blocks = 0, first_block = 0, cluster_size = 1;
-  ucontext_t scheduler;
+  Context scheduler;
   Fiber *current = nullptr;
+
+  ~Launch() {
+    for (auto &stack : stacks)
+      spare_stacks().push_back(std::move(stack));
+  }
 };
 
 inline Launch *&active() {
@@ -243,7 +313,7 @@ inline Fiber &current_fiber() { return *active()->current; }
 
 inline void yield() {
   Launch &l = *active();
-  swapcontext(&l.current->context, &l.scheduler);
+  switch_context(l.current->context, l.scheduler);
 }
 
 /// Waits until `count` fibers have arrived at `b`.
@@ -262,16 +332,21 @@ inline void trampoline() {
   Launch &l = *active();
   l.body();
   l.current->done = true;
-  swapcontext(&l.current->context, &l.scheduler);
+  switch_context(l.current->context, l.scheduler);
 }
 
 /// Runs blocks [first, first + count) of `l` concurrently to completion.
 inline void run_blocks(Launch &l, int first, int count) {
   const int tpb = l.threads_per_block;
   const size_t n = (size_t)count * tpb;
-  constexpr size_t kStack = 128 * 1024;
-  if (l.stacks.size() < n)
-    l.stacks.resize(n, std::vector<char>(kStack));
+  for (auto &spare = spare_stacks(); l.stacks.size() < n;) {
+    if (spare.empty()) {
+      l.stacks.emplace_back(new char[kStackBytes]);
+    } else {
+      l.stacks.push_back(std::move(spare.back()));
+      spare.pop_back();
+    }
+  }
   l.fibers.assign(n, Fiber());
   l.block_barriers.assign(count, Barrier());
   l.cluster_barriers.assign((count + l.cluster_size - 1) / l.cluster_size, Barrier());
@@ -287,11 +362,7 @@ inline void run_blocks(Launch &l, int first, int count) {
                        f.block / (l.grid.x * l.grid.y));
     f.thread_idx = dim3(f.linear % l.block.x, (f.linear / l.block.x) % l.block.y,
                         f.linear / (l.block.x * l.block.y));
-    getcontext(&f.context);
-    f.context.uc_stack.ss_sp = l.stacks[i].data();
-    f.context.uc_stack.ss_size = kStack;
-    f.context.uc_link = nullptr;
-    makecontext(&f.context, trampoline, 0);
+    make_context(f.context, l.stacks[i].get(), kStackBytes, trampoline);
   }
   for (size_t remaining = n; remaining;) {
     remaining = 0;
@@ -299,7 +370,7 @@ inline void run_blocks(Launch &l, int first, int count) {
       if (f.done)
         continue;
       l.current = &f;
-      swapcontext(&l.scheduler, &f.context);
+      switch_context(l.scheduler, f.context);
       remaining += !f.done;
     }
   }
