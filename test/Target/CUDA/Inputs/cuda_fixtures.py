@@ -113,19 +113,34 @@ def without_banner(library):
     return "".join(lines)
 
 
+def is_clang(cxx):
+    return "clang" in run([cxx, "--version"])[1]
+
+
 def precompile_library(work, fixtures, seq_compile, cxx, kernels, fixture):
     """The simulation header and the kernel library (as one fixture's file
-    has it) as a precompiled header: (its path, the library's text), or
-    (None, None) when that does not build (each file is then compiled whole)."""
+    has it) precompiled: (the kernel library's text, the flags that include
+    it precompiled, the objects to link with), or None when that does not
+    build (each file is then compiled whole). With clang the header's
+    template instances and inline functions are compiled once too, into the
+    precompiled header and its object, instead of into every fixture's
+    object (a fixture's compile goes from 0.6 to 0.2 s)."""
     parts = emit_parts(fixture, work, fixtures, seq_compile)
     if isinstance(parts, str):
-        return None, None
+        return None
     library = without_banner(parts[1])
     header = os.path.join(work, "kernel_library.h")
     with open(header, "w") as f:
         f.write('#include "%s"\n' % os.path.join(kernels, "seqc_cuda_sim.h") + library)
-    rc, _ = run([cxx] + SIM_FLAGS + ["-x", "c++-header", header, "-o", header + ".gch"])
-    return (header, library) if rc == 0 else (None, None)
+    if not is_clang(cxx):
+        rc, _ = run([cxx] + SIM_FLAGS + ["-x", "c++-header", header, "-o", header + ".gch"])
+        return (library, ["-include", header], []) if rc == 0 else None
+    pch = header + ".pch"
+    rc, _ = run([cxx] + SIM_FLAGS + ["-fpch-instantiate-templates", "-fpch-codegen",
+                                     "-x", "c++-header", header, "-o", pch])
+    if rc == 0:
+        rc, _ = run([cxx] + SIM_FLAGS + ["-c", pch, "-o", pch + ".o"])
+    return (library, ["-include-pch", pch], [pch + ".o"]) if rc == 0 else None
 
 
 def compile_runtime(work, seq_compile, cxx, kernels):
@@ -147,18 +162,17 @@ def check_sim(fixture, work, fixtures, seq_compile, cxx, kernels, checker, pch, 
         return parts
     cu, own_library, model = parts
     binary = os.path.join(work, name + ".sim")
-    header, library = pch
-    if header and without_banner(own_library) == library:
+    if pch and without_banner(own_library) == pch[0]:
         # Only the model's part is compiled; the library comes precompiled.
         part = os.path.join(work, name + ".model.cpp")
         with open(part, "w") as f:
             f.write(model)
-        unit = ["-include", header, "-x", "c++", part]
+        unit, objects = pch[1] + ["-x", "c++", part], pch[2]
     else:
-        unit = ["-include", os.path.join(kernels, "seqc_cuda_sim.h"), "-x", "c++", cu]
+        unit, objects = ["-include", os.path.join(kernels, "seqc_cuda_sim.h"), "-x", "c++", cu], []
     # The runtime comes compiled too (the model's code leaves its copy out).
     rc, text = run([cxx] + SIM_FLAGS + ["-DSEQC_RUNTIME_LINKED"] + unit +
-                   ["-x", "none", runtime, checker, "-o", binary])
+                   ["-x", "none", runtime, checker] + objects + ["-o", binary])
     if rc != 0:
         return "FAIL %s: does not compile under the simulation: %s" % (name, text[:400])
     rc, text = run([binary, port_paths(fixtures, fixture["input"]),
