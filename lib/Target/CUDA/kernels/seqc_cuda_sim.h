@@ -14,9 +14,19 @@
 #ifndef SEQC_CUDA_SIM_H
 #define SEQC_CUDA_SIM_H
 
-// ucontext on other CPUs (and with -DSEQC_SIM_UCONTEXT, which tests it).
-#if !defined(__x86_64__) || defined(SEQC_SIM_UCONTEXT)
+// Fibers switch by ucontext on other CPUs, under sanitizers (which know
+// swapcontext's stack changes, not the register switch's) and with
+// -DSEQC_SIM_UCONTEXT (which tests it).
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                  \
+    __has_feature(memory_sanitizer)
 #define SEQC_SIM_UCONTEXT 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || !defined(__x86_64__)
+#define SEQC_SIM_UCONTEXT 1
+#endif
+#if defined(SEQC_SIM_UCONTEXT)
 #include <ucontext.h>
 #endif
 
