@@ -23,6 +23,7 @@ and a summary line:
       counted as refused (with the message checked), not failed.
 
 Standard library only."""
+import collections
 import concurrent.futures
 import json
 import os
@@ -113,14 +114,18 @@ def without_banner(library):
     return "".join(lines)
 
 
+# A precompiled kernel library: its text, the flags that include it, the
+# objects to link with it.
+Precompiled = collections.namedtuple("Precompiled", "library flags objects")
+
+
 def is_clang(cxx):
     return "clang" in run([cxx, "--version"])[1]
 
 
 def precompile_library(work, fixtures, seq_compile, cxx, kernels, fixture):
     """The simulation header and the kernel library (as one fixture's file
-    has it) precompiled: (the kernel library's text, the flags that include
-    it precompiled, the objects to link with), or None when that does not
+    has it) precompiled (a Precompiled), or None when that does not
     build (each file is then compiled whole). With clang the header's
     template instances and inline functions are compiled once too, into the
     precompiled header and its object, instead of into every fixture's
@@ -134,13 +139,13 @@ def precompile_library(work, fixtures, seq_compile, cxx, kernels, fixture):
         f.write('#include "%s"\n' % os.path.join(kernels, "seqc_cuda_sim.h") + library)
     if not is_clang(cxx):
         rc, _ = run([cxx] + SIM_FLAGS + ["-x", "c++-header", header, "-o", header + ".gch"])
-        return (library, ["-include", header], []) if rc == 0 else None
+        return Precompiled(library, ["-include", header], []) if rc == 0 else None
     pch = header + ".pch"
     rc, _ = run([cxx] + SIM_FLAGS + ["-fpch-instantiate-templates", "-fpch-codegen",
                                      "-x", "c++-header", header, "-o", pch])
     if rc == 0:
         rc, _ = run([cxx] + SIM_FLAGS + ["-c", pch, "-o", pch + ".o"])
-    return (library, ["-include-pch", pch], [pch + ".o"]) if rc == 0 else None
+    return Precompiled(library, ["-include-pch", pch], [pch + ".o"]) if rc == 0 else None
 
 
 def compile_runtime(work, seq_compile, cxx, kernels):
@@ -162,12 +167,12 @@ def check_sim(fixture, work, fixtures, seq_compile, cxx, kernels, checker, pch, 
         return parts
     cu, own_library, model = parts
     binary = os.path.join(work, name + ".sim")
-    if pch and without_banner(own_library) == pch[0]:
+    if pch and without_banner(own_library) == pch.library:
         # Only the model's part is compiled; the library comes precompiled.
         part = os.path.join(work, name + ".model.cpp")
         with open(part, "w") as f:
             f.write(model)
-        unit, objects = pch[1] + ["-x", "c++", part], pch[2]
+        unit, objects = pch.flags + ["-x", "c++", part], pch.objects
     else:
         unit, objects = ["-include", os.path.join(kernels, "seqc_cuda_sim.h"), "-x", "c++", cu], []
     # The runtime comes compiled too (the model's code leaves its copy out).
