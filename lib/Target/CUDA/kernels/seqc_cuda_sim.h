@@ -15,15 +15,17 @@
 #define SEQC_CUDA_SIM_H
 
 // Fibers switch by ucontext on other CPUs, under sanitizers (which know
-// swapcontext's stack changes, not the register switch's) and with
-// -DSEQC_SIM_UCONTEXT (which tests it).
+// swapcontext's stack changes, not the register switch's), with shadow
+// stacks possible (-fcf-protection: the switch's return into a fresh
+// fiber was never a call) and with -DSEQC_SIM_UCONTEXT (which tests it).
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                  \
     __has_feature(memory_sanitizer)
 #define SEQC_SIM_UCONTEXT 1
 #endif
 #endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || !defined(__x86_64__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || !defined(__x86_64__) ||     \
+    (defined(__CET__) && (__CET__ & 2))
 #define SEQC_SIM_UCONTEXT 1
 #endif
 #if defined(SEQC_SIM_UCONTEXT)
