@@ -18,6 +18,18 @@ func.func @conv2d_same(%x: tensor<?x8x7x4xf32>, %k: tensor<3x2x4x6xf32>, %b: ten
   return %0 : tensor<?x4x7x6xf32>
 }
 
+// One window position down whose stride steps over the input's second row:
+// the input is cut to the row the window reads (same padding right of it).
+// CHECK-LABEL: func.func @conv2d_one_position(
+// CHECK-SAME:      %[[X:.*]]: tensor<?x2x4x1xf32>
+// CHECK:         %[[ROW:.*]] = tensor.extract_slice %[[X]][0, 0, 0, 0] [%{{.*}}, 1, 4, 1] [1, 1, 1, 1] : tensor<?x2x4x1xf32> to tensor<?x1x4x1xf32>
+// CHECK:         %[[PAD:.*]] = tensor.insert_slice %[[ROW]] into %{{.*}}[0, 0, 0, 0] [%{{.*}}, 1, 4, 1] [1, 1, 1, 1] : tensor<?x1x4x1xf32> into tensor<?x1x5x1xf32>
+// CHECK:         linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[PAD]], %{{.*}} : tensor<?x1x5x1xf32>, tensor<1x3x1x8xf32>) outs(%{{.*}} : tensor<?x1x2x8xf32>)
+func.func @conv2d_one_position(%x: tensor<?x2x4x1xf32>, %k: tensor<1x3x1x8xf32>) -> tensor<?x1x2x8xf32> {
+  %0 = seq.conv2d %x, %k padding(same) activation(linear) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 2, 2>} : (tensor<?x2x4x1xf32>, tensor<1x3x1x8xf32>) -> tensor<?x1x2x8xf32>
+  return %0 : tensor<?x1x2x8xf32>
+}
+
 // Groups: one named convolution per group on channel and filter slices.
 // CHECK-LABEL: func.func @conv2d_groups(
 // CHECK-SAME:      %[[X:.*]]: tensor<?x6x6x4xf32>, %[[K:.*]]: tensor<3x3x2x6xf32>)

@@ -31,28 +31,52 @@ using Sizes = SmallVector<OpFoldResult>;
 
 RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
-/// The windows of every spatial axis of x (B, d1..dn, C).
+/// The windows of every spatial axis of x (B, d1..dn, C). Where a window
+/// fits only once along an axis (a static padded length below span +
+/// stride), the padded length is cut to the window's span: linalg's
+/// decomposition of such a convolution (conv_2d to conv_1d, a window and an
+/// output of one position) takes that axis of the input to be one too.
 SmallVector<Window> windows(LinalgBuilder &lb, Value x, ArrayRef<int64_t> spans,
                             ArrayRef<int64_t> strides, Padding padding) {
   IndexMath m{lb};
   SmallVector<Window> result;
-  for (size_t i = 0; i < spans.size(); ++i)
-    result.push_back(window1d(m, lb.dimOfr(x, i + 1), spans[i], strides[i], padding));
+  for (size_t i = 0; i < spans.size(); ++i) {
+    Window w = window1d(m, lb.dimOfr(x, i + 1), spans[i], strides[i], padding);
+    if (std::optional<int64_t> padded = m.constant(w.paddedLength);
+        padded && *padded > spans[i] && *padded < spans[i] + strides[i])
+      w.paddedLength = m.c(spans[i]);
+    result.push_back(w);
+  }
   return result;
 }
 
 /// x placed at offset padLeft of every spatial axis of a tensor of the
-/// padded sizes filled with `value`; x itself when nothing is padded.
+/// padded sizes filled with `value`, without the elements past the padded
+/// length (which no window reads); x itself when that is all of x.
 Value padSpatial(LinalgBuilder &lb, Value x, ArrayRef<Window> ws, double value) {
   IndexMath m{lb};
-  bool none = true;
+  bool none = true, cropped = false;
+  Sizes kept = lb.dims(x);
   for (auto [i, w] : llvm::enumerate(ws)) {
     auto length = m.constant(lb.dimOfr(x, i + 1));
-    none &= m.constant(w.padLeft) == 0 && length &&
-            m.constant(w.paddedLength) == length;
+    auto padLeft = m.constant(w.padLeft), padded = m.constant(w.paddedLength);
+    if (length && padLeft && padded && *padLeft + *length > *padded) {
+      kept[i + 1] = m.c(*padded - *padLeft);
+      cropped = true;
+    }
+    none &= padLeft == 0 && length && padded == length;
   }
   if (none)
     return x;
+  Value part = x;
+  if (cropped)
+    part = lb.extractSlice(x, Sizes(kept.size(), m.c(0)), kept);
+  bool cropOnly = true;
+  for (auto [i, w] : llvm::enumerate(ws))
+    cropOnly &= m.constant(w.padLeft) == 0 && m.constant(w.paddedLength) &&
+                m.constant(w.paddedLength) == m.constant(kept[i + 1]);
+  if (cropOnly)
+    return part;
   Sizes sizes{lb.dimOfr(x, 0)}, offsets{m.c(0)};
   for (const Window &w : ws) {
     sizes.push_back(w.paddedLength);
@@ -61,7 +85,7 @@ Value padSpatial(LinalgBuilder &lb, Value x, ArrayRef<Window> ws, double value) 
   sizes.push_back(lb.dimOfr(x, ws.size() + 1));
   offsets.push_back(m.c(0));
   Value padded = lb.full(sizes, value);
-  return lb.insertSlice(x, padded, offsets, lb.dims(x));
+  return lb.insertSlice(part, padded, offsets, kept);
 }
 
 /// (B, o1..on, channels): each o = (padded - span) / stride + 1.

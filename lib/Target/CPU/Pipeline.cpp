@@ -18,6 +18,7 @@
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
@@ -144,6 +145,10 @@ void seq::cpu::buildLoweringPipeline(OpPassManager &pm, bool fuse,
   // for later buffers: a residual network does not keep every intermediate.
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addNestedPass<func::FuncOp>(createSeqCpuEarlyDealloc());
+  // The clones the deallocation pipeline leaves (a returned buffer that the
+  // function may not own: a recurrence whose cell is a copy, SimpleRNN with
+  // a linear activation, yields one buffer twice) as alloc + copy.
+  pm.addPass(createConvertBufferizationToMemRefPass());
 
   pm.addPass(createSeqCpuKernels({target.bits()}));
   // The weights the GEMMs now read packed.
