@@ -1,0 +1,392 @@
+#!/usr/bin/env python3
+"""Differential model fuzzing: random small Keras models, seqc against Keras.
+
+  python scripts/model_fuzz.py --count 200 [--seed 1] [--work DIR]
+         [--engines jit,aot,eager] [--build build] [--keep]
+  python scripts/model_fuzz.py --recheck --work DIR     (after a fix)
+
+Phase 1 (this Python, which needs tensorflow + tf_keras: a separate venv,
+e.g. the benchmark's) draws `count` models from a grammar of the layers
+seqc accepts, each a tf_keras Sequential on sequences (B, T, F) or images
+(B, H, W, C) with random configurations (units, activations, strides,
+padding, dilations, go_backwards, merge modes, masking, ...), random
+weights and a random input (with masked time steps where the model masks),
+and saves the model (.h5), the input and Keras' prediction. A layer whose
+configuration Keras refuses for the shape so far is drawn again, and so is
+a model that Keras cannot run.
+
+Phase 2 runs `seq-compile MODEL --run --engine=E` for every engine and
+compares with Keras' output computed in float64 (the same model with
+float64 weights): |seqc - keras64| <= atol + rtol |keras64| (1e-5 each, like
+the tests) + 8 |keras32 - keras64|, so that a model whose output float32
+rounding alone moves (exponential activations, large weights) is held to
+what Keras itself reaches; a model that overflows in float64 is skipped. A model seqc refuses must be refused with one line and exit 1;
+a crash, a hang (60 s) or a mismatch is a finding. Prints one line per
+finding and a summary; exit status 1 if there was any. The models of the
+findings stay in WORK (all of them with --keep) with a README of the
+command that failed.
+
+Not part of the test suite: it needs TensorFlow and takes minutes.
+"""
+
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+os.environ["CUDA_VISIBLE_DEVICES"] = ""
+os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+ACTIVATIONS = ["tanh", "sigmoid", "relu", "linear", "elu", "selu", "softplus",
+               "softsign", "swish", "gelu", "hard_sigmoid", "exponential"]
+RECURRENT_ACTIVATIONS = ["sigmoid", "hard_sigmoid", "tanh", "relu", "linear"]
+
+
+def sequence_layer(k, r, state):
+    """A random layer for a (B, T, F) input, or None to stop."""
+    L = k.layers
+    units = r.choice([1, 2, 3, 5, 8, 16, 17, 33])
+    choice = r.choice(["lstm", "gru", "rnn", "bi", "conv", "pool", "dense",
+                       "norm", "misc", "misc"])
+    rnn_args = lambda: dict(
+        units=units, return_sequences=r.random() < 0.7,
+        go_backwards=r.random() < 0.25,
+        activation=r.choice(["tanh"] * 4 + ACTIVATIONS[:5]),
+        use_bias=r.random() < 0.85)
+    if choice == "lstm":
+        a = rnn_args()
+        return L.LSTM(recurrent_activation=r.choice(["sigmoid"] * 4 + RECURRENT_ACTIVATIONS),
+                      unit_forget_bias=r.random() < 0.5, **a)
+    if choice == "gru":
+        a = rnn_args()
+        return L.GRU(recurrent_activation=r.choice(["sigmoid"] * 4 + RECURRENT_ACTIVATIONS),
+                     reset_after=r.random() < 0.6, **a)
+    if choice == "rnn":
+        return L.SimpleRNN(**rnn_args())
+    if choice == "bi":
+        inner = r.choice([L.LSTM, L.GRU, L.SimpleRNN])
+        return L.Bidirectional(inner(units, return_sequences=r.random() < 0.7),
+                               merge_mode=r.choice(["concat", "sum", "mul", "ave"]))
+    if choice == "conv":
+        kind = r.choice(["conv", "conv", "sep", "depth", "transpose"])
+        kernel = r.choice([1, 2, 3, 5])
+        strides = r.choice([1, 1, 2, 3])
+        dilation = r.choice([1, 1, 2]) if strides == 1 else 1
+        padding = r.choice(["valid", "same"] + (["causal"] if kind == "conv" else []))
+        act = r.choice(ACTIVATIONS)
+        if kind == "conv":
+            return L.Conv1D(units, kernel, strides=strides, padding=padding,
+                            dilation_rate=dilation, activation=act,
+                            use_bias=r.random() < 0.85)
+        if kind == "sep":
+            return L.SeparableConv1D(units, kernel, strides=strides, padding=padding,
+                                     dilation_rate=dilation, activation=act,
+                                     depth_multiplier=r.choice([1, 2]))
+        if kind == "depth":
+            return L.DepthwiseConv1D(kernel, strides=strides, padding=padding,
+                                     depth_multiplier=r.choice([1, 2]), activation=act)
+        return L.Conv1DTranspose(units, kernel, strides=strides,
+                                 padding=r.choice(["valid", "same"]), activation=act)
+    if choice == "pool":
+        kind = r.choice([L.MaxPooling1D, L.AveragePooling1D])
+        return kind(pool_size=r.choice([1, 2, 3]), strides=r.choice([None, 1, 2]),
+                    padding=r.choice(["valid", "same"]))
+    if choice == "dense":
+        return L.Dense(units, activation=r.choice(ACTIVATIONS), use_bias=r.random() < 0.85)
+    if choice == "norm":
+        kind = r.choice(["bn", "ln", "unit"])
+        if kind == "bn":
+            return L.BatchNormalization(epsilon=r.choice([1e-3, 1e-5]),
+                                        center=r.random() < 0.8, scale=r.random() < 0.8)
+        if kind == "ln":
+            return L.LayerNormalization(epsilon=r.choice([1e-3, 1e-6]))
+        return L.UnitNormalization()
+    kind = r.choice(["act", "zp", "crop", "up", "drop", "td", "leaky", "prelu",
+                     "permute", "softmax"])
+    if kind == "act":
+        return L.Activation(r.choice(ACTIVATIONS))
+    if kind == "zp":
+        return L.ZeroPadding1D((r.randint(0, 2), r.randint(0, 2)))
+    if kind == "crop":
+        return L.Cropping1D((r.randint(0, 1), r.randint(0, 1)))
+    if kind == "up":
+        return L.UpSampling1D(r.choice([1, 2]))
+    if kind == "drop":
+        return r.choice([L.Dropout(0.3), L.SpatialDropout1D(0.2), L.GaussianNoise(0.1)])
+    if kind == "td":
+        return L.TimeDistributed(L.Dense(units, activation=r.choice(ACTIVATIONS)))
+    if kind == "leaky":
+        return L.LeakyReLU(r.choice([0.01, 0.3]))
+    if kind == "prelu":
+        return L.PReLU()
+    if kind == "permute":
+        return L.Permute((2, 1))
+    return L.Softmax(axis=r.choice([-1, 1]))
+
+
+def image_layer(k, r, state):
+    """A random layer for a (B, H, W, C) input."""
+    L = k.layers
+    filters = r.choice([1, 2, 3, 4, 8, 16])
+    kind = r.choice(["conv", "conv", "sep", "depth", "transpose", "pool", "bn",
+                     "zp", "crop", "up", "act"])
+    kernel = r.choice([1, 2, 3, (1, 3), (3, 2)])
+    strides = r.choice([1, 1, 2, (1, 2)])
+    dilation = r.choice([1, 2]) if strides == 1 else 1
+    padding = r.choice(["valid", "same"])
+    act = r.choice(ACTIVATIONS)
+    if kind == "conv":
+        return L.Conv2D(filters, kernel, strides=strides, padding=padding,
+                        dilation_rate=dilation, activation=act, use_bias=r.random() < 0.85)
+    if kind == "sep":
+        return L.SeparableConv2D(filters, kernel, strides=strides, padding=padding,
+                                 depth_multiplier=r.choice([1, 2]), activation=act)
+    if kind == "depth":
+        return L.DepthwiseConv2D(kernel, strides=strides, padding=padding,
+                                 depth_multiplier=r.choice([1, 2]), activation=act)
+    if kind == "transpose":
+        return L.Conv2DTranspose(filters, kernel, strides=strides, padding=padding,
+                                 activation=act)
+    if kind == "pool":
+        return r.choice([L.MaxPooling2D, L.AveragePooling2D])(
+            pool_size=r.choice([1, 2, (2, 1), 3]), strides=r.choice([None, 1, 2]),
+            padding=padding)
+    if kind == "bn":
+        return L.BatchNormalization(axis=r.choice([-1, -1, 1]))
+    if kind == "zp":
+        return L.ZeroPadding2D(((r.randint(0, 1), r.randint(0, 2)), (r.randint(0, 2), 0)))
+    if kind == "crop":
+        return L.Cropping2D(((r.randint(0, 1), 0), (0, r.randint(0, 1))))
+    if kind == "up":
+        return L.UpSampling2D(r.choice([1, 2, (1, 2)]),
+                              interpolation=r.choice(["nearest", "bilinear"]))
+    return L.Activation(act)
+
+
+def head(k, r, rank):
+    """A random ending that may flatten the features."""
+    L = k.layers
+    ends = [[], [L.Dense(r.choice([1, 3, 7]))], [L.Flatten(), L.Dense(r.choice([1, 4]))]]
+    ends.append([L.GlobalAveragePooling1D() if rank == 3 else L.GlobalAveragePooling2D()])
+    ends.append([L.GlobalMaxPooling1D() if rank == 3 else L.GlobalMaxPooling2D(),
+                 L.Dense(2, activation="softmax")])
+    return r.choice(ends)
+
+
+def random_model(k, np, r, index):
+    """(model, input array) for model `index`."""
+    image = r.random() < 0.3
+    if image:
+        shape = (r.randint(3, 9), r.randint(3, 9), r.choice([1, 2, 3]))
+    else:
+        shape = (r.randint(1, 9), r.choice([1, 2, 3, 5, 12]))
+    masked = not image and r.random() < 0.25
+    layers = [k.layers.InputLayer(input_shape=shape)]
+    if masked:
+        layers.append(k.layers.Masking(mask_value=0.0))
+    model = k.Sequential(layers)
+    depth = r.randint(1, 5)
+    tries = 0
+    while len(model.layers) < depth + masked and tries < 40:
+        tries += 1
+        rank = len(model.output_shape)
+        if rank not in (3, 4):
+            break
+        layer = (image_layer if rank == 4 else sequence_layer)(k, r, None)
+        try:
+            model.add(layer)
+            if any(d == 0 for d in model.output_shape[1:]):
+                model.pop()
+        except Exception:
+            try:
+                if model.layers and model.layers[-1] is layer:
+                    model.pop()
+            except Exception:
+                pass
+            continue
+    rank = len(model.output_shape)
+    if rank in (3, 4) and r.random() < 0.6:
+        for layer in head(k, r, rank):
+            try:
+                model.add(layer)
+            except Exception:
+                break
+    rng = np.random.default_rng(index)
+    weights = []
+    for w in model.weights:
+        name = w.name
+        if "moving_variance" in name:
+            weights.append(rng.uniform(0.5, 2.0, w.shape).astype("float32"))
+        else:
+            weights.append(rng.normal(0, 0.5, w.shape).astype("float32"))
+    model.set_weights(weights)
+    batch = r.choice([1, 2, 5])
+    x = rng.normal(0, 1, (batch,) + shape).astype("float32")
+    if masked:
+        for b in range(batch):
+            for t in range(shape[0]):
+                if rng.random() < 0.3:
+                    x[b, t, :] = 0.0
+    return model, x
+
+
+def float64_prediction(k, model, x):
+    """The model's output computed in float64 (the same config and weights),
+    which tells how far float32 rounding alone moves this model's output."""
+    def widened(config):
+        if isinstance(config, dict):
+            return {key: "float64" if key == "dtype" and value == "float32" else widened(value)
+                    for key, value in config.items()}
+        if isinstance(config, list):
+            return [widened(value) for value in config]
+        return config
+    k.backend.set_floatx("float64")
+    try:
+        twin = k.Sequential.from_config(widened(model.get_config()))
+        twin.set_weights([w.astype("float64") for w in model.get_weights()])
+        return twin(x.astype("float64"), training=False).numpy()
+    finally:
+        k.backend.set_floatx("float32")
+
+
+def generate(args, work):
+    import numpy as np
+    import tensorflow as tf
+    import tf_keras as k
+    tf.get_logger().setLevel("ERROR")
+    r = random.Random(args.seed)
+    made = []
+    for index in range(args.count):
+        name = "m%04d" % index
+        while True:  # until Keras itself can run the model drawn
+            model, x = random_model(k, np, r, args.seed * 100003 + index)
+            try:
+                want = model(x, training=False).numpy().astype("float32")
+                break
+            except Exception:
+                continue
+        path = os.path.join(work, name)
+        model.save(path + ".h5")
+        np.save(path + ".input.npy", x)
+        np.save(path + ".expected.npy", want)
+        np.save(path + ".float64.npy", float64_prediction(k, model, x))
+        with open(path + ".layers.txt", "w") as f:
+            f.write(" -> ".join(l.__class__.__name__ for l in model.layers) + "\n")
+        made.append(name)
+    return made
+
+
+def check(args, work, names):
+    import numpy as np
+    compile_tool = os.path.join(args.build, "bin", "seq-compile")
+    findings, refused, passed, unconditioned = [], {}, 0, set()
+    internal = ("lowering failed", "translation to LLVM IR failed", "verif", "rank-reduced",
+                "Assertion", "LLVM ERROR", "unrealized")
+    for name in names:
+        path = os.path.join(work, name)
+        want = np.load(path + ".expected.npy")
+        exact = np.load(path + ".float64.npy")
+        layers = open(path + ".layers.txt").read().strip()
+        for engine in args.engines.split(","):
+            out = path + "." + engine + ".npy"
+            command = [compile_tool, path + ".h5", "--run", "--engine=" + engine,
+                       "--input=" + path + ".input.npy", "-o", out, "--progress=never"]
+            try:
+                p = subprocess.run(command, capture_output=True, text=True, timeout=60)
+            except subprocess.TimeoutExpired:
+                findings.append((name, engine, "hang (60 s)", layers, command))
+                continue
+            message = (p.stderr.strip() or p.stdout.strip())
+            if (p.returncode == 1 and len(message.splitlines()) == 1 and
+                    not any(word in message for word in internal)):
+                refused.setdefault(message.split(":")[-1].strip()[:70], []).append(name)
+                continue
+            if p.returncode != 0:
+                findings.append((name, engine, "exit %d: %s" % (p.returncode, message[-300:]),
+                                 layers, command))
+                continue
+            got = np.load(out)
+            if got.shape != want.shape:
+                findings.append((name, engine, "shape %s, Keras %s" % (got.shape, want.shape),
+                                 layers, command))
+                continue
+            if not np.all(np.isfinite(exact)):
+                unconditioned.add(name)
+                continue
+            # Within the tests' tolerance of the float64 output, widened by
+            # what float32 rounding alone moves it (Keras' own float32 run):
+            # a model that amplifies rounding is not held to 1e-5.
+            allowed = (args.atol + args.rtol * np.abs(exact) +
+                       args.conditioning * np.abs(want.astype("float64") - exact))
+            if not np.all(np.abs(got - exact) <= allowed):
+                worst = float(np.nanmax(np.abs(got - exact) - allowed))
+                findings.append((name, engine, "beyond tolerance by %.3g (max |keras32 - "
+                                 "keras64| %.3g)" % (worst, np.max(np.abs(want - exact))),
+                                 layers, command))
+                continue
+            passed += 1
+    refusals = {}
+    for models in refused.values():
+        for model in models:
+            refusals[model] = refusals.get(model, 0) + 1
+    engines = args.engines.split(",")
+    for model, count in sorted(refusals.items()):
+        if count < len(engines):  # the engines disagree on whether they take it
+            findings.append((model, "-", "refused by %d of %d engines" % (count, len(engines)),
+                             open(os.path.join(work, model + ".layers.txt")).read().strip(),
+                             []))
+    for name, engine, what, layers, command in findings:
+        print("FINDING %s %s: %s [%s]" % (name, engine, what, layers))
+        with open(os.path.join(work, name + ".README"), "a") as f:
+            f.write("%s: %s\n  %s\n" % (engine, what, " ".join(command)))
+    for reason, models in sorted(refused.items(), key=lambda kv: -len(kv[1])):
+        print("refused %3d: %s (e.g. %s)" % (len(models), reason, models[0]))
+    print("models %d, runs passed %d, refused %d, overflowing in float64 %d, findings %d"
+          % (len(names), passed, sum(len(v) for v in refused.values()), len(unconditioned),
+             len(findings)))
+    return findings
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--count", type=int, default=100)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--work", help="directory for the models (default: a new temporary one)")
+    p.add_argument("--engines", default="jit,aot,eager")
+    p.add_argument("--build", default=os.path.join(ROOT, "build"))
+    p.add_argument("--atol", type=float, default=1e-5)
+    p.add_argument("--rtol", type=float, default=1e-5)
+    p.add_argument("--conditioning", type=float, default=8.0,
+                   help="allowed multiple of |keras float32 - keras float64| (default 8)")
+    p.add_argument("--keep", action="store_true", help="keep every model, not only findings")
+    p.add_argument("--recheck", action="store_true",
+                   help="run phase 2 again on the models already in --work (no TensorFlow)")
+    args = p.parse_args()
+    if args.recheck and not args.work:
+        p.error("--recheck needs --work")
+    work = args.work or tempfile.mkdtemp(prefix="seqc-model-fuzz-")
+    os.makedirs(work, exist_ok=True)
+    if args.recheck:
+        names = sorted(entry[:-3] for entry in os.listdir(work) if entry.endswith(".h5"))
+        args.keep = True
+    else:
+        names = generate(args, work)
+    findings = check(args, work, names)
+    if not args.keep:
+        bad = {f[0] for f in findings}
+        for entry in os.listdir(work):
+            if entry.split(".")[0] not in bad:
+                os.remove(os.path.join(work, entry))
+    print("work directory: %s" % work)
+    return 1 if findings else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
