@@ -193,6 +193,10 @@ def check(seq_compile, fixtures, fixture):
         # Keras' output shape.
         if layer["name"] + "/channels_first" in ops:
             shape = ops[layer["name"] + "/channels_first"][0][1]
+        # A normalization over another axis than the last runs over the last
+        # between two permutes; the permute back ("<name>/axis_back") too.
+        if layer["name"] + "/axis_back" in ops:
+            shape = ops[layer["name"] + "/axis_back"][0][1]
         if op not in (expected_op if isinstance(expected_op, tuple) else (expected_op,)):
             problems.append(f"layer '{layer['name']}' ({layer['class']}) became seq.{op}, expected seq.{expected_op}")
         keras_shape = layer["output_shape"]

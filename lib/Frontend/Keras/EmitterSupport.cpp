@@ -147,4 +147,26 @@ Error requireLastAxis(const LayerConfig &layer, size_t rank) {
                      "axis last with a Permute before the layer");
 }
 
+Expected<int64_t> singleFeatureAxis(const LayerConfig &layer, size_t rank) {
+  int64_t last = static_cast<int64_t>(rank) - 1;
+  const llvm::json::Value *axis = layer.getObject().get("axis");
+  if (!axis || axis->kind() == llvm::json::Value::Null)
+    return last;
+  std::optional<int64_t> value = axis->getAsInteger();
+  if (const llvm::json::Array *list = axis->getAsArray())
+    if (list->size() == 1)
+      value = (*list)[0].getAsInteger();
+  if (!value)
+    return layer.error("config 'axis' must be one axis: seqc normalises over "
+                       "one; join several into one with a Reshape before the "
+                       "layer");
+  int64_t index = *value < 0 ? *value + static_cast<int64_t>(rank) : *value;
+  if (index < 1 || index > last)
+    return layer.error("config 'axis' is " + Twine(*value) + ", which is not a "
+                       "feature axis of the rank-" + Twine(rank) +
+                       " input (1 to " + Twine(last) + ", or -1 to -" + Twine(last) +
+                       ")");
+  return index;
+}
+
 } // namespace seq::keras::emit

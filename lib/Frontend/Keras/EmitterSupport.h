@@ -185,6 +185,11 @@ Error requireRank(const LayerConfig &layer, Value input, size_t rank);
 /// input: absent, -1, rank-1, or a one-element list of it.
 Error requireLastAxis(const LayerConfig &layer, size_t rank);
 
+/// The one axis config 'axis' names (an int or a one-element list; absent:
+/// the last) as an index in [1, rank): a layer error for the batch axis,
+/// an axis out of range, or several axes.
+Expected<int64_t> singleFeatureAxis(const LayerConfig &layer, size_t rank);
+
 /// Config 'padding': valid, same, and with `allowCausal` causal.
 Expected<Padding> parsePadding(const LayerConfig &layer, bool allowCausal);
 

@@ -42,6 +42,13 @@ public:
     return sourceClass.empty() ? className : sourceClass;
   }
   const llvm::json::Object &getObject() const { return *config; }
+  /// This layer read from another config object, which must outlive the
+  /// copy.
+  LayerConfig withConfig(const llvm::json::Object *other) const {
+    LayerConfig copy = *this;
+    copy.config = other;
+    return copy;
+  }
 
   bool has(llvm::StringRef key) const;
   llvm::Expected<int64_t> getInt(llvm::StringRef key) const;

@@ -35,6 +35,13 @@ bool passesMaskThrough(StringRef className) {
   return through.contains(className);
 }
 
+bool normalizesOverAxis(StringRef className) {
+  static const StringSet<> normalizations = {
+      "BatchNormalization", "LayerNormalization", "GroupNormalization",
+      "UnitNormalization", "RMSNormalization"};
+  return normalizations.contains(className);
+}
+
 bool isBuiltinLayerClass(StringRef className) {
   static const StringSet<> builtins = {
       // Core.

@@ -41,6 +41,10 @@ bool usesTimestepMask(llvm::StringRef className);
 /// cannot be built with one (Keras 2), except the recurrent layers above.
 bool passesMaskThrough(llvm::StringRef className);
 
+/// The normalizations over a feature axis (config 'axis'): Batch, Layer,
+/// Group, Unit and RMS normalization.
+bool normalizesOverAxis(llvm::StringRef className);
+
 /// The error for `layer`, whose class seqc does not import: "not supported
 /// by seqc yet" for a Keras layer, "a custom layer" otherwise.
 llvm::Error unsupportedLayerError(const LayerConfig &layer);

@@ -464,6 +464,29 @@ Expected<Value> LayerEmitter::emitLayer(const LayerConfig &layer, Value input,
   if (cls == "TimeDistributed")
     return emitTimeDistributed(layer, input, arrays);
 
+  // A normalization over another axis runs over the last one between two
+  // permutes that swap them (BatchNormalization(axis=1) on channels-last
+  // images, say).
+  if (normalizesOverAxis(cls) && x.size() >= 2) {
+    Expected<int64_t> axis = singleFeatureAxis(layer, x.size());
+    if (!axis)
+      return axis.takeError();
+    if (*axis != static_cast<int64_t>(x.size()) - 1) {
+      SmallVector<int64_t> swap;
+      for (int64_t i = 1; i < static_cast<int64_t>(x.size()); ++i)
+        swap.push_back(i == *axis ? x.size() - 1 : i + 1 == x.size() ? *axis : i);
+      llvm::json::Object lastAxis = layer.getObject();
+      lastAxis["axis"] = -1;
+      EmitContext context{builder, layer, input, weights, kerasMajor, loc};
+      Expected<Value> out =
+          emitLayer(layer.withConfig(&lastAxis), permuteAxes(context, input, swap, "axis_last"),
+                    arrays, incomingMask);
+      if (!out)
+        return out.takeError();
+      return permuteAxes(context, *out, swap, "axis_back");
+    }
+  }
+
   if (FamilyEmitter family = findLayerFamily(cls)) {
     EmitContext context{builder, layer, input, weights, kerasMajor, loc};
     return family(context);

@@ -1,6 +1,7 @@
 //===- NormalizationLayers.cpp - Group, Unit and RMS normalization --------===//
 //
-// Over the last axis (channels last): GroupNormalization is seq.group_norm,
+// Over the last axis (another one runs between two permutes, LayerEmitter):
+// GroupNormalization is seq.group_norm,
 // with gamma / beta filled with ones / zeros where Keras has scale=False /
 // center=False (groups=-1 means one group per channel, as in Keras);
 // UnitNormalization is seq.unit_norm; RMSNormalization (Keras 3) is
@@ -38,7 +39,7 @@ Expected<Value> emitGroupNormalization(EmitContext &c) {
   if (groups < 1 || channels % groups != 0)
     return layer.error("config 'groups' is " + Twine(*groupsOr) +
                        ": it must divide the " + Twine(channels) +
-                       " channels of the last axis (or be -1, one group per "
+                       " channels of its axis (or be -1, one group per "
                        "channel)");
   std::vector<StringRef> roles;
   if (*scale)
