@@ -52,30 +52,24 @@ SmallVector<Window> windows(LinalgBuilder &lb, Value x, ArrayRef<int64_t> spans,
 
 /// x placed at offset padLeft of every spatial axis of a tensor of the
 /// padded sizes filled with `value`, without the elements past the padded
-/// length (which no window reads); x itself when that is all of x.
+/// length (which no window reads); that part of x itself where nothing is
+/// padded.
 Value padSpatial(LinalgBuilder &lb, Value x, ArrayRef<Window> ws, double value) {
   IndexMath m{lb};
-  bool none = true, cropped = false;
   Sizes kept = lb.dims(x);
+  bool cropped = false, padding = false;
   for (auto [i, w] : llvm::enumerate(ws)) {
-    auto length = m.constant(lb.dimOfr(x, i + 1));
+    auto length = m.constant(kept[i + 1]);
     auto padLeft = m.constant(w.padLeft), padded = m.constant(w.paddedLength);
     if (length && padLeft && padded && *padLeft + *length > *padded) {
-      kept[i + 1] = m.c(*padded - *padLeft);
+      length = *padded - *padLeft;
+      kept[i + 1] = m.c(*length);
       cropped = true;
     }
-    none &= padLeft == 0 && length && padded == length;
+    padding |= !(padLeft == 0 && length && padded == length);
   }
-  if (none)
-    return x;
-  Value part = x;
-  if (cropped)
-    part = lb.extractSlice(x, Sizes(kept.size(), m.c(0)), kept);
-  bool cropOnly = true;
-  for (auto [i, w] : llvm::enumerate(ws))
-    cropOnly &= m.constant(w.padLeft) == 0 && m.constant(w.paddedLength) &&
-                m.constant(w.paddedLength) == m.constant(kept[i + 1]);
-  if (cropOnly)
+  Value part = cropped ? lb.extractSlice(x, Sizes(kept.size(), m.c(0)), kept) : x;
+  if (!padding)
     return part;
   Sizes sizes{lb.dimOfr(x, 0)}, offsets{m.c(0)};
   for (const Window &w : ws) {

@@ -471,10 +471,11 @@ Expected<Value> LayerEmitter::emitLayer(const LayerConfig &layer, Value input,
     Expected<int64_t> axis = singleFeatureAxis(layer, x.size());
     if (!axis)
       return axis.takeError();
-    if (*axis != static_cast<int64_t>(x.size()) - 1) {
-      SmallVector<int64_t> swap;
-      for (int64_t i = 1; i < static_cast<int64_t>(x.size()); ++i)
-        swap.push_back(i == *axis ? x.size() - 1 : i + 1 == x.size() ? *axis : i);
+    int64_t last = static_cast<int64_t>(x.size()) - 1;
+    if (*axis != last) {
+      SmallVector<int64_t> swap; // Permute's dims: the two axes exchanged
+      for (int64_t i = 1; i <= last; ++i)
+        swap.push_back(i == *axis ? last : i == last ? *axis : i);
       llvm::json::Object lastAxis = layer.getObject();
       lastAxis["axis"] = -1;
       EmitContext context{builder, layer, input, weights, kerasMajor, loc};
