@@ -7,13 +7,15 @@
 
 Phase 1 (this Python, which needs tensorflow, tf_keras and keras: a
 separate venv, e.g. the benchmark's) draws `count` models from a grammar of
-the layers seqc accepts on sequences (B, T, F) or images (B, H, W, C), with
-random configurations (units, activations, strides, padding, dilations,
-go_backwards, merge modes, masking, ...): a Sequential chain or a Functional
+the layers seqc accepts on sequences (B, T, F), images (B, H, W, C) or
+videos (B, T, H, W, C), with random configurations (units, activations,
+strides, padding, dilations, go_backwards, merge modes, masking, attention,
+ConvLSTM2D, ...): a Sequential chain or a Functional
 graph of two branches joined by a merge layer, made with tf_keras and saved
 as .h5 or (--keras3 of them) with Keras 3 as .keras; random weights and a
 random input (with masked time steps where the model masks). It saves the
-model, the input, Keras' prediction and the same in float64. A layer whose
+model, the input, Keras' prediction and the same in float64 (the float32 one
+again where TensorFlow has no float64 kernel, max pooling in 3-D). A layer whose
 configuration Keras refuses for the shape so far is drawn again, and so is
 a model that Keras cannot run.
 
@@ -56,12 +58,21 @@ def sequence_layer(k, r, state):
     L = k.layers
     units = r.choice([1, 2, 3, 5, 8, 16, 17, 33])
     choice = r.choice(["lstm", "gru", "rnn", "bi", "conv", "pool", "dense",
-                       "norm", "misc", "misc"])
+                       "norm", "misc", "misc", "attention"])
     rnn_args = lambda: dict(
         units=units, return_sequences=r.random() < 0.7,
         go_backwards=r.random() < 0.25,
         activation=r.choice(["tanh"] * 4 + ACTIVATIONS[:5]),
         use_bias=r.random() < 0.85)
+    if choice == "attention":  # self-attention: called on (t, t)
+        kind = r.choice(["mha", "dot", "additive"])
+        if kind == "mha":
+            layer = L.MultiHeadAttention(r.choice([1, 2]), r.choice([2, 3]),
+                                         use_bias=r.random() < 0.8)
+            causal = r.random() < 0.3
+            return lambda t: layer(t, t, use_causal_mask=causal)
+        layer = L.Attention(use_scale=r.random() < 0.5) if kind == "dot" else L.AdditiveAttention()
+        return lambda t: layer([t, t])
     if choice == "lstm":
         a = rnn_args()
         return L.LSTM(recurrent_activation=r.choice(["sigmoid"] * 4 + RECURRENT_ACTIVATIONS),
@@ -172,6 +183,24 @@ def image_layer(k, r, state):
     return L.Activation(act)
 
 
+def video_layer(k, r, state):
+    """A random layer for a (B, T, H, W, C) input."""
+    L = k.layers
+    filters = r.choice([1, 2, 4])
+    kind = r.choice(["convlstm", "convlstm", "conv3d", "pool3d", "td"])
+    if kind == "convlstm":
+        return L.ConvLSTM2D(filters, r.choice([1, 2, 3]), padding=r.choice(["valid", "same"]),
+                            strides=r.choice([1, 1, 2]),
+                            return_sequences=r.random() < 0.6, go_backwards=r.random() < 0.2)
+    if kind == "conv3d":
+        return L.Conv3D(filters, r.choice([1, 2, (1, 2, 3)]), strides=r.choice([1, 2]),
+                        padding=r.choice(["valid", "same"]), activation=r.choice(ACTIVATIONS))
+    if kind == "pool3d":
+        return r.choice([L.MaxPooling3D, L.AveragePooling3D])(
+            pool_size=r.choice([1, 2, (1, 2, 2)]), padding=r.choice(["valid", "same"]))
+    return L.TimeDistributed(L.Conv2D(filters, r.choice([1, 2]), activation="relu"))
+
+
 def head(k, r, rank):
     """A random ending that may flatten the features."""
     L = k.layers
@@ -192,9 +221,9 @@ def grow(k, r, t, count):
     while added < count and tries < 40:
         tries += 1
         rank = len(shape_of(t))
-        if rank not in (3, 4):
+        if rank not in (3, 4, 5):
             break
-        layer = (image_layer if rank == 4 else sequence_layer)(k, r, None)
+        layer = {3: sequence_layer, 4: image_layer, 5: video_layer}[rank](k, r, None)
         try:
             out = layer(t)
         except Exception:
@@ -221,8 +250,11 @@ def random_model(k, np, r, index):
     """(model, input array) for model `index`: a Sequential chain, or a
     Functional graph of two branches from the input joined by a merge layer
     (Add, Concatenate, ...) and a chain after it."""
-    image = r.random() < 0.3
-    if image:
+    kind = r.random()
+    image = kind < 0.35
+    if kind < 0.1:
+        shape = (r.randint(1, 4), r.randint(2, 6), r.randint(2, 6), r.choice([1, 2]))
+    elif image:
         shape = (r.randint(3, 9), r.randint(3, 9), r.choice([1, 2, 3]))
     else:
         shape = (r.randint(1, 9), r.choice([1, 2, 3, 5, 12]))
@@ -312,7 +344,11 @@ def generate(args, work):
         model.save(path + suffix)
         np.save(path + ".input.npy", x)
         np.save(path + ".expected.npy", want)
-        np.save(path + ".float64.npy", float64_prediction(k, model, x))
+        try:
+            exact = float64_prediction(k, model, x)
+        except Exception:  # a layer TensorFlow has no float64 kernel for
+            exact = want.astype("float64")
+        np.save(path + ".float64.npy", exact)
         with open(path + ".layers.txt", "w") as f:
             f.write(" -> ".join(l.__class__.__name__ for l in model.layers) + "\n")
         made.append(name)
