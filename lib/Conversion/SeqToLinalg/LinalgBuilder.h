@@ -160,6 +160,28 @@ inline Window window1d(IndexMath &m, OpFoldResult length, int64_t window,
   llvm_unreachable("unknown padding");
 }
 
+/// `w` where the window fits only once along its axis (a static padded
+/// length below span + stride): the padded length cut to the span. linalg's
+/// decomposition of such a convolution (conv_2d to conv_1d, a window and an
+/// output of one position) takes that axis of the input to be one too.
+inline Window cutToOneWindow(IndexMath &m, Window w, int64_t span, int64_t stride) {
+  if (std::optional<int64_t> padded = m.constant(w.paddedLength);
+      padded && *padded > span && *padded < span + stride)
+    w.paddedLength = m.c(span);
+  return w;
+}
+
+/// The length of an input axis of `length` that window `w` reads when it
+/// ends inside the input (static lengths, after cutToOneWindow), else none.
+inline std::optional<int64_t> readLength(IndexMath &m, OpFoldResult length,
+                                         const Window &w) {
+  auto n = m.constant(length), padLeft = m.constant(w.padLeft),
+       padded = m.constant(w.paddedLength);
+  if (n && padLeft && padded && *padLeft + *n > *padded)
+    return *padded - *padLeft;
+  return std::nullopt;
+}
+
 /// `acc + x` as the step of a sum over an axis: reassociable, so that LLVM
 /// vectorizes the loop with partial sums instead of one serial chain.
 Value accumulate(mlir::OpBuilder &b, mlir::Location loc, Value acc, Value x);

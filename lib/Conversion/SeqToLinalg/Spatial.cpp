@@ -31,22 +31,16 @@ using Sizes = SmallVector<OpFoldResult>;
 
 RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
-/// The windows of every spatial axis of x (B, d1..dn, C). Where a window
-/// fits only once along an axis (a static padded length below span +
-/// stride), the padded length is cut to the window's span: linalg's
-/// decomposition of such a convolution (conv_2d to conv_1d, a window and an
-/// output of one position) takes that axis of the input to be one too.
+/// The windows of every spatial axis of x (B, d1..dn, C), each cut to one
+/// window where it fits only once (cutToOneWindow).
 SmallVector<Window> windows(LinalgBuilder &lb, Value x, ArrayRef<int64_t> spans,
                             ArrayRef<int64_t> strides, Padding padding) {
   IndexMath m{lb};
   SmallVector<Window> result;
-  for (size_t i = 0; i < spans.size(); ++i) {
-    Window w = window1d(m, lb.dimOfr(x, i + 1), spans[i], strides[i], padding);
-    if (std::optional<int64_t> padded = m.constant(w.paddedLength);
-        padded && *padded > spans[i] && *padded < spans[i] + strides[i])
-      w.paddedLength = m.c(spans[i]);
-    result.push_back(w);
-  }
+  for (size_t i = 0; i < spans.size(); ++i)
+    result.push_back(cutToOneWindow(
+        m, window1d(m, lb.dimOfr(x, i + 1), spans[i], strides[i], padding), spans[i],
+        strides[i]));
   return result;
 }
 
@@ -59,14 +53,13 @@ Value padSpatial(LinalgBuilder &lb, Value x, ArrayRef<Window> ws, double value) 
   Sizes kept = lb.dims(x);
   bool cropped = false, padding = false;
   for (auto [i, w] : llvm::enumerate(ws)) {
-    auto length = m.constant(kept[i + 1]);
-    auto padLeft = m.constant(w.padLeft), padded = m.constant(w.paddedLength);
-    if (length && padLeft && padded && *padLeft + *length > *padded) {
-      length = *padded - *padLeft;
-      kept[i + 1] = m.c(*length);
+    if (std::optional<int64_t> read = readLength(m, kept[i + 1], w)) {
+      kept[i + 1] = m.c(*read);
       cropped = true;
     }
-    padding |= !(padLeft == 0 && length && padded == length);
+    auto length = m.constant(kept[i + 1]);
+    padding |= !(m.constant(w.padLeft) == 0 && length &&
+                 m.constant(w.paddedLength) == length);
   }
   Value part = cropped ? lb.extractSlice(x, Sizes(kept.size(), m.c(0)), kept) : x;
   if (!padding)
