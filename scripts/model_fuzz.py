@@ -53,7 +53,7 @@ ACTIVATIONS = ["tanh", "sigmoid", "relu", "linear", "elu", "selu", "softplus",
 RECURRENT_ACTIVATIONS = ["sigmoid", "hard_sigmoid", "tanh", "relu", "linear"]
 
 
-def sequence_layer(k, r, state):
+def sequence_layer(k, r):
     """A random layer for a (B, T, F) input, or None to stop."""
     L = k.layers
     units = r.choice([1, 2, 3, 5, 8, 16, 17, 33])
@@ -144,7 +144,7 @@ def sequence_layer(k, r, state):
     return L.Softmax(axis=r.choice([-1, 1]))
 
 
-def image_layer(k, r, state):
+def image_layer(k, r):
     """A random layer for a (B, H, W, C) input."""
     L = k.layers
     filters = r.choice([1, 2, 3, 4, 8, 16])
@@ -183,7 +183,7 @@ def image_layer(k, r, state):
     return L.Activation(act)
 
 
-def video_layer(k, r, state):
+def video_layer(k, r):
     """A random layer for a (B, T, H, W, C) input."""
     L = k.layers
     filters = r.choice([1, 2, 4])
@@ -223,7 +223,7 @@ def grow(k, r, t, count):
         rank = len(shape_of(t))
         if rank not in (3, 4, 5):
             break
-        layer = {3: sequence_layer, 4: image_layer, 5: video_layer}[rank](k, r, None)
+        layer = {3: sequence_layer, 4: image_layer, 5: video_layer}[rank](k, r)
         try:
             out = layer(t)
         except Exception:

@@ -131,22 +131,6 @@ Expected<Padding> parsePadding(const LayerConfig &layer, bool allowCausal) {
                      " supported)");
 }
 
-Error requireLastAxis(const LayerConfig &layer, size_t rank) {
-  const llvm::json::Value *axis = layer.getObject().get("axis");
-  if (!axis)
-    return Error::success();
-  std::optional<int64_t> value = axis->getAsInteger();
-  if (const llvm::json::Array *list = axis->getAsArray())
-    if (list->size() == 1)
-      value = (*list)[0].getAsInteger();
-  if (value && (*value == -1 || *value == static_cast<int64_t>(rank) - 1))
-    return Error::success();
-  return layer.error("config 'axis' must be the last axis (-1 or " +
-                     Twine(static_cast<int64_t>(rank) - 1) +
-                     "): seqc normalises over the last axis only; put the "
-                     "axis last with a Permute before the layer");
-}
-
 Expected<int64_t> singleFeatureAxis(const LayerConfig &layer, size_t rank) {
   int64_t last = static_cast<int64_t>(rank) - 1;
   const llvm::json::Value *axis = layer.getObject().get("axis");
@@ -167,6 +151,18 @@ Expected<int64_t> singleFeatureAxis(const LayerConfig &layer, size_t rank) {
                        " input (1 to " + Twine(last) + ", or -1 to -" + Twine(last) +
                        ")");
   return index;
+}
+
+Error requireLastAxis(const LayerConfig &layer, size_t rank) {
+  Expected<int64_t> axis = singleFeatureAxis(layer, rank);
+  if (!axis)
+    return axis.takeError();
+  if (*axis == static_cast<int64_t>(rank) - 1)
+    return Error::success();
+  return layer.error("config 'axis' must be the last axis (-1 or " +
+                     Twine(static_cast<int64_t>(rank) - 1) +
+                     "): seqc normalises over the last axis only; put the "
+                     "axis last with a Permute before the layer");
 }
 
 } // namespace seq::keras::emit

@@ -181,14 +181,15 @@ Expected<ActivationSpec> parseActivation(OpBuilder &b, const LayerConfig &layer,
 /// A layer error unless `input` has rank `rank` (batch axis included).
 Error requireRank(const LayerConfig &layer, Value input, size_t rank);
 
-/// A layer error unless config 'axis' means the last axis of a rank-`rank`
-/// input: absent, -1, rank-1, or a one-element list of it.
-Error requireLastAxis(const LayerConfig &layer, size_t rank);
-
 /// The one axis config 'axis' names (an int or a one-element list; absent:
 /// the last) as an index in [1, rank): a layer error for the batch axis,
 /// an axis out of range, or several axes.
 Expected<int64_t> singleFeatureAxis(const LayerConfig &layer, size_t rank);
+
+/// A layer error unless config 'axis' (singleFeatureAxis) is the last axis
+/// of a rank-`rank` input. The normalizations check it; LayerEmitter hands
+/// them another axis moved last, with 'axis' -1.
+Error requireLastAxis(const LayerConfig &layer, size_t rank);
 
 /// Config 'padding': valid, same, and with `allowCausal` causal.
 Expected<Padding> parsePadding(const LayerConfig &layer, bool allowCausal);
