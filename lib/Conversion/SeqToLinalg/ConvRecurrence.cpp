@@ -44,29 +44,19 @@ Value seq::lowering::lowerConvLSTM(LinalgBuilder &lb, ConvLSTMOp op) {
 
   // The input padded along its spatial axes, once for every step; the
   // state's sizes are the input convolution's output sizes.
-  Sizes padded{batch, steps}, xOffsets{m.c(0), m.c(0)}, state{batch};
-  Sizes read = lb.dims(x);
-  bool cropped = false;
+  Sizes state{batch};
+  SmallVector<Window> ws;
   for (int64_t i = 0; i < n; ++i) {
     int64_t span = dilations[i] * (k[i] - 1) + 1;
     Window w = cutToOneWindow(
         m, window1d(m, lb.dimOfr(x, i + 2), span, strides[i], op.getPadding()), span,
         strides[i]);
-    if (std::optional<int64_t> length = readLength(m, read[i + 2], w)) {
-      read[i + 2] = m.c(*length);
-      cropped = true;
-    }
-    padded.push_back(w.paddedLength);
-    xOffsets.push_back(w.padLeft);
+    ws.push_back(w);
     state.push_back(m.add(m.div(m.sub(w.paddedLength, m.c(span)), m.c(strides[i])),
                           m.c(1)));
   }
-  padded.push_back(lb.dimOfr(x, n + 2));
-  xOffsets.push_back(m.c(0));
   state.push_back(m.c(u));
-  Value xPadded = cropped ? lb.extractSlice(x, Sizes(read.size(), m.c(0)), read) : x;
-  if (op.getPadding() == Padding::Same)
-    xPadded = lb.insertSlice(xPadded, lb.full(padded, 0.0), xOffsets, read);
+  Value xPadded = padAxes(lb, x, ws, 0.0, /*firstAxis=*/2);
 
   // h at offset (r - 1) / 2 of a zero border r - 1 wide along each axis.
   Sizes bordered{batch}, hOffsets{m.c(0)};

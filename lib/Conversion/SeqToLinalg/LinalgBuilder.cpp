@@ -491,3 +491,28 @@ Value seq::lowering::lstmCellOutput(OpBuilder &b, Location loc, Activation rec,
     return s.sigmoidTimesTanh(o, c);
   return s.mul(cellActivation(b, loc, rec, o), cellActivation(b, loc, act, c));
 }
+
+Value seq::lowering::padAxes(LinalgBuilder &lb, Value x, ArrayRef<Window> ws,
+                             double value, int64_t firstAxis) {
+  IndexMath m{lb};
+  SmallVector<OpFoldResult> kept = lb.dims(x), sizes = kept,
+                            offsets(kept.size(), m.c(0));
+  bool cropped = false, padding = false;
+  for (auto [i, w] : llvm::enumerate(ws)) {
+    int64_t axis = firstAxis + i;
+    if (std::optional<int64_t> read = readLength(m, kept[axis], w)) {
+      kept[axis] = m.c(*read);
+      cropped = true;
+    }
+    auto length = m.constant(kept[axis]);
+    padding |= !(m.constant(w.padLeft) == 0 && length &&
+                 m.constant(w.paddedLength) == length);
+    sizes[axis] = w.paddedLength;
+    offsets[axis] = w.padLeft;
+  }
+  Value part = cropped ? lb.extractSlice(x, SmallVector<OpFoldResult>(kept.size(), m.c(0)), kept)
+                       : x;
+  if (!padding)
+    return part;
+  return lb.insertSlice(part, lb.full(sizes, value), offsets, kept);
+}

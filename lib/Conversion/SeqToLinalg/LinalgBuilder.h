@@ -182,6 +182,13 @@ inline std::optional<int64_t> readLength(IndexMath &m, OpFoldResult length,
   return std::nullopt;
 }
 
+/// x placed at offset padLeft of axes firstAxis, firstAxis + 1, ... (one
+/// window each) of a tensor of the padded sizes filled with `value`,
+/// without the elements past the padded length (which no window reads,
+/// readLength); that part of x itself where nothing is padded.
+Value padAxes(LinalgBuilder &lb, Value x, llvm::ArrayRef<Window> ws, double value,
+              int64_t firstAxis);
+
 /// `acc + x` as the step of a sum over an axis: reassociable, so that LLVM
 /// vectorizes the loop with partial sums instead of one serial chain.
 Value accumulate(mlir::OpBuilder &b, mlir::Location loc, Value acc, Value x);

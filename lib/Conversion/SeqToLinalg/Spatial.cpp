@@ -44,37 +44,6 @@ SmallVector<Window> windows(LinalgBuilder &lb, Value x, ArrayRef<int64_t> spans,
   return result;
 }
 
-/// x placed at offset padLeft of every spatial axis of a tensor of the
-/// padded sizes filled with `value`, without the elements past the padded
-/// length (which no window reads); that part of x itself where nothing is
-/// padded.
-Value padSpatial(LinalgBuilder &lb, Value x, ArrayRef<Window> ws, double value) {
-  IndexMath m{lb};
-  Sizes kept = lb.dims(x);
-  bool cropped = false, padding = false;
-  for (auto [i, w] : llvm::enumerate(ws)) {
-    if (std::optional<int64_t> read = readLength(m, kept[i + 1], w)) {
-      kept[i + 1] = m.c(*read);
-      cropped = true;
-    }
-    auto length = m.constant(kept[i + 1]);
-    padding |= !(m.constant(w.padLeft) == 0 && length &&
-                 m.constant(w.paddedLength) == length);
-  }
-  Value part = cropped ? lb.extractSlice(x, Sizes(kept.size(), m.c(0)), kept) : x;
-  if (!padding)
-    return part;
-  Sizes sizes{lb.dimOfr(x, 0)}, offsets{m.c(0)};
-  for (const Window &w : ws) {
-    sizes.push_back(w.paddedLength);
-    offsets.push_back(w.padLeft);
-  }
-  sizes.push_back(lb.dimOfr(x, ws.size() + 1));
-  offsets.push_back(m.c(0));
-  Value padded = lb.full(sizes, value);
-  return lb.insertSlice(part, padded, offsets, kept);
-}
-
 /// (B, o1..on, channels): each o = (padded - span) / stride + 1.
 Sizes outputSizes(LinalgBuilder &lb, Value x, ArrayRef<Window> ws,
                   ArrayRef<int64_t> spans, ArrayRef<int64_t> strides,
@@ -155,7 +124,7 @@ template <typename ConvOp> Value lowerConv(LinalgBuilder &lb, ConvOp op) {
   for (int64_t i = 0; i < spatial; ++i)
     spans.push_back(dilations[i] * (k[i] - 1) + 1);
   SmallVector<Window> ws = windows(lb, x, spans, strides, op.getPadding());
-  Value padded = padSpatial(lb, x, ws, 0.0);
+  Value padded = padAxes(lb, x, ws, 0.0, /*firstAxis=*/1);
   int64_t filters = k[spatial + 1], groupChannels = k[spatial];
   Sizes outSizes = outputSizes(lb, x, ws, spans, strides, m.c(filters));
   Value out = op.getBias() ? lb.broadcastLastAxis(op.getBias(), outSizes)
@@ -260,7 +229,7 @@ Value lowerPool(LinalgBuilder &lb, PoolOp op, bool isMax) {
   ArrayRef<int64_t> pool = op.getPoolSize(), strides = op.getStrides();
   SmallVector<Window> ws = windows(lb, x, pool, strides, op.getPadding());
   // Padded positions never win the max and are not counted by the average.
-  Value padded = padSpatial(lb, x, ws, isMax ? -INFINITY : 0.0);
+  Value padded = padAxes(lb, x, ws, isMax ? -INFINITY : 0.0, /*firstAxis=*/1);
   Sizes outSizes = outputSizes(lb, x, ws, pool, strides, lb.dimOfr(x, spatial + 1));
   Value init = lb.full(outSizes, isMax ? -INFINITY : 0.0);
   Sizes windowSizes;
