@@ -286,7 +286,7 @@ Error checkMaskArgument(const LayerConfig &layer, bool chainHasMask,
                        "', which Keras' own mask propagation would not bring "
                        "here (a layer in between drops it): seqc does not "
                        "support a mask passed around layers");
-  if (masksNamed && named.empty() && chainHasMask &&
+  if (masksNamed && named.empty() && chainHasMask && layer.callGetsMask() &&
       usesTimestepMask(layer.getClassName()))
     return layer.error("is called without the timestep mask that reaches it "
                        "along the chain: seqc does not support dropping a "

@@ -45,6 +45,23 @@ const json::Value *LayerConfig::getCallArgument(StringRef key) const {
   return found;
 }
 
+bool LayerConfig::callGetsMask() const {
+  const json::Object *node = callNode ? callNode->getAsObject() : nullptr;
+  if (!node)
+    return true;
+  auto holdsTensor = [](const json::Value &v) { return !tensorRefs(v).empty(); };
+  size_t tensorArguments = 0;
+  if (const json::Array *args = node->getArray("args"))
+    tensorArguments += llvm::count_if(*args, holdsTensor);
+  if (const json::Object *kwargs = node->getObject("kwargs"))
+    for (const auto &kv : *kwargs) {
+      if (kv.first == "mask" && holdsTensor(kv.second))
+        return true; // passed by name
+      tensorArguments += kv.first != "mask" && holdsTensor(kv.second);
+    }
+  return tensorArguments <= 1;
+}
+
 Error LayerConfig::error(const Twine &message) const {
   return fileError(where, "layer '" + name + "' (" + getSourceClassName() +
                               "): " + message);

@@ -145,6 +145,11 @@ public:
   /// (use_causal_mask), or null when the call does not pass it.
   const llvm::json::Value *getCallArgument(llvm::StringRef key) const;
   void setCallNode(const llvm::json::Value *node) { callNode = node; }
+  /// Whether Keras passes this call the timestep mask of its input. Keras 3
+  /// fills a layer's `mask` argument only when the call has one tensor
+  /// argument: a recurrent layer given its initial_state runs unmasked (its
+  /// output still carries the mask on). Keras 2 always passes it.
+  bool callGetsMask() const;
 
 private:
   llvm::Expected<int64_t> checkSize(llvm::StringRef key,

@@ -404,8 +404,11 @@ Expected<Value> LayerEmitter::emitTimeDistributed(const LayerConfig &layer,
 Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
                                    ArrayRef<WeightArray> arrays) {
   Value incoming = std::exchange(mask, Value());
+  // A call Keras does not give the mask computes without it, and passes it
+  // on all the same.
+  Value applied = layer.callGetsMask() ? incoming : Value();
   StringRef cls = layer.getClassName();
-  if (incoming) {
+  if (applied) {
     // Keras applies the mask inside these; seqc does not (yet).
     std::string inner;
     if (cls == "TimeDistributed")
@@ -420,7 +423,7 @@ Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
                          "the layers Keras passes it through; remove the "
                          "masking or this layer");
   }
-  Expected<Value> out = emitLayer(layer, input, arrays, incoming);
+  Expected<Value> out = emitLayer(layer, input, arrays, applied);
   if (!out || !incoming || mask)
     return out;
   // A recurrent layer keeps the mask when it returns sequences.

@@ -279,9 +279,9 @@ Expected<Flat> flattenFunctional(const json::Object &config, StringRef where,
       return fail("nested models '" + ref.layer + "' and others read each other in a cycle");
     int64_t node = ref.node - (n.skipsFirstNode ? 1 : 0);
     if (node < 0 || node >= static_cast<int64_t>(n.calls.size()))
-      return fail("a layer reads call " + Twine(ref.node) + " of nested model '" +
-                  ref.layer + "', which is called " + Twine(n.calls.size()) +
-                  " time(s)");
+      return fail("call " + Twine(ref.node) + " of nested model '" + ref.layer +
+                  "' is read, but it is called " + Twine(n.calls.size()) +
+                  " time(s): the model config is malformed");
     if (ref.index < 0 || ref.index >= static_cast<int64_t>(n.inner.outputs.size()))
       return fail("a layer reads output " + Twine(ref.index) + " of nested model '" +
                   ref.layer + "', which has " + Twine(n.inner.outputs.size()) +
@@ -379,7 +379,12 @@ Expected<Flat> flattenFunctional(const json::Object &config, StringRef where,
   }
   if (const json::Value *list = config.get("output_layers"))
     for (const TensorRef &ref : tensorRefs(*list)) {
-      Expected<Ref> out = resolve(Ref{ref.layer, ref.node, ref.index}, 0);
+      // Keras 3 numbers a nested Functional model's calls from 1 here (its
+      // node 0 is the one it was built with) but from 0 in inbound nodes.
+      auto it = nested.find(ref.layer);
+      bool fromOne = !keras2 && it != nested.end() && !it->second.wrapper &&
+                     it->second.className == "Functional";
+      Expected<Ref> out = resolve(Ref{ref.layer, ref.node - (fromOne ? 1 : 0), ref.index}, 0);
       if (!out)
         return out.takeError();
       flat.outputs.push_back(std::move(*out));
