@@ -75,6 +75,16 @@ int majorVersion(const ModelSource &source) {
   return source.keras3Layout ? 3 : 2;
 }
 
+/// Whether the file's Keras (3.4 and later; a Keras 3 file that does not
+/// say which) lets masks change what Multiply, Maximum and Minimum compute.
+bool masksInMerges(const ModelSource &source) {
+  int major = majorVersion(source), minor = 0;
+  auto [first, rest] = StringRef(source.kerasVersion).split('.');
+  if (major != 3 || rest.take_until([](char c) { return c == '.'; }).getAsInteger(10, minor))
+    return major >= 3;
+  return minor >= 4;
+}
+
 /// What the first layer with weights says about the input: its rank and its
 /// feature size, looking through weightless shape-preserving layers.
 std::optional<std::vector<int64_t>>
@@ -432,6 +442,7 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   }
 
   LayerEmitter emitter(builder, majorVersion(*source), savedUnbuilt);
+  emitter.setMasksInMerges(masksInMerges(*source));
   emitter.setStateBlock(entry);
   Value value = inputValues[0];
   // A Functional layer reads the values (and masks) of the layers it names;

@@ -26,6 +26,10 @@ public:
   llvm::Expected<mlir::Value> emit(const LayerConfig &layer, mlir::Value input,
                                    llvm::ArrayRef<WeightArray> weights);
 
+  /// Whether Multiply, Maximum and Minimum skip their inputs' masked steps
+  /// (Keras 3.4 and later; MergeLayers.cpp).
+  void setMasksInMerges(bool on) { masksInMerges = on; }
+
   /// The chain's current timestep mask, (batch, time), or null.
   mlir::Value currentMask() const { return mask; }
   /// The mask of the value the next layer reads (in a graph, each value
@@ -133,6 +137,7 @@ private:
   mlir::OpBuilder &builder;
   int kerasMajor;
   bool unbuiltModel;
+  bool masksInMerges = false;
   mlir::Value mask;
   mlir::Block *stateBlock = nullptr;
   std::vector<LayerState> states;

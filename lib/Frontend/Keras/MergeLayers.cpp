@@ -59,6 +59,45 @@ Expected<Value> LayerEmitter::mergedMask(const LayerConfig &layer,
   return MergeOp::create(builder, loc, present[0].getType(), present, kind).getResult();
 }
 
+namespace {
+/// Multiply, Maximum or Minimum of `inputs` as Keras 3.4+ computes them
+/// where some are masked (`masks`, null where an input has none): a masked
+/// step counts as 1 in a product and as the other inputs' value in a
+/// maximum or minimum, and a product is 0 where every input is masked.
+Value maskedMerge(OpBuilder &builder, Location loc, MergeKind kind, ArrayRef<Value> inputs,
+                  ArrayRef<Value> masks) {
+  Type type = inputs[0].getType();
+  auto merge = [&](MergeKind k, Value a, Value b) {
+    return MergeOp::create(builder, loc, a.getType(), ValueRange{a, b}, k).getResult();
+  };
+  // where(m, a, b) exactly: a * m + b * (1 - m) adds a value and a zero.
+  auto where = [&](Value m, Value a, Value b) {
+    Value unset = SequenceMaskOp::create(builder, loc, m.getType(), m,
+                                         builder.getF32FloatAttr(1.0f));
+    return merge(MergeKind::Add, ApplyMaskOp::create(builder, loc, type, a, m),
+                 ApplyMaskOp::create(builder, loc, type, b, unset));
+  };
+  // `result` holds the merge of the inputs so far that are valid where
+  // `valid` is set (null: everywhere).
+  Value result = inputs[0], valid = masks[0];
+  for (auto [x, m] : llvm::drop_begin(llvm::zip(inputs, masks))) {
+    if (kind == MergeKind::Multiply) {
+      Value product = merge(kind, result, x);
+      Value withX = valid ? where(valid, product, x) : product;
+      result = m ? where(m, withX, result) : withX;
+    } else {
+      Value other = m ? where(m, x, result) : x;
+      Value own = valid ? where(valid, result, other) : result;
+      result = merge(kind, own, other);
+    }
+    valid = valid && m ? merge(MergeKind::Maximum, valid, m) : Value();
+  }
+  if (kind == MergeKind::Multiply && valid)
+    result = ApplyMaskOp::create(builder, loc, type, result, valid);
+  return result;
+}
+} // namespace
+
 Expected<Value> LayerEmitter::emitMerge(const LayerConfig &layer,
                                         ArrayRef<Value> inputs,
                                         ArrayRef<Value> masks) {
@@ -117,6 +156,10 @@ Expected<Value> LayerEmitter::emitMerge(const LayerConfig &layer,
                        .Case("Average", MergeKind::Average)
                        .Case("Maximum", MergeKind::Maximum)
                        .Default(MergeKind::Minimum);
+  bool skipsMasked = kind == MergeKind::Multiply || kind == MergeKind::Maximum ||
+                     kind == MergeKind::Minimum;
+  if (masksInMerges && skipsMasked && llvm::any_of(masks, [](Value m) { return m; }))
+    return maskedMerge(builder, loc, kind, inputs, masks);
   return MergeOp::create(builder, loc, type, inputs, kind).getResult();
 }
 
