@@ -9,8 +9,9 @@ Phase 1 (this Python, which needs tensorflow, tf_keras and keras: a
 separate venv, e.g. the benchmark's) draws `count` models from a grammar of
 the layers seqc accepts on sequences (B, T, F), images (B, H, W, C) or
 videos (B, T, H, W, C), with random configurations (units, activations,
-strides, padding, dilations, go_backwards, merge modes, masking, attention,
-ConvLSTM2D, ...), time axes known or not: a Sequential chain, a Functional
+strides, padding, dilations, groups, channels_first, go_backwards, merge
+modes, masking, attention, ConvLSTM2D, ...), moves between ranks
+(RepeatVector, Reshape, Flatten), time axes known or not: a Sequential chain, a Functional
 graph of two branches joined by a merge layer, token ids through an
 Embedding (mask_zero or not), or a graph with two inputs and often two
 outputs (an encoder-decoder whose encoder's states, a Bidirectional one's
@@ -69,7 +70,8 @@ def sequence_layer(k, r):
         units=units, return_sequences=r.random() < 0.7,
         go_backwards=r.random() < 0.25,
         activation=r.choice(["tanh"] * 4 + ACTIVATIONS[:5]),
-        use_bias=r.random() < 0.85)
+        use_bias=r.random() < 0.85,
+        dropout=r.choice([0.0, 0.0, 0.2]), recurrent_dropout=r.choice([0.0, 0.0, 0.1]))
     if choice == "attention":  # self-attention: called on (t, t)
         kind = r.choice(["mha", "dot", "additive"])
         if kind == "mha":
@@ -101,9 +103,11 @@ def sequence_layer(k, r):
         padding = r.choice(["valid", "same"] + (["causal"] if kind == "conv" else []))
         act = r.choice(ACTIVATIONS)
         if kind == "conv":
-            return L.Conv1D(units, kernel, strides=strides, padding=padding,
-                            dilation_rate=dilation, activation=act,
-                            use_bias=r.random() < 0.85)
+            return L.Conv1D(units * r.choice([1, 1, 2]), kernel, strides=strides,
+                            padding=padding, dilation_rate=dilation, activation=act,
+                            use_bias=r.random() < 0.85, groups=r.choice([1, 1, 1, 2]),
+                            data_format=r.choice(["channels_last"] * 4 +
+                                                 ["channels_first"]))
         if kind == "sep":
             return L.SeparableConv1D(units, kernel, strides=strides, padding=padding,
                                      dilation_rate=dilation, activation=act,
@@ -115,8 +119,12 @@ def sequence_layer(k, r):
                                  padding=r.choice(["valid", "same"]), activation=act)
     if choice == "pool":
         kind = r.choice([L.MaxPooling1D, L.AveragePooling1D])
+        if r.random() < 0.2:
+            return r.choice([L.GlobalMaxPooling1D, L.GlobalAveragePooling1D])(
+                keepdims=True, data_format=r.choice(["channels_last", "channels_first"]))
         return kind(pool_size=r.choice([1, 2, 3]), strides=r.choice([None, 1, 2]),
-                    padding=r.choice(["valid", "same"]))
+                    padding=r.choice(["valid", "same"]),
+                    data_format=r.choice(["channels_last"] * 4 + ["channels_first"]))
     if choice == "dense":
         return L.Dense(units, activation=r.choice(ACTIVATIONS), use_bias=r.random() < 0.85)
     if choice == "norm":
@@ -128,7 +136,14 @@ def sequence_layer(k, r):
             return L.LayerNormalization(epsilon=r.choice([1e-3, 1e-6]))
         return L.UnitNormalization()
     kind = r.choice(["act", "zp", "crop", "up", "drop", "td", "leaky", "prelu",
-                     "permute", "softmax"])
+                     "permute", "softmax", "scale", "relu"])
+    if kind == "scale":
+        return L.Rescaling(r.choice([0.5, 2.0, 1 / 255]), offset=r.choice([0.0, -1.0]))
+    if kind == "relu":
+        return r.choice([L.ReLU(max_value=r.choice([None, 6.0]),
+                                negative_slope=r.choice([0.0, 0.1]),
+                                threshold=r.choice([0.0, 0.5])),
+                         L.ELU(alpha=r.choice([1.0, 0.5]))])
     if kind == "act":
         return L.Activation(r.choice(ACTIVATIONS))
     if kind == "zp":
@@ -163,7 +178,9 @@ def image_layer(k, r):
     act = r.choice(ACTIVATIONS)
     if kind == "conv":
         return L.Conv2D(filters, kernel, strides=strides, padding=padding,
-                        dilation_rate=dilation, activation=act, use_bias=r.random() < 0.85)
+                        dilation_rate=dilation, activation=act, use_bias=r.random() < 0.85,
+                        groups=r.choice([1, 1, 1, 2]),
+                        data_format=r.choice(["channels_last"] * 4 + ["channels_first"]))
     if kind == "sep":
         return L.SeparableConv2D(filters, kernel, strides=strides, padding=padding,
                                  depth_multiplier=r.choice([1, 2]), activation=act)
@@ -193,7 +210,11 @@ def video_layer(k, r):
     """A random layer for a (B, T, H, W, C) input."""
     L = k.layers
     filters = r.choice([1, 2, 4])
-    kind = r.choice(["convlstm", "convlstm", "conv3d", "pool3d", "td"])
+    kind = r.choice(["convlstm", "convlstm", "conv3d", "pool3d", "td", "pad3d"])
+    if kind == "pad3d":
+        return r.choice([L.ZeroPadding3D(((0, 1), (1, 0), (0, 1))),
+                         L.Cropping3D(((0, 1), (0, 0), (1, 0))),
+                         L.UpSampling3D((1, 2, 1))])
     if kind == "convlstm":
         return L.ConvLSTM2D(filters, r.choice([1, 2, 3]), padding=r.choice(["valid", "same"]),
                             strides=r.choice([1, 1, 2]),
@@ -217,6 +238,30 @@ def head(k, r, rank):
     return r.choice(ends)
 
 
+def reshaping_layer(k, r, shape):
+    """A layer that moves a value of `shape` (batch axis first) to another
+    rank: a vector repeated into a sequence, a sequence into an image and
+    back, an image flattened, ...; None where there is none."""
+    L = k.layers
+    dims = [d for d in shape[1:]]
+    if None in dims:
+        return None
+    if len(dims) == 1:
+        return r.choice([L.RepeatVector(r.randint(1, 4)), L.Reshape((1, dims[0]))])
+    if len(dims) == 2:
+        steps, features = dims
+        choices = [L.Reshape((steps, features, 1)), L.Flatten()]
+        if features % 2 == 0:
+            choices.append(L.Reshape((steps * 2, features // 2)))
+        return r.choice(choices)
+    if len(dims) == 3:
+        h, w, c = dims
+        return r.choice([L.Reshape((h, w * c)), L.Reshape((h * w, c)),
+                         L.Reshape((1, h, w, c)), L.Flatten()])
+    return r.choice([L.Reshape((dims[0], dims[1] * dims[2] * dims[3])),
+                     L.Reshape((dims[0] * dims[1], dims[2], dims[3]))])
+
+
 def shape_of(t):
     return tuple(t.shape)
 
@@ -227,9 +272,14 @@ def grow(k, r, t, count):
     while added < count and tries < 40:
         tries += 1
         rank = len(shape_of(t))
-        if rank not in (3, 4, 5):
+        if rank not in (2, 3, 4, 5):
             break
-        layer = {3: sequence_layer, 4: image_layer, 5: video_layer}[rank](k, r)
+        if rank == 2 or r.random() < 0.1:
+            layer = reshaping_layer(k, r, shape_of(t))
+            if layer is None:
+                break
+        else:
+            layer = {3: sequence_layer, 4: image_layer, 5: video_layer}[rank](k, r)
         try:
             out = layer(t)
         except Exception:
