@@ -48,8 +48,8 @@ Tensor seq::rt::attention(const Tensor &query, const Tensor &key,
   require(!featureScale || (featureScale->rank() == 1 && featureScale->shape[0] == d),
           "attention feature_scale does not match the features");
   int64_t group = heads / kvHeads;
-  // Keras' masked score: a finite value, so that a row that sees nothing
-  // averages all values instead of dividing by zero.
+  // Keras' masked score (without a mask offset): a finite value, so that a
+  // row that sees nothing averages all values instead of dividing by zero.
   const float hidden = -0.7f * std::numeric_limits<float>::max();
   const Tensor *queryMask = options.queryMask, *keyMask = options.keyMask;
   require(!queryMask || queryMask->shape == std::vector<int64_t>{batch, tq},
@@ -74,7 +74,8 @@ Tensor seq::rt::attention(const Tensor &query, const Tensor &key,
       int64_t kh = h / group;
       for (int64_t i = 0; i < tq; ++i) {
         for (int64_t j = 0; j < tk; ++j) {
-          if (!sees(b, i, j)) {
+          bool seen = sees(b, i, j);
+          if (!seen && !options.maskOffset) {
             scores[j] = hidden;
             continue;
           }
@@ -94,6 +95,8 @@ Tensor seq::rt::attention(const Tensor &query, const Tensor &key,
           if (options.additive && options.scoreWeight)
             acc *= *options.scoreWeight;
           scores[j] = static_cast<float>(acc);
+          if (!seen)
+            scores[j] += *options.maskOffset;
         }
         detail::activateRow(Activation::Softmax, 0, scores);
         if (options.weights) {

@@ -186,6 +186,9 @@ struct AttentionOptions {
   const Tensor *attentionMask = nullptr;
   /// Return the softmax weights (B, h, tq, tk) instead of the output.
   bool weights = false;
+  /// A hidden score is the score plus this (in float32); when absent,
+  /// -0.7 * FLT_MAX (see seq.attention).
+  std::optional<float> maskOffset;
 };
 
 /// Keras' attention layers: query (B, tq, h, d), key (B, tk, kvh, d), value

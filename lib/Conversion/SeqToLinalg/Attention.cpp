@@ -125,7 +125,8 @@ ScoreMasks scoreMasks(AttentionOp op) {
 
 /// The factor after the sum (dot: scale, additive: score_weight), then the
 /// masks applied to `scores` in place: a hidden score is Keras' -0.7 *
-/// FLT_MAX (weight 0; a row that sees nothing averages the values). `masks`
+/// FLT_MAX (weight 0; a row that sees nothing averages the values), or the
+/// score plus the op's mask_offset. `masks`
 /// are read through `maskMaps` over the scores' loops, whose query step is
 /// loop `rowDim` and key step loop `colDim`. `scores` itself when nothing
 /// applies.
@@ -173,8 +174,12 @@ Value maskScores(LinalgBuilder &lb, AttentionOp op, Value scores, ArrayRef<Value
       Value near = arith::AndIOp::create(nb, l, ahead, behind);
       sees = sees ? arith::AndIOp::create(nb, l, sees, near).getResult() : near;
     }
-    Value hidden = arith::ConstantOp::create(
-        nb, l, nb.getF32FloatAttr(-0.7f * std::numeric_limits<float>::max()));
+    Value hidden;
+    if (FloatAttr offset = op.getMaskOffsetAttr())
+      hidden = arith::AddFOp::create(nb, l, s, arith::ConstantOp::create(nb, l, offset));
+    else
+      hidden = arith::ConstantOp::create(
+          nb, l, nb.getF32FloatAttr(-0.7f * std::numeric_limits<float>::max()));
     return arith::SelectOp::create(nb, l, sees, s, hidden);
   });
 }

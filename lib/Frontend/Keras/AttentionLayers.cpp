@@ -29,6 +29,9 @@ struct AttentionBuilder {
   OpBuilder &builder;
   const LayerConfig &layer;
   Location loc;
+  /// What a hidden score becomes: the score plus this (Keras' -1e9), or
+  /// when absent -0.7 * FLT_MAX (seq.attention's mask_offset).
+  std::optional<float> maskOffset = std::nullopt;
 
   Expected<Value> reshape(Value x, ArrayRef<int64_t> target) {
     std::string error;
@@ -74,7 +77,7 @@ struct AttentionBuilder {
                                keyMask, attentionMask, mode,
                                f32(scale), f32(scoreWeight), causal,
                                window ? builder.getI64IntegerAttr(*window) : IntegerAttr(),
-                               weights)
+                               weights, f32(maskOffset))
         .getResult();
   }
 };
@@ -186,6 +189,11 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
   AttentionBuilder ab{builder, layer, layerLoc(builder, layer.getName())};
   WeightList list(builder, layer, weights, layer.getName(), unbuiltModel);
   StringRef cls = layer.getClassName();
+  // tf_keras adds -1e9 to the scores it hides (a masked softmax), and so do
+  // Keras 3's Attention and AdditiveAttention; Keras 3's MultiHeadAttention
+  // and GroupedQueryAttention replace them (dot_product_attention).
+  if (kerasMajor < 3 || cls == "Attention" || cls == "AdditiveAttention")
+    ab.maskOffset = -1e9f;
   if (cls == "Dot")
     return emitDot(layer, inputs);
   Expected<std::array<int, 4>> qvk = queryValueKey(layer, inputs);

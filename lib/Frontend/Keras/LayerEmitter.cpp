@@ -411,11 +411,12 @@ Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
   if (applied) {
     // Keras applies the mask inside these; seqc does not (yet).
     std::string inner;
-    if (cls == "TimeDistributed")
+    if (cls == "TimeDistributed") {
       if (Expected<LayerConfig> wrapped = layer.getInnerLayer("layer"))
         inner = wrapped->getClassName();
       else
         return wrapped.takeError();
+    }
     if (cls == "Softmax" || usesTimestepMask(inner))
       return layer.error("receives the timestep mask of an earlier Masking or "
                          "Embedding(mask_zero=True) layer, which seqc supports "

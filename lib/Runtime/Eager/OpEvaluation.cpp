@@ -359,6 +359,8 @@ Expected<Tensor> evaluate(AttentionOp op, const Operands &in) {
     return opError(op, "a mask's steps do not match its input's");
   options.attentionMask = in.optional(op.getAttentionMask());
   options.weights = op.getWeights();
+  if (auto offset = op.getMaskOffsetAttr())
+    options.maskOffset = offset.getValueAsDouble();
   if (const Tensor *m = options.attentionMask;
       m && m->shape != std::vector<int64_t>{q.shape[0], q.shape[1], k.shape[1]})
     return opError(op, "attention_mask " + m->shapeString() + " does not fit query " +

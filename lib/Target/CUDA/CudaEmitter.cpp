@@ -1063,7 +1063,8 @@ Error Emitter::emitOp(Operation *op) {
                             ", " + (additive ? "1" : "0") + ", " +
                             (o.getCausal() ? "1" : "0") + ", " +
                             std::to_string(o.getWindow().value_or(0)) + ", " + number(scale) +
-                            ", " + number(weight) + "}";
+                            ", " + number(weight) + ", " + (o.getMaskOffset() ? "1" : "0") +
+                            ", " + floatLiteral(o.getMaskOffset()) + "}";
         std::string outputs = o.getWeights() ? "nullptr, " + ptr(y) : ptr(y) + ", nullptr";
         forwardCode += tryLaunch(op, "seqc::attention(m->stream, " + ptr(*q) + ", " + ptr(*k) +
                                          ", " + ptr(*v) + ", " + *featureScale +

@@ -2165,6 +2165,10 @@ struct AttentionShape {
   int additive, causal;
   int64_t window;
   float scale, score_weight;
+  /// A hidden score is the score plus mask_offset where has_mask_offset,
+  /// else -0.7 * FLT_MAX (seq.attention's mask_offset).
+  int has_mask_offset;
+  float mask_offset;
 };
 
 /// The masks of seq.attention: query (batch, tq), key (batch, tk) and
@@ -2184,7 +2188,7 @@ __device__ inline float attention_score(const float *__restrict__ qrow, const fl
               !(s.window > 0 && (i - j >= s.window || j - i >= s.window)) &&
               !(masks.key && masks.key[b * s.tk + j] == 0.0f) &&
               !(masks.attention && masks.attention[(b * s.tq + i) * s.tk + j] == 0.0f);
-  if (!seen)
+  if (!seen && !s.has_mask_offset)
     return hidden;
   const float *krow = k + ((b * s.tk + j) * (s.heads / s.group) + kh) * s.d;
   float acc = 0.0f;
@@ -2196,7 +2200,8 @@ __device__ inline float attention_score(const float *__restrict__ qrow, const fl
     float t = tanhf(s.scale * (qrow[f] + krow[f]));
     acc += feature_scale ? feature_scale[f] * t : t;
   }
-  return s.additive ? acc * s.score_weight : acc * s.scale;
+  float score = s.additive ? acc * s.score_weight : acc * s.scale;
+  return seen ? score : score + s.mask_offset;
 }
 
 /// seq.attention: its output into y, or with `weights` its softmax weights.

@@ -202,7 +202,12 @@ def Seq_AttentionOp : Seq_TensorOp<"attention", [AttrSizedOperandSegments]> {
     MultiHeadAttention is called with); every condition given must
     hold. A hidden score
     counts as -0.7 * FLT_MAX, as Keras' masked attention: its weight is 0,
-    and a row that sees nothing averages all values. Each row of scores
+    and a row that sees nothing averages all values. With `mask_offset` it
+    is instead the score plus `mask_offset` in float32, as tf_keras and
+    Keras' Attention layers hide scores (adding -1e9): its weight is still
+    0 beside a seen score, but a row that sees nothing is the softmax of
+    those sums, an average only where its scores differ by less than
+    float32's spacing there (64 at 1e9). Each row of scores
     goes through softmax over `j` (maximum subtracted); the output is the
     weighted sum of the value rows. With `weights`, the result is instead
     those softmax weights, `(batch, heads, tq, tk)`: what Keras returns with
@@ -220,7 +225,7 @@ def Seq_AttentionOp : Seq_TensorOp<"attention", [AttrSizedOperandSegments]> {
                    Seq_ScoreModeAttr:$score_mode, OptionalAttr<F32Attr>:$scale,
                    OptionalAttr<F32Attr>:$score_weight, UnitAttr:$causal,
                    OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$window,
-                   UnitAttr:$weights);
+                   UnitAttr:$weights, OptionalAttr<F32Attr>:$mask_offset);
   let results = (outs Seq_F32Tensor:$output);
   let assemblyFormat = [{
     $score_mode $query `,` $key `,` $value
