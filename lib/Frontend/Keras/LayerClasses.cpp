@@ -24,7 +24,12 @@ bool usesTimestepMask(StringRef className) {
          className == "GlobalAveragePooling1D" || className == "GlobalAvgPool1D";
 }
 
-bool passesMaskThrough(StringRef className) {
+bool passesMaskThrough(StringRef className, int kerasMajor) {
+  // tf_keras' preprocessing layers, Identity and GroupNormalization drop it.
+  static const StringSet<> droppedByKeras2 = {"Rescaling", "Normalization", "Identity",
+                                              "GroupNormalization"};
+  if (kerasMajor < 3 && droppedByKeras2.contains(className))
+    return false;
   static const StringSet<> through = {
       "Dense", "Activation", "ReLU", "LeakyReLU", "PReLU", "ELU",
       "ThresholdedReLU", "Dropout", "SpatialDropout1D", "GaussianDropout",

@@ -37,9 +37,10 @@ bool usesTimestepMask(llvm::StringRef className);
 
 /// Whether Keras hands a layer's incoming timestep mask on to the next layer
 /// unchanged (Dense, activations, dropouts, normalizations, TimeDistributed):
-/// its `supports_masking`. Every other layer drops the mask (Keras 3) or
-/// cannot be built with one (Keras 2), except the recurrent layers above.
-bool passesMaskThrough(llvm::StringRef className);
+/// its `supports_masking`, which tf_keras' Rescaling, Normalization, Identity
+/// and GroupNormalization lack. Every other layer drops the mask (Keras 3)
+/// or cannot be built with one (Keras 2), except the recurrent layers above.
+bool passesMaskThrough(llvm::StringRef className, int kerasMajor);
 
 /// The normalizations over a feature axis (config 'axis'): Batch, Layer,
 /// Group, Unit and RMS normalization.

@@ -429,7 +429,7 @@ Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
     return out;
   // A recurrent layer keeps the mask when it returns sequences.
   bool keeps = isRecurrentLayerClass(cls) ? shapeOf(*out).size() == 3
-                                          : passesMaskThrough(cls);
+                                          : passesMaskThrough(cls, kerasMajor);
   if (keeps)
     mask = incoming;
   return out;
