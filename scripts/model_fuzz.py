@@ -521,19 +521,6 @@ def np_array(t):
     return t.numpy() if hasattr(t, "numpy") else __import__("numpy").asarray(t)
 
 
-def unique_output_names(names):
-    """Keras 3 names every output of one layer (its states) by the layer;
-    seqc, like tf_keras, makes them unique: name, name_1, name_2, ..."""
-    unique, count = [], {}
-    for name in names:
-        proposal = name
-        while proposal in unique:
-            count[name] = count.get(name, 0) + 1
-            proposal = "%s_%d" % (name, count[name])
-        unique.append(proposal)
-    return unique
-
-
 def generate(args, work):
     """Draws the models into `work`: NAME.h5 or NAME.keras, NAME.in.<input>.npy
     per input, NAME.out.<output>.npy and .out64.<output>.npy per output
@@ -542,6 +529,8 @@ def generate(args, work):
     import tensorflow as tf
     import tf_keras
     import keras
+    sys.path.insert(0, os.path.join(ROOT, "test", "fixtures"))
+    from generate import unique_output_names  # seqc's names of several outputs
     tf.get_logger().setLevel("ERROR")
     r = random.Random(args.seed)
     made = []
