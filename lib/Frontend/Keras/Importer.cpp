@@ -79,7 +79,7 @@ int majorVersion(const ModelSource &source) {
 /// say which) lets masks change what Multiply, Maximum and Minimum compute.
 bool masksInMerges(const ModelSource &source) {
   int major = majorVersion(source), minor = 0;
-  auto [first, rest] = StringRef(source.kerasVersion).split('.');
+  StringRef rest = StringRef(source.kerasVersion).split('.').second;
   if (major != 3 || rest.take_until([](char c) { return c == '.'; }).getAsInteger(10, minor))
     return major >= 3;
   return minor >= 4;

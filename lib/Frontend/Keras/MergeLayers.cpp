@@ -8,6 +8,7 @@
 #include "seq/Dialect/Seq/IR/SeqOps.h"
 #include "seq/Dialect/Seq/IR/SeqShapes.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
@@ -70,10 +71,14 @@ Value maskedMerge(OpBuilder &builder, Location loc, MergeKind kind, ArrayRef<Val
   auto merge = [&](MergeKind k, Value a, Value b) {
     return MergeOp::create(builder, loc, a.getType(), ValueRange{a, b}, k).getResult();
   };
-  // where(m, a, b) exactly: a * m + b * (1 - m) adds a value and a zero.
+  // where(m, a, b) exactly: a * m + b * (1 - m) adds a value and a zero;
+  // 1 - m made once per mask.
+  llvm::SmallDenseMap<Value, Value> unsetOf;
   auto where = [&](Value m, Value a, Value b) {
-    Value unset = SequenceMaskOp::create(builder, loc, m.getType(), m,
-                                         builder.getF32FloatAttr(1.0f));
+    Value &unset = unsetOf[m];
+    if (!unset)
+      unset = SequenceMaskOp::create(builder, loc, m.getType(), m,
+                                     builder.getF32FloatAttr(1.0f));
     return merge(MergeKind::Add, ApplyMaskOp::create(builder, loc, type, a, m),
                  ApplyMaskOp::create(builder, loc, type, b, unset));
   };
@@ -90,7 +95,7 @@ Value maskedMerge(OpBuilder &builder, Location loc, MergeKind kind, ArrayRef<Val
       Value own = valid ? where(valid, result, other) : result;
       result = merge(kind, own, other);
     }
-    valid = valid && m ? merge(MergeKind::Maximum, valid, m) : Value();
+    valid = !valid || !m ? Value() : valid == m ? valid : merge(MergeKind::Maximum, valid, m);
   }
   if (kind == MergeKind::Multiply && valid)
     result = ApplyMaskOp::create(builder, loc, type, result, valid);
