@@ -10,14 +10,16 @@ separate venv, e.g. the benchmark's) draws `count` models from a grammar of
 the layers seqc accepts on sequences (B, T, F), images (B, H, W, C) or
 videos (B, T, H, W, C), with random configurations (units, activations,
 strides, padding, dilations, groups, channels_first, go_backwards, merge
-modes, masking, attention, ConvLSTM2D, ...), moves between ranks
-(RepeatVector, Reshape, Flatten), time axes known or not: a Sequential chain, a Functional
-graph of two branches joined by a merge layer, token ids through an
-Embedding (mask_zero or not), or a graph with two inputs and often two
-outputs (an encoder-decoder whose encoder's states, a Bidirectional one's
-joined, are the decoder's initial_state; a shared layer or a nested model
-called on both inputs; a sequence beside a vector; a decoder whose states
-are inputs), made with tf_keras and saved as .h5 or (--keras3 of them)
+modes, masking, attention, RNN over cells, Bidirectional with its own
+backward layer, TimeDistributed(LSTM), ConvLSTM1D/2D, Conv3DTranspose,
+...), moves between ranks (RepeatVector, Reshape, Flatten), time axes known
+or not: a Sequential chain, a Functional graph of two branches joined by a
+merge layer, token ids through an Embedding (mask_zero or not), or a graph
+with two inputs and often two outputs (an encoder-decoder whose encoder's
+states, a Bidirectional one's joined, are the decoder's initial_state; a
+shared layer or a nested model called on both inputs; a sequence beside a
+vector; a decoder whose states are inputs; a masked query attending to a
+masked value), made with tf_keras and saved as .h5 or (--keras3 of them)
 with Keras 3 as .keras; random weights and random inputs (with masked
 time steps where the model masks). It saves the model, its inputs, Keras'
 outputs and the same in float64 (the float32 ones again where TensorFlow
@@ -90,11 +92,24 @@ def sequence_layer(k, r):
         return L.GRU(recurrent_activation=r.choice(["sigmoid"] * 4 + RECURRENT_ACTIVATIONS),
                      reset_after=r.random() < 0.6, **a)
     if choice == "rnn":
+        if r.random() < 0.3:  # the generic RNN layer over a cell, or a stack of cells
+            cell = lambda: r.choice([L.LSTMCell, L.GRUCell, L.SimpleRNNCell])(
+                r.choice([1, 2, 3, 5]))
+            cells = cell() if r.random() < 0.5 else [cell(), cell()]
+            return L.RNN(cells, return_sequences=r.random() < 0.7,
+                         go_backwards=r.random() < 0.25)
         return L.SimpleRNN(**rnn_args())
     if choice == "bi":
         inner = r.choice([L.LSTM, L.GRU, L.SimpleRNN])
-        return L.Bidirectional(inner(units, return_sequences=r.random() < 0.7),
-                               merge_mode=r.choice(["concat", "sum", "mul", "ave"]))
+        sequences = r.random() < 0.7
+        merge_mode = r.choice(["concat", "sum", "mul", "ave"])
+        backward = None
+        if r.random() < 0.3:  # its own backward layer: another class, other units
+            backward = r.choice([L.LSTM, L.GRU, L.SimpleRNN])(
+                units if merge_mode != "concat" else r.choice([1, 2, 3]),
+                return_sequences=sequences, go_backwards=True)
+        return L.Bidirectional(inner(units, return_sequences=sequences),
+                               merge_mode=merge_mode, backward_layer=backward)
     if choice == "conv":
         kind = r.choice(["conv", "conv", "sep", "depth", "transpose"])
         kernel = r.choice([1, 2, 3, 5])
@@ -170,7 +185,7 @@ def image_layer(k, r):
     L = k.layers
     filters = r.choice([1, 2, 3, 4, 8, 16])
     kind = r.choice(["conv", "conv", "sep", "depth", "transpose", "pool", "bn",
-                     "zp", "crop", "up", "act"])
+                     "zp", "crop", "up", "act", "convlstm1d", "td_rnn"])
     kernel = r.choice([1, 2, 3, (1, 3), (3, 2)])
     strides = r.choice([1, 1, 2, (1, 2)])
     dilation = r.choice([1, 2]) if strides == 1 else 1
@@ -190,6 +205,13 @@ def image_layer(k, r):
     if kind == "transpose":
         return L.Conv2DTranspose(filters, kernel, strides=strides, padding=padding,
                                  activation=act)
+    if kind == "convlstm1d":  # H is the time axis
+        return L.ConvLSTM1D(filters, r.choice([1, 2, 3]), padding=padding,
+                            strides=r.choice([1, 1, 2]), dilation_rate=r.choice([1, 1, 2]),
+                            return_sequences=r.random() < 0.6, go_backwards=r.random() < 0.2)
+    if kind == "td_rnn":  # a recurrent layer over W for each H
+        return L.TimeDistributed(r.choice([L.LSTM, L.GRU, L.SimpleRNN])(
+            filters, return_sequences=r.random() < 0.5, go_backwards=r.random() < 0.2))
     if kind == "pool":
         return r.choice([L.MaxPooling2D, L.AveragePooling2D])(
             pool_size=r.choice([1, 2, (2, 1), 3]), strides=r.choice([None, 1, 2]),
@@ -210,7 +232,7 @@ def video_layer(k, r):
     """A random layer for a (B, T, H, W, C) input."""
     L = k.layers
     filters = r.choice([1, 2, 4])
-    kind = r.choice(["convlstm", "convlstm", "conv3d", "pool3d", "td", "pad3d"])
+    kind = r.choice(["convlstm", "convlstm", "conv3d", "conv3d_t", "pool3d", "td", "pad3d"])
     if kind == "pad3d":
         return r.choice([L.ZeroPadding3D(((0, 1), (1, 0), (0, 1))),
                          L.Cropping3D(((0, 1), (0, 0), (1, 0))),
@@ -222,6 +244,10 @@ def video_layer(k, r):
     if kind == "conv3d":
         return L.Conv3D(filters, r.choice([1, 2, (1, 2, 3)]), strides=r.choice([1, 2]),
                         padding=r.choice(["valid", "same"]), activation=r.choice(ACTIVATIONS))
+    if kind == "conv3d_t":
+        return L.Conv3DTranspose(filters, r.choice([1, 2, (1, 2, 3)]), strides=r.choice([1, 2]),
+                                 padding=r.choice(["valid", "same"]),
+                                 activation=r.choice(ACTIVATIONS))
     if kind == "pool3d":
         return r.choice([L.MaxPooling3D, L.AveragePooling3D])(
             pool_size=r.choice([1, 2, (1, 2, 2)]), padding=r.choice(["valid", "same"]))
@@ -397,7 +423,7 @@ def ports_model(k, r):
     a = k.Input(shape=(None if unknown else steps_a, features), name="a")
     specs = {"a": ("float", (steps_a, features), masked)}
     ta = L.Masking(0.0)(a) if masked else a
-    kind = r.choice(["seq2seq", "seq2seq", "shared", "nested", "side", "states_in"])
+    kind = r.choice(["seq2seq", "seq2seq", "shared", "nested", "side", "states_in", "cross"])
     extra = []  # values that may become a second output
     if kind == "seq2seq":
         cls = recurrent_class(k, r)
@@ -451,6 +477,23 @@ def ports_model(k, r):
         t = L.Concatenate()([seq, vector]) if len(shape_of(seq)) == 2 else vector
         extra = [vector]
         inputs = [a, side]
+    elif kind == "cross":  # a attends to b, both possibly masked (query and value masks)
+        b = k.Input(shape=(None if unknown else steps_b, features), name="b")
+        masked_b = r.random() < 0.5
+        specs["b"] = ("float", (steps_b, features), masked_b)
+        tb = L.Masking(0.0)(b) if masked_b else b
+        if r.random() < 0.5:
+            tb = recurrent_class(k, r)(units, return_sequences=True)(tb)
+            ta = L.Dense(units)(ta)
+        attention = r.choice(["mha", "dot", "additive"])
+        if attention == "mha":
+            t = L.MultiHeadAttention(r.choice([1, 2]), r.choice([2, 3]))(ta, tb)
+        elif attention == "dot":
+            t = L.Attention(use_scale=r.random() < 0.5)([ta, tb])
+        else:
+            t = L.AdditiveAttention()([ta, tb])
+        extra = [tb]
+        inputs = [a, b]
     else:  # a decoder saved for inference: its initial states are inputs
         cls = recurrent_class(k, r)
         names = ["h", "c"] if cls is L.LSTM else ["h"]

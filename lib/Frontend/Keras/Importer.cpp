@@ -286,21 +286,18 @@ std::string jsonList(const std::vector<std::string> &items) {
   return text;
 }
 
-/// A Keras 3 Functional config names the mask each layer is called with;
-/// seqc carries the mask along the chain, so the two must agree.
-Error checkMaskArgument(const LayerConfig &layer, bool chainHasMask,
-                        bool masksNamed) {
+/// A Keras 3 Functional config names the mask a layer was called with when
+/// the model was built; seqc carries the mask along the chain, so a named
+/// one must reach the layer along it. A null there drops nothing: Keras
+/// replaces `mask=None` with the input's mask at run time (a nested model's
+/// outputs carry no mask while the model is built, only when it runs).
+Error checkMaskArgument(const LayerConfig &layer, bool chainHasMask) {
   const std::string &named = layer.getMaskArgument();
   if (!named.empty() && !chainHasMask)
     return layer.error("is called with the mask of '" + named +
                        "', which Keras' own mask propagation would not bring "
                        "here (a layer in between drops it): seqc does not "
                        "support a mask passed around layers");
-  if (masksNamed && named.empty() && chainHasMask && layer.callGetsMask() &&
-      usesTimestepMask(layer.getClassName()))
-    return layer.error("is called without the timestep mask that reaches it "
-                       "along the chain: seqc does not support dropping a "
-                       "mask by hand");
   return Error::success();
 }
 
@@ -564,10 +561,7 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
                         " inputs; only merge and attention layers read several");
     } else {
       emitter.setMask(masks[0]);
-      // A nested model's config names only the masks made inside it; one
-      // it is called with reaches its layers without being named.
-      if (Error e = checkMaskArgument(layer, masks[0] != nullptr,
-                                      config->masksNamed && layer.getScopes().empty()))
+      if (Error e = checkMaskArgument(layer, masks[0] != nullptr))
         return std::move(e);
       out = emitter.emit(layer, inputs[0], weights[i]);
     }

@@ -375,8 +375,10 @@ std::vector<std::string> inboundLayers(const json::Object &layer) {
   return names;
 }
 
-/// The node a Keras 3 layer's `mask` keyword argument comes from, or "".
-std::string maskArgument(const json::Object &layer) {
+/// The node the `mask` keyword argument of one call of a Keras 3 layer (an
+/// inbound node) comes from, or "". Each call of a shared layer (a nested
+/// model called on two inputs) names its own.
+std::string maskArgument(const json::Value *call) {
   std::string found;
   std::function<void(const json::Value &)> visit = [&](const json::Value &v) {
     if (const json::Object *o = v.getAsObject()) {
@@ -393,8 +395,8 @@ std::string maskArgument(const json::Object &layer) {
         visit(e);
     }
   };
-  if (const json::Value *nodes = layer.get("inbound_nodes"))
-    visit(*nodes);
+  if (call)
+    visit(*call);
   return found;
 }
 
@@ -627,10 +629,15 @@ Error parseFunctional(const json::Object &config, StringRef where,
   StringSet<> checked;
   for (const json::Value &entry : *layers) {
     const json::Object *o = entry.getAsObject();
-    std::string mask = isMaskNode(o) ? "" : maskArgument(*o);
-    if (!mask.empty() && byName.lookup(mask) && !checked.contains(mask))
-      if (Error e = checkMaskNode(mask, byName, where, checked))
-        return e;
+    const json::Array *calls = o ? o->getArray("inbound_nodes") : nullptr;
+    if (isMaskNode(o) || !calls)
+      continue;
+    for (const json::Value &call : *calls) {
+      std::string mask = maskArgument(&call);
+      if (!mask.empty() && byName.lookup(mask) && !checked.contains(mask))
+        if (Error e = checkMaskNode(mask, byName, where, checked))
+          return e;
+    }
   }
   for (const json::Value &entry : *layers) {
     const json::Object *o = entry.getAsObject();
@@ -769,14 +776,12 @@ Error parseFunctional(const json::Object &config, StringRef where,
     const json::Object *o = entry->getAsObject();
     if (o->getString("class_name") == "InputLayer")
       continue;
-    std::string mask = maskArgument(*o);
-    if (!mask.empty()) {
-      if (!isMaskNode(byName.lookup(mask) ? byName.lookup(mask)->getAsObject() : nullptr))
-        return fileError(where, "layer '" + nameOf(o) + "' is called with a mask from '" +
-                                    mask + "', which is not the mask of a Masking or "
-                                    "Embedding(mask_zero=True) layer: not supported");
-      model.masksNamed = true;
-    }
+    std::string mask = maskArgument(nodeOf.lookup(id));
+    if (!mask.empty() &&
+        !isMaskNode(byName.lookup(mask) ? byName.lookup(mask)->getAsObject() : nullptr))
+      return fileError(where, "layer '" + nameOf(o) + "' is called with a mask from '" +
+                                  mask + "', which is not the mask of a Masking or "
+                                  "Embedding(mask_zero=True) layer: not supported");
     model.layers[i].setInFunctional();
     model.layers[i].setCall(id, callCount.lookup(nameOf(o)));
     model.layers[i].setInputs(reads[id]);

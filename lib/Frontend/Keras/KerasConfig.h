@@ -206,9 +206,6 @@ struct ModelConfig {
   /// which Keras gives the input it builds (tf_keras' Discretization:
   /// int64); empty if none.
   std::string inputDtype;
-  /// Whether the config names the masks layers are called with (Keras 3
-  /// Functional): then a layer that uses a mask must be given one.
-  bool masksNamed = false;
 };
 
 /// A tensor a Functional layer reads: the layer that makes it and which of
