@@ -24,6 +24,26 @@ using namespace emit;
 
 namespace {
 
+/// Whether Keras replaces the scores an attention layer hides rather than
+/// add -1e9 to them (which differs where every key of a query step is
+/// hidden and the scores are large). tf_keras adds (a masked softmax), and
+/// so do Keras 3's Attention and AdditiveAttention. Keras 3's
+/// MultiHeadAttention and GroupedQueryAttention call dot_product_attention,
+/// which replaces, from 3.7 on, unless they have dropout or return their
+/// scores; otherwise their Softmax, which adds until 3.13 and replaces since.
+Expected<bool> replacesHiddenScores(const LayerConfig &layer, KerasVersion version,
+                                    bool returnScores) {
+  StringRef cls = layer.getClassName();
+  if (version.major < 3 || cls == "Attention" || cls == "AdditiveAttention")
+    return false;
+  if (version.atLeast(3, 13))
+    return true;
+  Expected<double> dropout = layer.getDoubleOr("dropout", 0.0);
+  if (!dropout)
+    return dropout.takeError();
+  return version.atLeast(3, 7) && *dropout == 0.0 && !returnScores;
+}
+
 /// Builds the ops of one attention layer, named after it.
 struct AttentionBuilder {
   OpBuilder &builder;
@@ -178,6 +198,7 @@ bool LayerEmitter::isAttentionLayer(StringRef className) {
 Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
                                             ArrayRef<Value> inputs,
                                             ArrayRef<Value> masks,
+                                            ArrayRef<Value> callMasks,
                                             ArrayRef<WeightArray> weights) {
   mask = nullptr;
   lastAttentionScores = nullptr;
@@ -189,10 +210,10 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
   AttentionBuilder ab{builder, layer, layerLoc(builder, layer.getName())};
   WeightList list(builder, layer, weights, layer.getName(), unbuiltModel);
   StringRef cls = layer.getClassName();
-  // tf_keras adds -1e9 to the scores it hides (a masked softmax), and so do
-  // Keras 3's Attention and AdditiveAttention; Keras 3's MultiHeadAttention
-  // and GroupedQueryAttention replace them (dot_product_attention).
-  if (kerasMajor < 3 || cls == "Attention" || cls == "AdditiveAttention")
+  Expected<bool> replacesHidden = replacesHiddenScores(layer, version, *returnScores);
+  if (!replacesHidden)
+    return replacesHidden.takeError();
+  if (!*replacesHidden)
     ab.maskOffset = -1e9f;
   if (cls == "Dot")
     return emitDot(layer, inputs);
@@ -207,8 +228,8 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
   Value query = inputs[qi], value = inputs[vi], key = inputs[ki >= 0 ? ki : vi];
   // Keras' timestep masks of the inputs: a masked key step is hidden from
   // every query step; the output keeps the query's mask.
-  Value queryMask = masks[qi], valueMask = masks[vi];
-  Value keyMask = ki >= 0 ? masks[ki] : Value();
+  Value queryMask = callMasks[qi], valueMask = callMasks[vi];
+  Value keyMask = ki >= 0 ? callMasks[ki] : Value();
   int64_t features = shapeOf(query)[2];
 
   if (cls == "Attention" || cls == "AdditiveAttention") {
@@ -281,9 +302,9 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
       lastAttentionScores = *oneHead;
     }
     Expected<Value> out = ab.reshape(y, {-1, shapeOf(value)[2]});
+    mask = listCallsPassMasks() ? masks[qi] : Value();
     if (!out || !queryMask)
       return out;
-    mask = queryMask;
     return ApplyMaskOp::create(builder, ab.loc, out->getType(), *out, queryMask).getResult();
   }
 
@@ -420,7 +441,7 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
   Value heads4 = attend(/*weights=*/false);
   if (*returnScores)
     lastAttentionScores = attend(/*weights=*/true);
-  mask = queryMask;
+  mask = masks[qi];
   Expected<Value> joined = ab.reshape(heads4, {-1, *heads * *valueDim});
   if (!joined)
     return joined.takeError();

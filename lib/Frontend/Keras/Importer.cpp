@@ -65,26 +65,6 @@ Expected<std::vector<int64_t>> parseInputShape(StringRef text) {
 
 namespace {
 
-/// The Keras major version from strings such as "2.3.0-tf" or "3.3.3";
-/// without one, the weights layout decides.
-int majorVersion(const ModelSource &source) {
-  int major = 0;
-  if (!StringRef(source.kerasVersion).take_until([](char c) { return c == '.'; })
-           .getAsInteger(10, major))
-    return major;
-  return source.keras3Layout ? 3 : 2;
-}
-
-/// Whether the file's Keras (3.4 and later; a Keras 3 file that does not
-/// say which) lets masks change what Multiply, Maximum and Minimum compute.
-bool masksInMerges(const ModelSource &source) {
-  int major = majorVersion(source), minor = 0;
-  StringRef rest = StringRef(source.kerasVersion).split('.').second;
-  if (major != 3 || rest.take_until([](char c) { return c == '.'; }).getAsInteger(10, minor))
-    return major >= 3;
-  return minor >= 4;
-}
-
 /// What the first layer with weights says about the input: its rank and its
 /// feature size, looking through weightless shape-preserving layers.
 std::optional<std::vector<int64_t>>
@@ -438,8 +418,8 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
     }
   }
 
-  LayerEmitter emitter(builder, majorVersion(*source), savedUnbuilt);
-  emitter.setMasksInMerges(masksInMerges(*source));
+  LayerEmitter emitter(builder, KerasVersion::parse(source->kerasVersion, source->keras3Layout),
+                       savedUnbuilt);
   emitter.setStateBlock(entry);
   Value value = inputValues[0];
   // A Functional layer reads the values (and masks) of the layers it names;
@@ -545,11 +525,16 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
       inputs.push_back(value);
       masks.push_back(emitter.currentMask());
     }
+    SmallVector<Value> callMasks = masks;
+    if (std::optional<std::vector<bool>> entries = layer.callMaskEntries())
+      for (auto [m, given] : llvm::zip(callMasks, *entries))
+        if (!given)
+          m = nullptr;
     Expected<Value> out = Value();
     if (LayerEmitter::isMergeLayer(layer.getClassName())) {
-      out = emitter.emitMerge(layer, inputs, masks);
+      out = emitter.emitMerge(layer, inputs, masks, callMasks);
     } else if (attention) {
-      out = emitter.emitAttention(layer, inputs, masks, weights[i]);
+      out = emitter.emitAttention(layer, inputs, masks, callMasks, weights[i]);
       if (out && layer.areStatesRead()) {
         if (!emitter.attentionScores())
           return layer.error("its second output is read, but it is not called with "
@@ -617,7 +602,7 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   SmallVector<Value> results;
   std::vector<std::string> outputNames;
   llvm::StringMap<int> suffixes;
-  for (auto [id, index] : llvm::zip(outputCalls, outputIndices)) {
+  for (auto [i, id, index] : llvm::enumerate(outputCalls, outputIndices)) {
     StringRef layerName = StringRef(id).split('\x1f').first;
     if (index > 0) {
       Expected<Value> state = secondaryOutput(id, index);
@@ -630,8 +615,10 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
     // The output layer's name (a nested model's output: the model's), made
     // unique as tf_keras does when one layer gives several outputs (its
     // states, or calls of a shared layer): name, name_1, name_2, ...
-    StringRef name = rows.count(layerName) ? StringRef(rows.find(layerName)->second)
-                                           : layerName;
+    StringRef name = config->outputLayerNames.size() == outputCalls.size()
+                         ? StringRef(config->outputLayerNames[i])
+                     : rows.count(layerName) ? StringRef(rows.find(layerName)->second)
+                                             : layerName;
     std::string proposal = name.str();
     while (llvm::is_contained(outputNames, proposal))
       proposal = (name + "_" + Twine(++suffixes[name])).str();

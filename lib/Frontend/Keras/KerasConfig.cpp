@@ -62,6 +62,18 @@ bool LayerConfig::callGetsMask() const {
   return tensorArguments <= 1;
 }
 
+std::optional<std::vector<bool>> LayerConfig::callMaskEntries() const {
+  const json::Object *node = callNode ? callNode->getAsObject() : nullptr;
+  const json::Object *kwargs = node ? node->getObject("kwargs") : nullptr;
+  const json::Array *list = kwargs ? kwargs->getArray("mask") : nullptr;
+  if (!list)
+    return std::nullopt;
+  std::vector<bool> entries;
+  for (const json::Value &entry : *list)
+    entries.push_back(!tensorRefs(entry).empty());
+  return entries;
+}
+
 Error LayerConfig::error(const Twine &message) const {
   return fileError(where, "layer '" + name + "' (" + getSourceClassName() +
                               "): " + message);
@@ -302,6 +314,12 @@ int keywordRank(StringRef key) {
 
 } // namespace
 
+/// A keyword argument that passes a layer the timestep masks of its inputs:
+/// `mask`, and MultiHeadAttention's per input (Keras before 3.4 names them).
+static bool isMaskKeyword(StringRef key) {
+  return key == "mask" || key == "query_mask" || key == "value_mask" || key == "key_mask";
+}
+
 /// Every tensor referenced in `v`: Keras 2's ["name", node_index,
 /// tensor_index, kwargs] (kwargs may name more tensors: an attention
 /// layer's value) and Keras 3's {"keras_history": [name, node, tensor]}. A
@@ -324,7 +342,7 @@ std::vector<TensorRef> tensorRefs(const json::Value &v) {
       // json::Object does not keep the file's order: see keywordRank.
       std::vector<llvm::StringRef> keys;
       for (const auto &kv : *o)
-        if (kv.first != "mask")
+        if (!isMaskKeyword(kv.first))
           keys.push_back(kv.first);
       llvm::sort(keys, [](llvm::StringRef a, llvm::StringRef b) {
         return std::pair(keywordRank(a), a) < std::pair(keywordRank(b), b);
@@ -383,7 +401,7 @@ std::string maskArgument(const json::Value *call) {
   std::function<void(const json::Value &)> visit = [&](const json::Value &v) {
     if (const json::Object *o = v.getAsObject()) {
       for (const auto &kv : *o) {
-        if (kv.first == "mask") {
+        if (isMaskKeyword(kv.first)) {
           if (std::vector<TensorRef> refs = tensorRefs(kv.second); !refs.empty())
             found = refs[0].layer;
         } else {
@@ -854,6 +872,9 @@ Expected<ModelConfig> parseModelConfig(const json::Value &root,
     model.inlined = owned;
     if (Error e = parseFunctional(*owned->getAsObject(), where, model))
       return std::move(e);
+    if (const json::Value *list = config->get("output_layers"))
+      for (const TensorRef &ref : tensorRefs(*list))
+        model.outputLayerNames.push_back(ref.layer);
   }
   if (!model.inputShape) {
     if (const json::Value *build = config->get("build_input_shape")) {

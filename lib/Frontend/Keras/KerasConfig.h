@@ -150,6 +150,13 @@ public:
   /// argument: a recurrent layer given its initial_state runs unmasked (its
   /// output still carries the mask on). Keras 2 always passes it.
   bool callGetsMask() const;
+  /// Which inputs this call computes with a mask for, where its `mask`
+  /// argument is a list (Keras 3, a layer called on a list: Attention, a
+  /// merge): Keras passes the list as saved, so a null entry means no mask,
+  /// whatever mask the input carries when the model runs (one the model
+  /// did not have while it was built: after a nested model, or after an
+  /// attention layer in Keras before 3.4). nullopt for any other call.
+  std::optional<std::vector<bool>> callMaskEntries() const;
 
 private:
   llvm::Expected<int64_t> checkSize(llvm::StringRef key,
@@ -198,6 +205,10 @@ struct ModelConfig {
   /// Which output of each of `outputs`: 0 for the layer's value, i > 0 for
   /// the i-th state of a return_state=True recurrent layer.
   std::vector<int64_t> outputIndices;
+  /// The layers of the file's own config that make `outputs`, as Keras
+  /// names the outputs: a nested model's name, even where its output is its
+  /// input (an identity) and `outputs` names what it passes through.
+  std::vector<std::string> outputLayerNames;
   /// The first input shape the config records (batch axis included), if any.
   std::optional<KerasShape> inputShape;
   /// The layer that recorded inputShape, for messages.

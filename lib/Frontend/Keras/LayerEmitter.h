@@ -3,6 +3,7 @@
 #define SEQ_LIB_FRONTEND_KERAS_LAYEREMITTER_H
 
 #include "KerasConfig.h"
+#include "KerasVersion.h"
 #include "WeightStore.h"
 
 #include "mlir/IR/Builders.h"
@@ -12,11 +13,13 @@ namespace seq::keras {
 
 class LayerEmitter {
 public:
-  /// `kerasMajor` picks version-dependent semantics (hard_sigmoid).
-  /// `unbuiltModel`: the file is a whole model and holds no weight at all, so
-  /// a layer that needs weights was saved before the model was built.
-  LayerEmitter(mlir::OpBuilder &builder, int kerasMajor, bool unbuiltModel = false)
-      : builder(builder), kerasMajor(kerasMajor), unbuiltModel(unbuiltModel) {}
+  /// `version` picks version-dependent semantics (hard_sigmoid, masked
+  /// merges, attention masks). `unbuiltModel`: the file is a whole model and
+  /// holds no weight at all, so a layer that needs weights was saved before
+  /// the model was built.
+  LayerEmitter(mlir::OpBuilder &builder, KerasVersion version, bool unbuiltModel = false)
+      : builder(builder), version(version), kerasMajor(version.major),
+        unbuiltModel(unbuiltModel) {}
 
   /// Emits `layer` applied to `input` at the builder's insertion point.
   /// Keras' timestep mask travels along the chain beside the values: the
@@ -25,10 +28,6 @@ public:
   /// after each layer as Keras does.
   llvm::Expected<mlir::Value> emit(const LayerConfig &layer, mlir::Value input,
                                    llvm::ArrayRef<WeightArray> weights);
-
-  /// Whether Multiply, Maximum and Minimum skip their inputs' masked steps
-  /// (Keras 3.4 and later; MergeLayers.cpp).
-  void setMasksInMerges(bool on) { masksInMerges = on; }
 
   /// The chain's current timestep mask, (batch, time), or null.
   mlir::Value currentMask() const { return mask; }
@@ -66,19 +65,23 @@ public:
   llvm::Expected<mlir::Value> mergedMask(const LayerConfig &layer,
                                          llvm::ArrayRef<mlir::Value> masks,
                                          int64_t axis, size_t rank);
-  /// Emits merge layer `layer` over `inputs`, whose masks are `masks`.
+  /// Emits merge layer `layer` over `inputs`, whose masks are `masks`;
+  /// the call computes with `callMasks` (see LayerConfig::callMaskEntries).
   llvm::Expected<mlir::Value> emitMerge(const LayerConfig &layer,
                                         llvm::ArrayRef<mlir::Value> inputs,
-                                        llvm::ArrayRef<mlir::Value> masks);
+                                        llvm::ArrayRef<mlir::Value> masks,
+                                        llvm::ArrayRef<mlir::Value> callMasks);
 
   /// Attention, AdditiveAttention, MultiHeadAttention,
   /// GroupedQueryAttention and Dot (AttentionLayers.cpp): layers that read
   /// several values and may have weights.
   static bool isAttentionLayer(llvm::StringRef className);
   static llvm::ArrayRef<llvm::StringRef> attentionClasses();
+  /// Like emitMerge, `masks` are the inputs' and `callMasks` the call's.
   llvm::Expected<mlir::Value> emitAttention(const LayerConfig &layer,
                                             llvm::ArrayRef<mlir::Value> inputs,
                                             llvm::ArrayRef<mlir::Value> masks,
+                                            llvm::ArrayRef<mlir::Value> callMasks,
                                             llvm::ArrayRef<WeightArray> weights);
 
   /// A stateful recurrent layer's state: `initial` is a new argument of the
@@ -135,9 +138,14 @@ private:
                                                   llvm::ArrayRef<WeightArray> weights);
 
   mlir::OpBuilder &builder;
+  /// Whether a layer called on a list of tensors (a merge, Attention,
+  /// AdditiveAttention) passes a mask on: Keras before 3.4 asked the list
+  /// itself for one, and it has none.
+  bool listCallsPassMasks() const { return kerasMajor < 3 || version.atLeast(3, 4); }
+
+  KerasVersion version;
   int kerasMajor;
   bool unbuiltModel;
-  bool masksInMerges = false;
   mlir::Value mask;
   mlir::Block *stateBlock = nullptr;
   std::vector<LayerState> states;

@@ -38,7 +38,7 @@ Expected<Value> LayerEmitter::mergedMask(const LayerConfig &layer,
   for (Value m : masks)
     if (m && !llvm::is_contained(present, m))
       present.push_back(m);
-  if (present.empty())
+  if (present.empty() || !listCallsPassMasks())
     return Value();
   // Keras 3 joins the masks of an elementwise merge with OR (none when an
   // input has none), of a Concatenate over the features with OR (an input
@@ -105,7 +105,8 @@ Value maskedMerge(OpBuilder &builder, Location loc, MergeKind kind, ArrayRef<Val
 
 Expected<Value> LayerEmitter::emitMerge(const LayerConfig &layer,
                                         ArrayRef<Value> inputs,
-                                        ArrayRef<Value> masks) {
+                                        ArrayRef<Value> masks,
+                                        ArrayRef<Value> callMasks) {
   StringRef cls = layer.getClassName();
   mask = nullptr;
   if (inputs.size() < 2)
@@ -163,8 +164,9 @@ Expected<Value> LayerEmitter::emitMerge(const LayerConfig &layer,
                        .Default(MergeKind::Minimum);
   bool skipsMasked = kind == MergeKind::Multiply || kind == MergeKind::Maximum ||
                      kind == MergeKind::Minimum;
-  if (masksInMerges && skipsMasked && llvm::any_of(masks, [](Value m) { return m; }))
-    return maskedMerge(builder, loc, kind, inputs, masks);
+  // Keras 3.4 and later skip the masked steps of Multiply, Maximum, Minimum.
+  if (version.atLeast(3, 4) && skipsMasked && llvm::any_of(callMasks, [](Value m) { return m; }))
+    return maskedMerge(builder, loc, kind, inputs, callMasks);
   return MergeOp::create(builder, loc, type, inputs, kind).getResult();
 }
 
