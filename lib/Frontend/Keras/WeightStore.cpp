@@ -85,6 +85,17 @@ private:
   std::string root;
 };
 
+/// The group saving_lib gives an item of class `className` in a list: the
+/// class in snake case, "_1", "_2", ... after it for repeats (`used` counts
+/// them). Not the item's name, which Keras numbers per session.
+std::string listItemGroup(StringMap<int> &used, StringRef className) {
+  std::string key = toSnakeCase(pythonClassName(className));
+  auto [it, inserted] = used.try_emplace(key, 0);
+  if (!inserted)
+    key += "_" + std::to_string(++it->second);
+  return key;
+}
+
 class Keras3WeightStore : public WeightStore {
 public:
   Keras3WeightStore(HDF5File file, const std::vector<LayerConfig> &layers)
@@ -105,10 +116,7 @@ public:
         if (found == placed.end() && wrapped) {
           found = placed.try_emplace(name, group + "/layer").first;
         } else if (found == placed.end()) {
-          std::string key = toSnakeCase(pythonClassName(className));
-          auto [it, inserted] = used[group].try_emplace(key, 0);
-          if (!inserted)
-            key += "_" + std::to_string(++it->second);
+          std::string key = listItemGroup(used[group], className);
           found = placed.try_emplace(name, (group.empty() ? "" : group + "/") +
                                                "layers/" + key).first;
         }
@@ -191,26 +199,26 @@ private:
       if (Error e = collect(layer, inner ? *inner : level, path, arrays))
         return e;
     }
-    // StackedRNNCells: one group per cell, named by the cell; the config
-    // gives their order.
+    // StackedRNNCells: one group per cell, in the config's order.
     std::string cells = group + "/cells";
     if (file.isGroup(cells))
-      for (const std::string &name : cellNames(level))
+      for (const std::string &name : cellGroups(level))
         if (Error e = collect(layer, level, cells + "/" + name, arrays))
           return e;
     return Error::success();
   }
 
-  /// The names of a StackedRNNCells' cells, in its config's order.
-  static std::vector<std::string> cellNames(const LayerConfig &stacked) {
+  /// The groups of a StackedRNNCells' cells, in its config's order.
+  static std::vector<std::string> cellGroups(const LayerConfig &stacked) {
     std::vector<std::string> names;
     Expected<std::vector<LayerConfig>> cells = stacked.getInnerLayerList("cells");
     if (!cells) {
       llvm::consumeError(cells.takeError());
       return names;
     }
+    StringMap<int> used;
     for (const LayerConfig &c : *cells)
-      names.push_back(c.getName());
+      names.push_back(listItemGroup(used, c.getClassName()));
     return names;
   }
 
