@@ -78,7 +78,8 @@ def sequence_layer(k, r):
         kind = r.choice(["mha", "dot", "additive"])
         if kind == "mha":
             layer = L.MultiHeadAttention(r.choice([1, 2]), r.choice([2, 3]),
-                                         use_bias=r.random() < 0.8)
+                                         use_bias=r.random() < 0.8,
+                                         dropout=r.choice([0.0, 0.0, 0.1]))
             causal = r.random() < 0.3
             return lambda t: layer(t, t, use_causal_mask=causal)
         layer = L.Attention(use_scale=r.random() < 0.5) if kind == "dot" else L.AdditiveAttention()
@@ -487,7 +488,8 @@ def ports_model(k, r):
             ta = L.Dense(units)(ta)
         attention = r.choice(["mha", "dot", "additive"])
         if attention == "mha":
-            t = L.MultiHeadAttention(r.choice([1, 2]), r.choice([2, 3]))(ta, tb)
+            t = L.MultiHeadAttention(r.choice([1, 2]), r.choice([2, 3]),
+                                     dropout=r.choice([0.0, 0.1]))(ta, tb)
         elif attention == "dot":
             t = L.Attention(use_scale=r.random() < 0.5)([ta, tb])
         else:

@@ -643,7 +643,10 @@ Error parseFunctional(const json::Object &config, StringRef where,
       return fileError(where, "Functional model config has two layers named '" +
                                   name + "'");
   }
-  // Every mask node must be part of the mask some layer is called with.
+  // The masks layers are called with must be computations seqc knows. A
+  // mask node no layer is called with is set aside: nothing reads it (a
+  // layer or an output reading an op node is refused below), e.g. the mask
+  // of a call of a nested model that is only its input.
   StringSet<> checked;
   for (const json::Value &entry : *layers) {
     const json::Object *o = entry.getAsObject();
@@ -656,18 +659,6 @@ Error parseFunctional(const json::Object &config, StringRef where,
         if (Error e = checkMaskNode(mask, byName, where, checked))
           return e;
     }
-  }
-  for (const json::Value &entry : *layers) {
-    const json::Object *o = entry.getAsObject();
-    if (!isMaskNode(o))
-      continue;
-    if (!checked.contains(nameOf(o)))
-      return fileError(where, "node '" + nameOf(o) + "' (" +
-                                  o->getString("class_name").value_or("") +
-                                  ") is not the mask a layer is called with: "
-                                  "only the masks of Masking and "
-                                  "Embedding(mask_zero=True) layers are "
-                                  "supported");
   }
   // The graph: every call of a layer after the calls it reads (Kahn's
   // algorithm, in file order among the ready ones, so a chain keeps its
