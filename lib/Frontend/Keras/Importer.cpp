@@ -313,7 +313,7 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   if (!config)
     return config.takeError();
   if (config->layers.empty())
-    return fileError(where, "the model has no layers");
+    return fileError(where, "the model has no layers (its output is its input): there is nothing to compile");
 
   // A custom class is reported as such before its weights are read.
   if (Error e = checkLayerClasses(config->layers))
