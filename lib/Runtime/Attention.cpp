@@ -99,6 +99,10 @@ Tensor seq::rt::attention(const Tensor &query, const Tensor &key,
             scores[j] += *options.maskOffset;
         }
         detail::activateRow(Activation::Softmax, 0, scores);
+        if (options.zeroHidden)
+          for (int64_t j = 0; j < tk; ++j)
+            if (!sees(b, i, j))
+              scores[j] = 0.0f;
         if (options.weights) {
           for (int64_t j = 0; j < tk; ++j)
             y.at({b, h, i, j}) = scores[j];

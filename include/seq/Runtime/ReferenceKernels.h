@@ -189,6 +189,9 @@ struct AttentionOptions {
   /// A hidden score is the score plus this (in float32); when absent,
   /// -0.7 * FLT_MAX (see seq.attention).
   std::optional<float> maskOffset;
+  /// A hidden score's weight is 0 after the softmax (seq.attention's
+  /// zero_hidden).
+  bool zeroHidden = false;
 };
 
 /// Keras' attention layers: query (B, tq, h, d), key (B, tk, kvh, d), value

@@ -123,6 +123,41 @@ ScoreMasks scoreMasks(AttentionOp op) {
   return {op.getQueryMask(), op.getKeyMask(), op.getAttentionMask()};
 }
 
+/// Whether score (row, col) is seen, in a linalg body whose block arguments
+/// before the last are `masks` and whose query step is loop `rowDim` and key
+/// step loop `colDim`: every mask set there, causal and window allowing it.
+/// Null where nothing can hide a score.
+Value seesScore(OpBuilder &nb, Location l, AttentionOp op, ValueRange masks,
+                unsigned rowDim, unsigned colDim) {
+  bool causal = op.getCausal();
+  std::optional<int64_t> window = op.getWindow();
+  if (!causal && !window && masks.empty())
+    return Value();
+  Value zero = arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(0));
+  Value sees;
+  for (Value m : masks) {
+    Value set = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNE, m, zero);
+    sees = sees ? arith::AndIOp::create(nb, l, sees, set).getResult() : set;
+  }
+  Value row = linalg::IndexOp::create(nb, l, rowDim);
+  Value col = linalg::IndexOp::create(nb, l, colDim);
+  if (causal) {
+    Value past = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ule, col, row);
+    sees = sees ? arith::AndIOp::create(nb, l, sees, past).getResult() : past;
+  }
+  if (window) {
+    // |i - j| < w  <=>  j < i + w  and  i < j + w.
+    Value w = arith::ConstantIndexOp::create(nb, l, *window);
+    Value ahead = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, col,
+                                        arith::AddIOp::create(nb, l, row, w));
+    Value behind = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, row,
+                                         arith::AddIOp::create(nb, l, col, w));
+    Value near = arith::AndIOp::create(nb, l, ahead, behind);
+    sees = sees ? arith::AndIOp::create(nb, l, sees, near).getResult() : near;
+  }
+  return sees;
+}
+
 /// The factor after the sum (dot: scale, additive: score_weight), then the
 /// masks applied to `scores` in place: a hidden score is Keras' -0.7 *
 /// FLT_MAX (weight 0; a row that sees nothing averages the values), or the
@@ -136,9 +171,7 @@ Value maskScores(LinalgBuilder &lb, AttentionOp op, Value scores, ArrayRef<Value
   std::optional<float> factor;
   if (auto a = additive ? op.getScoreWeightAttr() : op.getScaleAttr())
     factor = a.getValueAsDouble();
-  bool causal = op.getCausal();
-  std::optional<int64_t> window = op.getWindow();
-  if (!factor && !causal && !window && masks.empty())
+  if (!factor && !op.getCausal() && !op.getWindow() && masks.empty())
     return scores;
   unsigned rank = cast<RankedTensorType>(scores.getType()).getRank();
   SmallVector<AffineMap> maps(maskMaps);
@@ -147,33 +180,12 @@ Value maskScores(LinalgBuilder &lb, AttentionOp op, Value scores, ArrayRef<Value
   return lb.generic(masks, scores, maps, parallel,
                     [&](OpBuilder &nb, Location l, ValueRange x) -> Value {
     Value s = x.back();
-    Value zero = arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(0));
     if (factor)
       s = arith::MulFOp::create(
           nb, l, s, arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(*factor)));
-    if (!causal && !window && masks.empty())
+    Value sees = seesScore(nb, l, op, x.drop_back(), rowDim, colDim);
+    if (!sees)
       return s;
-    Value sees;
-    for (Value m : x.drop_back()) {
-      Value set = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNE, m, zero);
-      sees = sees ? arith::AndIOp::create(nb, l, sees, set).getResult() : set;
-    }
-    Value row = linalg::IndexOp::create(nb, l, rowDim);
-    Value col = linalg::IndexOp::create(nb, l, colDim);
-    if (causal) {
-      Value past = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ule, col, row);
-      sees = sees ? arith::AndIOp::create(nb, l, sees, past).getResult() : past;
-    }
-    if (window) {
-      // |i - j| < w  <=>  j < i + w  and  i < j + w.
-      Value w = arith::ConstantIndexOp::create(nb, l, *window);
-      Value ahead = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, col,
-                                          arith::AddIOp::create(nb, l, row, w));
-      Value behind = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, row,
-                                           arith::AddIOp::create(nb, l, col, w));
-      Value near = arith::AndIOp::create(nb, l, ahead, behind);
-      sees = sees ? arith::AndIOp::create(nb, l, sees, near).getResult() : near;
-    }
     Value hidden;
     if (FloatAttr offset = op.getMaskOffsetAttr())
       hidden = arith::AddFOp::create(nb, l, s, arith::ConstantOp::create(nb, l, offset));
@@ -181,6 +193,25 @@ Value maskScores(LinalgBuilder &lb, AttentionOp op, Value scores, ArrayRef<Value
       hidden = arith::ConstantOp::create(
           nb, l, nb.getF32FloatAttr(-0.7f * std::numeric_limits<float>::max()));
     return arith::SelectOp::create(nb, l, sees, s, hidden);
+  });
+}
+
+/// The softmax `weights` with a hidden score's weight 0 where the op has
+/// zero_hidden (masks and loops as maskScores'); `weights` itself otherwise.
+Value zeroHiddenWeights(LinalgBuilder &lb, AttentionOp op, Value weights,
+                        ArrayRef<Value> masks, ArrayRef<AffineMap> maskMaps,
+                        unsigned rowDim, unsigned colDim) {
+  if (!op.getZeroHidden() || (!op.getCausal() && !op.getWindow() && masks.empty()))
+    return weights;
+  unsigned rank = cast<RankedTensorType>(weights.getType()).getRank();
+  SmallVector<AffineMap> maps(maskMaps);
+  maps.push_back(lb.identity(rank));
+  SmallVector<utils::IteratorType> parallel(rank, utils::IteratorType::parallel);
+  return lb.generic(masks, weights, maps, parallel,
+                    [&](OpBuilder &nb, Location l, ValueRange x) -> Value {
+    Value zero = arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(0));
+    Value sees = seesScore(nb, l, op, x.drop_back(), rowDim, colDim);
+    return arith::SelectOp::create(nb, l, sees, x.back(), zero);
   });
 }
 
@@ -242,7 +273,9 @@ Value fusedDotAttention(LinalgBuilder &lb, AttentionOp op, Value kt, int64_t gro
                                            ValueRange{tile})
                       .getResult(0);
               scores = maskScores(ilb, op, scores, rows, maps, /*rowDim=*/0, /*colDim=*/1);
-              Value weights = ilb.rowActivation(scores, Activation::Softmax, 1);
+              Value weights = zeroHiddenWeights(
+                  ilb, op, ilb.rowActivation(scores, Activation::Softmax, 1), rows, maps,
+                  /*rowDim=*/0, /*colDim=*/1);
               HeadOperand into{headIters[0], 2};
               Value acc = ilb.fill(headSlice(ilb, into, b, h), 0.0);
               Value product =
@@ -354,7 +387,8 @@ Value lowerAttention(LinalgBuilder &lb, AttentionOp op) {
   if (masks.attention)
     maskMaps.push_back(AffineMap::get(4, 0, {sb, si, sj}, lb.b.getContext()));
   scores = maskScores(lb, op, scores, masks.values(), maskMaps, /*rowDim=*/2, /*colDim=*/3);
-  Value weights = lb.rowActivation(scores, Activation::Softmax, 3);
+  Value weights = zeroHiddenWeights(lb, op, lb.rowActivation(scores, Activation::Softmax, 3),
+                                    masks.values(), maskMaps, /*rowDim=*/2, /*colDim=*/3);
   if (op.getWeights())
     return weights; // (b, h, i, j): what Keras returns as the scores
 

@@ -24,24 +24,33 @@ using namespace emit;
 
 namespace {
 
-/// Whether Keras replaces the scores an attention layer hides rather than
-/// add -1e9 to them (which differs where every key of a query step is
-/// hidden and the scores are large). tf_keras adds (a masked softmax), and
-/// so do Keras 3's Attention and AdditiveAttention. Keras 3's
-/// MultiHeadAttention and GroupedQueryAttention call dot_product_attention,
-/// which replaces, from 3.7 on, unless they have dropout or return their
-/// scores; otherwise their Softmax, which adds until 3.13 and replaces since.
-Expected<bool> replacesHiddenScores(const LayerConfig &layer, KerasVersion version,
+/// What Keras makes of the scores an attention layer hides (seq.attention's
+/// mask_offset and zero_hidden; they differ where a query step sees no key).
+struct HiddenScores {
+  /// Added to a hidden score (Keras' -1e9); replaced by -0.7 * FLT_MAX
+  /// where absent.
+  std::optional<float> maskOffset;
+  /// A hidden score's weight is 0 after the softmax.
+  bool zeroHidden = false;
+};
+
+/// tf_keras adds -1e9 (a masked softmax), and so do Keras 3's Attention and
+/// AdditiveAttention. Keras 3's MultiHeadAttention and GroupedQueryAttention
+/// call dot_product_attention, which replaces, from 3.7 on unless they have
+/// dropout or return their scores; otherwise their Softmax layer, which adds
+/// until 3.13 (replaces since) and zeroes the hidden weights from 3.10 on.
+Expected<HiddenScores> hiddenScores(const LayerConfig &layer, KerasVersion version,
                                     bool returnScores) {
   StringRef cls = layer.getClassName();
   if (version.major < 3 || cls == "Attention" || cls == "AdditiveAttention")
-    return false;
-  if (version.atLeast(3, 13))
-    return true;
+    return HiddenScores{-1e9f, false};
   Expected<double> dropout = layer.getDoubleOr("dropout", 0.0);
   if (!dropout)
     return dropout.takeError();
-  return version.atLeast(3, 7) && *dropout == 0.0 && !returnScores;
+  if (version.atLeast(3, 7) && *dropout == 0.0 && !returnScores)
+    return HiddenScores{std::nullopt, false};
+  return HiddenScores{version.atLeast(3, 13) ? std::nullopt : std::optional<float>(-1e9f),
+                      version.atLeast(3, 10)};
 }
 
 /// Builds the ops of one attention layer, named after it.
@@ -49,9 +58,7 @@ struct AttentionBuilder {
   OpBuilder &builder;
   const LayerConfig &layer;
   Location loc;
-  /// What a hidden score becomes: the score plus this (Keras' -1e9), or
-  /// when absent -0.7 * FLT_MAX (seq.attention's mask_offset).
-  std::optional<float> maskOffset = std::nullopt;
+  HiddenScores hidden;
 
   Expected<Value> reshape(Value x, ArrayRef<int64_t> target) {
     std::string error;
@@ -97,7 +104,7 @@ struct AttentionBuilder {
                                keyMask, attentionMask, mode,
                                f32(scale), f32(scoreWeight), causal,
                                window ? builder.getI64IntegerAttr(*window) : IntegerAttr(),
-                               weights, f32(maskOffset))
+                               weights, f32(hidden.maskOffset), hidden.zeroHidden)
         .getResult();
   }
 };
@@ -210,11 +217,10 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
   AttentionBuilder ab{builder, layer, layerLoc(builder, layer.getName())};
   WeightList list(builder, layer, weights, layer.getName(), unbuiltModel);
   StringRef cls = layer.getClassName();
-  Expected<bool> replacesHidden = replacesHiddenScores(layer, version, *returnScores);
-  if (!replacesHidden)
-    return replacesHidden.takeError();
-  if (!*replacesHidden)
-    ab.maskOffset = -1e9f;
+  Expected<HiddenScores> hidden = hiddenScores(layer, version, *returnScores);
+  if (!hidden)
+    return hidden.takeError();
+  ab.hidden = *hidden;
   if (cls == "Dot")
     return emitDot(layer, inputs);
   Expected<std::array<int, 4>> qvk = queryValueKey(layer, inputs);

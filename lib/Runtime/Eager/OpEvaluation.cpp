@@ -361,6 +361,7 @@ Expected<Tensor> evaluate(AttentionOp op, const Operands &in) {
   options.weights = op.getWeights();
   if (auto offset = op.getMaskOffsetAttr())
     options.maskOffset = offset.getValueAsDouble();
+  options.zeroHidden = op.getZeroHidden();
   if (const Tensor *m = options.attentionMask;
       m && m->shape != std::vector<int64_t>{q.shape[0], q.shape[1], k.shape[1]})
     return opError(op, "attention_mask " + m->shapeString() + " does not fit query " +

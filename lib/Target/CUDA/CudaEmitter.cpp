@@ -1064,7 +1064,8 @@ Error Emitter::emitOp(Operation *op) {
                             (o.getCausal() ? "1" : "0") + ", " +
                             std::to_string(o.getWindow().value_or(0)) + ", " + number(scale) +
                             ", " + number(weight) + ", " + (o.getMaskOffset() ? "1" : "0") +
-                            ", " + floatLiteral(o.getMaskOffset()) + "}";
+                            ", " + floatLiteral(o.getMaskOffset()) + ", " +
+                            (o.getZeroHidden() ? "1" : "0") + "}";
         std::string outputs = o.getWeights() ? "nullptr, " + ptr(y) : ptr(y) + ", nullptr";
         forwardCode += tryLaunch(op, "seqc::attention(m->stream, " + ptr(*q) + ", " + ptr(*k) +
                                          ", " + ptr(*v) + ", " + *featureScale +

@@ -603,10 +603,16 @@ __global__ void attention_kernel(const float *__restrict__ q, const float *__res
   float *out = y ? y + e * s.dv : nullptr;
   for (int64_t c = 0; out && c < s.dv; ++c)
     out[c] = 0.0f;
+  // With zero_hidden a hidden score's weight is 0 after the softmax: it
+  // counts in the sum, not in the output.
+  auto kept = [&](int64_t j, float w) {
+    return s.zero_hidden && !attention_sees(masks, row_seen, s, b, i, j) ? 0.0f : w;
+  };
   float sum = 0.0f;
   for (int64_t j = 0; j < s.tk; ++j) {
     float w = expf(attention_score(qrow, k, feature_scale, masks, row_seen, s, b, kh, i, j) - m);
     sum += w;
+    w = kept(j, w);
     const float *vrow = v + ((b * s.tk + j) * kvHeads + kh) * s.dv;
     for (int64_t c = 0; out && c < s.dv; ++c)
       out[c] += w * vrow[c];
@@ -616,8 +622,8 @@ __global__ void attention_kernel(const float *__restrict__ q, const float *__res
   if (weights) {
     float *row = weights + ((b * s.heads + h) * s.tq + i) * s.tk;
     for (int64_t j = 0; j < s.tk; ++j)
-      row[j] = expf(attention_score(qrow, k, feature_scale, masks, row_seen, s, b, kh, i, j) - m) /
-               sum;
+      row[j] = kept(j, expf(attention_score(qrow, k, feature_scale, masks, row_seen, s, b, kh,
+                                            i, j) - m)) / sum;
   }
 }
 

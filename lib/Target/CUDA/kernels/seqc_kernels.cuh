@@ -2169,6 +2169,9 @@ struct AttentionShape {
   /// else -0.7 * FLT_MAX (seq.attention's mask_offset).
   int has_mask_offset;
   float mask_offset;
+  /// A hidden score's weight is 0 after the softmax (seq.attention's
+  /// zero_hidden).
+  int zero_hidden;
 };
 
 /// The masks of seq.attention: query (batch, tq), key (batch, tk) and
@@ -2177,6 +2180,15 @@ struct AttentionMasks {
   const float *query, *key, *attention;
 };
 
+/// Whether query step i sees key step j (`row_seen`: the query mask's).
+__device__ inline bool attention_sees(const AttentionMasks &masks, bool row_seen,
+                                      const AttentionShape &s, int64_t b, int64_t i, int64_t j) {
+  return row_seen && !(s.causal && j > i) &&
+         !(s.window > 0 && (i - j >= s.window || j - i >= s.window)) &&
+         !(masks.key && masks.key[b * s.tk + j] == 0.0f) &&
+         !(masks.attention && masks.attention[(b * s.tq + i) * s.tk + j] == 0.0f);
+}
+
 /// The score of query step i against key step j, or Keras' masked score.
 __device__ inline float attention_score(const float *__restrict__ qrow, const float *__restrict__ k,
                                         const float *__restrict__ feature_scale,
@@ -2184,10 +2196,7 @@ __device__ inline float attention_score(const float *__restrict__ qrow, const fl
                                         const AttentionShape &s, int64_t b, int64_t kh,
                                         int64_t i, int64_t j) {
   const float hidden = -0.7f * 3.40282347e+38f;
-  bool seen = row_seen && !(s.causal && j > i) &&
-              !(s.window > 0 && (i - j >= s.window || j - i >= s.window)) &&
-              !(masks.key && masks.key[b * s.tk + j] == 0.0f) &&
-              !(masks.attention && masks.attention[(b * s.tq + i) * s.tk + j] == 0.0f);
+  bool seen = attention_sees(masks, row_seen, s, b, i, j);
   if (!seen && !s.has_mask_offset)
     return hidden;
   const float *krow = k + ((b * s.tk + j) * (s.heads / s.group) + kh) * s.d;

@@ -208,7 +208,10 @@ def Seq_AttentionOp : Seq_TensorOp<"attention", [AttrSizedOperandSegments]> {
     0 beside a seen score, but a row that sees nothing is the softmax of
     those sums, an average only where its scores differ by less than
     float32's spacing there (64 at 1e9). Each row of scores
-    goes through softmax over `j` (maximum subtracted); the output is the
+    goes through softmax over `j` (maximum subtracted); with `zero_hidden`
+    the weight of a hidden score is then 0 (Keras 3.10 and later's Softmax
+    layer, which MultiHeadAttention uses with dropout or returning its
+    scores: a row that sees nothing is all zeros); the output is the
     weighted sum of the value rows. With `weights`, the result is instead
     those softmax weights, `(batch, heads, tq, tk)`: what Keras returns with
     `return_attention_scores=True` (`value` is then only checked).
@@ -225,7 +228,8 @@ def Seq_AttentionOp : Seq_TensorOp<"attention", [AttrSizedOperandSegments]> {
                    Seq_ScoreModeAttr:$score_mode, OptionalAttr<F32Attr>:$scale,
                    OptionalAttr<F32Attr>:$score_weight, UnitAttr:$causal,
                    OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$window,
-                   UnitAttr:$weights, OptionalAttr<F32Attr>:$mask_offset);
+                   UnitAttr:$weights, OptionalAttr<F32Attr>:$mask_offset,
+                   UnitAttr:$zero_hidden);
   let results = (outs Seq_F32Tensor:$output);
   let assemblyFormat = [{
     $score_mode $query `,` $key `,` $value
