@@ -30,10 +30,10 @@
 // CHECK:             %[[KS:.*]] = tensor.extract_slice %[[KEYT]][%[[B]], %[[KH]], 0, 0] [1, 1, 2, 7] [1, 1, 1, 1] : tensor<?x2x2x7xf32> to tensor<2x7xf32>
 // CHECK:             %[[SCORES:.*]] = linalg.matmul ins(%[[QS]], %[[KS]] : tensor<5x2xf32>, tensor<2x7xf32>) outs(%[[TILE]] : tensor<5x7xf32>)
 // CHECK:             %[[MASKED:.*]] = linalg.generic {{.*}} outs(%[[SCORES]] : tensor<5x7xf32>)
-// CHECK:               %[[SCALED:.*]] = arith.mulf %{{.*}}, %[[HALF]] : f32
 // CHECK:               %[[ROW:.*]] = linalg.index 0 : index
 // CHECK:               %[[COL:.*]] = linalg.index 1 : index
 // CHECK:               %[[SEEN:.*]] = arith.cmpi ule, %[[COL]], %[[ROW]] : index
+// CHECK:               %[[SCALED:.*]] = arith.mulf %{{.*}}, %[[HALF]] : f32
 // CHECK:               arith.select %[[SEEN]], %[[SCALED]], %[[NEVER]] : f32
 // CHECK:             linalg.generic {{.*}} ins(%[[MASKED]] : tensor<5x7xf32>)
 // CHECK:               arith.maximumf

@@ -158,13 +158,28 @@ Value seesScore(OpBuilder &nb, Location l, AttentionOp op, ValueRange masks,
   return sees;
 }
 
+/// An elementwise linalg.generic over `x` (scores or weights, whose query
+/// step is loop `rowDim` and key step loop `colDim`) that also reads `masks`
+/// through `maskMaps`: `body` maps x's element and whether that score is
+/// seen (null where nothing can hide one) to the result's.
+Value overScores(LinalgBuilder &lb, AttentionOp op, Value x, ArrayRef<Value> masks,
+                 ArrayRef<AffineMap> maskMaps, unsigned rowDim, unsigned colDim,
+                 function_ref<Value(OpBuilder &, Location, Value, Value)> body) {
+  unsigned rank = cast<RankedTensorType>(x.getType()).getRank();
+  SmallVector<AffineMap> maps(maskMaps);
+  maps.push_back(lb.identity(rank));
+  SmallVector<utils::IteratorType> parallel(rank, utils::IteratorType::parallel);
+  return lb.generic(masks, x, maps, parallel,
+                    [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                      Value sees = seesScore(nb, l, op, a.drop_back(), rowDim, colDim);
+                      return body(nb, l, a.back(), sees);
+                    });
+}
+
 /// The factor after the sum (dot: scale, additive: score_weight), then the
 /// masks applied to `scores` in place: a hidden score is Keras' -0.7 *
 /// FLT_MAX (weight 0; a row that sees nothing averages the values), or the
-/// score plus the op's mask_offset. `masks`
-/// are read through `maskMaps` over the scores' loops, whose query step is
-/// loop `rowDim` and key step loop `colDim`. `scores` itself when nothing
-/// applies.
+/// score plus the op's mask_offset. `scores` itself when nothing applies.
 Value maskScores(LinalgBuilder &lb, AttentionOp op, Value scores, ArrayRef<Value> masks,
                  ArrayRef<AffineMap> maskMaps, unsigned rowDim, unsigned colDim) {
   bool additive = op.getScoreMode() == ScoreMode::Additive;
@@ -173,17 +188,11 @@ Value maskScores(LinalgBuilder &lb, AttentionOp op, Value scores, ArrayRef<Value
     factor = a.getValueAsDouble();
   if (!factor && !op.getCausal() && !op.getWindow() && masks.empty())
     return scores;
-  unsigned rank = cast<RankedTensorType>(scores.getType()).getRank();
-  SmallVector<AffineMap> maps(maskMaps);
-  maps.push_back(lb.identity(rank));
-  SmallVector<utils::IteratorType> parallel(rank, utils::IteratorType::parallel);
-  return lb.generic(masks, scores, maps, parallel,
-                    [&](OpBuilder &nb, Location l, ValueRange x) -> Value {
-    Value s = x.back();
+  return overScores(lb, op, scores, masks, maskMaps, rowDim, colDim,
+                    [&](OpBuilder &nb, Location l, Value s, Value sees) -> Value {
     if (factor)
       s = arith::MulFOp::create(
           nb, l, s, arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(*factor)));
-    Value sees = seesScore(nb, l, op, x.drop_back(), rowDim, colDim);
     if (!sees)
       return s;
     Value hidden;
@@ -203,15 +212,10 @@ Value zeroHiddenWeights(LinalgBuilder &lb, AttentionOp op, Value weights,
                         unsigned rowDim, unsigned colDim) {
   if (!op.getZeroHidden() || (!op.getCausal() && !op.getWindow() && masks.empty()))
     return weights;
-  unsigned rank = cast<RankedTensorType>(weights.getType()).getRank();
-  SmallVector<AffineMap> maps(maskMaps);
-  maps.push_back(lb.identity(rank));
-  SmallVector<utils::IteratorType> parallel(rank, utils::IteratorType::parallel);
-  return lb.generic(masks, weights, maps, parallel,
-                    [&](OpBuilder &nb, Location l, ValueRange x) -> Value {
+  return overScores(lb, op, weights, masks, maskMaps, rowDim, colDim,
+                    [](OpBuilder &nb, Location l, Value w, Value sees) -> Value {
     Value zero = arith::ConstantOp::create(nb, l, nb.getF32FloatAttr(0));
-    Value sees = seesScore(nb, l, op, x.drop_back(), rowDim, colDim);
-    return arith::SelectOp::create(nb, l, sees, x.back(), zero);
+    return arith::SelectOp::create(nb, l, sees, w, zero);
   });
 }
 
