@@ -29,7 +29,7 @@ struct KerasVersion {
     };
     KerasVersion version;
     auto [first, rest] = text.split('.');
-    if (!number(first, version.major) || first.empty())
+    if (!number(first, version.major))
       return {keras3Layout ? 3 : 2, std::numeric_limits<int>::max()};
     int minor = 0;
     if (number(rest, minor))

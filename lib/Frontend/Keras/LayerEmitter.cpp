@@ -79,9 +79,9 @@ Expected<Value> LayerEmitter::emitRecurrent(const LayerConfig &layer,
   Expected<bool> timeMajor = layer.getBoolOr("time_major", false);
   Expected<bool> zeroOutput = layer.getBoolOr("zero_output_for_mask", false);
   Expected<ActivationSpec> activation =
-      parseActivation(builder, layer, "activation", "tanh", kerasMajor);
+      parseActivation(builder, layer, "activation", "tanh", version.major);
   Expected<ActivationSpec> recurrent = parseActivation(
-      builder, layer, "recurrent_activation", "sigmoid", kerasMajor);
+      builder, layer, "recurrent_activation", "sigmoid", version.major);
   if (Error e = firstError(units, useBias, sequences, backwards, returnState,
                            stateful, timeMajor, zeroOutput, activation, recurrent))
     return std::move(e);
@@ -141,7 +141,7 @@ Expected<Value> LayerEmitter::emitRecurrent(const LayerConfig &layer,
       return b.takeError();
     bias = *b;
   } else if (cls == "GRU") {
-    Expected<bool> flag = layer.getBoolOr("reset_after", kerasMajor >= 3);
+    Expected<bool> flag = layer.getBoolOr("reset_after", version.major >= 3);
     if (!flag)
       return flag.takeError();
     resetAfter = *flag;
@@ -429,7 +429,7 @@ Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
     return out;
   // A recurrent layer keeps the mask when it returns sequences.
   bool keeps = isRecurrentLayerClass(cls) ? shapeOf(*out).size() == 3
-                                          : passesMaskThrough(cls, kerasMajor);
+                                          : passesMaskThrough(cls, version.major);
   if (keeps)
     mask = incoming;
   return out;
@@ -482,7 +482,7 @@ Expected<Value> LayerEmitter::emitLayer(const LayerConfig &layer, Value input,
         swap.push_back(i == *axis ? last : i == last ? *axis : i);
       llvm::json::Object lastAxis = layer.getObject();
       lastAxis["axis"] = -1;
-      EmitContext context{builder, layer, input, weights, kerasMajor, loc};
+      EmitContext context{builder, layer, input, weights, version.major, loc};
       Expected<Value> out =
           emitLayer(layer.withConfig(&lastAxis), permuteAxes(context, input, swap, "axis_last"),
                     arrays, incomingMask);
@@ -493,7 +493,7 @@ Expected<Value> LayerEmitter::emitLayer(const LayerConfig &layer, Value input,
   }
 
   if (FamilyEmitter family = findLayerFamily(cls)) {
-    EmitContext context{builder, layer, input, weights, kerasMajor, loc};
+    EmitContext context{builder, layer, input, weights, version.major, loc};
     return family(context);
   }
 
@@ -501,7 +501,7 @@ Expected<Value> LayerEmitter::emitLayer(const LayerConfig &layer, Value input,
     Expected<int64_t> units = layer.getSize("units");
     Expected<bool> useBias = layer.getBoolOr("use_bias", true);
     Expected<ActivationSpec> act =
-        parseActivation(builder, layer, "activation", "linear", kerasMajor);
+        parseActivation(builder, layer, "activation", "linear", version.major);
     if (Error e = firstError(units, useBias, act))
         return std::move(e);
     if (x.size() < 2)
@@ -517,7 +517,7 @@ Expected<Value> LayerEmitter::emitLayer(const LayerConfig &layer, Value input,
   }
 
   // The 1-D poolings: channels_first runs channels last between permutes.
-  EmitContext context{builder, layer, input, weights, kerasMajor, loc};
+  EmitContext context{builder, layer, input, weights, version.major, loc};
   auto channelsLastSequence = [&]() -> Expected<std::pair<Value, bool>> {
     Expected<std::pair<Value, bool>> in = channelsLastInput(context, 1);
     if (in && in->second && incomingMask)
@@ -723,7 +723,7 @@ Expected<Value> LayerEmitter::emitLayer(const LayerConfig &layer, Value input,
     ActivationSpec spec{Activation::Linear, nullptr};
     if (cls == "Activation") {
       Expected<ActivationSpec> act =
-          parseActivation(builder, layer, "activation", "linear", kerasMajor);
+          parseActivation(builder, layer, "activation", "linear", version.major);
       if (!act)
         return act.takeError();
       spec = *act;

@@ -18,8 +18,7 @@ public:
   /// holds no weight at all, so a layer that needs weights was saved before
   /// the model was built.
   LayerEmitter(mlir::OpBuilder &builder, KerasVersion version, bool unbuiltModel = false)
-      : builder(builder), version(version), kerasMajor(version.major),
-        unbuiltModel(unbuiltModel) {}
+      : builder(builder), version(version), unbuiltModel(unbuiltModel) {}
 
   /// Emits `layer` applied to `input` at the builder's insertion point.
   /// Keras' timestep mask travels along the chain beside the values: the
@@ -141,10 +140,9 @@ private:
   /// Whether a layer called on a list of tensors (a merge, Attention,
   /// AdditiveAttention) passes a mask on: Keras before 3.4 asked the list
   /// itself for one, and it has none.
-  bool listCallsPassMasks() const { return kerasMajor < 3 || version.atLeast(3, 4); }
+  bool listCallsPassMasks() const { return version.major < 3 || version.atLeast(3, 4); }
 
   KerasVersion version;
-  int kerasMajor;
   bool unbuiltModel;
   mlir::Value mask;
   mlir::Block *stateBlock = nullptr;

@@ -51,12 +51,12 @@ Expected<Value> LayerEmitter::mergedMask(const LayerConfig &layer,
                        "Embedding(mask_zero=True) layer: seqc joins masks only over "
                        "the last axis");
   bool unmaskedInput = llvm::any_of(masks, [](Value m) { return !m; });
-  if (kerasMajor >= 3 && unmaskedInput)
+  if (version.major >= 3 && unmaskedInput)
     return Value();
   if (present.size() == 1)
     return present[0];
   Location loc = layerLoc(builder, layer.getName() + "/mask");
-  MergeKind kind = kerasMajor >= 3 ? MergeKind::Maximum : MergeKind::Minimum;
+  MergeKind kind = version.major >= 3 ? MergeKind::Maximum : MergeKind::Minimum;
   return MergeOp::create(builder, loc, present[0].getType(), present, kind).getResult();
 }
 
