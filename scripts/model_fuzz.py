@@ -11,8 +11,9 @@ the layers seqc accepts on sequences (B, T, F), images (B, H, W, C) or
 videos (B, T, H, W, C), with random configurations (units, activations,
 strides, padding, dilations, groups, channels_first, go_backwards, merge
 modes, masking, attention, RNN over cells, Bidirectional with its own
-backward layer, TimeDistributed(LSTM), ConvLSTM1D/2D, Conv3DTranspose,
-...), moves between ranks (RepeatVector, Reshape, Flatten), time axes known
+backward layer, TimeDistributed(LSTM), ConvLSTM1D/2D/3D, Conv3DTranspose,
+GroupQueryAttention, MultiHeadAttention over image axes or with its scores
+as an output, ...), moves between ranks (RepeatVector, Reshape, Flatten), time axes known
 or not: a Sequential chain, a Functional graph of two branches joined by a
 merge layer, token ids through an Embedding (mask_zero or not), or a graph
 with two inputs and often two outputs (an encoder-decoder whose encoder's
@@ -75,11 +76,20 @@ def sequence_layer(k, r):
         use_bias=r.random() < 0.85,
         dropout=r.choice([0.0, 0.0, 0.2]), recurrent_dropout=r.choice([0.0, 0.0, 0.1]))
     if choice == "attention":  # self-attention: called on (t, t)
-        kind = r.choice(["mha", "dot", "additive"])
-        if kind == "mha":
-            layer = L.MultiHeadAttention(r.choice([1, 2]), r.choice([2, 3]),
-                                         use_bias=r.random() < 0.8,
-                                         dropout=r.choice([0.0, 0.0, 0.1]))
+        kinds = ["mha", "dot", "additive"]
+        if hasattr(L, "GroupQueryAttention"):  # Keras 3.6+
+            kinds.append("gqa")
+        kind = r.choice(kinds)
+        if kind in ("mha", "gqa"):
+            if kind == "mha":
+                layer = L.MultiHeadAttention(r.choice([1, 2]), r.choice([2, 3]),
+                                             use_bias=r.random() < 0.8,
+                                             dropout=r.choice([0.0, 0.0, 0.1]))
+            else:
+                kv_heads = r.choice([1, 2])
+                layer = L.GroupQueryAttention(r.choice([2, 3]), kv_heads * r.choice([1, 2]),
+                                              kv_heads, use_bias=r.random() < 0.8,
+                                              dropout=r.choice([0.0, 0.0, 0.1]))
             causal = r.random() < 0.3
             return lambda t: layer(t, t, use_causal_mask=causal)
         layer = L.Attention(use_scale=r.random() < 0.5) if kind == "dot" else L.AdditiveAttention()
@@ -186,7 +196,7 @@ def image_layer(k, r):
     L = k.layers
     filters = r.choice([1, 2, 3, 4, 8, 16])
     kind = r.choice(["conv", "conv", "sep", "depth", "transpose", "pool", "bn",
-                     "zp", "crop", "up", "act", "convlstm1d", "td_rnn"])
+                     "zp", "crop", "up", "act", "convlstm1d", "td_rnn", "mha"])
     kernel = r.choice([1, 2, 3, (1, 3), (3, 2)])
     strides = r.choice([1, 1, 2, (1, 2)])
     dilation = r.choice([1, 2]) if strides == 1 else 1
@@ -210,6 +220,10 @@ def image_layer(k, r):
         return L.ConvLSTM1D(filters, r.choice([1, 2, 3]), padding=padding,
                             strides=r.choice([1, 1, 2]), dilation_rate=r.choice([1, 1, 2]),
                             return_sequences=r.random() < 0.6, go_backwards=r.random() < 0.2)
+    if kind == "mha":  # attention over H and W (Keras' default axes for images)
+        layer = L.MultiHeadAttention(r.choice([1, 2]), r.choice([2, 3]),
+                                     attention_axes=r.choice([None, (1, 2), (2,)]))
+        return lambda t: layer(t, t)
     if kind == "td_rnn":  # a recurrent layer over W for each H
         return L.TimeDistributed(r.choice([L.LSTM, L.GRU, L.SimpleRNN])(
             filters, return_sequences=r.random() < 0.5, go_backwards=r.random() < 0.2))
@@ -358,7 +372,10 @@ def chain_model(k, r):
     it; returns (model, {input: (shape, masked)})."""
     kind = r.random()
     image = kind < 0.35
-    if kind < 0.1:
+    if kind < 0.03:  # volumes over time: a ConvLSTM3D first
+        shape = (r.randint(1, 3), r.randint(2, 4), r.randint(2, 4), r.randint(2, 4),
+                 r.choice([1, 2]))
+    elif kind < 0.1:
         shape = (r.randint(1, 4), r.randint(2, 6), r.randint(2, 6), r.choice([1, 2]))
     elif image:
         shape = (r.randint(3, 9), r.randint(3, 9), r.choice([1, 2, 3]))
@@ -369,6 +386,11 @@ def chain_model(k, r):
     declared = (None,) + shape[1:] if not image and r.random() < 0.2 else shape
     x = k.Input(shape=declared, name="x")
     t = k.layers.Masking(mask_value=0.0)(x) if masked else x
+    if len(shape) == 5:
+        t = k.layers.ConvLSTM3D(r.choice([1, 2]), r.choice([1, 2]),
+                                padding=r.choice(["valid", "same"]),
+                                return_sequences=r.random() < 0.4,
+                                go_backwards=r.random() < 0.2)(t)
     if r.random() < 0.4:
         t = merge(k, r, grow(k, r, t, r.randint(0, 2)), grow(k, r, t, r.randint(1, 2)))
     t = grow(k, r, t, r.randint(1, 4))
@@ -488,13 +510,18 @@ def ports_model(k, r):
             ta = L.Dense(units)(ta)
         attention = r.choice(["mha", "dot", "additive"])
         if attention == "mha":
-            t = L.MultiHeadAttention(r.choice([1, 2]), r.choice([2, 3]),
-                                     dropout=r.choice([0.0, 0.1]))(ta, tb)
+            layer = L.MultiHeadAttention(r.choice([1, 2]), r.choice([2, 3]),
+                                         dropout=r.choice([0.0, 0.1]))
+            if r.random() < 0.3:  # the attention weights as an output too
+                t, scores = layer(ta, tb, return_attention_scores=True)
+                extra.append(scores)
+            else:
+                t = layer(ta, tb)
         elif attention == "dot":
             t = L.Attention(use_scale=r.random() < 0.5)([ta, tb])
         else:
             t = L.AdditiveAttention()([ta, tb])
-        extra = [tb]
+        extra.append(tb)
         inputs = [a, b]
     else:  # a decoder saved for inference: its initial states are inputs
         cls = recurrent_class(k, r)
