@@ -898,14 +898,17 @@ SEQC_API int64_t seqc_model_input_size_of(seqc_model *m, int k, int64_t batch,
 
 SEQC_API int64_t seqc_model_output_size_of(seqc_model *m, int k, int64_t batch,
                                            const int64_t *seq_lens) {
-  if (!m || k < 0 || k >= seqc_output_count || batch < 0 || batch > m->max_batch)
+  if (!m)
     return -1;
-  if (fixed_batch() >= 0 && batch != 0 && batch != fixed_batch())
+  if (k < 0 || k >= seqc_output_count) {
+    snprintf(m->error, sizeof m->error,
+             "seqc_model_output_size_of: no output %d (the model has %d)", k,
+             (int)seqc_output_count);
     return -1;
+  }
   int64_t lengths[SEQC_MAX_PORTS];
-  for (int i = 0; i < seqc_input_count; ++i)
-    if ((lengths[i] = resolve_seq_len(m, i, seq_lens ? seq_lens[i] : 0)) < 0)
-      return -1;
+  if (check_call(m, "seqc_model_output_size_of", batch, seq_lens, lengths) != SEQC_OK)
+    return -1;
   int64_t n = batch;
   if (!output_has_dynamic_axis()) {
     for (int i = 1; i < out_rank(k); ++i)

@@ -6,6 +6,7 @@
 // written in place by destination-passing ops, as in Recurrences.cpp, so the
 // loop allocates nothing.
 #include "LinalgBuilder.h"
+#include "RuntimeChecks.h"
 
 #include "seq/Dialect/Seq/IR/SeqShapes.h"
 
@@ -51,6 +52,7 @@ Value seq::lowering::lowerConvLSTM(LinalgBuilder &lb, ConvLSTMOp op) {
     Window w = cutToOneWindow(
         m, window1d(m, lb.dimOfr(x, i + 2), span, strides[i], op.getPadding()), span,
         strides[i]);
+    w.paddedLength = fitWindow(lb, op, x, w.paddedLength, span, i + 2);
     ws.push_back(w);
     state.push_back(m.add(m.div(m.sub(w.paddedLength, m.c(span)), m.c(strides[i])),
                           m.c(1)));

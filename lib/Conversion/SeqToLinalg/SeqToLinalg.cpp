@@ -3,6 +3,7 @@
 // seq.time_distributed moves its body into an scf.for, whose seq ops are then
 // found and lowered in turn.
 #include "LinalgBuilder.h"
+#include "RuntimeChecks.h"
 
 #include "seq/Conversion/Passes.h"
 #include "seq/Dialect/Seq/IR/SeqDialect.h"
@@ -67,6 +68,7 @@ Value lowerConv1d(LinalgBuilder &lb, Conv1DOp op) {
   int64_t stride = op.getStrides(), dilation = op.getDilationRate();
   int64_t span = dilation * (width - 1) + 1;
   Window w = window1d(m, lb.dimOfr(x, 1), span, stride, op.getPadding());
+  w.paddedLength = fitWindow(lb, op, x, w.paddedLength, span, 1);
   Value padded = padTime(lb, x, w, 0.0);
   OpFoldResult outLength =
       m.add(m.div(m.sub(w.paddedLength, m.c(span)), m.c(stride)), m.c(1));
@@ -83,11 +85,12 @@ Value lowerConv1d(LinalgBuilder &lb, Conv1DOp op) {
   return lb.activate(conv, op.getActivation(), op.getAlphaAttr());
 }
 
-Value lowerPool1d(LinalgBuilder &lb, Value x, int64_t pool, int64_t stride,
-                  Padding padding, bool isMax) {
+Value lowerPool1d(LinalgBuilder &lb, Operation *op, Value x, int64_t pool,
+                  int64_t stride, Padding padding, bool isMax) {
   IndexMath m{lb};
   OpFoldResult length = lb.dimOfr(x, 1);
   Window w = window1d(m, length, pool, stride, padding);
+  w.paddedLength = fitWindow(lb, op, x, w.paddedLength, pool, 1);
   // Padded positions never win the max and are not counted by the average.
   Value padded = padTime(lb, x, w, isMax ? -INFINITY : 0.0);
   OpFoldResult outLength =
@@ -402,9 +405,6 @@ Value lowerLayerNorm(LinalgBuilder &lb, LayerNormOp op) {
 // Embedding
 //===----------------------------------------------------------------------===//
 
-constexpr StringLiteral kReportError = "seqc_report_error";
-constexpr StringLiteral kErrorSitesAttr = "seqc.error_sites";
-
 /// An id and whether it is a valid row of a `vocab`-row table.
 std::pair<Value, Value> checkedId(OpBuilder &b, Location l, Value id,
                                   int64_t vocab) {
@@ -430,32 +430,6 @@ std::pair<Value, Value> checkedId(OpBuilder &b, Location l, Value id,
   Value clamped = arith::MinSIOp::create(
       b, l, arith::MaxSIOp::create(b, l, asInt, i64(0)), i64(vocab - 1));
   return {arith::IndexCastOp::create(b, l, b.getIndexType(), clamped), valid};
-}
-
-/// Registers an error site (its message) on the module; returns its number.
-int64_t addErrorSite(ModuleOp module, StringRef message) {
-  MLIRContext *ctx = module.getContext();
-  SmallVector<Attribute> sites;
-  if (auto existing = module->getAttrOfType<ArrayAttr>(kErrorSitesAttr))
-    sites.append(existing.begin(), existing.end());
-  sites.push_back(StringAttr::get(ctx, message));
-  module->setAttr(kErrorSitesAttr, ArrayAttr::get(ctx, sites));
-  return sites.size() - 1;
-}
-
-void declareReportError(ModuleOp module) {
-  if (module.lookupSymbol(kReportError))
-    return;
-  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-  auto type = b.getFunctionType({b.getI32Type(), b.getI64Type()}, {});
-  auto fn = func::FuncOp::create(b, module.getLoc(), kReportError, type);
-  fn.setPrivate();
-}
-
-std::string layerName(Operation *op) {
-  if (auto name = dyn_cast<NameLoc>(op->getLoc()))
-    return name.getName().str();
-  return op->getName().getStringRef().str();
 }
 
 /// out[i...] = the number of boundaries b with !(x[i...] < b): a reduction
@@ -539,11 +513,8 @@ Value lowerEmbedding(LinalgBuilder &lb, EmbeddingOp op) {
 
   // Count the invalid ids and report them; the lookup below clamps, so a bad
   // id never reads outside the table.
-  ModuleOp module = op->getParentOfType<ModuleOp>();
-  declareReportError(module);
   std::string message = "layer '" + layerName(op) + "' (Embedding): ids outside [0, " +
                         std::to_string(vocab) + ") or not integers";
-  int64_t site = addErrorSite(module, message);
   Value zero = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0));
   Value countInit = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, b.getI64Type());
   countInit = linalg::FillOp::create(b, loc, ValueRange{zero}, ValueRange{countInit})
@@ -561,13 +532,8 @@ Value lowerEmbedding(LinalgBuilder &lb, EmbeddingOp op) {
                                 ValueRange{arith::AddIOp::create(nb, l, a[1], bad)});
       });
   Value badIds = tensor::ExtractOp::create(b, loc, count.getResult(0), ValueRange{});
-  Value anyBad = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, badIds, zero);
-  scf::IfOp::create(b, loc, anyBad, [&](OpBuilder &nb, Location l) {
-    Value siteValue = arith::ConstantOp::create(nb, l, nb.getI32IntegerAttr(site));
-    func::CallOp::create(nb, l, kReportError, TypeRange{},
-                         ValueRange{siteValue, badIds});
-    scf::YieldOp::create(nb, l);
-  });
+  reportIf(lb, op, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, badIds, zero),
+           badIds, message);
 
   // The lookup: one loop over the ids, each copying its table row whole (a
   // row copy LLVM vectorizes; an elementwise gather converted and clamped
@@ -879,10 +845,10 @@ Value lower(LinalgBuilder &lb, Operation *op) {
   if (auto o = dyn_cast<Conv1DOp>(op))
     return lowerConv1d(lb, o);
   if (auto o = dyn_cast<MaxPool1DOp>(op))
-    return lowerPool1d(lb, o.getInput(), o.getPoolSize(), o.getStrides(),
+    return lowerPool1d(lb, o, o.getInput(), o.getPoolSize(), o.getStrides(),
                        o.getPadding(), /*isMax=*/true);
   if (auto o = dyn_cast<AvgPool1DOp>(op))
-    return lowerPool1d(lb, o.getInput(), o.getPoolSize(), o.getStrides(),
+    return lowerPool1d(lb, o, o.getInput(), o.getPoolSize(), o.getStrides(),
                        o.getPadding(), /*isMax=*/false);
   if (auto o = dyn_cast<GlobalMaxPool1DOp>(op))
     return lowerGlobalPool(lb, o.getInput(), true, o.getKeepdims(), resultType);

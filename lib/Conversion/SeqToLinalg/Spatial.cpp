@@ -11,6 +11,7 @@
 // permute as linalg.transpose. Padding ("same") is an insert_slice into
 // a filled tensor (0, or -inf for max pooling) in front of the named op.
 #include "LinalgBuilder.h"
+#include "RuntimeChecks.h"
 
 #include "seq/Dialect/Seq/IR/SeqShapes.h"
 
@@ -31,16 +32,21 @@ using Sizes = SmallVector<OpFoldResult>;
 
 RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
-/// The windows of every spatial axis of x (B, d1..dn, C), each cut to one
-/// window where it fits only once (cutToOneWindow).
-SmallVector<Window> windows(LinalgBuilder &lb, Value x, ArrayRef<int64_t> spans,
-                            ArrayRef<int64_t> strides, Padding padding) {
+/// The windows of op's every spatial axis of x (B, d1..dn, C), each cut to
+/// one window where it fits only once (cutToOneWindow), a dynamic one fitted
+/// (fitWindow).
+SmallVector<Window> windows(LinalgBuilder &lb, Operation *op, Value x,
+                            ArrayRef<int64_t> spans, ArrayRef<int64_t> strides,
+                            Padding padding) {
   IndexMath m{lb};
   SmallVector<Window> result;
-  for (size_t i = 0; i < spans.size(); ++i)
-    result.push_back(cutToOneWindow(
+  for (size_t i = 0; i < spans.size(); ++i) {
+    Window w = cutToOneWindow(
         m, window1d(m, lb.dimOfr(x, i + 1), spans[i], strides[i], padding), spans[i],
-        strides[i]));
+        strides[i]);
+    w.paddedLength = fitWindow(lb, op, x, w.paddedLength, spans[i], i + 1);
+    result.push_back(w);
+  }
   return result;
 }
 
@@ -123,7 +129,7 @@ template <typename ConvOp> Value lowerConv(LinalgBuilder &lb, ConvOp op) {
   SmallVector<int64_t> spans;
   for (int64_t i = 0; i < spatial; ++i)
     spans.push_back(dilations[i] * (k[i] - 1) + 1);
-  SmallVector<Window> ws = windows(lb, x, spans, strides, op.getPadding());
+  SmallVector<Window> ws = windows(lb, op, x, spans, strides, op.getPadding());
   Value padded = padAxes(lb, x, ws, 0.0, /*firstAxis=*/1);
   int64_t filters = k[spatial + 1], groupChannels = k[spatial];
   Sizes outSizes = outputSizes(lb, x, ws, spans, strides, m.c(filters));
@@ -227,7 +233,7 @@ Value lowerPool(LinalgBuilder &lb, PoolOp op, bool isMax) {
   IndexMath m{lb};
   Value x = op.getInput();
   ArrayRef<int64_t> pool = op.getPoolSize(), strides = op.getStrides();
-  SmallVector<Window> ws = windows(lb, x, pool, strides, op.getPadding());
+  SmallVector<Window> ws = windows(lb, op, x, pool, strides, op.getPadding());
   // Padded positions never win the max and are not counted by the average.
   Value padded = padAxes(lb, x, ws, isMax ? -INFINITY : 0.0, /*firstAxis=*/1);
   Sizes outSizes = outputSizes(lb, x, ws, pool, strides, lb.dimOfr(x, spatial + 1));

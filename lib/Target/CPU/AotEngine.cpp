@@ -75,8 +75,7 @@ public:
     for (auto [k, port] : llvm::enumerate(signature.io.outputs)) {
       int64_t size = api.outputSizeOf(instance, k, batch, seqLens.data());
       if (size < 0)
-        return llvm::createStringError(std::string("seqc_model_output_size_of: ") +
-                                       api.lastError(instance));
+        return llvm::createStringError(api.lastError(instance));
       Tensor t;
       t.shape = port.shape;
       t.shape[0] = batch;
@@ -92,8 +91,11 @@ public:
       t.data.resize(size);
       outputs.push_back(std::move(t));
     }
+    // An empty output's vector may hold no buffer; the library takes no
+    // NULL, and writes nothing to an empty port.
+    static float nothing;
     for (Tensor &t : outputs)
-      outputData.push_back(t.data.data());
+      outputData.push_back(t.data.empty() ? &nothing : t.data.data());
     // The engine's state is what the library's instance runs from (the
     // engine's may have been set or reset since the last call).
     if (!stateValues.empty() && api.setState(instance, stateValues.data()) != 0)
