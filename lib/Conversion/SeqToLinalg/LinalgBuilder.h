@@ -135,6 +135,10 @@ struct IndexMath {
     return apply<mlir::arith::MaxSIOp>(x, y,
                                  [](int64_t a, int64_t b) { return std::max(a, b); });
   }
+  OpFoldResult min(OpFoldResult x, OpFoldResult y) {
+    return apply<mlir::arith::MinSIOp>(x, y,
+                                 [](int64_t a, int64_t b) { return std::min(a, b); });
+  }
 };
 
 /// Left padding and padded length of a 1-D window along time, as the

@@ -51,20 +51,27 @@ void seq::lowering::reportIf(LinalgBuilder &lb, Operation *op, Value failed,
   });
 }
 
+void seq::lowering::reportShort(LinalgBuilder &lb, Operation *op, Value input,
+                                OpFoldResult length, int64_t minimum,
+                                StringRef message) {
+  IndexMath m{lb};
+  if (m.constant(length))
+    return;
+  OpBuilder &b = lb.b;
+  Value tooShort = arith::CmpIOp::create(b, lb.loc, arith::CmpIPredicate::slt,
+                                         lb.toValue(length), lb.index(minimum));
+  Value rows = arith::IndexCastOp::create(b, lb.loc, b.getI64Type(), lb.dim(input, 0));
+  reportIf(lb, op, tooShort, rows, message);
+}
+
 OpFoldResult seq::lowering::fitWindow(LinalgBuilder &lb, Operation *op, Value input,
                                       OpFoldResult paddedLength, int64_t span,
                                       int64_t axis) {
   IndexMath m{lb};
   if (m.constant(paddedLength))
     return paddedLength;
-  OpBuilder &b = lb.b;
-  Value length = lb.toValue(paddedLength);
-  Value tooShort = arith::CmpIOp::create(b, lb.loc, arith::CmpIPredicate::slt, length,
-                                         lb.index(span));
-  Value rows = arith::IndexCastOp::create(b, lb.loc, b.getI64Type(), lb.dim(input, 0));
-  reportIf(lb, op, tooShort, rows,
-           "layer '" + layerName(op) + "': inputs shorter than its window of " +
-               std::to_string(span) + " along axis " + std::to_string(axis) +
-               "");
+  reportShort(lb, op, input, paddedLength, span,
+              "layer '" + layerName(op) + "': inputs shorter than its window of " +
+                  std::to_string(span) + " along axis " + std::to_string(axis));
   return m.max(paddedLength, m.c(span));
 }

@@ -19,10 +19,14 @@ std::string layerName(mlir::Operation *op);
 void reportIf(LinalgBuilder &lb, mlir::Operation *op, Value failed, Value count,
               llvm::StringRef message);
 
+/// Reports `message`, one value per batch row of `input`, where `length`
+/// (dynamic: a static one is the verifier's to check) is below `minimum`.
+void reportShort(LinalgBuilder &lb, mlir::Operation *op, Value input,
+                 OpFoldResult length, int64_t minimum, llvm::StringRef message);
+
 /// A window's padded length along spatial axis `axis` of op's input (batch
 /// first), at least `span`: a dynamic length below it (a sequence shorter
-/// than the window, no output step) is reported, one value per batch row,
-/// and raised to `span`. A static one is the verifier's to check.
+/// than the window, no output step) is reported and raised to `span`.
 OpFoldResult fitWindow(LinalgBuilder &lb, mlir::Operation *op, Value input,
                        OpFoldResult paddedLength, int64_t span, int64_t axis);
 

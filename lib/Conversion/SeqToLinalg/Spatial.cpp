@@ -335,13 +335,20 @@ Value lowerZeroPadding(LinalgBuilder &lb, ZeroPaddingOp op) {
   return lb.insertSlice(x, lb.full(sizes, 0.0), offsets, lb.dims(x));
 }
 
+/// An axis of unknown length that the cropping would leave empty or less
+/// is reported, and kept empty (its slice reads nothing).
 Value lowerCropping(LinalgBuilder &lb, CroppingOp op) {
   IndexMath m{lb};
   Value x = op.getInput();
   Sizes sizes{lb.dimOfr(x, 0)}, offsets{m.c(0)};
   for (size_t i = 0; i < op.getLow().size(); ++i) {
-    sizes.push_back(m.sub(lb.dimOfr(x, i + 1), m.c(op.getLow()[i] + op.getHigh()[i])));
-    offsets.push_back(m.c(op.getLow()[i]));
+    int64_t cropped = op.getLow()[i] + op.getHigh()[i];
+    OpFoldResult length = lb.dimOfr(x, i + 1), kept = m.sub(length, m.c(cropped));
+    reportShort(lb, op, x, kept, 1,
+                "layer '" + layerName(op) + "': inputs no longer than its cropping of " +
+                    std::to_string(cropped) + " along axis " + std::to_string(i + 1));
+    sizes.push_back(m.max(kept, m.c(0)));
+    offsets.push_back(m.min(m.c(op.getLow()[i]), length));
   }
   return lb.extractSlice(x, offsets, sizes);
 }

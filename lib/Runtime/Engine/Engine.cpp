@@ -47,6 +47,12 @@ llvm::Error checkInputs(const ModelIO &io, llvm::ArrayRef<Tensor> inputs) {
     if (!fits)
       return llvm::createStringError(which + " has shape " + shapeText(input.shape) +
                                      " but the model expects " + shapeText(port.shape));
+    // As the C API, where a seq_len of 0 means the model's own length.
+    for (size_t i = 1; i < port.shape.size(); ++i)
+      if (port.shape[i] < 0 && input.shape[i] == 0)
+        return llvm::createStringError(which + " has shape " + shapeText(input.shape) +
+                                       ": its axis " + std::to_string(i) +
+                                       " (of any length) is empty; give it at least one step");
     if (static_cast<int64_t>(input.data.size()) != input.numElements())
       return llvm::createStringError(which + " of shape " + input.shapeString() +
                                      " holds " + std::to_string(input.data.size()) +
