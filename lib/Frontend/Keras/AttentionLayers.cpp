@@ -53,6 +53,39 @@ Expected<HiddenScores> hiddenScores(const LayerConfig &layer, KerasVersion versi
                       version.atLeast(3, 10)};
 }
 
+/// The axes a MultiHeadAttention attends over (Keras' attention_axes; by
+/// default every axis between the batch and the features) and the others
+/// between them, which Keras treats as batch axes. seq.attention attends
+/// over one steps axis: the layer's inputs move the attended axes first (in
+/// the order given, which is the order of the scores' axes) and the others
+/// next, the attended axes flatten into the steps and the others fold into
+/// the heads. Axes number the input's, from 1.
+struct AttentionAxes {
+  int64_t rank = 3;
+  SmallVector<int64_t> attended{1}, others;
+
+  /// Over (batch, steps, features): nothing moves.
+  bool overSteps() const { return rank == 3; }
+
+  /// seq.permute's dims that move the axes: attended, others, features.
+  SmallVector<int64_t> order() const {
+    SmallVector<int64_t> dims(attended);
+    dims.append(others);
+    dims.push_back(rank - 1);
+    return dims;
+  }
+
+  bool moves() const {
+    SmallVector<int64_t> dims = order();
+    return !llvm::is_sorted(dims);
+  }
+
+  /// `shape`'s sizes along `axes`.
+  static SmallVector<int64_t> sizes(ArrayRef<int64_t> shape, ArrayRef<int64_t> axes) {
+    return llvm::map_to_vector(axes, [&](int64_t a) { return shape[a]; });
+  }
+};
+
 /// Builds the ops of one attention layer, named after it.
 struct AttentionBuilder {
   OpBuilder &builder;
@@ -78,6 +111,33 @@ struct AttentionBuilder {
     return PermuteOp::create(builder, loc, tensorType(builder, out), x,
                              builder.getDenseI64ArrayAttr(dims))
         .getResult();
+  }
+
+  /// (batch, axes..., h * dim) as seq.attention's (batch, steps, others * h,
+  /// dim): the attended axes flattened, the others folded into the heads.
+  Expected<Value> toHeads(Value x, const AttentionAxes &axes, int64_t h, int64_t dim) {
+    Value moved = axes.moves() ? permute(x, axes.order()) : x;
+    int64_t folded = h;
+    for (int64_t a : axes.others)
+      folded *= shapeOf(x)[a];
+    return reshape(moved, {-1, folded, dim});
+  }
+
+  /// The inverse of toHeads for a result of `dim` values per head: (batch,
+  /// query steps, others * h, dim) as (batch, the query's axes..., h * dim).
+  Expected<Value> fromHeads(Value y, const AttentionAxes &axes, ArrayRef<int64_t> query,
+                            int64_t h, int64_t dim) {
+    SmallVector<int64_t> order = axes.order(), target;
+    for (int64_t a : ArrayRef(order).drop_back())
+      target.push_back(target.empty() ? -1 : query[a]);
+    target.push_back(h * dim);
+    Expected<Value> moved = reshape(y, target);
+    if (!moved || !axes.moves())
+      return moved;
+    SmallVector<int64_t> inverse(order.size());
+    for (auto [i, a] : llvm::enumerate(order))
+      inverse[a - 1] = static_cast<int64_t>(i) + 1;
+    return permute(*moved, inverse);
   }
 
   /// x (..., k) @ kernel (k, n) + bias.
@@ -160,24 +220,89 @@ Expected<std::array<int, 4>> queryValueKey(const LayerConfig &layer,
   if (qvk[0] < 0 || qvk[1] < 0)
     return layer.error("needs a query and a value, got " + Twine(inputs.size()) +
                        " input(s)");
-  for (int i : ArrayRef(qvk).take_front(3))
-    if (i >= 0 && shapeOf(inputs[i]).size() != 3)
-      return layer.error("reads an input of shape " + shapeText(shapeOf(inputs[i])) +
-                         ": seqc supports attention over (batch, steps, features)");
-  int key = qvk[2] >= 0 ? qvk[2] : qvk[1];
-  if (shapes::conflict(shapeOf(inputs[qvk[1]])[1], shapeOf(inputs[key])[1]))
-    return layer.error("its value " + shapeText(shapeOf(inputs[qvk[1]])) + " and key " +
-                       shapeText(shapeOf(inputs[key])) + " differ in steps");
-  if (qvk[3] >= 0) {
-    ArrayRef<int64_t> m = shapeOf(inputs[qvk[3]]), q = shapeOf(inputs[qvk[0]]),
-                      k = shapeOf(inputs[key]);
-    if (m.size() != 3 || shapes::conflict(m[0], q[0]) || shapes::conflict(m[1], q[1]) ||
-        shapes::conflict(m[2], k[1]))
-      return layer.error("its attention_mask has shape " + shapeText(m) + ", expected " +
-                         "(batch, query steps, key steps) = " +
-                         shapeText({q[0], q[1], k[1]}));
-  }
   return qvk;
+}
+
+/// Reads attention_axes for inputs of rank `rank` (Keras numbers a negative
+/// axis from the projected inputs' heads axis: -1 is the features).
+Expected<AttentionAxes> attentionAxes(const LayerConfig &layer, int64_t rank) {
+  AttentionAxes axes;
+  axes.rank = rank;
+  axes.attended.clear();
+  const llvm::json::Value *v = layer.getObject().get("attention_axes");
+  if (!v || v->getAsNull()) {
+    for (int64_t a = 1; a < rank - 1; ++a)
+      axes.attended.push_back(a);
+    return axes;
+  }
+  SmallVector<const llvm::json::Value *> items;
+  if (const llvm::json::Array *list = v->getAsArray())
+    for (const llvm::json::Value &item : *list)
+      items.push_back(&item);
+  else
+    items.push_back(v);
+  for (const llvm::json::Value *item : items) {
+    std::optional<int64_t> axis = item->getAsInteger();
+    if (!axis)
+      return layer.error("attention_axes holds something other than axis numbers");
+    int64_t a = *axis < 0 ? *axis + rank : *axis;
+    if (a < 1 || a > rank - 2 || llvm::is_contained(axes.attended, a))
+      return layer.error("attention_axes holds axis " + Twine(*axis) +
+                         ": give distinct axes between the batch and the features "
+                         "(1 to " + Twine(rank - 2) + ") of its inputs of rank " +
+                         Twine(rank));
+    axes.attended.push_back(a);
+  }
+  for (int64_t a = 1; a < rank - 1; ++a)
+    if (!llvm::is_contained(axes.attended, a))
+      axes.others.push_back(a);
+  return axes;
+}
+
+/// Keras' rules for the shapes of a MultiHeadAttention's inputs, and what
+/// seqc needs to move their axes (fixed lengths, no masks over images).
+llvm::Error checkShapes(const LayerConfig &layer, ArrayRef<Value> inputs,
+                        std::array<int, 4> qvk, const AttentionAxes &axes) {
+  auto [qi, vi, ki, mi] = qvk;
+  ArrayRef<int64_t> q = shapeOf(inputs[qi]), v = shapeOf(inputs[vi]),
+                    k = shapeOf(inputs[ki >= 0 ? ki : vi]);
+  for (int i : {qi, vi, ki})
+    if (i >= 0 && static_cast<int64_t>(shapeOf(inputs[i]).size()) != axes.rank)
+      return layer.error("reads inputs of shapes " + shapeText(q) + " and " +
+                         shapeText(shapeOf(inputs[i])) + ": their ranks differ");
+  for (int64_t a = 1; a < axes.rank - 1; ++a)
+    if (shapes::conflict(v[a], k[a]))
+      return layer.error("its value " + shapeText(v) + " and key " + shapeText(k) +
+                         " differ in axis " + Twine(a));
+  for (int64_t a : axes.others)
+    if (shapes::conflict(q[a], k[a]))
+      return layer.error("its query " + shapeText(q) + " and key " + shapeText(k) +
+                         " differ in axis " + Twine(a) + ", which it does not attend over");
+  if (!axes.overSteps())
+    for (ArrayRef<int64_t> s : {q, k})
+      if (llvm::any_of(s.drop_front(), ShapedType::isDynamic))
+        return layer.error("attends over axes " + shapeText(axes.attended) +
+                           " of an input of shape " + shapeText(s) +
+                           ", which has axes of unknown length: give the Input a fixed "
+                           "shape after the batch axis");
+  if (mi < 0)
+    return llvm::Error::success();
+  // (batch, query's attended axes..., key's attended axes...).
+  SmallVector<int64_t> expected{q[0]};
+  expected.append(AttentionAxes::sizes(q, axes.attended));
+  expected.append(AttentionAxes::sizes(k, axes.attended));
+  ArrayRef<int64_t> m = shapeOf(inputs[mi]);
+  if (!axes.others.empty())
+    return layer.error("is called with attention_mask and attends over axes " +
+                       shapeText(axes.attended) + " of " + shapeText(q) +
+                       ": seqc applies an attention_mask when the layer attends over "
+                       "every axis between the batch and the features");
+  if (m.size() != expected.size() ||
+      llvm::any_of(llvm::zip(m, expected),
+                   [](auto p) { return shapes::conflict(std::get<0>(p), std::get<1>(p)); }))
+    return layer.error("its attention_mask has shape " + shapeText(m) + ", expected " +
+                       "(batch, query steps, key steps) = " + shapeText(expected));
+  return llvm::Error::success();
 }
 
 /// A scalar weight's value.
@@ -217,10 +342,6 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
   AttentionBuilder ab{builder, layer, layerLoc(builder, layer.getName())};
   WeightList list(builder, layer, weights, layer.getName(), unbuiltModel);
   StringRef cls = layer.getClassName();
-  Expected<HiddenScores> hidden = hiddenScores(layer, version, *returnScores);
-  if (!hidden)
-    return hidden.takeError();
-  ab.hidden = *hidden;
   if (cls == "Dot")
     return emitDot(layer, inputs);
   Expected<std::array<int, 4>> qvk = queryValueKey(layer, inputs);
@@ -228,6 +349,23 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
   if (!qvk || !causal)
     return firstError(qvk, causal);
   auto [qi, vi, ki, mi] = *qvk;
+  // Only MultiHeadAttention attends over other axes than the steps.
+  int64_t rank = static_cast<int64_t>(shapeOf(inputs[qi]).size());
+  if (rank != 3 && (cls != "MultiHeadAttention" || rank < 3))
+    return layer.error("reads an input of shape " + shapeText(shapeOf(inputs[qi])) +
+                       ": seqc supports attention over (batch, steps, features)");
+  Expected<AttentionAxes> axes =
+      cls == "MultiHeadAttention" ? attentionAxes(layer, rank) : AttentionAxes();
+  if (!axes)
+    return axes.takeError();
+  if (llvm::Error e = checkShapes(layer, inputs, *qvk, *axes))
+    return std::move(e);
+  // Keras 3 calls dot_product_attention only over (batch, steps, features).
+  Expected<HiddenScores> hidden =
+      hiddenScores(layer, version, *returnScores || !axes->overSteps());
+  if (!hidden)
+    return hidden.takeError();
+  ab.hidden = *hidden;
   // MultiHeadAttention's attention_mask (batch, query steps, key steps):
   // Keras hides a pair where it is 0 (False), as its masks do.
   Value attentionMask = mi >= 0 ? inputs[mi] : Value();
@@ -236,7 +374,7 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
   // every query step; the output keeps the query's mask.
   Value queryMask = callMasks[qi], valueMask = callMasks[vi];
   Value keyMask = ki >= 0 ? callMasks[ki] : Value();
-  int64_t features = shapeOf(query)[2];
+  int64_t features = shapeOf(query).back();
 
   if (cls == "Attention" || cls == "AdditiveAttention") {
     if (attentionMask)
@@ -344,31 +482,29 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
       return w.takeError();
     window = *w;
   }
-  for (StringRef option : {"output_shape", "attention_axes"}) {
-    const llvm::json::Value *v = layer.getObject().get(option);
-    if (!v || v->getAsNull())
-      continue;
-    if (option == "attention_axes") {
-      const llvm::json::Array *axes = v->getAsArray();
-      std::optional<int64_t> axis =
-          axes && axes->size() == 1 ? (*axes)[0].getAsInteger() : v->getAsInteger();
-      if (axis == 1 || axis == -2)
-        continue;
-    }
-    if (option == "output_shape") {
-      const llvm::json::Array *dims = v->getAsArray();
-      std::optional<int64_t> size =
-          dims && dims->size() == 1 ? (*dims)[0].getAsInteger() : v->getAsInteger();
-      if (size && *size > 0)
-        continue;
-    }
-    return layer.error(option + " is set: seqc supports attention over the steps axis "
-                       "with one output axis");
-  }
   int64_t outputSize = features;
   if (const llvm::json::Value *v = layer.getObject().get("output_shape"); v && !v->getAsNull()) {
     const llvm::json::Array *dims = v->getAsArray();
-    outputSize = *(dims ? (*dims)[0].getAsInteger() : v->getAsInteger());
+    std::optional<int64_t> size =
+        dims && dims->size() == 1 ? (*dims)[0].getAsInteger() : v->getAsInteger();
+    if (!size || *size <= 0)
+      return layer.error("output_shape is set to more than one axis: seqc supports one "
+                         "output axis");
+    outputSize = *size;
+  }
+  if (!axes->overSteps()) {
+    Value masked;
+    for (int i : {qi, vi, ki})
+      if (i >= 0 && (callMasks[i] || masks[i]))
+        masked = inputs[i];
+    if (masked)
+      return layer.error("reads a masked input of shape " + shapeText(shapeOf(masked)) +
+                         ": seqc applies masks to attention over (batch, steps, features)");
+    if (*causal || window)
+      return layer.error(Twine(*causal ? "use_causal_mask" : "sliding_window") +
+                         " is set and it attends over axes " + shapeText(axes->attended) +
+                         " of " + shapeText(shapeOf(query)) +
+                         ": seqc applies it to attention over (batch, steps, features)");
   }
   // The projections in the order Keras builds them (its weight order).
   std::vector<StringRef> parts = {"query", "key", "value", "output"};
@@ -389,7 +525,7 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
   // are reshaped to (batch, steps, h, dim).
   auto flatProjection = [&](StringRef part, Value x, int64_t h, int64_t dim,
                             Activation activation) -> Expected<Value> {
-    int64_t in = shapeOf(x)[2];
+    int64_t in = shapeOf(x).back();
     Expected<Value> kernel = list.next((part + "/kernel").str(), {in, h, dim}, {in, h * dim});
     if (!kernel)
       return kernel.takeError();
@@ -410,7 +546,7 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
     Expected<Value> flat = flatProjection(part, x, h, dim, Activation::Linear);
     if (!flat)
       return flat.takeError();
-    return ab.reshape(*flat, {-1, h, dim});
+    return ab.toHeads(*flat, *axes, h, dim);
   };
   Expected<Value> q = projection("query", query, *heads, *keyDim);
   if (!q)
@@ -438,6 +574,16 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
                         : keyMask;
   else
     keyMask = valueMask;
+  // An attention_mask over the attended axes: (batch, query steps, key steps).
+  if (attentionMask && !axes->overSteps()) {
+    int64_t keySteps = 1;
+    for (int64_t a : axes->attended)
+      keySteps *= shapeOf(key)[a];
+    Expected<Value> flat = ab.reshape(attentionMask, {-1, keySteps});
+    if (!flat)
+      return flat.takeError();
+    attentionMask = *flat;
+  }
   auto attend = [&](bool weights) {
     return ab.attention(*q, *k, *v, Value(), ScoreMode::Dot,
                         static_cast<float>(1.0 / std::sqrt(static_cast<double>(*keyDim))),
@@ -445,10 +591,23 @@ Expected<Value> LayerEmitter::emitAttention(const LayerConfig &layer,
                         weights);
   };
   Value heads4 = attend(/*weights=*/false);
-  if (*returnScores)
+  if (*returnScores) {
     lastAttentionScores = attend(/*weights=*/true);
+    if (!axes->overSteps()) {
+      // Keras' (batch, others..., heads, query's attended axes..., key's).
+      SmallVector<int64_t> target = AttentionAxes::sizes(shapeOf(query), axes->others);
+      target.push_back(*heads);
+      target.append(AttentionAxes::sizes(shapeOf(query), axes->attended));
+      target.append(AttentionAxes::sizes(shapeOf(key), axes->attended));
+      target.front() = -1;
+      Expected<Value> scores = ab.reshape(lastAttentionScores, target);
+      if (!scores)
+        return scores.takeError();
+      lastAttentionScores = *scores;
+    }
+  }
   mask = masks[qi];
-  Expected<Value> joined = ab.reshape(heads4, {-1, *heads * *valueDim});
+  Expected<Value> joined = ab.fromHeads(heads4, *axes, shapeOf(query), *heads, *valueDim);
   if (!joined)
     return joined.takeError();
   if (gate)
