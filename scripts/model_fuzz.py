@@ -220,9 +220,9 @@ def image_layer(k, r):
         return L.ConvLSTM1D(filters, r.choice([1, 2, 3]), padding=padding,
                             strides=r.choice([1, 1, 2]), dilation_rate=r.choice([1, 1, 2]),
                             return_sequences=r.random() < 0.6, go_backwards=r.random() < 0.2)
-    if kind == "mha":  # attention over H and W (Keras' default axes for images)
+    if kind == "mha":  # attention over H and W (Keras' default for images), or one of them
         layer = L.MultiHeadAttention(r.choice([1, 2]), r.choice([2, 3]),
-                                     attention_axes=r.choice([None, (1, 2), (2,)]))
+                                     attention_axes=r.choice([None, (1, 2), (2,), (1,), (2, 1)]))
         return lambda t: layer(t, t)
     if kind == "td_rnn":  # a recurrent layer over W for each H
         return L.TimeDistributed(r.choice([L.LSTM, L.GRU, L.SimpleRNN])(
@@ -247,7 +247,12 @@ def video_layer(k, r):
     """A random layer for a (B, T, H, W, C) input."""
     L = k.layers
     filters = r.choice([1, 2, 4])
-    kind = r.choice(["convlstm", "convlstm", "conv3d", "conv3d_t", "pool3d", "td", "pad3d"])
+    kind = r.choice(["convlstm", "convlstm", "conv3d", "conv3d_t", "pool3d", "td", "pad3d",
+                     "mha"])
+    if kind == "mha":  # frame by frame over (H, W), over everything, or over time per pixel
+        layer = L.MultiHeadAttention(r.choice([1, 2]), r.choice([2, 3]),
+                                     attention_axes=r.choice([(2, 3), None, (1,), (3, 1)]))
+        return lambda t: layer(t, t)
     if kind == "pad3d":
         return r.choice([L.ZeroPadding3D(((0, 1), (1, 0), (0, 1))),
                          L.Cropping3D(((0, 1), (0, 0), (1, 0))),
