@@ -12,8 +12,9 @@ videos (B, T, H, W, C), with random configurations (units, activations,
 strides, padding, dilations, groups, channels_first, go_backwards, merge
 modes, masking, attention, RNN over cells, Bidirectional with its own
 backward layer, TimeDistributed(LSTM), ConvLSTM1D/2D/3D, Conv3DTranspose,
-GroupQueryAttention, MultiHeadAttention over image axes or with its scores
-as an output, ...), moves between ranks (RepeatVector, Reshape, Flatten), time axes known
+GroupQueryAttention, MultiHeadAttention over image or video axes or with
+its scores as an output, stateful recurrent layers fed in chunks of their
+fixed batch, ...), moves between ranks (RepeatVector, Reshape, Flatten), time axes known
 or not: a Sequential chain, a Functional graph of two branches joined by a
 merge layer, token ids through an Embedding (mask_zero or not), or a graph
 with two inputs and often two outputs (an encoder-decoder whose encoder's
@@ -389,8 +390,17 @@ def chain_model(k, r):
     masked = not image and r.random() < 0.25
     # Models saved for any sequence length: the time axis unknown.
     declared = (None,) + shape[1:] if not image and r.random() < 0.2 else shape
-    x = k.Input(shape=declared, name="x")
+    # A stateful recurrent layer first: the batch fixed, the rows fed in
+    # chunks of it (see predict).
+    stateful = len(shape) == 2 and r.random() < 0.15
+    batch = r.choice([1, 2]) if stateful else None
+    x = k.Input(shape=declared, batch_size=batch, name="x")
     t = k.layers.Masking(mask_value=0.0)(x) if masked else x
+    if stateful:
+        layer = recurrent_class(k, r)(r.choice([1, 2, 3]), stateful=True,
+                                      return_sequences=r.random() < 0.6,
+                                      go_backwards=r.random() < 0.2)
+        t = (k.layers.Bidirectional(layer) if r.random() < 0.3 else layer)(t)
     if len(shape) == 5:
         t = k.layers.ConvLSTM3D(r.choice([1, 2]), r.choice([1, 2]),
                                 padding=r.choice(["valid", "same"]),
@@ -409,7 +419,8 @@ def chain_model(k, r):
     model = k.Model(x, t)
     if r.random() < 0.5:  # the same chain as a Sequential where it is one
         try:
-            chain = k.Sequential([k.Input(shape=declared)] + model.layers[1:])
+            chain = k.Sequential([k.Input(shape=declared, batch_size=batch)] +
+                                 model.layers[1:])
             chain.set_weights(model.get_weights())
             model = chain
         except Exception:
@@ -556,7 +567,8 @@ def random_model(k, np, r, index):
         model, specs = chain_model(k, r)
     rng = np.random.default_rng(index)
     randomize(model, np, rng)
-    batch = r.choice([1, 2, 5])
+    fixed = stateful_batch(model)
+    batch = fixed * r.choice([1, 2, 3]) if fixed else r.choice([1, 2, 5])
     inputs = []
     for name, spec in specs.items():
         if spec[0] == "ids":
@@ -588,8 +600,24 @@ def float64_prediction(k, model, xs):
         set_floatx("float32")
 
 
+def stateful_batch(model):
+    """The fixed batch of a model with stateful layers, else None."""
+    def stateful(layer):
+        inner = getattr(layer, "forward_layer", None) or getattr(layer, "layer", None)
+        return getattr(layer, "stateful", False) or (inner is not None and stateful(inner))
+    return model.inputs[0].shape[0] if any(stateful(l) for l in model.layers) else None
+
+
 def predict(model, xs):
-    """The model's outputs on the arrays xs (its inputs in order), a list."""
+    """The model's outputs on the arrays xs (its inputs in order), a list; a
+    stateful model's in chunks of its batch, each from the state the one
+    before left (Keras' predict(x, batch_size=B), as seqc's --run)."""
+    fixed = stateful_batch(model)
+    if fixed and len(xs[0]) > fixed:
+        import numpy as np
+        chunks = [predict(model, [x[i:i + fixed] for x in xs])
+                  for i in range(0, len(xs[0]), fixed)]
+        return [np.concatenate(parts) for parts in zip(*chunks)]
     ys = model(xs if len(xs) > 1 else xs[0], training=False)
     return [np_array(y) for y in (ys if isinstance(ys, (list, tuple)) else [ys])]
 
