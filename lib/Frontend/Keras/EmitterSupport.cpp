@@ -131,26 +131,48 @@ Expected<Padding> parsePadding(const LayerConfig &layer, bool allowCausal) {
                      " supported)");
 }
 
-Expected<int64_t> singleFeatureAxis(const LayerConfig &layer, size_t rank) {
+Expected<SmallVector<int64_t>> featureAxes(const LayerConfig &layer, size_t rank) {
   int64_t last = static_cast<int64_t>(rank) - 1;
   const llvm::json::Value *axis = layer.getObject().get("axis");
   if (!axis || axis->kind() == llvm::json::Value::Null)
-    return last;
-  std::optional<int64_t> value = axis->getAsInteger();
+    return SmallVector<int64_t>{last};
+  SmallVector<const llvm::json::Value *> items;
   if (const llvm::json::Array *list = axis->getAsArray())
-    if (list->size() == 1)
-      value = (*list)[0].getAsInteger();
-  if (!value)
+    for (const llvm::json::Value &item : *list)
+      items.push_back(&item);
+  else
+    items.push_back(axis);
+  if (items.empty())
+    return layer.error("config 'axis' is an empty list: name the axes it normalises over");
+  SmallVector<int64_t> axes;
+  for (const llvm::json::Value *item : items) {
+    std::optional<int64_t> value = item->getAsInteger();
+    if (!value)
+      return layer.error("config 'axis' holds something other than axis numbers");
+    int64_t index = *value < 0 ? *value + static_cast<int64_t>(rank) : *value;
+    if (index < 1 || index > last)
+      return layer.error("config 'axis' " + Twine(axis->getAsArray() ? "holds " : "is ") +
+                         Twine(*value) + ", which is not a "
+                         "feature axis of the rank-" + Twine(rank) +
+                         " input (1 to " + Twine(last) + ", or -1 to -" + Twine(last) +
+                         ")");
+    if (llvm::is_contained(axes, index))
+      return layer.error("config 'axis' names axis " + Twine(index) + " twice");
+    axes.push_back(index);
+  }
+  llvm::sort(axes);
+  return axes;
+}
+
+Expected<int64_t> singleFeatureAxis(const LayerConfig &layer, size_t rank) {
+  Expected<SmallVector<int64_t>> axes = featureAxes(layer, rank);
+  if (!axes)
+    return axes.takeError();
+  if (axes->size() != 1)
     return layer.error("config 'axis' must be one axis: seqc normalises over "
                        "one; join several into one with a Reshape before the "
                        "layer");
-  int64_t index = *value < 0 ? *value + static_cast<int64_t>(rank) : *value;
-  if (index < 1 || index > last)
-    return layer.error("config 'axis' is " + Twine(*value) + ", which is not a "
-                       "feature axis of the rank-" + Twine(rank) +
-                       " input (1 to " + Twine(last) + ", or -1 to -" + Twine(last) +
-                       ")");
-  return index;
+  return axes->front();
 }
 
 Error requireLastAxis(const LayerConfig &layer, size_t rank) {

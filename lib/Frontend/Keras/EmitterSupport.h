@@ -181,6 +181,11 @@ Expected<ActivationSpec> parseActivation(OpBuilder &b, const LayerConfig &layer,
 /// A layer error unless `input` has rank `rank` (batch axis included).
 Error requireRank(const LayerConfig &layer, Value input, size_t rank);
 
+/// The axes config 'axis' names (an int or a list; absent: the last), as
+/// indices in [1, rank), ascending: a layer error for the batch axis, an
+/// axis out of range or named twice.
+Expected<SmallVector<int64_t>> featureAxes(const LayerConfig &layer, size_t rank);
+
 /// The one axis config 'axis' names (an int or a one-element list; absent:
 /// the last) as an index in [1, rank): a layer error for the batch axis,
 /// an axis out of range, or several axes.

@@ -468,28 +468,12 @@ Expected<Value> LayerEmitter::emitLayer(const LayerConfig &layer, Value input,
   if (cls == "TimeDistributed")
     return emitTimeDistributed(layer, input, arrays);
 
-  // A normalization over another axis runs over the last one between two
-  // permutes that swap them (BatchNormalization(axis=1) on channels-last
-  // images, say).
   if (normalizesOverAxis(cls) && x.size() >= 2) {
-    Expected<int64_t> axis = singleFeatureAxis(layer, x.size());
-    if (!axis)
-      return axis.takeError();
-    int64_t last = static_cast<int64_t>(x.size()) - 1;
-    if (*axis != last) {
-      SmallVector<int64_t> swap; // Permute's dims: the two axes exchanged
-      for (int64_t i = 1; i <= last; ++i)
-        swap.push_back(i == *axis ? last : i == last ? *axis : i);
-      llvm::json::Object lastAxis = layer.getObject();
-      lastAxis["axis"] = -1;
-      EmitContext context{builder, layer, input, weights, version.major, loc};
-      Expected<Value> out =
-          emitLayer(layer.withConfig(&lastAxis), permuteAxes(context, input, swap, "axis_last"),
-                    arrays, incomingMask);
-      if (!out)
-        return out.takeError();
-      return permuteAxes(context, *out, swap, "axis_back");
-    }
+    Expected<SmallVector<int64_t>> axes = featureAxes(layer, x.size());
+    if (!axes)
+      return axes.takeError();
+    if (*axes != ArrayRef<int64_t>{static_cast<int64_t>(x.size()) - 1})
+      return emitNormalizationOverAxes(layer, input, arrays, incomingMask, *axes);
   }
 
   if (FamilyEmitter family = findLayerFamily(cls)) {

@@ -109,6 +109,13 @@ private:
                                         mlir::Value input,
                                         llvm::ArrayRef<WeightArray> weights,
                                         mlir::Value incomingMask);
+  /// A normalization over `axes` (ascending, not just the last) as the same
+  /// layer over the last axis: the axes moved last and joined into one.
+  llvm::Expected<mlir::Value> emitNormalizationOverAxes(const LayerConfig &layer,
+                                                        mlir::Value input,
+                                                        llvm::ArrayRef<WeightArray> weights,
+                                                        mlir::Value incomingMask,
+                                                        llvm::ArrayRef<int64_t> axes);
   /// What a wrapper decides for the recurrent layer it wraps.
   struct RecurrentOverrides {
     std::optional<bool> goBackwards, zeroOutputForMask;

@@ -1,6 +1,6 @@
 //===- NormalizationLayers.cpp - Group, Unit and RMS normalization --------===//
 //
-// Over the last axis (another one runs between two permutes, LayerEmitter):
+// Over the last axis (other axes are moved last first, below):
 // GroupNormalization is seq.group_norm,
 // with gamma / beta filled with ones / zeros where Keras has scale=False /
 // center=False (groups=-1 means one group per channel, as in Keras);
@@ -9,11 +9,74 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LayerEmitter.h"
 #include "LayerFamilies.h"
 
 namespace seq::keras {
 
 using namespace emit;
+
+// A normalization over other axes than the last (BatchNormalization(axis=1)
+// on channels-last images, LayerNormalization(axis=[1, 2, 3])) runs over
+// the last: the axes it normalizes move last, in ascending order, and join
+// into one axis; its weights (shaped like those axes, or like the input
+// with ones elsewhere: tf_keras' BatchNormalization over several axes) are
+// read as that one axis. Keras reshapes them onto the axes in ascending
+// order whatever order the config lists, and so does this.
+Expected<Value> LayerEmitter::emitNormalizationOverAxes(const LayerConfig &layer, Value input,
+                                                        ArrayRef<WeightArray> arrays,
+                                                        Value incomingMask,
+                                                        ArrayRef<int64_t> axes) {
+  ArrayRef<int64_t> x = shapeOf(input);
+  int64_t last = static_cast<int64_t>(x.size()) - 1;
+  if (axes.size() > 1 && layer.getClassName() == "GroupNormalization")
+    return layer.error("config 'axis' names several axes: GroupNormalization groups the "
+                       "channels of one axis");
+  int64_t joined = 1;
+  for (int64_t a : axes) {
+    if (mlir::ShapedType::isDynamic(x[a]))
+      return layer.error("normalizes over axis " + Twine(a) + " of " + shapeText(x) +
+                         ", whose length is unknown: give the Input a fixed length there");
+    joined *= x[a];
+  }
+  // Permute's dims: the other axes, then the normalized ones.
+  SmallVector<int64_t> order;
+  for (int64_t a = 1; a <= last; ++a)
+    if (!llvm::is_contained(axes, a))
+      order.push_back(a);
+  llvm::append_range(order, axes);
+  SmallVector<int64_t> inverse(order.size());
+  for (auto [i, a] : llvm::enumerate(order))
+    inverse[a - 1] = static_cast<int64_t>(i) + 1;
+  bool moves = !llvm::is_sorted(order);
+
+  WeightList none(builder, layer, {}, layer.getName(), unbuiltModel);
+  EmitContext context{builder, layer, input, none, version.major,
+                      layerLoc(builder, layer.getName())};
+  Value moved = moves ? permuteAxes(context, input, order, "axis_last") : input;
+  SmallVector<int64_t> kept(shapeOf(moved).drop_front().drop_back(axes.size()));
+  if (llvm::count_if(kept, mlir::ShapedType::isDynamic) > 1)
+    return layer.error("normalizes over axes " + shapeText(axes) + " of " + shapeText(x) +
+                       ", which leaves more than one axis of unknown length: seqc joins "
+                       "the normalized axes into one and needs the others' lengths");
+  SmallVector<int64_t> target = llvm::map_to_vector(kept, targetSize);
+  target.push_back(joined);
+  Value flat = axes.size() > 1 ? reshapeTo(context, moved, target, "axes_joined") : moved;
+
+  std::vector<WeightArray> flatArrays(arrays.begin(), arrays.end());
+  for (WeightArray &w : flatArrays)
+    if (static_cast<int64_t>(w.data.size()) == joined)
+      w.shape = {joined};
+  llvm::json::Object lastAxis = layer.getObject();
+  lastAxis["axis"] = -1;
+  Expected<Value> out =
+      emitLayer(layer.withConfig(&lastAxis), flat, flatArrays, incomingMask);
+  if (!out)
+    return out.takeError();
+  SmallVector<int64_t> back = llvm::map_to_vector(shapeOf(moved).drop_front(), targetSize);
+  Value unflat = axes.size() > 1 ? reshapeTo(context, *out, back, "axes_apart") : *out;
+  return moves ? permuteAxes(context, unflat, inverse, "axis_back") : unflat;
+}
 
 Expected<Value> emitGroupNormalization(EmitContext &c) {
   const LayerConfig &layer = c.layer;
