@@ -14,7 +14,7 @@ modes, masking, attention, RNN over cells, Bidirectional with its own
 backward layer, TimeDistributed(LSTM), ConvLSTM1D/2D/3D, Conv3DTranspose,
 GroupQueryAttention, MultiHeadAttention over image or video axes or with
 its scores as an output, stateful recurrent layers fed in chunks of their
-fixed batch, ...), moves between ranks (RepeatVector, Reshape, Flatten), time axes known
+fixed batch, normalizations over several axes, ...), moves between ranks (RepeatVector, Reshape, Flatten), time axes known
 or not: a Sequential chain, a Functional graph of two branches joined by a
 merge layer, token ids through an Embedding (mask_zero or not), or a graph
 with two inputs and often two outputs (an encoder-decoder whose encoder's
@@ -160,8 +160,9 @@ def sequence_layer(k, r):
             return L.BatchNormalization(epsilon=r.choice([1e-3, 1e-5]),
                                         center=r.random() < 0.8, scale=r.random() < 0.8)
         if kind == "ln":
-            return L.LayerNormalization(epsilon=r.choice([1e-3, 1e-6]))
-        return L.UnitNormalization()
+            return L.LayerNormalization(epsilon=r.choice([1e-3, 1e-6]),
+                                        axis=r.choice([-1, -1, [1, 2], 1]))
+        return L.UnitNormalization(axis=r.choice([-1, -1, [1, 2]]))
     kind = r.choice(["act", "zp", "crop", "up", "drop", "td", "leaky", "prelu",
                      "permute", "softmax", "scale", "relu"])
     if kind == "scale":
@@ -196,7 +197,7 @@ def image_layer(k, r):
     """A random layer for a (B, H, W, C) input."""
     L = k.layers
     filters = r.choice([1, 2, 3, 4, 8, 16])
-    kind = r.choice(["conv", "conv", "sep", "depth", "transpose", "pool", "bn",
+    kind = r.choice(["conv", "conv", "sep", "depth", "transpose", "pool", "bn", "ln",
                      "zp", "crop", "up", "act", "convlstm1d", "td_rnn", "mha"])
     kernel = r.choice([1, 2, 3, (1, 3), (3, 2)])
     strides = r.choice([1, 1, 2, (1, 2)])
@@ -232,8 +233,11 @@ def image_layer(k, r):
         return r.choice([L.MaxPooling2D, L.AveragePooling2D])(
             pool_size=r.choice([1, 2, (2, 1), 3]), strides=r.choice([None, 1, 2]),
             padding=padding)
-    if kind == "bn":
-        return L.BatchNormalization(axis=r.choice([-1, -1, 1]))
+    if kind == "bn":  # several axes: tf_keras only
+        return L.BatchNormalization(axis=r.choice([-1, -1, 1, [1, 2]]))
+    if kind == "ln":  # over several axes, in any order
+        return r.choice([L.LayerNormalization, L.UnitNormalization])(
+            axis=r.choice([-1, [1, 2, 3], [1, 2], [3, 1], [-1, -2]]))
     if kind == "zp":
         return L.ZeroPadding2D(((r.randint(0, 1), r.randint(0, 2)), (r.randint(0, 2), 0)))
     if kind == "crop":
