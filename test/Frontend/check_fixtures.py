@@ -194,7 +194,11 @@ def check(seq_compile, fixtures, fixture):
         if layer["name"] + "/channels_first" in ops:
             shape = ops[layer["name"] + "/channels_first"][0][1]
         # A normalization over another axis than the last runs over the last
-        # between two permutes; the permute back ("<name>/axis_back") too.
+        # between two permutes, over several joined into one between two
+        # reshapes; the reshape back ("<name>/axes_apart") and the permute
+        # back ("<name>/axis_back", after it) have Keras' output shape.
+        if layer["name"] + "/axes_apart" in ops:
+            shape = ops[layer["name"] + "/axes_apart"][0][1]
         if layer["name"] + "/axis_back" in ops:
             shape = ops[layer["name"] + "/axis_back"][0][1]
         if op not in (expected_op if isinstance(expected_op, tuple) else (expected_op,)):

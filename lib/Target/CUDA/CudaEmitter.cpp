@@ -506,22 +506,25 @@ Error Emitter::emitTimeDistributed(TimeDistributedOp op) {
   Block &body = op.getBody().front();
   if (body.getNumArguments() != 1)
     return fail(op, "expects a body with one argument");
-  // Every supported body op treats all leading axes as rows, so the body
-  // runs once on (batch, time, ...) instead of once per step.
-  bufferOf[body.getArgument(0)] = *x;
+  Dims in = dimsOf(*x);
+  if (in.size() < 3)
+    return fail(op, "expects an input of (batch, time, ...)");
+  // Every op treats its batch rows alike, so the body runs once with the
+  // time axis folded into the batch axis, (batch * time, ...) aliasing the
+  // input, and its result unfolds into (batch, time, ...) again.
+  Dims folded{"(" + in[0] + ") * (" + in[1] + ")"};
+  folded.append(in.begin() + 2, in.end());
+  bufferOf[body.getArgument(0)] = newBuffer(folded, tag(op) + " steps as rows", *x);
   for (Operation &inner : body) {
     if (auto yield = dyn_cast<YieldOp>(inner)) {
       Expected<unsigned> y = operand(&inner, yield.getValue());
       if (!y)
         return y.takeError();
-      bufferOf[op.getResult()] = *y;
+      Dims out = dimsOf(*y), unfolded{in[0], in[1]};
+      unfolded.append(out.begin() + 1, out.end());
+      bufferOf[op.getResult()] = newBuffer(unfolded, tag(op) + " output", *y);
       return Error::success();
     }
-    if (!isa<arith::ConstantOp, DenseOp, LinearOp, ActivationOp, ReluOp, DropoutOp,
-             BatchNormOp, LayerNormOp>(inner))
-      return fail(op, "the CUDA backend runs TimeDistributed over Dense, Activation, ReLU, "
-                      "Dropout and normalization layers, not " +
-                          inner.getName().getStringRef());
     if (Error e = emitOp(&inner))
       return e;
   }
