@@ -29,7 +29,8 @@ has no float64 kernel, max pooling in 3-D), listed in NAME.json. A layer
 whose configuration Keras refuses for the shape so far is drawn again, and
 so is a model that Keras cannot run.
 
-Phase 2 runs `seq-compile MODEL --run --engine=E` for every engine (inputs
+Phase 2 runs `seq-compile MODEL --run --engine=E` for every engine (--engines;
+cuda-sim adds the CUDA backend's code in the CPU simulation) (inputs
 and outputs by name where there are several) and compares with Keras' outputs computed in float64 (the same model with
 float64 weights): |seqc - keras64| <= atol + rtol |keras64| (1e-5 each, like
 the tests) + 8 max |keras32 - keras64|, so that a model whose output float32

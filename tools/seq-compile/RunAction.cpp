@@ -39,7 +39,8 @@ namespace seqc {
 cl::opt<std::string> engineName(
     "engine",
     cl::desc("Engine for --run and the compiled side of --compare: jit "
-             "(default), aot, eager, cuda, cudnn"),
+             "(default), aot, eager, cuda, cudnn, cuda-sim (the cuda engine's code in a "
+             "CPU simulation)"),
     cl::value_desc("name"), cl::init("jit"), cl::cat(seqCompileCategory));
 
 void registerEngines() { seq::rt::registerEagerEngine(); }

@@ -144,20 +144,29 @@ template <typename Fn> bool resolve(void *library, const char *name, Fn &fn) {
   return fn != nullptr;
 }
 
-} // namespace
-
-Expected<std::unique_ptr<rt::Engine>> createCudaEngine(mlir::ModuleOp module,
-                                                       const CudaEmitOptions &options) {
-  std::string backend = options.rnnBackend == RnnBackend::Cudnn ? "cudnn" : "cuda";
-  SystemProbe gpus = probeGpus();
-  if (gpus.gpus.empty())
-    return error("the " + backend + " engine needs an NVIDIA GPU: " + gpus.gpuProblem +
-                 " (see seq-compile --doctor)");
-  Expected<NvccInfo> nvcc = findNvcc();
-  if (!nvcc)
-    return nvcc.takeError();
-  const GpuInfo &gpu = gpus.gpus.front();
-  std::vector<std::string> archs = {"sm_" + std::to_string(gpu.major) + std::to_string(gpu.minor)};
+/// Builds the model's library in a new temporary directory (on a GPU with
+/// nvcc, or for the CPU simulation) and loads it.
+Expected<std::unique_ptr<rt::Engine>> loadCudaEngine(mlir::ModuleOp module,
+                                                     const CudaEmitOptions &options,
+                                                     bool simulate) {
+  std::string backend = simulate                                   ? "cuda-sim"
+                        : options.rnnBackend == RnnBackend::Cudnn ? "cudnn"
+                                                                  : "cuda";
+  std::optional<NvccInfo> nvcc;
+  std::vector<std::string> archs;
+  if (!simulate) {
+    SystemProbe gpus = probeGpus();
+    if (gpus.gpus.empty())
+      return error("the " + backend + " engine needs an NVIDIA GPU: " + gpus.gpuProblem +
+                   " (see seq-compile --doctor; --engine=cuda-sim runs its code in a CPU "
+                   "simulation)");
+    Expected<NvccInfo> found = findNvcc();
+    if (!found)
+      return found.takeError();
+    nvcc = *found;
+    const GpuInfo &gpu = gpus.gpus.front();
+    archs = {"sm_" + std::to_string(gpu.major) + std::to_string(gpu.minor)};
+  }
 
   SmallString<128> dir;
   if (std::error_code ec = sys::fs::createUniqueDirectory("seqc-cuda-engine", dir))
@@ -166,7 +175,9 @@ Expected<std::unique_ptr<rt::Engine>> createCudaEngine(mlir::ModuleOp module,
     sys::fs::remove_directories(dir);
     return std::move(e);
   };
-  Expected<CudaLibrary> library = buildCudaLibrary(module, options, *nvcc, archs, dir);
+  Expected<CudaLibrary> library = simulate
+                                      ? buildSimulatedCudaLibrary(module, options, dir)
+                                      : buildCudaLibrary(module, options, *nvcc, archs, dir);
   if (!library)
     return cleanup(library.takeError());
   void *handle = dlopen(library->path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -187,8 +198,11 @@ Expected<std::unique_ptr<rt::Engine>> createCudaEngine(mlir::ModuleOp module,
     dlclose(handle);
     return cleanup(error("the built library lacks the seqc C API"));
   }
-  // Fail early (no GPU kernel image, cuDNN version, ...) with a small instance.
-  void *probe = api.createSized(1, 1);
+  // Fail early (no GPU kernel image, cuDNN version, ...) with a small
+  // instance: one row, but the longest sequence the library plans for (a
+  // model that crops or slides a window over a time axis of any length
+  // refuses shorter ones).
+  void *probe = api.createSized(1, options.maxSeqLen);
   if (!probe) {
     std::string why = api.lastError(nullptr);
     dlclose(handle);
@@ -204,6 +218,13 @@ Expected<std::unique_ptr<rt::Engine>> createCudaEngine(mlir::ModuleOp module,
   return std::make_unique<CudaEngine>(dir.str().str(), handle, api, std::move(*io));
 }
 
+} // namespace
+
+Expected<std::unique_ptr<rt::Engine>> createCudaEngine(mlir::ModuleOp module,
+                                                       const CudaEmitOptions &options) {
+  return loadCudaEngine(module, options, /*simulate=*/false);
+}
+
 void registerCudaEngines() {
   rt::registerEngine("cuda", [](mlir::ModuleOp module, const rt::EngineOptions &) {
     return createCudaEngine(module, CudaEmitOptions());
@@ -213,6 +234,11 @@ void registerCudaEngines() {
     options.rnnBackend = RnnBackend::Cudnn;
     options.convBackend = ConvBackend::Cudnn;
     return createCudaEngine(module, options);
+  });
+  // The cuda engine's code in the CPU simulation: slow, for checking a
+  // model's CUDA path where there is no GPU.
+  rt::registerEngine("cuda-sim", [](mlir::ModuleOp module, const rt::EngineOptions &) {
+    return loadCudaEngine(module, CudaEmitOptions(), /*simulate=*/true);
   });
 }
 

@@ -29,6 +29,8 @@ using namespace llvm;
 #define SEQ_CUDNN_INCLUDE_DIR ""
 #endif
 
+#include "KernelLibrary.h"
+
 namespace seq::cuda {
 
 static Error error(const Twine &message) {
@@ -343,6 +345,68 @@ Expected<CudaLibrary> buildCudaLibrary(mlir::ModuleOp module, CudaEmitOptions op
                         build.cudnn ? " and the cuDNN 9 headers and library" : ""))
     return std::move(e);
   return CudaLibrary{soFile.str().str(), build.cudnn};
+}
+
+/// The host C++ compiler for the simulation: $SEQC_HOST_CXX, else the first
+/// of clang++-22, clang++, c++ and g++ on PATH (clang compiles the
+/// simulated kernels in half g++'s time).
+static Expected<std::string> findHostCompiler() {
+  if (std::optional<std::string> chosen = sys::Process::GetEnv("SEQC_HOST_CXX")) {
+    if (ErrorOr<std::string> path = sys::findProgramByName(*chosen))
+      return *path;
+    return error("SEQC_HOST_CXX is '" + *chosen + "', which is not a program on PATH");
+  }
+  for (StringRef name : {"clang++-22", "clang++", "c++", "g++"})
+    if (ErrorOr<std::string> path = sys::findProgramByName(name))
+      return *path;
+  return error("the cuda-sim engine needs a C++17 compiler (clang++ or c++ on PATH, or "
+               "SEQC_HOST_CXX)");
+}
+
+Expected<CudaLibrary> buildSimulatedCudaLibrary(mlir::ModuleOp module, CudaEmitOptions options,
+                                                StringRef workDir) {
+  Expected<std::string> cxx = findHostCompiler();
+  if (!cxx)
+    return cxx.takeError();
+  SmallString<256> cuFile(workDir), weightsFile(workDir), soFile(workDir), logFile(workDir),
+      simHeader(workDir), cudnnSimHeader(workDir);
+  sys::path::append(cuFile, "model.cu");
+  sys::path::append(weightsFile, "model.weights");
+  sys::path::append(soFile, "libmodel.so");
+  sys::path::append(logFile, "compile.log");
+  sys::path::append(simHeader, "seqc_cuda_sim.h");
+  sys::path::append(cudnnSimHeader, "seqc_cudnn_sim.h");
+  SmallString<256> absoluteWeights(weightsFile);
+  sys::fs::make_absolute(absoluteWeights);
+  options.weightsFile = absoluteWeights.str().str();
+  options.builtForArchs = "simulation";
+  Expected<CudaModule> emitted = emitCudaModule(module, options);
+  if (!emitted)
+    return emitted.takeError();
+  if (Error e = writeFile(cuFile, emitted->source))
+    return std::move(e);
+  if (Error e = writeFile(weightsFile,
+                          StringRef(reinterpret_cast<const char *>(emitted->weights.data()),
+                                    emitted->weights.size() * sizeof(float))))
+    return std::move(e);
+  if (Error e = writeFile(simHeader, simulationHeaderSource()))
+    return std::move(e);
+  if (Error e = writeFile(cudnnSimHeader, cudnnSimulationHeaderSource()))
+    return std::move(e);
+  std::vector<std::string> args = {"-std=c++17", "-O1", "-w", "-fPIC", "-shared",
+                                   "-DSEQC_CPU_SIMULATION", "-include", simHeader.str().str(),
+                                   "-x", "c++", cuFile.str().str(), "-o", soFile.str().str(),
+                                   "-pthread"};
+  std::string why;
+  int rc = runLogged(*cxx, args, logFile, why);
+  if (rc != 0) {
+    auto log = MemoryBuffer::getFile(logFile);
+    std::string detail = !why.empty() ? why : log ? firstErrorLine((*log)->getBuffer())
+                                                  : "exit code " + std::to_string(rc);
+    return error("the simulated CUDA library does not compile with " + *cxx + ": " + detail +
+                 " (full log: " + logFile + ")");
+  }
+  return CudaLibrary{soFile.str().str(), emitted->usesCudnn};
 }
 
 } // namespace seq::cuda

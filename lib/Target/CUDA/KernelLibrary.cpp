@@ -14,6 +14,7 @@ llvm::StringRef modelInterfaceSource() { return kSeqcModelInterface; }
 llvm::StringRef callGraphsSource() { return kSeqcCallGraphs; }
 llvm::StringRef seqcModelRuntimeSource() { return kSeqcModelRuntime; }
 llvm::StringRef simulationHeaderSource() { return kSeqcCudaSim; }
+llvm::StringRef cudnnSimulationHeaderSource() { return kSeqcCudnnSim; }
 
 std::string cudaRuntimeSource() {
   return "// The seqc CUDA runtime (seq-compile --emit=cuda-runtime): the kernels\n"

@@ -21,8 +21,10 @@ llvm::StringRef modelInterfaceSource();
 llvm::StringRef callGraphsSource();
 /// kernels/seqc_model_runtime.cuh: the C API over the model's description.
 llvm::StringRef seqcModelRuntimeSource();
-/// kernels/seqc_cuda_sim.h: runs emitted code on a CPU (tests).
+/// kernels/seqc_cuda_sim.h: runs emitted code on a CPU (tests, the
+/// cuda-sim engine); it includes kernels/seqc_cudnn_sim.h.
 llvm::StringRef simulationHeaderSource();
+llvm::StringRef cudnnSimulationHeaderSource();
 
 } // namespace seq::cuda
 

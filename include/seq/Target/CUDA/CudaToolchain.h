@@ -79,6 +79,15 @@ llvm::Expected<CudaLibrary> buildCudaLibrary(mlir::ModuleOp module, CudaEmitOpti
                                              const std::vector<std::string> &archs,
                                              llvm::StringRef workDir);
 
+/// Emits `module` and builds `workDir`/libmodel.so for the CPU simulation
+/// (kernels/seqc_cuda_sim.h: CUDA threads as fibers) with the host C++
+/// compiler ($SEQC_HOST_CXX, else clang++ or c++ on PATH): the cuda-sim
+/// engine, which checks a model's CUDA code where there is no GPU. On failure
+/// one line with the compiler's first error and the log's path.
+llvm::Expected<CudaLibrary> buildSimulatedCudaLibrary(mlir::ModuleOp module,
+                                                      CudaEmitOptions options,
+                                                      llvm::StringRef workDir);
+
 } // namespace seq::cuda
 
 #endif
