@@ -29,9 +29,13 @@ def has_cuda_device():
 
 
 def engine_params():
-    """Every built-in engine; the GPU ones are skipped on a machine without a GPU."""
+    """Every built-in engine; the GPU ones are skipped on a machine without a GPU.
+    Not cuda-sim (the cuda engine's code in the CPU simulation, seconds to build
+    per model): test_cuda_sim.py checks it."""
     params = []
     for name in seqc.engines():
+        if name == "cuda-sim":
+            continue
         marks = []
         if name in ("cuda", "cudnn") and not has_cuda_device():
             marks.append(pytest.mark.skip(reason="no CUDA device on this machine"))
