@@ -180,7 +180,12 @@ def check(seq_compile, fixtures, fixture):
         if not found:
             problems.append(f"no op located at layer '{layer['name']}'")
             continue
-        op, shape = found[-1] if layer["class"] in CORE_OP else found[0]
+        # A TensorFlow op on tensors (tf_keras' TFOpLambda, SlicingOpLambda)
+        # is whichever seq ops compute it; the last has its shape.
+        if layer["class"] in ("TFOpLambda", "SlicingOpLambda"):
+            expected_op = found[-1][0]
+        op, shape = (found[-1] if layer["class"] in CORE_OP or
+                     layer["class"] in ("TFOpLambda", "SlicingOpLambda") else found[0])
         core = CORE_OP.get(layer["class"])
         if core and core not in [o for o, _ in found]:
             problems.append(f"layer '{layer['name']}' ({layer['class']}) has no seq.{core}")

@@ -531,7 +531,9 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
         if (!given)
           m = nullptr;
     Expected<Value> out = Value();
-    if (LayerEmitter::isMergeLayer(layer.getClassName())) {
+    if (layer.getClassName() == "Operation") {
+      out = emitter.emitOperation(layer, inputs, masks);
+    } else if (LayerEmitter::isMergeLayer(layer.getClassName())) {
       out = emitter.emitMerge(layer, inputs, masks, callMasks);
     } else if (attention) {
       out = emitter.emitAttention(layer, inputs, masks, callMasks, weights[i]);
@@ -557,6 +559,11 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
     if (keepFinal)
       if (Error e = states.record(layer, emitter.finalStates()))
         return std::move(e);
+    // Keras 3's op nodes (keras.ops on tensors) are not layers: no row, as
+    // in Keras' own summary and model.layers (tf_keras' TFOpLambda is one).
+    if (layer.getClassName() == "Operation" &&
+        !StringRef(layer.getSourceClassName()).ends_with("OpLambda"))
+      continue;
     // A shared layer is one row (its weights counted once) listing what
     // every call reads, as Keras' summary does.
     // A nested model's row sums its layers' weights and shows the shape

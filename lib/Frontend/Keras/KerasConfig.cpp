@@ -244,6 +244,28 @@ Expected<std::optional<KerasShape>> LayerConfig::getShape(StringRef key) const {
   return shape;
 }
 
+/// tf_keras' TFOpLambda writes a number passed where a tensor would be as a
+/// tensor reference to this name (see tensorRefs).
+static constexpr StringLiteral kConstantValue = "_CONSTANT_VALUE";
+
+/// Whether a Keras 3 Functional config entry is an op node (keras.ops
+/// recorded in the graph) rather than a layer. Keras 3 records the masks
+/// layers compute this way too.
+static bool isOpNode(const json::Object *o) {
+  if (!o)
+    return false;
+  StringRef module = o->getString("module").value_or("");
+  StringRef cls = o->getString("class_name").value_or("");
+  return module.starts_with("keras.src.ops") ||
+         (module.empty() && (cls == "NotEqual" || cls == "Any"));
+}
+
+/// Whether an entry is an operation on tensors rather than a layer.
+static bool isOperationEntry(const json::Object &o) {
+  StringRef cls = o.getString("class_name").value_or("");
+  return isOpNode(&o) || cls == "TFOpLambda" || cls == "SlicingOpLambda";
+}
+
 /// A {"class_name": ..., "config": {...}} entry of a layer list.
 static Expected<LayerConfig>
 layerFromEntry(const json::Value &entry, StringRef where, StringRef context) {
@@ -264,7 +286,15 @@ layerFromEntry(const json::Value &entry, StringRef where, StringRef context) {
     name = object->getString("name").value_or(*className).str();
   // Set by the Keras 1 translation (Keras1.cpp).
   std::string sourceClass = object->getString("keras1_class_name").value_or("").str();
-  LayerConfig layer(className->str(), name, config, where.str(), std::move(sourceClass));
+  std::string cls = className->str();
+  // An operation on tensors recorded in a Functional graph: Keras 3's
+  // keras.ops (its class and module), tf_keras' TFOpLambda and
+  // SlicingOpLambda (x * 0.5, tf.reduce_mean, x[:, -1]).
+  if (isOperationEntry(*object)) {
+    sourceClass = isOpNode(object) ? "keras.ops." + cls : cls;
+    cls = "Operation";
+  }
+  LayerConfig layer(std::move(cls), name, config, where.str(), std::move(sourceClass));
   if (const json::Array *scope = object->getArray(kScopeKey)) {
     std::vector<LayerConfig::Scope> scopes;
     for (const json::Value &level : *scope)
@@ -355,7 +385,10 @@ std::vector<TensorRef> tensorRefs(const json::Value &v) {
     }
     if (const json::Array *a = v.getAsArray()) {
       if (a->size() >= 3 && (*a)[0].getAsString() && (*a)[1].getAsInteger()) {
-        take(*a, argument);
+        // tf_keras' TFOpLambda records a number where a tensor argument
+        // would be as ["_CONSTANT_VALUE", -1, value, kwargs] (1.0 - x).
+        if (*(*a)[0].getAsString() != kConstantValue)
+          take(*a, argument);
         if (a->size() >= 4)
           visit((*a)[3], "");
         return;
@@ -458,18 +491,6 @@ Error checkNotEqual(StringRef name, const StringMap<const json::Value *> &byName
       return Error::success();
   }
   return fail("is not the mask of the layer that reads its input");
-}
-
-/// Whether a Keras 3 Functional config entry is an op node (keras.ops
-/// recorded in the graph) rather than a layer. Keras 3 records the masks
-/// layers compute this way.
-bool isOpNode(const json::Object *o) {
-  if (!o)
-    return false;
-  StringRef module = o->getString("module").value_or("");
-  StringRef cls = o->getString("class_name").value_or("");
-  return module.starts_with("keras.src.ops") ||
-         (module.empty() && (cls == "NotEqual" || cls == "Any"));
 }
 
 /// Keras 3 saves the masks layers compute as op nodes: NotEqual(x,
@@ -633,7 +654,6 @@ Error parseFunctional(const json::Object &config, StringRef where,
       name = o->getObject("config")->getString("name").value_or("").str();
     return name;
   };
-  auto isMaskNode = isOpNode;
   for (const json::Value &entry : *layers) {
     std::string name = nameOf(entry.getAsObject());
     if (name.empty())
@@ -643,6 +663,32 @@ Error parseFunctional(const json::Object &config, StringRef where,
       return fileError(where, "Functional model config has two layers named '" +
                                   name + "'");
   }
+  // A Keras 3 op node computes a value of the model (keras.ops on tensors:
+  // x * 0.5, ops.mean) when a layer or the model's outputs read it, directly
+  // or through other op nodes; the others compute masks (set aside below).
+  StringSet<> computed;
+  {
+    std::vector<std::string> work;
+    auto want = [&](const std::vector<TensorRef> &refs) {
+      for (const TensorRef &ref : refs)
+        work.push_back(ref.layer);
+    };
+    if (const json::Value *list = config.get("output_layers"))
+      want(tensorRefs(*list));
+    for (const json::Value &entry : *layers)
+      if (const json::Object *o = entry.getAsObject(); o && !isOpNode(o))
+        want(inboundTensors(*o));
+    while (!work.empty()) {
+      std::string name = std::move(work.back());
+      work.pop_back();
+      const json::Value *entry = byName.lookup(name);
+      if (entry && isOpNode(entry->getAsObject()) && computed.insert(name).second)
+        want(inboundTensors(*entry->getAsObject()));
+    }
+  }
+  auto isMaskNode = [&](const json::Object *o) {
+    return isOpNode(o) && !computed.contains(nameOf(o));
+  };
   // The masks layers are called with must be computations seqc knows. A
   // mask node no layer is called with is set aside: nothing reads it (a
   // layer or an output reading an op node is refused below), e.g. the mask
@@ -805,6 +851,26 @@ Error parseFunctional(const json::Object &config, StringRef where,
 
 } // namespace
 
+/// tf_keras writes a node of a TFOpLambda called on one tensor in an .h5
+/// config as that tensor's reference, ["x", 0, 0, {"y": 0.5}], instead of a
+/// list of references holding it, [["x", 0, 0, {"y": 0.5}]]: this makes it
+/// the latter.
+static void wrapSingleReferenceNodes(json::Object &graph) {
+  json::Array *layers = graph.getArray("layers");
+  if (!layers)
+    return;
+  for (json::Value &entry : *layers) {
+    json::Object *o = entry.getAsObject();
+    json::Array *nodes = o ? o->getArray("inbound_nodes") : nullptr;
+    if (!nodes)
+      continue;
+    for (json::Value &node : *nodes)
+      if (json::Array *ref = node.getAsArray();
+          ref && ref->size() >= 3 && (*ref)[0].getAsString() && (*ref)[1].getAsInteger())
+        node = json::Array{std::move(*ref)};
+  }
+}
+
 Expected<ModelConfig> parseModelConfig(const json::Value &root,
                                        StringRef where) {
   ModelConfig model;
@@ -859,6 +925,7 @@ Expected<ModelConfig> parseModelConfig(const json::Value &root,
                                          : inlineNestedModels(*config, where);
     if (!inlined)
       return inlined.takeError();
+    wrapSingleReferenceNodes(*inlined);
     auto owned = std::make_shared<json::Value>(std::move(*inlined));
     model.inlined = owned;
     if (Error e = parseFunctional(*owned->getAsObject(), where, model))

@@ -145,6 +145,9 @@ public:
   /// (use_causal_mask), or null when the call does not pass it.
   const llvm::json::Value *getCallArgument(llvm::StringRef key) const;
   void setCallNode(const llvm::json::Value *node) { callNode = node; }
+  /// This call's inbound node as the file has it (null outside Functional
+  /// configs): an operation's positional arguments are read from it.
+  const llvm::json::Value *getInboundNode() const { return callNode; }
   /// Whether Keras passes this call the timestep mask of its input. Keras 3
   /// fills a layer's `mask` argument only when the call has one tensor
   /// argument: a recurrent layer given its initial_state runs unmasked (its

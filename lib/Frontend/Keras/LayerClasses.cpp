@@ -104,7 +104,10 @@ bool isBuiltinLayerClass(StringRef className) {
       "RandomPerspective", "Equalization", "MelSpectrogram", "STFTSpectrogram",
       "Pipeline", "MixUp", "CutMix", "AugMix", "RandAugment",
       // Keras 1 classes that have no Keras 2 name.
-      "Merge", "Highway", "MaxoutDense", "AtrousConvolution1D",
+      "Merge", "Highway", "MaxoutDense",
+      // keras.ops and tf_keras' TFOpLambda in a Functional graph
+      // (KerasConfig.cpp reads them as this class).
+      "Operation", "AtrousConvolution1D",
       "AtrousConvolution2D", "TimeDistributedDense", "Deconvolution2D",
       "SReLU", "ParametricSoftplus", "ThresholdedLinear", "Cropping"};
   return builtins.contains(className);

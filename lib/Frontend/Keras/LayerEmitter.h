@@ -66,6 +66,11 @@ public:
                                          int64_t axis, size_t rank);
   /// Emits merge layer `layer` over `inputs`, whose masks are `masks`;
   /// the call computes with `callMasks` (see LayerConfig::callMaskEntries).
+  /// An operation a Functional graph records (keras.ops, tf_keras'
+  /// TFOpLambda): OperationLayers.cpp. `masks` are its inputs'.
+  llvm::Expected<mlir::Value> emitOperation(const LayerConfig &layer,
+                                            llvm::ArrayRef<mlir::Value> inputs,
+                                            llvm::ArrayRef<mlir::Value> masks);
   llvm::Expected<mlir::Value> emitMerge(const LayerConfig &layer,
                                         llvm::ArrayRef<mlir::Value> inputs,
                                         llvm::ArrayRef<mlir::Value> masks,

@@ -1,0 +1,714 @@
+// Operations on tensors that a Functional graph records instead of layers:
+// Keras 3's keras.ops (and Python operators on KerasTensors) and tf_keras'
+// TFOpLambda / SlicingOpLambda (x * 0.5, 1.0 - x, tf.reduce_mean(x, 1),
+// x[:, -1]). Each is a declared function with its arguments, never code:
+// those below are imported as seq ops, any other is refused by name.
+//
+//   arithmetic: add, subtract, multiply, divide (a tensor and a number:
+//     an affine map, seq.batch_norm; two tensors of one shape: seq.merge),
+//     maximum and minimum (two tensors, or with 0), negative, square;
+//   activations: relu, sigmoid, tanh, exp, softmax;
+//   reductions over one axis: mean, sum, max, min (keepdims or not);
+//   shapes: expand_dims, squeeze, reshape, transpose, concatenate, and
+//     slicing with integers and slices of step 1.
+#include "LayerEmitter.h"
+
+#include "EmitterSupport.h"
+#include "LayerFamilies.h"
+
+#include "seq/Dialect/Seq/IR/SeqOps.h"
+#include "seq/Dialect/Seq/IR/SeqShapes.h"
+
+#include "llvm/ADT/Sequence.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/JSON.h"
+
+using namespace mlir;
+using llvm::Error;
+using llvm::Expected;
+using llvm::StringRef;
+using llvm::Twine;
+namespace json = llvm::json;
+
+namespace seq::keras {
+
+using namespace emit;
+
+namespace {
+
+/// The operation an entry names, in one spelling for both Kerases: Keras 3
+/// by the op's class, tf_keras by the TensorFlow function; "" if unknown.
+std::string operationName(const LayerConfig &layer) {
+  StringRef source = layer.getSourceClassName();
+  if (source == "TFOpLambda" || source == "SlicingOpLambda") {
+    StringRef function = layer.getObject().getString("function").value_or("");
+    return llvm::StringSwitch<std::string>(function)
+        .Cases({"__operators__.add", "math.add"}, "add")
+        .Case("math.subtract", "subtract")
+        .Case("math.multiply", "multiply")
+        .Cases({"math.truediv", "math.divide"}, "divide")
+        .Case("math.maximum", "maximum")
+        .Case("math.minimum", "minimum")
+        .Case("math.negative", "negative")
+        .Case("math.square", "square")
+        .Case("nn.relu", "relu")
+        .Cases({"math.sigmoid", "nn.sigmoid"}, "sigmoid")
+        .Cases({"math.tanh", "nn.tanh"}, "tanh")
+        .Case("math.exp", "exp")
+        .Cases({"nn.softmax", "math.softmax"}, "softmax")
+        .Case("math.reduce_mean", "mean")
+        .Case("math.reduce_sum", "sum")
+        .Case("math.reduce_max", "max")
+        .Case("math.reduce_min", "min")
+        .Case("expand_dims", "expand_dims")
+        .Cases({"compat.v1.squeeze", "squeeze"}, "squeeze")
+        .Case("reshape", "reshape")
+        .Cases({"compat.v1.transpose", "transpose"}, "transpose")
+        .Case("concat", "concatenate")
+        .Case("__operators__.getitem", "getitem")
+        .Default("");
+  }
+  source.consume_front("keras.ops.");
+  return llvm::StringSwitch<std::string>(source)
+      .Case("Add", "add")
+      .Case("Subtract", "subtract")
+      .Case("Multiply", "multiply")
+      .Cases({"Divide", "TrueDivide"}, "divide")
+      .Case("Maximum", "maximum")
+      .Case("Minimum", "minimum")
+      .Case("Negative", "negative")
+      .Case("Square", "square")
+      .Case("Relu", "relu")
+      .Case("Sigmoid", "sigmoid")
+      .Case("Tanh", "tanh")
+      .Case("Exp", "exp")
+      .Case("Softmax", "softmax")
+      .Case("Mean", "mean")
+      .Case("Sum", "sum")
+      .Case("Max", "max")
+      .Case("Min", "min")
+      .Case("ExpandDims", "expand_dims")
+      .Case("Squeeze", "squeeze")
+      .Case("Reshape", "reshape")
+      .Case("Transpose", "transpose")
+      .Case("Concatenate", "concatenate")
+      .Case("GetItem", "getitem")
+      .Default("");
+}
+
+/// The function as the file names it, for messages.
+std::string spelled(const LayerConfig &layer) {
+  StringRef source = layer.getSourceClassName();
+  if (source == "TFOpLambda" || source == "SlicingOpLambda")
+    return "tf." + layer.getObject().getString("function").value_or("?").str();
+  return source.str();
+}
+
+/// One argument of an operation: a tensor, or a number.
+struct Operand {
+  Value tensor;
+  double number = 0;
+};
+
+/// Builds the seq ops of one operation, located at its name.
+struct OperationBuilder {
+  OpBuilder &builder;
+  const LayerConfig &layer;
+  ArrayRef<Value> inputs;
+  Location loc;
+
+  Error fail(const Twine &why) const { return layer.error(why); }
+
+  /// A keyword's value: in the op's config (Keras 3) or the call's keyword
+  /// arguments (tf_keras); null when absent or None.
+  const json::Value *option(StringRef key) const {
+    const json::Value *v = layer.getObject().get(key);
+    if (!v)
+      v = layer.getCallArgument(key);
+    return v && !v->getAsNull() ? v : nullptr;
+  }
+
+  /// The call's positional arguments as the file lists them: Keras 3's
+  /// "args"; tf_keras' first argument (a tensor reference, or a number as
+  /// ["_CONSTANT_VALUE", -1, value, kwargs]) and then its keyword "y".
+  std::vector<const json::Value *> positional() const {
+    std::vector<const json::Value *> args;
+    const json::Value *node = layer.getInboundNode();
+    if (!node)
+      return args;
+    if (const json::Object *o = node->getAsObject()) {
+      if (const json::Array *list = o->getArray("args"))
+        for (const json::Value &a : *list)
+          args.push_back(&a);
+      return args;
+    }
+    const json::Array *refs = node->getAsArray();
+    const json::Array *first = refs && !refs->empty() ? (*refs)[0].getAsArray() : nullptr;
+    if (!first)
+      return args;
+    args.push_back(&(*refs)[0]);
+    if (first->size() >= 4)
+      if (const json::Object *kwargs = (*first)[3].getAsObject())
+        if (const json::Value *y = kwargs->get("y"))
+          args.push_back(y);
+    return args;
+  }
+
+  /// The positional arguments as tensors (the inputs, in order) and numbers.
+  Expected<std::vector<Operand>> operands() const {
+    std::vector<Operand> result;
+    size_t next = 0;
+    for (const json::Value *a : positional()) {
+      if (std::optional<double> n = a->getAsNumber()) {
+        result.push_back({Value(), *n});
+        continue;
+      }
+      const json::Array *ref = a->getAsArray();
+      if (ref && ref->size() >= 3 && (*ref)[0].getAsString() == "_CONSTANT_VALUE") {
+        std::optional<double> n = (*ref)[2].getAsNumber();
+        if (!n)
+          return fail("takes a constant that is not a number");
+        result.push_back({Value(), *n});
+        continue;
+      }
+      if (next >= inputs.size())
+        return fail("takes an argument that is neither a tensor nor a number");
+      result.push_back({inputs[next++], 0});
+    }
+    if (next != inputs.size())
+      return fail("reads " + Twine(inputs.size()) + " tensors, of which " + Twine(next) +
+                  " are its arguments");
+    return result;
+  }
+
+  Expected<int64_t> axis(StringRef key, int64_t rank, bool required = true) const {
+    const json::Value *v = option(key);
+    std::optional<int64_t> a = v ? v->getAsInteger() : std::nullopt;
+    if (v && v->getAsArray() && v->getAsArray()->size() == 1)
+      a = (*v->getAsArray())[0].getAsInteger();
+    if (!a) {
+      if (!v && !required)
+        return rank - 1;
+      return fail(Twine(v ? "has an " + key + " that is not one axis"
+                          : "has no " + key) +
+                  ": seqc imports it over one axis");
+    }
+    int64_t index = *a < 0 ? *a + rank : *a;
+    if (index < 1 || index >= rank)
+      return fail(key + " " + Twine(*a) + " is not an axis after the batch axis of its rank-" +
+                  Twine(rank) + " input");
+    return index;
+  }
+
+  Value reshape(Value x, ArrayRef<int64_t> sizes) const {
+    // sizes: without the batch axis; at most one unknown.
+    SmallVector<int64_t> target;
+    for (int64_t s : sizes)
+      target.push_back(ShapedType::isDynamic(s) ? -1 : s);
+    std::string error;
+    auto shape = shapes::reshape(shapeOf(x), target, error);
+    return ReshapeOp::create(builder, loc, tensorType(builder, *shape), x,
+                             builder.getDenseI64ArrayAttr(target))
+        .getResult();
+  }
+
+  Value permute(Value x, ArrayRef<int64_t> dims) const {
+    ArrayRef<int64_t> in = shapeOf(x);
+    SmallVector<int64_t> out{in[0]};
+    for (int64_t d : dims)
+      out.push_back(in[d]);
+    return PermuteOp::create(builder, loc, tensorType(builder, out), x,
+                             builder.getDenseI64ArrayAttr(dims))
+        .getResult();
+  }
+
+  /// x * scale + offset, elementwise (seq.batch_norm of mean 0, variance 1
+  /// and epsilon 0 is exactly that).
+  Expected<Value> affine(Value x, double scale, double offset) const {
+    int64_t channels = shapeOf(x).back();
+    if (ShapedType::isDynamic(channels))
+      return fail("applies a number to an input whose last axis has an unknown length");
+    auto type = tensorType(builder, {channels});
+    auto filled = [&](double v) {
+      return arith::ConstantOp::create(builder, loc, type,
+                                       DenseElementsAttr::get(type, static_cast<float>(v)))
+          .getResult();
+    };
+    return BatchNormOp::create(builder, loc, x.getType(), x, filled(scale), filled(offset),
+                               filled(0.0), filled(1.0), builder.getF32FloatAttr(0.0f))
+        .getResult();
+  }
+
+  /// `x` repeated along its axes of size 1 where `target` is longer: the
+  /// last axis by a Dense of ones (x * 1, exact), axis 1 of a rank-3 tensor
+  /// by RepeatVector (a fixed length).
+  Expected<Value> repeated(Value x, ArrayRef<int64_t> target) const {
+    ArrayRef<int64_t> in = shapeOf(x);
+    int64_t rank = static_cast<int64_t>(in.size());
+    for (int64_t i = 1; i < rank; ++i) {
+      ArrayRef<int64_t> now = shapeOf(x);
+      if (now[i] == target[i] || ShapedType::isDynamic(target[i]) && now[i] != 1)
+        continue;
+      if (now[i] != 1 || ShapedType::isDynamic(target[i]))
+        return Expected<Value>(Value());
+      if (i == rank - 1) {
+        auto kernelType = tensorType(builder, {1, target[i]});
+        Value ones = arith::ConstantOp::create(builder, loc, kernelType,
+                                               DenseElementsAttr::get(kernelType, 1.0f))
+                         .getResult();
+        SmallVector<int64_t> out(now);
+        out.back() = target[i];
+        x = DenseOp::create(builder, loc, tensorType(builder, out), x, ones, Value(),
+                            Activation::Linear, FloatAttr())
+                .getResult();
+      } else if (i == 1 && rank == 3) {
+        Value row = reshape(x, {now[2]});
+        x = RepeatVectorOp::create(builder, loc, tensorType(builder, {now[0], target[1], now[2]}),
+                                   row, target[1])
+                .getResult();
+      } else {
+        return Expected<Value>(Value());
+      }
+    }
+    return x;
+  }
+
+  /// Two tensors of one rank brought to one shape, as NumPy broadcasts them
+  /// along axes of size 1 (those seqc repeats: see repeated).
+  Expected<std::pair<Value, Value>> broadcast(Value a, Value b) const {
+    ArrayRef<int64_t> sa = shapeOf(a), sb = shapeOf(b);
+    auto refuse = [&]() {
+      return fail("combines tensors of shapes " + shapeText(sa) + " and " + shapeText(sb) +
+                  ": seqc broadcasts a last axis of size 1, or the steps of a (batch, 1, "
+                  "features) tensor, to a fixed length");
+    };
+    if (sa.size() != sb.size())
+      return refuse();
+    SmallVector<int64_t> target(sa);
+    for (size_t i = 1; i < sa.size(); ++i) {
+      if (sa[i] == sb[i])
+        continue;
+      if (sa[i] == 1)
+        target[i] = sb[i];
+      else if (sb[i] != 1 && !ShapedType::isDynamic(sa[i]) && !ShapedType::isDynamic(sb[i]))
+        return refuse();
+      else if (ShapedType::isDynamic(sa[i]) || ShapedType::isDynamic(sb[i]))
+        target[i] = sa[i] == 1 ? sb[i] : sa[i];
+    }
+    Expected<Value> ra = repeated(a, target);
+    if (!ra)
+      return ra.takeError();
+    Expected<Value> rb = *ra ? repeated(b, target) : Expected<Value>(Value());
+    if (!rb)
+      return rb.takeError();
+    if (!*ra || !*rb || shapeOf(*ra) != shapeOf(*rb))
+      return refuse();
+    return std::make_pair(*ra, *rb);
+  }
+
+  Value activation(Value x, Activation kind, IntegerAttr axis = {}) const {
+    return ActivationOp::create(builder, loc, x.getType(), x, kind, FloatAttr(), axis)
+        .getResult();
+  }
+
+  Expected<Value> binary(StringRef op) const {
+    Expected<std::vector<Operand>> args = operands();
+    if (!args)
+      return args.takeError();
+    if (args->size() != 2)
+      return fail("takes " + Twine(args->size()) + " arguments, expected 2");
+    Operand a = (*args)[0], b = (*args)[1];
+    if (a.tensor && b.tensor) {
+      Expected<std::pair<Value, Value>> same = broadcast(a.tensor, b.tensor);
+      if (!same)
+        return same.takeError();
+      a.tensor = same->first;
+      b.tensor = same->second;
+      std::optional<MergeKind> kind = llvm::StringSwitch<std::optional<MergeKind>>(op)
+                                          .Case("add", MergeKind::Add)
+                                          .Case("subtract", MergeKind::Subtract)
+                                          .Case("multiply", MergeKind::Multiply)
+                                          .Case("maximum", MergeKind::Maximum)
+                                          .Case("minimum", MergeKind::Minimum)
+                                          .Default(std::nullopt);
+      if (!kind)
+        return fail("divides a tensor by a tensor: not supported");
+      return MergeOp::create(builder, loc, a.tensor.getType(), ValueRange{a.tensor, b.tensor},
+                             *kind)
+          .getResult();
+    }
+    if (!a.tensor && !b.tensor)
+      return fail("takes no tensor");
+    bool tensorFirst = static_cast<bool>(a.tensor);
+    Value x = tensorFirst ? a.tensor : b.tensor;
+    double c = tensorFirst ? b.number : a.number;
+    if (op == "add")
+      return affine(x, 1.0, c);
+    if (op == "multiply")
+      return affine(x, c, 0.0);
+    if (op == "subtract")
+      return tensorFirst ? affine(x, 1.0, -c) : affine(x, -1.0, c);
+    if (op == "divide") {
+      if (!tensorFirst)
+        return fail("divides a number by a tensor: not supported");
+      if (c == 0)
+        return fail("divides by 0");
+      return affine(x, 1.0 / c, 0.0);
+    }
+    if (c != 0)
+      return fail("takes the " + op + " of a tensor and " + formatNumber(c) +
+                  ": seqc imports it with 0 (a ReLU) or of two tensors");
+    if (op == "maximum")
+      return activation(x, Activation::Relu);
+    // min(x, 0) = -relu(-x).
+    Expected<Value> negated = affine(x, -1.0, 0.0);
+    if (!negated)
+      return negated;
+    return affine(activation(*negated, Activation::Relu), -1.0, 0.0);
+  }
+
+  /// mean, sum, max or min over one axis: the axis moved to axis 1 and the
+  /// others joined into one, a global pooling, and the others apart again.
+  Expected<Value> reduce(StringRef op, Value x) const {
+    ArrayRef<int64_t> in = shapeOf(x);
+    int64_t rank = static_cast<int64_t>(in.size());
+    Expected<int64_t> a = axis("axis", rank);
+    if (!a)
+      return a.takeError();
+    const json::Value *keep = option("keepdims");
+    bool keepdims = keep && keep->getAsBoolean().value_or(false);
+    SmallVector<int64_t> others;
+    for (int64_t i = 1; i < rank; ++i)
+      if (i != *a)
+        others.push_back(i);
+    if (others.empty() && !keepdims)
+      return fail("reduces a (batch, n) input to (batch,): seqc needs keepdims=True there");
+    SmallVector<int64_t> kept = llvm::map_to_vector(others, [&](int64_t i) { return in[i]; });
+    if (llvm::count_if(kept, ShapedType::isDynamic) > 1 ||
+        (kept.size() > 1 && llvm::any_of(kept, ShapedType::isDynamic)))
+      return fail("reduces an input of shape " + shapeText(in) +
+                  ": the axes it keeps must have fixed lengths");
+    int64_t reduced = in[*a];
+    if (op == "sum" && ShapedType::isDynamic(reduced))
+      return fail("sums over an axis of unknown length: not supported");
+    Value moved = *a == 1 ? x : permute(x, [&] {
+      SmallVector<int64_t> dims{*a};
+      dims.append(others);
+      return dims;
+    }());
+    // (batch, reduced, joined): the kept axes as one (1 when there is none).
+    int64_t joined = 1;
+    for (int64_t k : kept)
+      joined = kept.size() == 1 ? k : joined * k;
+    Value rows = kept.size() == 1 ? moved : reshape(moved, {reduced, joined});
+    if (op == "min") {
+      Expected<Value> negated = affine(rows, -1.0, 0.0);
+      if (!negated)
+        return negated;
+      rows = *negated;
+    }
+    auto pooledType = tensorType(builder, {in[0], joined});
+    Value pooled = op == "max" || op == "min"
+                       ? GlobalMaxPool1DOp::create(builder, loc, pooledType, rows, false)
+                             .getResult()
+                       : GlobalAvgPool1DOp::create(builder, loc, pooledType, rows, Value(), false)
+                             .getResult();
+    Expected<Value> result = pooled;
+    if (op == "min")
+      result = affine(pooled, -1.0, 0.0);
+    if (op == "sum")
+      result = affine(pooled, static_cast<double>(reduced), 0.0);
+    if (!result)
+      return result;
+    SmallVector<int64_t> out;
+    for (int64_t i = 1; i < rank; ++i)
+      if (i != *a || keepdims)
+        out.push_back(i == *a ? 1 : in[i]);
+    return ArrayRef<int64_t>(out) == shapeOf(*result).drop_front() ? *result
+                                                                    : reshape(*result, out);
+  }
+
+  Expected<Value> concatenate() const {
+    if (inputs.size() < 2)
+      return fail("joins fewer than two tensors");
+    int64_t rank = static_cast<int64_t>(shapeOf(inputs[0]).size());
+    Expected<int64_t> a = axis("axis", rank, /*required=*/false);
+    if (!a)
+      return a.takeError();
+    SmallVector<int64_t> result(shapeOf(inputs[0]));
+    for (Value x : inputs.drop_front()) {
+      ArrayRef<int64_t> s = shapeOf(x);
+      if (static_cast<int64_t>(s.size()) != rank)
+        return fail("joins tensors of different ranks");
+      for (int64_t i = 1; i < rank; ++i)
+        if (i != *a && shapes::conflict(s[i], result[i]))
+          return fail("joins tensors of shapes " + shapeText(shapeOf(inputs[0])) + " and " +
+                      shapeText(s) + " along axis " + Twine(*a));
+      result[*a] = ShapedType::isDynamic(result[*a]) || ShapedType::isDynamic(s[*a])
+                       ? ShapedType::kDynamic
+                       : result[*a] + s[*a];
+    }
+    return ConcatenateOp::create(builder, loc, tensorType(builder, result), inputs, *a)
+        .getResult();
+  }
+
+  /// Sizes from a list of integers (a shape, a permutation).
+  Expected<SmallVector<int64_t>> integers(StringRef key) const {
+    const json::Value *v = option(key);
+    const json::Array *list = v ? v->getAsArray() : nullptr;
+    if (!list)
+      return fail("has no " + key + " list");
+    SmallVector<int64_t> values;
+    for (const json::Value &e : *list) {
+      std::optional<int64_t> n = e.getAsInteger();
+      if (!n && e.getAsNull())
+        n = -1;
+      if (!n || *n < -1 || *n > (int64_t(1) << 31))
+        return fail(key + " holds something other than sizes");
+      values.push_back(*n);
+    }
+    return values;
+  }
+
+  /// x[spec]: Keras 3's args[1] (slices as {"class_name": "__slice__",
+  /// "config": {...}}), tf_keras' slice_spec (slices as {"start", "stop",
+  /// "step"}); an integer indexes (and drops) an axis, None (newaxis) adds
+  /// one of size 1, an Ellipsis stands for the axes not named. Cropped with
+  /// seq.cropping, then reshaped where axes go or come.
+  Expected<Value> slice(Value x) const {
+    const json::Value *spec = option("slice_spec");
+    if (!spec) {
+      std::vector<const json::Value *> args = positional();
+      spec = args.size() == 2 ? args[1] : nullptr;
+    }
+    const json::Array *list = spec ? spec->getAsArray() : nullptr;
+    std::vector<const json::Value *> items;
+    if (list)
+      for (const json::Value &item : *list)
+        items.push_back(&item);
+    else if (spec)
+      items.push_back(spec);
+    if (items.empty())
+      return fail("has no slices");
+    ArrayRef<int64_t> in = shapeOf(x);
+    int64_t rank = static_cast<int64_t>(in.size());
+    auto isEllipsis = [](const json::Value *v) {
+      const json::Object *o = v->getAsObject();
+      return o && o->getString("class_name") == "__ellipsis__";
+    };
+    int64_t named = 0, ellipses = 0;
+    for (const json::Value *item : items) {
+      ellipses += isEllipsis(item);
+      named += !isEllipsis(item) && !item->getAsNull();
+    }
+    if (ellipses > 1 || named > rank)
+      return fail("indexes " + Twine(named) + " axes of a rank-" + Twine(rank) + " input");
+    // One entry per axis: the ellipsis (or the end) stands for the others.
+    std::vector<const json::Value *> perAxis;
+    static const json::Value all = json::Object{};
+    for (const json::Value *item : items) {
+      if (isEllipsis(item))
+        perAxis.insert(perAxis.end(), rank - named, &all);
+      else
+        perAxis.push_back(item);
+    }
+    if (!ellipses)
+      perAxis.insert(perAxis.end(), rank - named, &all);
+
+    SmallVector<int64_t> low(rank - 1, 0), high(rank - 1, 0), out;
+    int64_t axis = 0; // the input axis the next entry reads
+    for (const json::Value *item : perAxis) {
+      if (item->getAsNull()) {
+        if (axis == 0)
+          return fail("adds an axis before the batch axis: not supported");
+        out.push_back(-2); // a new axis of size 1, placed below
+        continue;
+      }
+      const json::Object *o = item->getAsObject();
+      if (o && o->getObject("config"))
+        o = o->getObject("config");
+      std::optional<int64_t> index = item->getAsInteger();
+      if (!o && !index)
+        return fail("indexes with something other than integers, slices, None and "
+                    "Ellipsis");
+      std::optional<int64_t> start, stop;
+      if (o) {
+        for (StringRef key : {"start", "stop", "step"}) {
+          const json::Value *v = o->get(key);
+          if (!v || v->getAsNull())
+            continue;
+          std::optional<int64_t> n = v->getAsInteger();
+          if (!n)
+            return fail("has a slice " + key + " that is not an integer");
+          if (key == "step" && *n != 1)
+            return fail("slices with a step of " + Twine(*n) + ": seqc slices with step 1");
+          if (key == "start")
+            start = *n;
+          else if (key == "stop")
+            stop = *n;
+        }
+      }
+      int64_t i = axis++;
+      if (i == 0) {
+        if (!o || start || stop)
+          return fail("slices the batch axis: not supported");
+        out.push_back(in[0]);
+        continue;
+      }
+      int64_t size = in[i];
+      if (ShapedType::isDynamic(size)) {
+        // Only what is counted from the ends the slice keeps: x[:, 1:],
+        // x[:, :-1].
+        if (index || (start && *start < 0) || (stop && *stop >= 0))
+          return fail("slices axis " + Twine(i) + " of unknown length from the other "
+                      "end: seqc needs its length there");
+        low[i - 1] = start.value_or(0);
+        high[i - 1] = stop ? -*stop : 0;
+        out.push_back(size);
+        continue;
+      }
+      auto clamp = [&](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + size : v, 0, size); };
+      int64_t first = start ? clamp(*start) : 0, last = stop ? clamp(*stop) : size;
+      if (index) {
+        first = *index < 0 ? *index + size : *index;
+        if (first < 0 || first >= size)
+          return fail("index " + Twine(*index) + " is out of range for axis " + Twine(i) +
+                      " of size " + Twine(size));
+        last = first + 1;
+      }
+      if (last <= first)
+        return fail("leaves nothing of axis " + Twine(i));
+      low[i - 1] = first;
+      high[i - 1] = size - last;
+      if (!index)
+        out.push_back(last - first);
+    }
+    SmallVector<int64_t> croppedShape{in[0]};
+    for (int64_t i = 1; i < rank; ++i)
+      croppedShape.push_back(ShapedType::isDynamic(in[i]) ? in[i]
+                                                         : in[i] - low[i - 1] - high[i - 1]);
+    Value cropped = x;
+    if (llvm::any_of(low, [](int64_t v) { return v != 0; }) ||
+        llvm::any_of(high, [](int64_t v) { return v != 0; }))
+      cropped = CroppingOp::create(builder, loc, tensorType(builder, croppedShape), x,
+                                   builder.getDenseI64ArrayAttr(low),
+                                   builder.getDenseI64ArrayAttr(high))
+                    .getResult();
+    SmallVector<int64_t> sizes =
+        llvm::map_to_vector(ArrayRef(out).drop_front(), [](int64_t v) { return v == -2 ? 1 : v; });
+    if (sizes.empty())
+      return fail("indexes every axis: it leaves (batch,), which seqc does not represent");
+    if (ArrayRef<int64_t>(sizes) == ArrayRef(croppedShape).drop_front())
+      return cropped;
+    if (llvm::count_if(sizes, ShapedType::isDynamic) > 1)
+      return fail("leaves more than one axis of unknown length");
+    return reshape(cropped, sizes);
+  }
+};
+
+} // namespace
+
+Expected<Value> LayerEmitter::emitOperation(const LayerConfig &layer, ArrayRef<Value> inputs,
+                                            ArrayRef<Value> masks) {
+  mask = nullptr;
+  OperationBuilder ob{builder, layer, inputs, layerLoc(builder, layer.getName())};
+  std::string op = operationName(layer);
+  if (op.empty())
+    return ob.fail(spelled(layer) + " is an operation seqc does not import (docs/Usage.md "
+                   "lists those it does)");
+  if (llvm::any_of(masks, [](Value m) { return static_cast<bool>(m); }))
+    return ob.fail("receives the timestep mask of an earlier Masking or Embedding layer: "
+                   "seqc applies operations to unmasked tensors");
+  if (inputs.empty())
+    return ob.fail("reads no tensor");
+  if (op == "add" || op == "subtract" || op == "multiply" || op == "divide" ||
+      op == "maximum" || op == "minimum")
+    return ob.binary(op);
+  if (op == "concatenate")
+    return ob.concatenate();
+  if (inputs.size() != 1)
+    return ob.fail("reads " + Twine(inputs.size()) + " tensors, expected 1");
+  Value x = inputs[0];
+  int64_t rank = static_cast<int64_t>(shapeOf(x).size());
+  if (op == "negative")
+    return ob.affine(x, -1.0, 0.0);
+  if (op == "square")
+    return MergeOp::create(builder, ob.loc, x.getType(), ValueRange{x, x}, MergeKind::Multiply)
+        .getResult();
+  if (op == "relu")
+    return ob.activation(x, Activation::Relu);
+  if (op == "sigmoid")
+    return ob.activation(x, Activation::Sigmoid);
+  if (op == "tanh")
+    return ob.activation(x, Activation::Tanh);
+  if (op == "exp")
+    return ob.activation(x, Activation::Exponential);
+  if (op == "softmax") {
+    Expected<int64_t> a = ob.axis("axis", rank, /*required=*/false);
+    if (!a)
+      return a.takeError();
+    return ob.activation(x, Activation::Softmax,
+                         *a == rank - 1 ? IntegerAttr() : builder.getI64IntegerAttr(*a));
+  }
+  if (op == "mean" || op == "sum" || op == "max" || op == "min")
+    return ob.reduce(op, x);
+  if (op == "getitem")
+    return ob.slice(x);
+  ArrayRef<int64_t> in = shapeOf(x);
+  if (op == "expand_dims" || op == "squeeze") {
+    const json::Value *v = ob.option("axis");
+    std::optional<int64_t> a = v ? v->getAsInteger() : std::nullopt;
+    if (!a)
+      return ob.fail("has no axis: seqc " + Twine(op == "squeeze" ? "squeezes" : "expands") +
+                     " one named axis");
+    SmallVector<int64_t> sizes(in.drop_front());
+    if (op == "expand_dims") {
+      int64_t index = *a < 0 ? *a + rank + 1 : *a;
+      if (index < 1 || index > rank)
+        return ob.fail("axis " + Twine(*a) + " is not a new axis after the batch axis");
+      sizes.insert(sizes.begin() + (index - 1), 1);
+    } else {
+      int64_t index = *a < 0 ? *a + rank : *a;
+      if (index < 1 || index >= rank || in[index] != 1)
+        return ob.fail("axis " + Twine(*a) + " is not an axis of size 1 after the batch axis");
+      sizes.erase(sizes.begin() + (index - 1));
+      if (sizes.empty())
+        return ob.fail("leaves (batch,), which seqc does not represent");
+    }
+    if (llvm::count_if(sizes, ShapedType::isDynamic) > 1)
+      return ob.fail("reshapes an input with more than one axis of unknown length");
+    return ob.reshape(x, sizes);
+  }
+  if (op == "reshape") {
+    Expected<SmallVector<int64_t>> shape =
+        ob.integers(layer.getSourceClassName() == "TFOpLambda" ? "shape" : "newshape");
+    if (!shape)
+      return shape.takeError();
+    if (shape->size() < 2 || shape->front() != -1)
+      return ob.fail("reshapes the batch axis: seqc reshapes the axes after it (the first "
+                     "size must be -1)");
+    SmallVector<int64_t> target(shape->begin() + 1, shape->end());
+    std::string error;
+    if (!shapes::reshape(in, target, error))
+      return ob.fail(error);
+    return ReshapeOp::create(builder, ob.loc,
+                             tensorType(builder, *shapes::reshape(in, target, error)), x,
+                             builder.getDenseI64ArrayAttr(target))
+        .getResult();
+  }
+  if (op == "transpose") {
+    Expected<SmallVector<int64_t>> perm =
+        ob.integers(layer.getSourceClassName() == "TFOpLambda" ? "perm" : "axes");
+    if (!perm)
+      return perm.takeError();
+    SmallVector<int64_t> sorted(*perm);
+    llvm::sort(sorted);
+    if (static_cast<int64_t>(perm->size()) != rank || perm->front() != 0 ||
+        sorted != llvm::to_vector(llvm::seq<int64_t>(0, rank)))
+      return ob.fail("is not a permutation of the axes after the batch axis");
+    return ob.permute(x, ArrayRef(*perm).drop_front());
+  }
+  return ob.fail(spelled(layer) + " is an operation seqc does not import");
+}
+
+} // namespace seq::keras

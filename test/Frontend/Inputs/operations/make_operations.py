@@ -1,0 +1,33 @@
+"""Writes the files of operations.test: Functional models whose operations
+on tensors (tf_keras' TFOpLambda, Keras 3's keras.ops) seqc refuses (run
+with TensorFlow, tf_keras and keras 3; the files are committed, the test
+never needs TensorFlow):
+
+    python make_operations.py
+"""
+import os
+
+os.environ["KERAS_BACKEND"] = "tensorflow"
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import keras  # noqa: E402
+import tensorflow as tf  # noqa: E402
+import tf_keras  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# tf_keras: a function seqc does not import; a tensor divided by a tensor;
+# an operation on a masked tensor.
+x = tf_keras.Input((5, 3), name="x")
+s = tf_keras.Input((5, 3), name="s")
+tf_keras.Model(x, tf.math.log(x)).save(os.path.join(HERE, "log.h5"))
+tf_keras.Model([x, s], x / s).save(os.path.join(HERE, "divide.h5"))
+masked = tf_keras.layers.Masking(0.0, name="masking")(x)
+tf_keras.Model(x, tf_keras.layers.LSTM(2, name="lstm")(masked * 2.0)).save(
+    os.path.join(HERE, "masked.h5"))
+
+# Keras 3: a slice with a step; tensors that do not broadcast the way seqc
+# repeats them.
+x = keras.Input((5, 3), name="x")
+keras.Model(x, x[:, ::2]).save(os.path.join(HERE, "step.keras"))
+keras.Model(x, x + keras.layers.Dense(3, name="dense")(x[:, 0])).save(
+    os.path.join(HERE, "broadcast.keras"))
