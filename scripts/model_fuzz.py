@@ -14,7 +14,8 @@ modes, masking, attention, RNN over cells, Bidirectional with its own
 backward layer, TimeDistributed(LSTM), ConvLSTM1D/2D/3D, Conv3DTranspose,
 GroupQueryAttention, MultiHeadAttention over image or video axes or with
 its scores as an output, stateful recurrent layers fed in chunks of their
-fixed batch, normalizations over several axes, ...), moves between ranks (RepeatVector, Reshape, Flatten), time axes known
+fixed batch, normalizations over several axes, operations on tensors
+(tf_keras' TFOpLambda, Keras 3's keras.ops), ...), moves between ranks (RepeatVector, Reshape, Flatten), time axes known
 or not: a Sequential chain, a Functional graph of two branches joined by a
 merge layer, token ids through an Embedding (mask_zero or not), or a graph
 with two inputs and often two outputs (an encoder-decoder whose encoder's
@@ -70,7 +71,7 @@ def sequence_layer(k, r):
     L = k.layers
     units = r.choice([1, 2, 3, 5, 8, 16, 17, 33])
     choice = r.choice(["lstm", "gru", "rnn", "bi", "conv", "pool", "dense",
-                       "norm", "misc", "misc", "attention"])
+                       "norm", "misc", "misc", "attention", "op"])
     rnn_args = lambda: dict(
         units=units, return_sequences=r.random() < 0.7,
         go_backwards=r.random() < 0.25,
@@ -96,6 +97,8 @@ def sequence_layer(k, r):
             return lambda t: layer(t, t, use_causal_mask=causal)
         layer = L.Attention(use_scale=r.random() < 0.5) if kind == "dot" else L.AdditiveAttention()
         return lambda t: layer([t, t])
+    if choice == "op":
+        return operation(k, r)
     if choice == "lstm":
         a = rnn_args()
         return L.LSTM(recurrent_activation=r.choice(["sigmoid"] * 4 + RECURRENT_ACTIVATIONS),
@@ -192,6 +195,33 @@ def sequence_layer(k, r):
     if kind == "permute":
         return L.Permute((2, 1))
     return L.Softmax(axis=r.choice([-1, 1]))
+
+
+def operation(k, r):
+    """An operation on a (B, T, F) tensor that a Functional graph records
+    (tf_keras: TensorFlow functions, TFOpLambda; Keras 3: keras.ops), as a
+    function of the tensor."""
+    if k.__name__ == "tf_keras":
+        import tensorflow as ops
+        mean, maximum, concat = ops.reduce_mean, ops.reduce_max, ops.concat
+        softmax, sigmoid, relu = ops.nn.softmax, ops.math.sigmoid, ops.nn.relu
+    else:
+        import keras
+        ops = keras.ops
+        mean, maximum, concat = ops.mean, ops.max, ops.concatenate
+        softmax, sigmoid, relu = ops.softmax, ops.sigmoid, ops.relu
+    c = r.choice([0.5, 2.0, -1.5, 3.0])
+    L = k.layers
+    return r.choice([
+        lambda t: t * c, lambda t: t + c, lambda t: c - t, lambda t: t / c,
+        lambda t: relu(t), lambda t: sigmoid(t) * t, lambda t: softmax(t, axis=1),
+        lambda t: t * softmax(L.Dense(1)(t), axis=1),  # attention weights per step
+        lambda t: mean(t, axis=1, keepdims=True) + t,
+        lambda t: maximum(t, axis=-1, keepdims=True) - t,
+        lambda t: t[:, 1:], lambda t: t[:, :-1, :1], lambda t: t[:, :, None][:, :, 0],
+        lambda t: concat([t, t * t], axis=-1),
+        lambda t: L.Dense(t.shape[-1])(t[:, -1])[:, None, :] + t,
+    ])
 
 
 def image_layer(k, r):
