@@ -104,6 +104,10 @@ std::string spelled(const LayerConfig &layer) {
   return source.str();
 }
 
+/// The largest slice bound or index taken (beyond any axis; a bound's
+/// negation must not overflow).
+constexpr int64_t kLargestBound = int64_t(1) << 31;
+
 /// One argument of an operation: a tensor, or a number.
 struct Operand {
   Value tensor;
@@ -171,7 +175,12 @@ struct OperationBuilder {
         result.push_back({Value(), *n});
         continue;
       }
-      if (next >= inputs.size())
+      // A tf_keras reference ["name", node, index, kwargs] (whose kwargs
+      // may reference more tensors), or one Keras 3 tensor.
+      bool tensor = ref && ref->size() >= 3 && (*ref)[0].getAsString()
+                        ? true
+                        : tensorRefs(*a).size() == 1;
+      if (!tensor || next >= inputs.size())
         return fail("takes an argument that is neither a tensor nor a number");
       result.push_back({inputs[next++], 0});
     }
@@ -525,9 +534,17 @@ struct OperationBuilder {
         continue;
       }
       const json::Object *o = item->getAsObject();
-      if (o && o->getObject("config"))
+      if (o && o->get("class_name")) {
+        if (o->getString("class_name") != "__slice__")
+          return fail("indexes with something other than integers, slices, None and "
+                      "Ellipsis");
         o = o->getObject("config");
+        if (!o)
+          return fail("has a slice without its config");
+      }
       std::optional<int64_t> index = item->getAsInteger();
+      if (index && (*index < -kLargestBound || *index > kLargestBound))
+        return fail("indexes with " + Twine(*index) + ", beyond 2^31");
       if (!o && !index)
         return fail("indexes with something other than integers, slices, None and "
                     "Ellipsis");
@@ -538,8 +555,8 @@ struct OperationBuilder {
           if (!v || v->getAsNull())
             continue;
           std::optional<int64_t> n = v->getAsInteger();
-          if (!n)
-            return fail("has a slice " + key + " that is not an integer");
+          if (!n || *n < -kLargestBound || *n > kLargestBound)
+            return fail("has a slice " + key + " that is not an integer of at most 2^31");
           if (key == "step" && *n != 1)
             return fail("slices with a step of " + Twine(*n) + ": seqc slices with step 1");
           if (key == "start")
