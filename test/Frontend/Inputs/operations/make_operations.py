@@ -1,7 +1,8 @@
 """Writes the files of operations.test: Functional models whose operations
 on tensors (tf_keras' TFOpLambda, Keras 3's keras.ops) seqc refuses (run
 with TensorFlow, tf_keras and keras 3; the files are committed, the test
-never needs TensorFlow):
+never needs TensorFlow; huge_slice.json is divide.h5's config made a slice
+of x with a start of 2^62, by hand):
 
     python make_operations.py
 """
