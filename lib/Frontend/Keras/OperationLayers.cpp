@@ -2,7 +2,8 @@
 // Keras 3's keras.ops (and Python operators on KerasTensors) and tf_keras'
 // TFOpLambda / SlicingOpLambda (x * 0.5, 1.0 - x, tf.reduce_mean(x, 1),
 // x[:, -1]). Each is a declared function with its arguments, never code:
-// those below are imported as seq ops, any other is refused by name.
+// those below are imported as seq ops, any other is refused by name. An
+// operation computes on every step of a masked tensor and drops the mask.
 //
 //   arithmetic: add, subtract, multiply, divide (a tensor and a number:
 //     an affine map, seq.batch_norm; two tensors of one shape: seq.merge),
@@ -633,9 +634,9 @@ Expected<Value> LayerEmitter::emitOperation(const LayerConfig &layer, ArrayRef<V
   if (op.empty())
     return ob.fail(spelled(layer) + " is an operation seqc does not import (docs/Usage.md "
                    "lists those it does)");
-  if (llvm::any_of(masks, [](Value m) { return static_cast<bool>(m); }))
-    return ob.fail("receives the timestep mask of an earlier Masking or Embedding layer: "
-                   "seqc applies operations to unmasked tensors");
+  // An operation computes on every step of a masked tensor and passes no
+  // mask on, in tf_keras and Keras 3 alike (mask = nullptr above).
+  (void)masks;
   if (inputs.empty())
     return ob.fail("reads no tensor");
   if (op == "add" || op == "subtract" || op == "multiply" || op == "divide" ||

@@ -1,5 +1,6 @@
 """Writes the files of operations.test: Functional models whose operations
-on tensors (tf_keras' TFOpLambda, Keras 3's keras.ops) seqc refuses (run
+on tensors (tf_keras' TFOpLambda, Keras 3's keras.ops) seqc refuses, and one
+it reads on a masked tensor (run
 with TensorFlow, tf_keras and keras 3; the files are committed, the test
 never needs TensorFlow; huge_slice.json is divide.h5's config made a slice
 of x with a start of 2^62, by hand):
@@ -17,7 +18,8 @@ import tf_keras  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 # tf_keras: a function seqc does not import; a tensor divided by a tensor;
-# an operation on a masked tensor.
+# an operation on a masked tensor (which computes on every step and drops
+# the mask).
 x = tf_keras.Input((5, 3), name="x")
 s = tf_keras.Input((5, 3), name="s")
 tf_keras.Model(x, tf.math.log(x)).save(os.path.join(HERE, "log.h5"))
