@@ -896,24 +896,24 @@ SEQC_API int64_t seqc_model_input_size_of(seqc_model *m, int k, int64_t batch,
   return checked_mul(batch, sample_floats(k, length));
 }
 
-SEQC_API int64_t seqc_model_output_size_of(seqc_model *m, int k, int64_t batch,
-                                           const int64_t *seq_lens) {
+SEQC_API int seqc_model_output_shape_of(seqc_model *m, int k, int64_t batch,
+                                       const int64_t *seq_lens, int64_t *dims) {
   if (!m)
-    return -1;
-  if (k < 0 || k >= seqc_output_count) {
+    return SEQC_ERROR_ARGUMENT;
+  if (k < 0 || k >= seqc_output_count || !dims) {
     snprintf(m->error, sizeof m->error,
-             "seqc_model_output_size_of: no output %d (the model has %d)", k,
-             (int)seqc_output_count);
-    return -1;
+             "seqc_model_output_shape_of: %s", !dims ? "dims is NULL" : "no such output");
+    return SEQC_ERROR_ARGUMENT;
   }
   int64_t lengths[SEQC_MAX_PORTS];
-  if (check_call(m, "seqc_model_output_size_of", batch, seq_lens, lengths) != SEQC_OK)
-    return -1;
-  int64_t n = batch;
+  int status = check_call(m, "seqc_model_output_shape_of", batch, seq_lens, lengths);
+  if (status != SEQC_OK)
+    return status;
+  dims[0] = batch;
   if (!output_has_dynamic_axis()) {
     for (int i = 1; i < out_rank(k); ++i)
-      n = checked_mul(n, out_dims(k)[i]);
-    return n;
+      dims[i] = out_dims(k)[i];
+    return SEQC_OK;
   }
   /* An output's time axis follows the inputs': ask the model once. */
   int same = m->probe_valid;
@@ -924,14 +924,34 @@ SEQC_API int64_t seqc_model_output_size_of(seqc_model *m, int k, int64_t batch,
     for (int i = 0; i < seqc_input_count; ++i)
       inputs[i] = m->probe_input;
     m->probe_valid = 0;
-    if (invoke(m, &m->workers[0].arena, m->error, inputs, probe_batch(),
-               lengths, NULL, 0, m->probe_dims, 0) != SEQC_OK)
-      return -1;
+    status = invoke(m, &m->workers[0].arena, m->error, inputs, probe_batch(), lengths, NULL,
+                    0, m->probe_dims, 0);
+    if (status != SEQC_OK)
+      return status;
     memcpy(m->probe_seq_lens, lengths, sizeof lengths);
     m->probe_valid = 1;
   }
   for (int i = 1; i < out_rank(k); ++i)
-    n = checked_mul(n, m->probe_dims[k][i]);
+    dims[i] = m->probe_dims[k][i];
+  return SEQC_OK;
+}
+
+SEQC_API int64_t seqc_model_output_size_of(seqc_model *m, int k, int64_t batch,
+                                           const int64_t *seq_lens) {
+  if (!m)
+    return -1;
+  if (k < 0 || k >= seqc_output_count) {
+    snprintf(m->error, sizeof m->error,
+             "seqc_model_output_size_of: no output %d (the model has %d)", k,
+             (int)seqc_output_count);
+    return -1;
+  }
+  int64_t dims[SEQC_MAX_RANK];
+  if (seqc_model_output_shape_of(m, k, batch, seq_lens, dims) != SEQC_OK)
+    return -1;
+  int64_t n = 1;
+  for (int i = 0; i < out_rank(k); ++i)
+    n = checked_mul(n, dims[i]);
   return n;
 }
 

@@ -22,7 +22,7 @@ struct Api {
   int (*runAll)(void *, const float *const *, int64_t, const int64_t *,
                 float *const *);
   const char *(*lastError)(void *);
-  int64_t (*outputSizeOf)(void *, int, int64_t, const int64_t *);
+  int (*outputShapeOf)(void *, int, int64_t, const int64_t *, int64_t *);
   int (*getState)(void *, float *);
   int (*setState)(void *, const float *);
 };
@@ -73,22 +73,11 @@ public:
     std::vector<Tensor> outputs;
     std::vector<float *> outputData;
     for (auto [k, port] : llvm::enumerate(signature.io.outputs)) {
-      int64_t size = api.outputSizeOf(instance, k, batch, seqLens.data());
-      if (size < 0)
-        return llvm::createStringError(api.lastError(instance));
       Tensor t;
-      t.shape = port.shape;
-      t.shape[0] = batch;
-      int64_t known = 1, dynamicAxis = -1;
-      for (size_t i = 1; i < t.shape.size(); ++i) {
-        if (t.shape[i] < 0)
-          dynamicAxis = i;
-        else
-          known *= t.shape[i];
-      }
-      if (dynamicAxis > 0)
-        t.shape[dynamicAxis] = batch && known ? size / (batch * known) : 0;
-      t.data.resize(size);
+      t.shape.resize(port.shape.size());
+      if (api.outputShapeOf(instance, k, batch, seqLens.data(), t.shape.data()) != 0)
+        return llvm::createStringError(api.lastError(instance));
+      t.data.resize(t.numElements());
       outputs.push_back(std::move(t));
     }
     // An empty output's vector may hold no buffer; the library takes no
@@ -140,7 +129,7 @@ llvm::Error resolveApi(void *library, Api &api) {
     return e;
   if (llvm::Error e = resolve(library, "seqc_model_set_state", api.setState))
     return e;
-  return resolve(library, "seqc_model_output_size_of", api.outputSizeOf);
+  return resolve(library, "seqc_model_output_shape_of", api.outputShapeOf);
 }
 
 llvm::Expected<std::unique_ptr<seq::rt::Engine>>
@@ -149,11 +138,6 @@ createAotEngine(ModuleOp module, const seq::rt::EngineOptions &options) {
       seq::cpu::ModelSignature::of(module);
   if (!signature)
     return signature.takeError();
-  for (const seq::ModelPort &output : signature->io.outputs)
-    if (llvm::count_if(llvm::drop_begin(output.shape),
-                       [](int64_t d) { return d < 0; }) > 1)
-      return llvm::createStringError("the aot engine needs at most one dynamic "
-                                     "output axis besides the batch");
   llvm::Expected<seq::cpu::TempDir> dir = seq::cpu::TempDir::create("seqc-aot-engine");
   if (!dir)
     return dir.takeError();

@@ -27,8 +27,7 @@ struct ModelApi {
   int (*runAll)(void *, const float *const *, int64_t, const int64_t *, float *const *);
   const char *(*lastError)(void *);
   int (*outputRankOf)(int);
-  int64_t (*outputDimOf)(int, int);
-  int64_t (*outputSizeOf)(void *, int, int64_t, const int64_t *);
+  int (*outputShapeOf)(void *, int, int64_t, const int64_t *, int64_t *);
   int (*getState)(void *, float *);
   int (*setState)(void *, const float *);
 };
@@ -75,23 +74,13 @@ public:
     std::vector<rt::Tensor> outputs;
     std::vector<int64_t> rowOut;
     for (size_t k = 0; k < ports.outputs.size(); ++k) {
-      int64_t chunkOut = api.outputSizeOf(model, k, chunk, seqLens.data());
-      if (chunkOut < 0)
-        return error(api.lastError(model));
-      rowOut.push_back(chunkOut / chunk);
-      // A dynamic axis other than the batch follows from the size.
       std::vector<int64_t> shape(api.outputRankOf(k));
-      int64_t known = 1;
-      std::optional<size_t> unknown;
-      for (size_t i = 1; i < shape.size(); ++i) {
-        shape[i] = api.outputDimOf(k, i);
-        if (shape[i] < 0)
-          unknown = i;
-        else
-          known *= shape[i];
-      }
-      if (unknown)
-        shape[*unknown] = known ? rowOut.back() / known : 0;
+      if (api.outputShapeOf(model, k, chunk, seqLens.data(), shape.data()))
+        return error(api.lastError(model));
+      int64_t perRow = 1;
+      for (size_t i = 1; i < shape.size(); ++i)
+        perRow *= shape[i];
+      rowOut.push_back(perRow);
       shape[0] = batch;
       outputs.push_back(rt::Tensor::zeros(shape));
     }
@@ -191,8 +180,7 @@ Expected<std::unique_ptr<rt::Engine>> loadCudaEngine(mlir::ModuleOp module,
       !resolve(handle, "seqc_model_run_all", api.runAll) ||
       !resolve(handle, "seqc_last_error", api.lastError) ||
       !resolve(handle, "seqc_model_output_rank_of", api.outputRankOf) ||
-      !resolve(handle, "seqc_model_output_dim_of", api.outputDimOf) ||
-      !resolve(handle, "seqc_model_output_size_of", api.outputSizeOf) ||
+      !resolve(handle, "seqc_model_output_shape_of", api.outputShapeOf) ||
       !resolve(handle, "seqc_model_get_state", api.getState) ||
       !resolve(handle, "seqc_model_set_state", api.setState)) {
     dlclose(handle);

@@ -162,6 +162,13 @@ int64_t seqc_model_input_size_of(seqc_model *model, int k, int64_t batch,
                                  int64_t seq_len);
 int64_t seqc_model_output_size_of(seqc_model *model, int k, int64_t batch,
                                   const int64_t *seq_lens);
+/* Output k's shape for this batch and every input's seq_lens: writes
+ * seqc_model_output_rank_of(k) sizes to dims (dims[0] = batch). An output
+ * may have several axes that follow the inputs' lengths (attention scores:
+ * (batch, heads, query steps, key steps)). SEQC_OK, or an error code (then
+ * seqc_last_error says why). */
+int seqc_model_output_shape_of(seqc_model *model, int k, int64_t batch,
+                               const int64_t *seq_lens, int64_t *dims);
 
 /* The model's metadata (Keras version, source file, user entries) as a JSON
  * object, embedded at compile time. */

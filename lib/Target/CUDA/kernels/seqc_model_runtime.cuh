@@ -355,6 +355,25 @@ SEQC_API int64_t seqc_model_output_size_of(seqc_model *m, int k, int64_t batch,
   return seqc_port_numel(*port, m->dims.data());
 }
 
+SEQC_API int seqc_model_output_shape_of(seqc_model *m, int k, int64_t batch,
+                                       const int64_t *seq_lens, int64_t *dims) {
+  const seqc_port *port = seqc_output(k);
+  if (!m)
+    return SEQC_ERROR_ARGUMENT;
+  std::lock_guard<std::mutex> lock(m->mutex);
+  if (!port || !dims) {
+    seqc_format(m->error(), "seqc_model_output_shape_of: %s",
+                !dims ? "dims is NULL" : "no such output");
+    return SEQC_ERROR_ARGUMENT;
+  }
+  int status = seqc_shapes_for(m, batch, seq_lens);
+  if (status != SEQC_OK)
+    return status;
+  for (int i = 0; i < port->rank; ++i)
+    dims[i] = m->dims[port->dims_at + i];
+  return SEQC_OK;
+}
+
 SEQC_API int64_t seqc_model_input_size(seqc_model *m, int64_t batch, int64_t seq_len) {
   return seqc_model_input_size_of(m, 0, batch, seq_len);
 }

@@ -94,10 +94,10 @@ int main(int argc, char **argv) {
   for (int k = 0; k < outputs; ++k) {
     char path[512];
     snprintf(path, sizeof path, "%s/%s.npy", argv[argc - 1], seqc_model_output_name(k));
-    int64_t shape[8] = {batch};
+    int64_t shape[8];
     int rank = seqc_model_output_rank_of(k);
-    for (int i = 1; i < rank; ++i)
-      shape[i] = seqc_model_output_dim_of(k, i);
+    if (seqc_model_output_shape_of(m, k, batch, seq_lens, shape) != SEQC_OK)
+      return 4;
     write_npy(path, out[k], shape, rank);
   }
   /* A time axis past the instance's bound is refused, naming the input. */

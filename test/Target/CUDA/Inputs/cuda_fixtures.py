@@ -41,7 +41,7 @@ API = ["seqc_model_create", "seqc_model_create_sized", "seqc_model_destroy",
        "seqc_model_run_all", "seqc_model_input_count", "seqc_model_output_count",
        "seqc_model_input_name", "seqc_model_output_name", "seqc_model_input_rank_of",
        "seqc_model_input_dim_of", "seqc_model_output_rank_of", "seqc_model_output_dim_of",
-       "seqc_model_input_size_of", "seqc_model_output_size_of"]
+       "seqc_model_input_size_of", "seqc_model_output_size_of", "seqc_model_output_shape_of"]
 
 
 # SEQC_FIXTURE_FLAGS="--conv-backend=auto ...": more seq-compile flags for
