@@ -249,71 +249,55 @@ struct OperationBuilder {
         .getResult();
   }
 
-  /// `x` repeated along its axes of size 1 where `target` is longer: the
-  /// last axis by a Dense of ones (x * 1, exact), axis 1 of a rank-3 tensor
-  /// by RepeatVector (a fixed length).
-  Expected<Value> repeated(Value x, ArrayRef<int64_t> target) const {
-    ArrayRef<int64_t> in = shapeOf(x);
-    int64_t rank = static_cast<int64_t>(in.size());
+  /// `x` repeated along its axes of size 1 to `target`'s sizes: the last
+  /// axis by a Dense of ones (x * 1, exact), axis 1 of a rank-3 tensor by
+  /// RepeatVector; null where seqc cannot (another axis, an unknown length).
+  Value repeated(Value x, ArrayRef<int64_t> target) const {
+    int64_t rank = static_cast<int64_t>(shapeOf(x).size());
     for (int64_t i = 1; i < rank; ++i) {
-      ArrayRef<int64_t> now = shapeOf(x);
-      if (now[i] == target[i] || ShapedType::isDynamic(target[i]) && now[i] != 1)
+      SmallVector<int64_t> now(shapeOf(x));
+      if (now[i] == target[i])
         continue;
       if (now[i] != 1 || ShapedType::isDynamic(target[i]))
-        return Expected<Value>(Value());
+        return Value();
       if (i == rank - 1) {
         auto kernelType = tensorType(builder, {1, target[i]});
         Value ones = arith::ConstantOp::create(builder, loc, kernelType,
                                                DenseElementsAttr::get(kernelType, 1.0f))
                          .getResult();
-        SmallVector<int64_t> out(now);
-        out.back() = target[i];
-        x = DenseOp::create(builder, loc, tensorType(builder, out), x, ones, Value(),
+        now.back() = target[i];
+        x = DenseOp::create(builder, loc, tensorType(builder, now), x, ones, Value(),
                             Activation::Linear, FloatAttr())
                 .getResult();
       } else if (i == 1 && rank == 3) {
-        Value row = reshape(x, {now[2]});
-        x = RepeatVectorOp::create(builder, loc, tensorType(builder, {now[0], target[1], now[2]}),
-                                   row, target[1])
+        x = RepeatVectorOp::create(builder, loc,
+                                   tensorType(builder, {now[0], target[1], now[2]}),
+                                   reshape(x, {now[2]}), target[1])
                 .getResult();
       } else {
-        return Expected<Value>(Value());
+        return Value();
       }
     }
     return x;
   }
 
-  /// Two tensors of one rank brought to one shape, as NumPy broadcasts them
-  /// along axes of size 1 (those seqc repeats: see repeated).
+  /// Two tensors brought to one shape, as NumPy broadcasts them along axes
+  /// of size 1 (those seqc repeats: see repeated).
   Expected<std::pair<Value, Value>> broadcast(Value a, Value b) const {
     ArrayRef<int64_t> sa = shapeOf(a), sb = shapeOf(b);
-    auto refuse = [&]() {
+    Value ra, rb;
+    if (sa.size() == sb.size()) {
+      SmallVector<int64_t> target(sa);
+      for (size_t i = 1; i < sa.size(); ++i)
+        target[i] = sa[i] == 1 ? sb[i] : sa[i];
+      ra = repeated(a, target);
+      rb = ra ? repeated(b, target) : Value();
+    }
+    if (!ra || !rb)
       return fail("combines tensors of shapes " + shapeText(sa) + " and " + shapeText(sb) +
                   ": seqc broadcasts a last axis of size 1, or the steps of a (batch, 1, "
                   "features) tensor, to a fixed length");
-    };
-    if (sa.size() != sb.size())
-      return refuse();
-    SmallVector<int64_t> target(sa);
-    for (size_t i = 1; i < sa.size(); ++i) {
-      if (sa[i] == sb[i])
-        continue;
-      if (sa[i] == 1)
-        target[i] = sb[i];
-      else if (sb[i] != 1 && !ShapedType::isDynamic(sa[i]) && !ShapedType::isDynamic(sb[i]))
-        return refuse();
-      else if (ShapedType::isDynamic(sa[i]) || ShapedType::isDynamic(sb[i]))
-        target[i] = sa[i] == 1 ? sb[i] : sa[i];
-    }
-    Expected<Value> ra = repeated(a, target);
-    if (!ra)
-      return ra.takeError();
-    Expected<Value> rb = *ra ? repeated(b, target) : Expected<Value>(Value());
-    if (!rb)
-      return rb.takeError();
-    if (!*ra || !*rb || shapeOf(*ra) != shapeOf(*rb))
-      return refuse();
-    return std::make_pair(*ra, *rb);
+    return std::make_pair(ra, rb);
   }
 
   Value activation(Value x, Activation kind, IntegerAttr axis = {}) const {
