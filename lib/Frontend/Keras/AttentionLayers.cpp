@@ -104,13 +104,7 @@ struct AttentionBuilder {
   }
 
   Value permute(Value x, ArrayRef<int64_t> dims) {
-    ArrayRef<int64_t> in = shapeOf(x);
-    SmallVector<int64_t> out{in[0]};
-    for (int64_t d : dims)
-      out.push_back(in[d]);
-    return PermuteOp::create(builder, loc, tensorType(builder, out), x,
-                             builder.getDenseI64ArrayAttr(dims))
-        .getResult();
+    return permuteAxes(builder, loc, x, dims);
   }
 
   /// (batch, axes..., h * dim) as seq.attention's (batch, steps, others * h,

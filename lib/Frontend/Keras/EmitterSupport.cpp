@@ -131,6 +131,12 @@ Expected<Padding> parsePadding(const LayerConfig &layer, bool allowCausal) {
                      " supported)");
 }
 
+Value permuteAxes(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> dims) {
+  return PermuteOp::create(b, loc, tensorType(b, shapes::permuted(shapeOf(x), dims)), x,
+                           b.getDenseI64ArrayAttr(dims))
+      .getResult();
+}
+
 Expected<SmallVector<int64_t>> featureAxes(const LayerConfig &layer, size_t rank) {
   int64_t last = static_cast<int64_t>(rank) - 1;
   const llvm::json::Value *axis = layer.getObject().get("axis");

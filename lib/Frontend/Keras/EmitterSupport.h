@@ -42,6 +42,10 @@ RankedTensorType tensorType(OpBuilder &b, ArrayRef<int64_t> shape);
 
 ArrayRef<int64_t> shapeOf(Value v);
 
+/// seq.permute of `x` by Keras' Permute dims (the axes after the batch,
+/// numbered from 1).
+Value permuteAxes(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> dims);
+
 /// The location naming a layer (or a part of one: "conv/kernel").
 Location layerLoc(OpBuilder &b, StringRef name);
 

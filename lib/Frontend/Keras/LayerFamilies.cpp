@@ -133,12 +133,9 @@ Expected<bool> channelsFirst(const LayerConfig &layer) {
 
 Value permuteAxes(EmitContext &context, Value x, ArrayRef<int64_t> dims,
                   StringRef part) {
-  auto type = tensorType(context.builder, shapes::permuted(shapeOf(x), dims));
-  return PermuteOp::create(context.builder,
-                           layerLoc(context.builder,
-                                    context.layer.getName() + "/" + part.str()),
-                           type, x, dims)
-      .getResult();
+  return permuteAxes(context.builder,
+                     layerLoc(context.builder, context.layer.getName() + "/" + part.str()), x,
+                     dims);
 }
 
 Value toChannelsLast(EmitContext &context, Value x) {

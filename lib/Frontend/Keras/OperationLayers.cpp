@@ -223,13 +223,7 @@ struct OperationBuilder {
   }
 
   Value permute(Value x, ArrayRef<int64_t> dims) const {
-    ArrayRef<int64_t> in = shapeOf(x);
-    SmallVector<int64_t> out{in[0]};
-    for (int64_t d : dims)
-      out.push_back(in[d]);
-    return PermuteOp::create(builder, loc, tensorType(builder, out), x,
-                             builder.getDenseI64ArrayAttr(dims))
-        .getResult();
+    return permuteAxes(builder, loc, x, dims);
   }
 
   /// x * scale + offset, elementwise (seq.batch_norm of mean 0, variance 1

@@ -310,20 +310,17 @@ Expected<std::string> cudaRuntimeObject(const NvccInfo &nvcc,
   return object.str().str();
 }
 
-Expected<CudaLibrary> buildCudaLibrary(mlir::ModuleOp module, CudaEmitOptions options,
-                                       const NvccInfo &nvcc,
-                                       const std::vector<std::string> &archs,
-                                       StringRef workDir) {
-  SmallString<256> cuFile(workDir), weightsFile(workDir), soFile(workDir), logFile(workDir);
+/// Emits `module` into `workDir`: model.cu, and model.weights, which the
+/// library reads from its absolute path. Returns the emitted module.
+static Expected<CudaModule> writeModel(mlir::ModuleOp module, CudaEmitOptions options,
+                                       StringRef workDir, StringRef builtFor) {
+  SmallString<256> cuFile(workDir), weightsFile(workDir);
   sys::path::append(cuFile, "model.cu");
   sys::path::append(weightsFile, "model.weights");
-  sys::path::append(soFile, "libmodel.so");
-  sys::path::append(logFile, "nvcc.log");
   SmallString<256> absoluteWeights(weightsFile);
   sys::fs::make_absolute(absoluteWeights);
   options.weightsFile = absoluteWeights.str().str();
-  options.builtForArchs = join(archs, ",");
-
+  options.builtForArchs = builtFor.str();
   Expected<CudaModule> emitted = emitCudaModule(module, options);
   if (!emitted)
     return emitted.takeError();
@@ -333,6 +330,20 @@ Expected<CudaLibrary> buildCudaLibrary(mlir::ModuleOp module, CudaEmitOptions op
                           StringRef(reinterpret_cast<const char *>(emitted->weights.data()),
                                     emitted->weights.size() * sizeof(float))))
     return std::move(e);
+  return emitted;
+}
+
+Expected<CudaLibrary> buildCudaLibrary(mlir::ModuleOp module, CudaEmitOptions options,
+                                       const NvccInfo &nvcc,
+                                       const std::vector<std::string> &archs,
+                                       StringRef workDir) {
+  SmallString<256> cuFile(workDir), soFile(workDir), logFile(workDir);
+  sys::path::append(cuFile, "model.cu");
+  sys::path::append(soFile, "libmodel.so");
+  sys::path::append(logFile, "nvcc.log");
+  Expected<CudaModule> emitted = writeModel(module, options, workDir, join(archs, ","));
+  if (!emitted)
+    return emitted.takeError();
 
   NvccBuild build;
   build.archs = archs;
@@ -368,27 +379,16 @@ Expected<CudaLibrary> buildSimulatedCudaLibrary(mlir::ModuleOp module, CudaEmitO
   Expected<std::string> cxx = findHostCompiler();
   if (!cxx)
     return cxx.takeError();
-  SmallString<256> cuFile(workDir), weightsFile(workDir), soFile(workDir), logFile(workDir),
-      simHeader(workDir), cudnnSimHeader(workDir);
+  SmallString<256> cuFile(workDir), soFile(workDir), logFile(workDir), simHeader(workDir),
+      cudnnSimHeader(workDir);
   sys::path::append(cuFile, "model.cu");
-  sys::path::append(weightsFile, "model.weights");
   sys::path::append(soFile, "libmodel.so");
   sys::path::append(logFile, "compile.log");
   sys::path::append(simHeader, "seqc_cuda_sim.h");
   sys::path::append(cudnnSimHeader, "seqc_cudnn_sim.h");
-  SmallString<256> absoluteWeights(weightsFile);
-  sys::fs::make_absolute(absoluteWeights);
-  options.weightsFile = absoluteWeights.str().str();
-  options.builtForArchs = "simulation";
-  Expected<CudaModule> emitted = emitCudaModule(module, options);
+  Expected<CudaModule> emitted = writeModel(module, options, workDir, "simulation");
   if (!emitted)
     return emitted.takeError();
-  if (Error e = writeFile(cuFile, emitted->source))
-    return std::move(e);
-  if (Error e = writeFile(weightsFile,
-                          StringRef(reinterpret_cast<const char *>(emitted->weights.data()),
-                                    emitted->weights.size() * sizeof(float))))
-    return std::move(e);
   if (Error e = writeFile(simHeader, simulationHeaderSource()))
     return std::move(e);
   if (Error e = writeFile(cudnnSimHeader, cudnnSimulationHeaderSource()))
