@@ -9,7 +9,7 @@
 //     an affine map, seq.batch_norm; two tensors of one shape: seq.merge),
 //     maximum and minimum (two tensors, or with 0), negative, square;
 //   activations: relu, sigmoid, tanh, exp, softmax;
-//   reductions over one axis: mean, sum, max, min (keepdims or not);
+//   reductions over axes: mean, sum, max, min (keepdims or not);
 //   shapes: expand_dims, squeeze, reshape, transpose, concatenate, and
 //     slicing with integers and slices of step 1.
 #include "LayerEmitter.h"
@@ -355,40 +355,68 @@ struct OperationBuilder {
     return affine(activation(*negated, Activation::Relu), -1.0, 0.0);
   }
 
-  /// mean, sum, max or min over one axis: the axis moved to axis 1 and the
-  /// others joined into one, a global pooling, and the others apart again.
+  /// The axes `key` names (an integer or a list of them), ascending.
+  Expected<SmallVector<int64_t>> axisList(StringRef key, int64_t rank) const {
+    const json::Value *v = option(key);
+    if (!v)
+      return fail("has no " + key + ": seqc reduces over the axes it names");
+    SmallVector<const json::Value *> items;
+    if (const json::Array *list = v->getAsArray())
+      for (const json::Value &item : *list)
+        items.push_back(&item);
+    else
+      items.push_back(v);
+    SmallVector<int64_t> axes;
+    for (const json::Value *item : items) {
+      std::optional<int64_t> a = item->getAsInteger();
+      int64_t index = a && *a < 0 ? *a + rank : a.value_or(0);
+      if (!a || index < 1 || index >= rank || llvm::is_contained(axes, index))
+        return fail(key + " does not name distinct axes after the batch axis of its rank-" +
+                    Twine(rank) + " input");
+      axes.push_back(index);
+    }
+    if (axes.empty())
+      return fail(key + " names no axis");
+    llvm::sort(axes);
+    return axes;
+  }
+
+  /// mean, sum, max or min over some axes: they move first and join into
+  /// one, the others into another, a global pooling over the first, and the
+  /// others apart again (with axes of size 1 where keepdims keeps them).
   Expected<Value> reduce(StringRef op, Value x) const {
     ArrayRef<int64_t> in = shapeOf(x);
     int64_t rank = static_cast<int64_t>(in.size());
-    Expected<int64_t> a = axis("axis", rank);
-    if (!a)
-      return a.takeError();
+    Expected<SmallVector<int64_t>> axes = axisList("axis", rank);
+    if (!axes)
+      return axes.takeError();
     const json::Value *keep = option("keepdims");
     bool keepdims = keep && keep->getAsBoolean().value_or(false);
     SmallVector<int64_t> others;
     for (int64_t i = 1; i < rank; ++i)
-      if (i != *a)
+      if (!llvm::is_contained(*axes, i))
         others.push_back(i);
     if (others.empty() && !keepdims)
-      return fail("reduces a (batch, n) input to (batch,): seqc needs keepdims=True there");
-    SmallVector<int64_t> kept = llvm::map_to_vector(others, [&](int64_t i) { return in[i]; });
-    if (llvm::count_if(kept, ShapedType::isDynamic) > 1 ||
-        (kept.size() > 1 && llvm::any_of(kept, ShapedType::isDynamic)))
+      return fail("reduces every axis after the batch axis, leaving (batch,): seqc needs "
+                  "keepdims=True there");
+    auto product = [&](ArrayRef<int64_t> list) {
+      int64_t n = 1;
+      for (int64_t i : list)
+        n = ShapedType::isDynamic(in[i]) || ShapedType::isDynamic(n) ? ShapedType::kDynamic
+                                                                     : n * in[i];
+      return n;
+    };
+    int64_t reduced = product(*axes), joined = product(others);
+    bool direct = axes->size() == 1 && others.size() == 1; // already (batch, r, k)
+    if (!direct && llvm::count_if(in.drop_front(), ShapedType::isDynamic) > 1)
       return fail("reduces an input of shape " + shapeText(in) +
-                  ": the axes it keeps must have fixed lengths");
-    int64_t reduced = in[*a];
+                  ": seqc needs all but one of its axes to have fixed lengths");
     if (op == "sum" && ShapedType::isDynamic(reduced))
       return fail("sums over an axis of unknown length: not supported");
-    Value moved = *a == 1 ? x : permute(x, [&] {
-      SmallVector<int64_t> dims{*a};
-      dims.append(others);
-      return dims;
-    }());
-    // (batch, reduced, joined): the kept axes as one (1 when there is none).
-    int64_t joined = 1;
-    for (int64_t k : kept)
-      joined = kept.size() == 1 ? k : joined * k;
-    Value rows = kept.size() == 1 ? moved : reshape(moved, {reduced, joined});
+    SmallVector<int64_t> order(*axes);
+    order.append(others);
+    Value moved = llvm::is_sorted(order) ? x : permute(x, order);
+    Value rows = direct ? moved : reshape(moved, {reduced, joined});
     if (op == "min") {
       Expected<Value> negated = affine(rows, -1.0, 0.0);
       if (!negated)
@@ -409,9 +437,11 @@ struct OperationBuilder {
     if (!result)
       return result;
     SmallVector<int64_t> out;
-    for (int64_t i = 1; i < rank; ++i)
-      if (i != *a || keepdims)
-        out.push_back(i == *a ? 1 : in[i]);
+    for (int64_t i = 1; i < rank; ++i) {
+      bool isReduced = llvm::is_contained(*axes, i);
+      if (!isReduced || keepdims)
+        out.push_back(isReduced ? 1 : in[i]);
+    }
     return ArrayRef<int64_t>(out) == shapeOf(*result).drop_front() ? *result
                                                                     : reshape(*result, out);
   }
