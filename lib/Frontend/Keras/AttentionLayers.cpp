@@ -95,12 +95,9 @@ struct AttentionBuilder {
 
   Expected<Value> reshape(Value x, ArrayRef<int64_t> target) {
     std::string error;
-    auto shape = shapes::reshape(shapeOf(x), target, error);
-    if (!shape)
+    if (!shapes::reshape(shapeOf(x), target, error))
       return layer.error(error);
-    return ReshapeOp::create(builder, loc, tensorType(builder, *shape), x,
-                             builder.getDenseI64ArrayAttr(target))
-        .getResult();
+    return reshapeAxes(builder, loc, x, target);
   }
 
   Value permute(Value x, ArrayRef<int64_t> dims) {
@@ -128,10 +125,7 @@ struct AttentionBuilder {
     Expected<Value> moved = reshape(y, target);
     if (!moved || !axes.moves())
       return moved;
-    SmallVector<int64_t> inverse(order.size());
-    for (auto [i, a] : llvm::enumerate(order))
-      inverse[a - 1] = static_cast<int64_t>(i) + 1;
-    return permute(*moved, inverse);
+    return permute(*moved, shapes::inversePermutation(order));
   }
 
   /// x (..., k) @ kernel (k, n) + bias.

@@ -137,6 +137,14 @@ Value permuteAxes(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> dims) {
       .getResult();
 }
 
+Value reshapeAxes(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> target) {
+  std::string error;
+  std::optional<SmallVector<int64_t>> shape = shapes::reshape(shapeOf(x), target, error);
+  assert(shape && "callers reshape to sizes that fit the input");
+  return ReshapeOp::create(b, loc, tensorType(b, *shape), x, b.getDenseI64ArrayAttr(target))
+      .getResult();
+}
+
 Expected<SmallVector<int64_t>> featureAxes(const LayerConfig &layer, size_t rank) {
   int64_t last = static_cast<int64_t>(rank) - 1;
   const llvm::json::Value *axis = layer.getObject().get("axis");

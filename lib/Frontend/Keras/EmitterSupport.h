@@ -46,6 +46,10 @@ ArrayRef<int64_t> shapeOf(Value v);
 /// numbered from 1).
 Value permuteAxes(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> dims);
 
+/// seq.reshape of `x` to (batch, target...); one target size may be -1.
+/// The target must fit `x` (callers check shapes::reshape where it may not).
+Value reshapeAxes(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> target);
+
 /// The location naming a layer (or a part of one: "conv/kernel").
 Location layerLoc(OpBuilder &b, StringRef name);
 

@@ -532,7 +532,7 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
           m = nullptr;
     Expected<Value> out = Value();
     if (layer.getClassName() == "Operation") {
-      out = emitter.emitOperation(layer, inputs, masks);
+      out = emitter.emitOperation(layer, inputs);
     } else if (LayerEmitter::isMergeLayer(layer.getClassName())) {
       out = emitter.emitMerge(layer, inputs, masks, callMasks);
     } else if (attention) {

@@ -67,10 +67,9 @@ public:
   /// Emits merge layer `layer` over `inputs`, whose masks are `masks`;
   /// the call computes with `callMasks` (see LayerConfig::callMaskEntries).
   /// An operation a Functional graph records (keras.ops, tf_keras'
-  /// TFOpLambda): OperationLayers.cpp. `masks` are its inputs'.
+  /// TFOpLambda): OperationLayers.cpp. Its inputs' masks do not matter.
   llvm::Expected<mlir::Value> emitOperation(const LayerConfig &layer,
-                                            llvm::ArrayRef<mlir::Value> inputs,
-                                            llvm::ArrayRef<mlir::Value> masks);
+                                            llvm::ArrayRef<mlir::Value> inputs);
   llvm::Expected<mlir::Value> emitMerge(const LayerConfig &layer,
                                         llvm::ArrayRef<mlir::Value> inputs,
                                         llvm::ArrayRef<mlir::Value> masks,

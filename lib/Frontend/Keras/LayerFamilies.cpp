@@ -239,15 +239,8 @@ Expected<std::pair<Value, bool>> channelsLastInput(EmitContext &c,
 
 Value reshapeTo(EmitContext &c, Value x, ArrayRef<int64_t> target,
                 StringRef part) {
-  std::string error;
-  std::optional<SmallVector<int64_t>> shape =
-      shapes::reshape(shapeOf(x), target, error);
-  assert(shape && "callers reshape to sizes that fit the input");
-  return ReshapeOp::create(
-             c.builder, layerLoc(c.builder, c.layer.getName() + "/" + part.str()),
-             tensorType(c.builder, *shape), x,
-             c.builder.getDenseI64ArrayAttr(target))
-      .getResult();
+  return reshapeAxes(c.builder, layerLoc(c.builder, c.layer.getName() + "/" + part.str()), x,
+                     target);
 }
 
 Value causalPadding(EmitContext &c, Value x, int64_t left) {

@@ -45,9 +45,6 @@ Expected<Value> LayerEmitter::emitNormalizationOverAxes(const LayerConfig &layer
     if (!llvm::is_contained(axes, a))
       order.push_back(a);
   llvm::append_range(order, axes);
-  SmallVector<int64_t> inverse(order.size());
-  for (auto [i, a] : llvm::enumerate(order))
-    inverse[a - 1] = static_cast<int64_t>(i) + 1;
   bool moves = !llvm::is_sorted(order);
 
   WeightList none(builder, layer, {}, layer.getName(), unbuiltModel);
@@ -75,7 +72,7 @@ Expected<Value> LayerEmitter::emitNormalizationOverAxes(const LayerConfig &layer
     return out.takeError();
   SmallVector<int64_t> back = llvm::map_to_vector(shapeOf(moved).drop_front(), targetSize);
   Value unflat = axes.size() > 1 ? reshapeTo(context, *out, back, "axes_apart") : *out;
-  return moves ? permuteAxes(context, unflat, inverse, "axis_back") : unflat;
+  return moves ? permuteAxes(context, unflat, shapes::inversePermutation(order), "axis_back") : unflat;
 }
 
 Expected<Value> emitGroupNormalization(EmitContext &c) {

@@ -20,7 +20,6 @@
 #include "seq/Dialect/Seq/IR/SeqOps.h"
 #include "seq/Dialect/Seq/IR/SeqShapes.h"
 
-#include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/JSON.h"
 
@@ -215,11 +214,7 @@ struct OperationBuilder {
     SmallVector<int64_t> target;
     for (int64_t s : sizes)
       target.push_back(ShapedType::isDynamic(s) ? -1 : s);
-    std::string error;
-    auto shape = shapes::reshape(shapeOf(x), target, error);
-    return ReshapeOp::create(builder, loc, tensorType(builder, *shape), x,
-                             builder.getDenseI64ArrayAttr(target))
-        .getResult();
+    return reshapeAxes(builder, loc, x, target);
   }
 
   Value permute(Value x, ArrayRef<int64_t> dims) const {
@@ -634,17 +629,15 @@ struct OperationBuilder {
 
 } // namespace
 
-Expected<Value> LayerEmitter::emitOperation(const LayerConfig &layer, ArrayRef<Value> inputs,
-                                            ArrayRef<Value> masks) {
+Expected<Value> LayerEmitter::emitOperation(const LayerConfig &layer, ArrayRef<Value> inputs) {
+  // An operation computes on every step of a masked tensor and passes no
+  // mask on, in tf_keras and Keras 3 alike.
   mask = nullptr;
   OperationBuilder ob{builder, layer, inputs, layerLoc(builder, layer.getName())};
   std::string op = operationName(layer);
   if (op.empty())
     return ob.fail(spelled(layer) + " is an operation seqc does not import (docs/Usage.md "
                    "lists those it does)");
-  // An operation computes on every step of a masked tensor and passes no
-  // mask on, in tf_keras and Keras 3 alike (mask = nullptr above).
-  (void)masks;
   if (inputs.empty())
     return ob.fail("reads no tensor");
   if (op == "add" || op == "subtract" || op == "multiply" || op == "divide" ||
@@ -717,20 +710,15 @@ Expected<Value> LayerEmitter::emitOperation(const LayerConfig &layer, ArrayRef<V
     std::string error;
     if (!shapes::reshape(in, target, error))
       return ob.fail(error);
-    return ReshapeOp::create(builder, ob.loc,
-                             tensorType(builder, *shapes::reshape(in, target, error)), x,
-                             builder.getDenseI64ArrayAttr(target))
-        .getResult();
+    return reshapeAxes(builder, ob.loc, x, target);
   }
   if (op == "transpose") {
     Expected<SmallVector<int64_t>> perm =
         ob.integers(layer.getSourceClassName() == "TFOpLambda" ? "perm" : "axes");
     if (!perm)
       return perm.takeError();
-    SmallVector<int64_t> sorted(*perm);
-    llvm::sort(sorted);
     if (static_cast<int64_t>(perm->size()) != rank || perm->front() != 0 ||
-        sorted != llvm::to_vector(llvm::seq<int64_t>(0, rank)))
+        !shapes::isPermutation(ArrayRef(*perm).drop_front()))
       return ob.fail("is not a permutation of the axes after the batch axis");
     return ob.permute(x, ArrayRef(*perm).drop_front());
   }

@@ -240,10 +240,7 @@ Expected<Value> emitNormalization(EmitContext &c) {
     out = reshapeTo(c, out, target, "axes_split");
   }
   if (permute) {
-    SmallVector<int64_t> inverse(rank - 1);
-    for (auto [i, d] : llvm::enumerate(dims))
-      inverse[d - 1] = static_cast<int64_t>(i) + 1;
-    out = permuteAxes(c, out, inverse, "axes_back");
+    out = permuteAxes(c, out, shapes::inversePermutation(dims), "axes_back");
   }
   out.getDefiningOp()->setLoc(c.loc);
   return out;

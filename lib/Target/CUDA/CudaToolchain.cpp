@@ -205,6 +205,15 @@ std::string cacheDirectory() {
   return "";
 }
 
+/// Why a compiler run failed: why it could not start, else its log's first
+/// error, else its exit code.
+static std::string failureDetail(int rc, StringRef why, StringRef logFile) {
+  if (!why.empty())
+    return why.str();
+  auto log = MemoryBuffer::getFile(logFile);
+  return log ? firstErrorLine((*log)->getBuffer()) : "exit code " + std::to_string(rc);
+}
+
 /// Runs nvcc; on failure, one line with its first error and the log's path.
 static Error runNvcc(const NvccInfo &nvcc, ArrayRef<std::string> args, StringRef logFile,
                      StringRef needs) {
@@ -212,9 +221,7 @@ static Error runNvcc(const NvccInfo &nvcc, ArrayRef<std::string> args, StringRef
   int rc = runLogged(nvcc.path, args, logFile, why);
   if (rc == 0)
     return Error::success();
-  auto log = MemoryBuffer::getFile(logFile);
-  std::string detail = !why.empty() ? why : log ? firstErrorLine((*log)->getBuffer())
-                                                : "exit code " + std::to_string(rc);
+  std::string detail = failureDetail(rc, why, logFile);
   return error("nvcc failed (nvcc " + nvcc.version + " at " + nvcc.path +
                "; seqc needs nvcc from CUDA " + Twine(kMinNvccMajor) + ".0 or newer" + needs +
                "): " + detail + " (full log: " + logFile + ")");
@@ -399,13 +406,9 @@ Expected<CudaLibrary> buildSimulatedCudaLibrary(mlir::ModuleOp module, CudaEmitO
                                    "-pthread"};
   std::string why;
   int rc = runLogged(*cxx, args, logFile, why);
-  if (rc != 0) {
-    auto log = MemoryBuffer::getFile(logFile);
-    std::string detail = !why.empty() ? why : log ? firstErrorLine((*log)->getBuffer())
-                                                  : "exit code " + std::to_string(rc);
-    return error("the simulated CUDA library does not compile with " + *cxx + ": " + detail +
-                 " (full log: " + logFile + ")");
-  }
+  if (rc != 0)
+    return error("the simulated CUDA library does not compile with " + *cxx + ": " +
+                 failureDetail(rc, why, logFile) + " (full log: " + logFile + ")");
   return CudaLibrary{soFile.str().str(), emitted->usesCudnn};
 }
 

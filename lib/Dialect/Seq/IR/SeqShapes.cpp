@@ -185,6 +185,13 @@ llvm::SmallVector<int64_t> permuted(llvm::ArrayRef<int64_t> input,
   return result;
 }
 
+llvm::SmallVector<int64_t> inversePermutation(llvm::ArrayRef<int64_t> dims) {
+  llvm::SmallVector<int64_t> inverse(dims.size());
+  for (auto [i, d] : llvm::enumerate(dims))
+    inverse[d - 1] = static_cast<int64_t>(i) + 1;
+  return inverse;
+}
+
 llvm::SmallVector<int64_t> flatten(llvm::ArrayRef<int64_t> input) {
   int64_t product = 1;
   for (int64_t d : input.drop_front()) {

@@ -344,17 +344,6 @@ SEQC_API int64_t seqc_model_input_size_of(seqc_model *m, int k, int64_t batch,
   return seqc_port_numel(*port, m->dims.data());
 }
 
-SEQC_API int64_t seqc_model_output_size_of(seqc_model *m, int k, int64_t batch,
-                                          const int64_t *seq_lens) {
-  const seqc_port *port = seqc_output(k);
-  if (!m || !port)
-    return -1;
-  std::lock_guard<std::mutex> lock(m->mutex);
-  if (seqc_shapes_for(m, batch, seq_lens) != SEQC_OK)
-    return -1;
-  return seqc_port_numel(*port, m->dims.data());
-}
-
 SEQC_API int seqc_model_output_shape_of(seqc_model *m, int k, int64_t batch,
                                        const int64_t *seq_lens, int64_t *dims) {
   const seqc_port *port = seqc_output(k);
@@ -372,6 +361,17 @@ SEQC_API int seqc_model_output_shape_of(seqc_model *m, int k, int64_t batch,
   for (int i = 0; i < port->rank; ++i)
     dims[i] = m->dims[port->dims_at + i];
   return SEQC_OK;
+}
+
+SEQC_API int64_t seqc_model_output_size_of(seqc_model *m, int k, int64_t batch,
+                                          const int64_t *seq_lens) {
+  const seqc_port *port = seqc_output(k);
+  if (!m || !port)
+    return -1;
+  std::vector<int64_t> dims(port->rank);
+  if (seqc_model_output_shape_of(m, k, batch, seq_lens, dims.data()) != SEQC_OK)
+    return -1;
+  return seqc_numel(dims.data(), port->rank);
 }
 
 SEQC_API int64_t seqc_model_input_size(seqc_model *m, int64_t batch, int64_t seq_len) {

@@ -109,6 +109,9 @@ llvm::SmallVector<int64_t> resized(llvm::ArrayRef<int64_t> input,
 llvm::SmallVector<int64_t> permuted(llvm::ArrayRef<int64_t> input,
                                     llvm::ArrayRef<int64_t> dims);
 
+/// The Permute dims that undo `dims` (a permutation of 1..n).
+llvm::SmallVector<int64_t> inversePermutation(llvm::ArrayRef<int64_t> dims);
+
 /// Whether `dims` is a permutation of 1..n.
 bool isPermutation(llvm::ArrayRef<int64_t> dims);
 
