@@ -205,14 +205,40 @@ def operation(k, r):
         import tensorflow as ops
         mean, maximum, concat = ops.reduce_mean, ops.reduce_max, ops.concat
         softmax, sigmoid, relu = ops.nn.softmax, ops.math.sigmoid, ops.nn.relu
+        activations = [ops.nn.relu6, ops.nn.silu, ops.nn.gelu, ops.nn.leaky_relu, ops.nn.elu,
+                       ops.nn.selu, ops.math.softplus, ops.nn.softsign, ops.math.log_sigmoid,
+                       lambda t: ops.nn.gelu(t, approximate=True)]
+
+        def scores(q, v):
+            return ops.matmul(q, v, transpose_b=True)
+
+        def normalize(t, axis):
+            return ops.math.l2_normalize(t, axis=axis)
     else:
         import keras
         ops = keras.ops
         mean, maximum, concat = ops.mean, ops.max, ops.concatenate
         softmax, sigmoid, relu = ops.softmax, ops.sigmoid, ops.relu
+        activations = [ops.relu6, ops.silu, ops.gelu, ops.leaky_relu, ops.elu, ops.selu,
+                       ops.softplus, ops.softsign, ops.log_sigmoid, ops.hard_sigmoid,
+                       ops.hard_silu, ops.celu, ops.hard_tanh, ops.tanh_shrink,
+                       lambda t: ops.gelu(t, approximate=False)]
+
+        def scores(q, v):
+            return ops.matmul(q, ops.transpose(v, (0, 2, 1)))
+
+        def normalize(t, axis):  # keras.ops.normalize's epsilon differs: not imported
+            return t
     c = r.choice([0.5, 2.0, -1.5, 3.0])
+    act = r.choice(activations)
     L = k.layers
     return r.choice([
+        lambda t: act(c * t),
+        lambda t: ops.matmul(softmax(scores(t, t), axis=-1), t),  # self-attention by hand
+        lambda t: normalize(t, r.choice([1, -1])),
+        lambda t: ops.reshape(ops.stack([t, -t], axis=r.choice([2, 3, -1])),
+                              (-1, t.shape[1], 2 * t.shape[2]))
+        if None not in t.shape[1:] else t,
         lambda t: t * c, lambda t: t + c, lambda t: c - t, lambda t: t / c,
         lambda t: relu(t), lambda t: sigmoid(t) * t, lambda t: softmax(t, axis=1),
         lambda t: t * softmax(L.Dense(1)(t), axis=1),  # attention weights per step
@@ -229,7 +255,7 @@ def image_layer(k, r):
     L = k.layers
     filters = r.choice([1, 2, 3, 4, 8, 16])
     kind = r.choice(["conv", "conv", "sep", "depth", "transpose", "pool", "bn", "ln",
-                     "zp", "crop", "up", "act", "convlstm1d", "td_rnn", "mha"])
+                     "zp", "crop", "up", "act", "convlstm1d", "td_rnn", "mha", "resize"])
     kernel = r.choice([1, 2, 3, (1, 3), (3, 2)])
     strides = r.choice([1, 1, 2, (1, 2)])
     dilation = r.choice([1, 2]) if strides == 1 else 1
@@ -257,6 +283,14 @@ def image_layer(k, r):
         layer = L.MultiHeadAttention(r.choice([1, 2]), r.choice([2, 3]),
                                      attention_axes=r.choice([None, (1, 2), (2,), (1,), (2, 1)]))
         return lambda t: layer(t, t)
+    if kind == "resize":  # an operation on tensors (fixed height and width only)
+        size = (r.randint(1, 7), r.randint(1, 7))
+        method = r.choice(["bilinear", "nearest"])
+        if k.__name__ == "tf_keras":
+            import tensorflow as tf
+            return lambda t: tf.image.resize(t, size, method=method)
+        import keras
+        return lambda t: keras.ops.image.resize(t, size, interpolation=method)
     if kind == "td_rnn":  # a recurrent layer over W for each H
         return L.TimeDistributed(r.choice([L.LSTM, L.GRU, L.SimpleRNN])(
             filters, return_sequences=r.random() < 0.5, go_backwards=r.random() < 0.2))

@@ -177,6 +177,10 @@ def check(seq_compile, fixtures, fixture):
             continue
         expected_op = OP_OF_CLASS.get(layer["class"])
         found = ops.get(layer["name"], [])
+        # tf.cast to float32 and tf.identity return their input: no op.
+        if not found and layer["class"] == "TFOpLambda" and re.match(
+                r"tf\.(cast|identity)(_\d+)?$", layer["name"]):
+            continue
         if not found:
             problems.append(f"no op located at layer '{layer['name']}'")
             continue

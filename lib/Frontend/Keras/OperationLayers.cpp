@@ -8,10 +8,15 @@
 //   arithmetic: add, subtract, multiply, divide (a tensor and a number:
 //     an affine map, seq.batch_norm; two tensors of one shape: seq.merge),
 //     maximum and minimum (two tensors, or with 0), negative, square;
-//   activations: relu, sigmoid, tanh, exp, softmax;
+//   activations: the activation functions of both Kerases (activationKind)
+//     with the call's parameters, softmax and log_softmax over any axis;
 //   reductions over axes: mean, sum, max, min (keepdims or not);
-//   shapes: expand_dims, squeeze, reshape, transpose, concatenate, and
-//     slicing with integers and slices of step 1.
+//   products and normalizations: matmul of rank-3 tensors (seq.matmul),
+//     l2_normalize over one axis (seq.unit_norm);
+//   shapes: expand_dims, squeeze, reshape, transpose, concatenate, stack,
+//     slicing with integers and slices of step 1, and image resizes
+//     (seq.resize);
+//   casts to float32 and tf.identity: the input itself.
 #include "LayerEmitter.h"
 
 #include "EmitterSupport.h"
@@ -55,7 +60,23 @@ std::string operationName(const LayerConfig &layer) {
         .Cases({"math.sigmoid", "nn.sigmoid"}, "sigmoid")
         .Cases({"math.tanh", "nn.tanh"}, "tanh")
         .Case("math.exp", "exp")
+        .Case("nn.relu6", "relu6")
+        .Cases({"nn.silu", "nn.swish"}, "silu")
+        .Case("nn.gelu", "gelu")
+        .Case("nn.leaky_relu", "leaky_relu")
+        .Case("nn.elu", "elu")
+        .Case("nn.selu", "selu")
+        .Cases({"math.softplus", "nn.softplus"}, "softplus")
+        .Cases({"nn.softsign", "math.softsign"}, "softsign")
+        .Case("math.log_sigmoid", "log_sigmoid")
+        .Cases({"nn.log_softmax", "math.log_softmax"}, "log_softmax")
         .Cases({"nn.softmax", "math.softmax"}, "softmax")
+        .Case("cast", "cast")
+        .Case("identity", "identity")
+        .Cases({"math.l2_normalize", "nn.l2_normalize"}, "l2_normalize")
+        .Cases({"linalg.matmul", "matmul"}, "matmul")
+        .Case("stack", "stack")
+        .Case("image.resize", "resize")
         .Case("math.reduce_mean", "mean")
         .Case("math.reduce_sum", "sum")
         .Case("math.reduce_max", "max")
@@ -82,7 +103,31 @@ std::string operationName(const LayerConfig &layer) {
       .Case("Sigmoid", "sigmoid")
       .Case("Tanh", "tanh")
       .Case("Exp", "exp")
+      .Case("Relu6", "relu6")
+      .Cases({"Silu", "Swish"}, "silu")
+      .Case("Gelu", "gelu")
+      .Case("LeakyRelu", "leaky_relu")
+      .Case("Elu", "elu")
+      .Case("Celu", "celu")
+      .Case("Selu", "selu")
+      .Case("Softplus", "softplus")
+      .Case("Softsign", "softsign")
+      .Case("LogSigmoid", "log_sigmoid")
+      .Case("HardSigmoid", "hard_sigmoid")
+      .Cases({"HardSilu", "HardSwish"}, "hard_silu")
+      .Case("HardTanh", "hard_tanh")
+      .Case("SparsePlus", "sparse_plus")
+      .Case("SparseSigmoid", "sparse_sigmoid")
+      .Case("Squareplus", "squareplus")
+      .Case("TanhShrink", "tanh_shrink")
+      .Case("SoftShrink", "soft_shrink")
+      .Case("HardShrink", "hard_shrink")
+      .Case("LogSoftmax", "log_softmax")
       .Case("Softmax", "softmax")
+      .Case("Cast", "cast")
+      .Case("Matmul", "matmul")
+      .Case("Stack", "stack")
+      .Case("Resize", "resize")
       .Case("Mean", "mean")
       .Case("Sum", "sum")
       .Case("Max", "max")
@@ -94,6 +139,38 @@ std::string operationName(const LayerConfig &layer) {
       .Case("Concatenate", "concatenate")
       .Case("GetItem", "getitem")
       .Default("");
+}
+
+/// The activation function an operation named `op` (operationName's
+/// spelling) applies; std::nullopt for other operations.
+std::optional<Activation> activationKind(StringRef op) {
+  return llvm::StringSwitch<std::optional<Activation>>(op)
+      .Case("relu", Activation::Relu)
+      .Case("sigmoid", Activation::Sigmoid)
+      .Case("tanh", Activation::Tanh)
+      .Case("exp", Activation::Exponential)
+      .Case("softmax", Activation::Softmax)
+      .Case("relu6", Activation::Relu6)
+      .Case("silu", Activation::Swish)
+      .Case("gelu", Activation::Gelu)
+      .Case("selu", Activation::Selu)
+      .Case("softplus", Activation::Softplus)
+      .Case("softsign", Activation::Softsign)
+      .Case("log_sigmoid", Activation::LogSigmoid)
+      .Case("hard_sigmoid", Activation::HardSigmoidKeras3)
+      .Case("hard_silu", Activation::HardSilu)
+      .Case("hard_tanh", Activation::HardTanh)
+      .Case("sparse_plus", Activation::SparsePlus)
+      .Case("sparse_sigmoid", Activation::SparseSigmoid)
+      .Case("squareplus", Activation::Squareplus)
+      .Case("tanh_shrink", Activation::TanhShrink)
+      .Case("soft_shrink", Activation::SoftShrink)
+      .Case("hard_shrink", Activation::HardShrink)
+      .Case("leaky_relu", Activation::LeakyRelu)
+      .Case("elu", Activation::Elu)
+      .Case("celu", Activation::Celu)
+      .Case("log_softmax", Activation::LogSoftmax)
+      .Default(std::nullopt);
 }
 
 /// The function as the file names it, for messages.
@@ -134,7 +211,8 @@ struct OperationBuilder {
 
   /// The call's positional arguments as the file lists them: Keras 3's
   /// "args"; tf_keras' first argument (a tensor reference, or a number as
-  /// ["_CONSTANT_VALUE", -1, value, kwargs]) and then its keyword "y".
+  /// ["_CONSTANT_VALUE", -1, value, kwargs]) and then its keyword "y" (or
+  /// "b", tf.linalg.matmul's).
   std::vector<const json::Value *> positional() const {
     std::vector<const json::Value *> args;
     const json::Value *node = layer.getInboundNode();
@@ -153,8 +231,9 @@ struct OperationBuilder {
     args.push_back(&(*refs)[0]);
     if (first->size() >= 4)
       if (const json::Object *kwargs = (*first)[3].getAsObject())
-        if (const json::Value *y = kwargs->get("y"))
-          args.push_back(y);
+        for (StringRef key : {"y", "b"})
+          if (const json::Value *y = kwargs->get(key))
+            args.push_back(y);
     return args;
   }
 
@@ -289,8 +368,9 @@ struct OperationBuilder {
     return std::make_pair(ra, rb);
   }
 
-  Value activation(Value x, Activation kind, IntegerAttr axis = {}) const {
-    return ActivationOp::create(builder, loc, x.getType(), x, kind, FloatAttr(), axis)
+  Value relu(Value x) const {
+    return ActivationOp::create(builder, loc, x.getType(), x, Activation::Relu, FloatAttr(),
+                                IntegerAttr())
         .getResult();
   }
 
@@ -342,12 +422,12 @@ struct OperationBuilder {
       return fail("takes the " + op + " of a tensor and " + formatNumber(c) +
                   ": seqc imports it with 0 (a ReLU) or of two tensors");
     if (op == "maximum")
-      return activation(x, Activation::Relu);
+      return relu(x);
     // min(x, 0) = -relu(-x).
     Expected<Value> negated = affine(x, -1.0, 0.0);
     if (!negated)
       return negated;
-    return affine(activation(*negated, Activation::Relu), -1.0, 0.0);
+    return affine(relu(*negated), -1.0, 0.0);
   }
 
   /// The axes `key` names (an integer or a list of them), ascending.
@@ -439,6 +519,216 @@ struct OperationBuilder {
     }
     return ArrayRef<int64_t>(out) == shapeOf(*result).drop_front() ? *result
                                                                     : reshape(*result, out);
+  }
+
+  /// A boolean option, false when absent.
+  bool flag(StringRef key) const {
+    const json::Value *v = option(key);
+    return v && v->getAsBoolean().value_or(false);
+  }
+
+  /// A number option, `fallback` when absent.
+  Expected<double> number(StringRef key, double fallback) const {
+    const json::Value *v = option(key);
+    if (!v)
+      return fallback;
+    std::optional<double> n = v->getAsNumber();
+    if (!n || !std::isfinite(*n))
+      return fail("has a " + key + " that is not a number");
+    return *n;
+  }
+
+  /// The activation function an operation applies elementwise (or, for
+  /// log_softmax, along an axis), with the parameters its call names.
+  Expected<Value> activationOperation(StringRef op, Value x) const {
+    int64_t rank = static_cast<int64_t>(shapeOf(x).size());
+    // Parameters Keras lets vary but seqc's activation fixes.
+    auto fixed = [&](StringRef key, double value) -> Error {
+      Expected<double> v = number(key, value);
+      if (!v)
+        return v.takeError();
+      if (*v != value)
+        return fail("has " + key + " " + formatNumber(*v) + ": seqc imports " + op +
+                    " with " + key + " " + formatNumber(value));
+      return Error::success();
+    };
+    std::optional<Activation> kind = activationKind(op);
+    if (!kind)
+      return fail(op + " is not an activation");
+    // tf.nn.gelu's approximate defaults to False; keras.ops.gelu records it.
+    if (kind == Activation::Gelu && flag("approximate"))
+      kind = Activation::GeluTanh;
+    if (op == "squareplus")
+      if (Error e = fixed("b", 4.0))
+        return std::move(e);
+    if (op == "soft_shrink" || op == "hard_shrink")
+      if (Error e = fixed("threshold", 0.5))
+        return std::move(e);
+    FloatAttr alpha;
+    if (shapes::takesAlpha(*kind)) {
+      // tf.nn.leaky_relu's "alpha", keras.ops.leaky_relu's "negative_slope";
+      // tf.nn.elu has no alpha (1).
+      StringRef key = op == "leaky_relu" && option("negative_slope") ? "negative_slope" : "alpha";
+      Expected<double> a = number(key, shapes::cellAlpha(*kind));
+      if (!a)
+        return a.takeError();
+      alpha = builder.getF32FloatAttr(static_cast<float>(*a));
+    }
+    IntegerAttr axisAttr;
+    if (shapes::isRowActivation(*kind)) {
+      Expected<int64_t> a = axis("axis", rank, /*required=*/false);
+      if (!a)
+        return a.takeError();
+      if (*a != rank - 1)
+        axisAttr = builder.getI64IntegerAttr(*a);
+    }
+    return ActivationOp::create(builder, loc, x.getType(), x, *kind, alpha, axisAttr)
+        .getResult();
+  }
+
+  /// tf.cast to float32 (the only type seqc computes in) is the identity.
+  Expected<Value> cast(Value x) const {
+    // A TFOpLambda's config "dtype" is its own policy; the call names the type.
+    const json::Value *v = layer.getSourceClassName() == "TFOpLambda"
+                               ? layer.getCallArgument("dtype")
+                               : option("dtype");
+    std::optional<StringRef> dtype = v ? v->getAsString() : std::nullopt;
+    if (dtype != "float32")
+      return fail("casts to " + (dtype ? *dtype : StringRef("an unnamed type")) +
+                  ": seqc computes in float32 and imports only casts to it");
+    return x;
+  }
+
+  /// tf.math.l2_normalize along one axis (TensorFlow's epsilon, 1e-12):
+  /// seq.unit_norm over the last axis, the axis moved there and back.
+  Expected<Value> l2Normalize(Value x) const {
+    int64_t rank = static_cast<int64_t>(shapeOf(x).size());
+    if (!option("axis"))
+      return fail("normalizes over every axis (no axis): seqc normalizes over one");
+    Expected<int64_t> a = axis("axis", rank);
+    if (!a)
+      return a.takeError();
+    Expected<double> epsilon = number("epsilon", 1e-12);
+    if (!epsilon)
+      return epsilon.takeError();
+    if (*epsilon != 1e-12)
+      return fail("has epsilon " + formatNumber(*epsilon) + ": seqc imports 1e-12");
+    if (*a == rank - 1)
+      return UnitNormOp::create(builder, loc, x.getType(), x).getResult();
+    SmallVector<int64_t> order;
+    for (int64_t i = 1; i < rank; ++i)
+      if (i != *a)
+        order.push_back(i);
+    order.push_back(*a);
+    Value last = permute(x, order);
+    Value normalized = UnitNormOp::create(builder, loc, last.getType(), last).getResult();
+    return permute(normalized, shapes::inversePermutation(order));
+  }
+
+  /// A batched matrix product of two (batch, m, k) and (batch, k, n)
+  /// tensors (tf.linalg.matmul's transpose_a/b and adjoint_a/b swap the
+  /// last two axes of a real operand).
+  Expected<Value> matmul() const {
+    Expected<std::vector<Operand>> args = operands();
+    if (!args)
+      return args.takeError();
+    if (args->size() != 2 || !(*args)[0].tensor || !(*args)[1].tensor)
+      return fail("multiplies other than two tensors");
+    Value a = (*args)[0].tensor, b = (*args)[1].tensor;
+    ArrayRef<int64_t> sa = shapeOf(a), sb = shapeOf(b);
+    if (sa.size() != 3 || sb.size() != 3)
+      return fail("multiplies tensors of shapes " + shapeText(sa) + " and " + shapeText(sb) +
+                  ": seqc multiplies (batch, m, k) by (batch, k, n)");
+    if (flag("transpose_a") || flag("adjoint_a"))
+      a = permute(a, {2, 1});
+    bool transposeB = flag("transpose_b") || flag("adjoint_b");
+    ArrayRef<int64_t> ta = shapeOf(a);
+    int64_t k = transposeB ? sb[2] : sb[1], n = transposeB ? sb[1] : sb[2];
+    if (shapes::conflict(ta[2], k))
+      return fail("multiplies tensors of shapes " + shapeText(sa) + " and " + shapeText(sb) +
+                  ": their inner sizes differ");
+    auto type = tensorType(builder, {ta[0], ta[1], n});
+    return MatMulOp::create(builder, loc, type, a, b, transposeB).getResult();
+  }
+
+  /// tf.stack / keras.ops.stack along a new axis after the batch axis: each
+  /// tensor given an axis of size 1 there, then joined along it.
+  Expected<Value> stack() const {
+    ArrayRef<int64_t> in = shapeOf(inputs[0]);
+    int64_t rank = static_cast<int64_t>(in.size());
+    const json::Value *v = option("axis");
+    int64_t a = 0;
+    if (v) {
+      std::optional<int64_t> given = v->getAsInteger();
+      if (!given)
+        return fail("has an axis that is not one axis");
+      a = *given < 0 ? *given + rank + 1 : *given;
+    }
+    if (a < 1 || a > rank)
+      return fail("stacks along axis " + Twine(a) +
+                  ": seqc stacks along a new axis after the batch axis");
+    SmallVector<int64_t> sizes(in.drop_front());
+    if (llvm::count_if(sizes, ShapedType::isDynamic) > 1)
+      return fail("stacks tensors with more than one axis of unknown length");
+    sizes.insert(sizes.begin() + (a - 1), 1);
+    SmallVector<Value> parts;
+    for (Value x : inputs) {
+      ArrayRef<int64_t> s = shapeOf(x);
+      bool same = s.size() == in.size();
+      for (size_t i = 1; same && i < s.size(); ++i)
+        same = !shapes::conflict(s[i], in[i]);
+      if (!same)
+        return fail("stacks tensors of shapes " + shapeText(in) + " and " +
+                    shapeText(shapeOf(x)));
+      parts.push_back(reshape(x, sizes));
+    }
+    if (parts.size() == 1)
+      return parts[0];
+    SmallVector<int64_t> result(shapeOf(parts[0]));
+    result[a] = static_cast<int64_t>(parts.size());
+    return ConcatenateOp::create(builder, loc, tensorType(builder, result), parts, a)
+        .getResult();
+  }
+
+  /// tf.image.resize / keras.ops.image.resize of (batch, height, width,
+  /// channels) images of fixed size, nearest or bilinear without
+  /// antialiasing (a seq.resize, as Keras' Resizing layer).
+  Expected<Value> resize(Value x) const {
+    ArrayRef<int64_t> in = shapeOf(x);
+    if (in.size() != 4)
+      return fail("resizes an input of shape " + shapeText(in) +
+                  ": seqc resizes (batch, height, width, channels) images");
+    const json::Value *format = option("data_format");
+    if (format && format->getAsString() != "channels_last")
+      return fail("resizes channels_first images: seqc resizes channels_last ones");
+    if (ShapedType::isDynamic(in[1]) || ShapedType::isDynamic(in[2]))
+      return fail("resizes images of shape " + shapeText(in) +
+                  ": seqc needs their height and width fixed (--input-shape)");
+    Expected<SmallVector<int64_t>> size = integers("size");
+    if (!size)
+      return size.takeError();
+    if (size->size() != 2 || (*size)[0] < 1 || (*size)[1] < 1 || (*size)[0] > kLargestBound ||
+        (*size)[1] > kLargestBound)
+      return fail("has a size that is not two positive sizes");
+    const json::Value *method = option("method");
+    if (!method)
+      method = option("interpolation");
+    std::optional<StringRef> name = method ? method->getAsString() : StringRef("bilinear");
+    std::optional<Interpolation> interpolation =
+        name == "bilinear"  ? std::optional(Interpolation::Bilinear)
+        : name == "nearest" ? std::optional(Interpolation::Nearest)
+                            : std::nullopt;
+    if (!interpolation)
+      return fail("resizes by " + (name ? *name : StringRef("an unnamed method")) +
+                  ": seqc resizes by bilinear or nearest");
+    for (StringRef key : {"antialias", "preserve_aspect_ratio", "crop_to_aspect_ratio",
+                          "pad_to_aspect_ratio"})
+      if (flag(key))
+        return fail("resizes with " + key + ": not supported");
+    if ((*size)[0] == in[1] && (*size)[1] == in[2])
+      return x;
+    auto type = tensorType(builder, {in[0], (*size)[0], (*size)[1], in[3]});
+    return ResizeOp::create(builder, loc, type, x, *size, *interpolation).getResult();
   }
 
   Expected<Value> concatenate() const {
@@ -645,6 +935,10 @@ Expected<Value> LayerEmitter::emitOperation(const LayerConfig &layer, ArrayRef<V
     return ob.binary(op);
   if (op == "concatenate")
     return ob.concatenate();
+  if (op == "matmul")
+    return ob.matmul();
+  if (op == "stack")
+    return ob.stack();
   if (inputs.size() != 1)
     return ob.fail("reads " + Twine(inputs.size()) + " tensors, expected 1");
   Value x = inputs[0];
@@ -654,23 +948,18 @@ Expected<Value> LayerEmitter::emitOperation(const LayerConfig &layer, ArrayRef<V
   if (op == "square")
     return MergeOp::create(builder, ob.loc, x.getType(), ValueRange{x, x}, MergeKind::Multiply)
         .getResult();
-  if (op == "relu")
-    return ob.activation(x, Activation::Relu);
-  if (op == "sigmoid")
-    return ob.activation(x, Activation::Sigmoid);
-  if (op == "tanh")
-    return ob.activation(x, Activation::Tanh);
-  if (op == "exp")
-    return ob.activation(x, Activation::Exponential);
-  if (op == "softmax") {
-    Expected<int64_t> a = ob.axis("axis", rank, /*required=*/false);
-    if (!a)
-      return a.takeError();
-    return ob.activation(x, Activation::Softmax,
-                         *a == rank - 1 ? IntegerAttr() : builder.getI64IntegerAttr(*a));
-  }
+  if (op == "cast")
+    return ob.cast(x);
+  if (op == "identity")
+    return x;
+  if (op == "l2_normalize")
+    return ob.l2Normalize(x);
+  if (op == "resize")
+    return ob.resize(x);
   if (op == "mean" || op == "sum" || op == "max" || op == "min")
     return ob.reduce(op, x);
+  if (activationKind(op))
+    return ob.activationOperation(op, x);
   if (op == "getitem")
     return ob.slice(x);
   ArrayRef<int64_t> in = shapeOf(x);
