@@ -207,7 +207,11 @@ def operation(k, r):
         softmax, sigmoid, relu = ops.nn.softmax, ops.math.sigmoid, ops.nn.relu
         activations = [ops.nn.relu6, ops.nn.silu, ops.nn.gelu, ops.nn.leaky_relu, ops.nn.elu,
                        ops.nn.selu, ops.math.softplus, ops.nn.softsign, ops.math.log_sigmoid,
-                       lambda t: ops.nn.gelu(t, approximate=True)]
+                       lambda t: ops.nn.gelu(t, approximate=True),
+                       lambda t: ops.math.sqrt(ops.math.abs(t)), ops.math.abs,
+                       lambda t: ops.math.log(ops.math.abs(t) + 0.5),
+                       lambda t: ops.math.rsqrt(ops.math.abs(t) + 0.5),
+                       lambda t: 1.0 / (ops.math.abs(t) + 0.5), lambda t: t ** 3]
 
         def scores(q, v):
             return ops.matmul(q, v, transpose_b=True)
@@ -222,7 +226,11 @@ def operation(k, r):
         activations = [ops.relu6, ops.silu, ops.gelu, ops.leaky_relu, ops.elu, ops.selu,
                        ops.softplus, ops.softsign, ops.log_sigmoid, ops.hard_sigmoid,
                        ops.hard_silu, ops.celu, ops.hard_tanh, ops.tanh_shrink,
-                       lambda t: ops.gelu(t, approximate=False)]
+                       lambda t: ops.gelu(t, approximate=False),
+                       lambda t: ops.sqrt(ops.absolute(t)), ops.absolute,
+                       lambda t: ops.log(ops.abs(t) + 0.5),
+                       lambda t: ops.rsqrt(ops.abs(t) + 0.5),
+                       lambda t: ops.reciprocal(ops.abs(t) + 0.5), lambda t: t ** 2]
 
         def scores(q, v):
             return ops.matmul(q, ops.transpose(v, (0, 2, 1)))
@@ -234,6 +242,7 @@ def operation(k, r):
     L = k.layers
     return r.choice([
         lambda t: act(c * t),
+        lambda t: t / (relu(t) + 1.0),  # a tensor divided by a tensor
         lambda t: ops.matmul(softmax(scores(t, t), axis=-1), t),  # self-attention by hand
         lambda t: normalize(t, r.choice([1, -1])),
         lambda t: ops.reshape(ops.stack([t, -t], axis=r.choice([2, 3, -1])),

@@ -88,6 +88,16 @@ static double activate(Activation act, double alpha, double x) {
     return x <= -1 ? 0.0 : x >= 1 ? 1.0 : 0.5 * (x + 1);
   case Activation::ThresholdedRelu:
     return x > alpha ? x : 0.0;
+  case Activation::Sqrt:
+    return std::sqrt(x);
+  case Activation::Rsqrt:
+    return 1 / std::sqrt(x);
+  case Activation::Log:
+    return std::log(x);
+  case Activation::Abs:
+    return std::abs(x);
+  case Activation::Reciprocal:
+    return alpha / x;
   case Activation::Softmax:
   case Activation::LogSoftmax:
     break;

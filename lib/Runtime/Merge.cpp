@@ -36,6 +36,9 @@ Tensor seq::rt::merge(llvm::ArrayRef<const Tensor *> inputs, MergeKind kind) {
       case MergeKind::Minimum:
         y.data[i] = std::min(a, b);
         break;
+      case MergeKind::Divide:
+        y.data[i] = a / b;
+        break;
       }
     }
   if (kind == MergeKind::Average)

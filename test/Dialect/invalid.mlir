@@ -58,7 +58,7 @@ func.func @dense_alpha_missing(%x: tensor<?x12xf32>, %k: tensor<12x32xf32>) {
 // -----
 
 func.func @dense_alpha_extra(%x: tensor<?x12xf32>, %k: tensor<12x32xf32>) {
-  // expected-error @+1 {{'seq.dense' op 'alpha' is only meaningful for leaky_relu, elu, celu and thresholded_relu, not 'relu'}}
+  // expected-error @+1 {{'seq.dense' op 'alpha' is only meaningful for leaky_relu, elu, celu, thresholded_relu and reciprocal, not 'relu'}}
   %0 = seq.dense %x, %k activation(relu) {alpha = 0.1 : f32} : (tensor<?x12xf32>, tensor<12x32xf32>) -> tensor<?x32xf32>
   return
 }
@@ -74,7 +74,7 @@ func.func @dense_unranked(%x: tensor<*xf32>, %k: tensor<12x32xf32>) {
 // -----
 
 func.func @bad_activation_name(%x: tensor<?x4xf32>) {
-  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'activation' [linear, relu, tanh, sigmoid, hard_sigmoid_keras2, hard_sigmoid_keras3, softmax, elu, selu, gelu, gelu_tanh, swish, softplus, softsign, leaky_relu, exponential, relu6, hard_silu, mish, log_softmax, celu, hard_tanh, log_sigmoid, sparse_plus, squareplus, tanh_shrink, soft_shrink, hard_shrink, sparse_sigmoid, thresholded_relu]}}
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'activation' [linear, relu, tanh, sigmoid, hard_sigmoid_keras2, hard_sigmoid_keras3, softmax, elu, selu, gelu, gelu_tanh, swish, softplus, softsign, leaky_relu, exponential, relu6, hard_silu, mish, log_softmax, celu, hard_tanh, log_sigmoid, sparse_plus, squareplus, tanh_shrink, soft_shrink, hard_shrink, sparse_sigmoid, thresholded_relu, sqrt, rsqrt, log, abs, reciprocal]}}
   %0 = seq.activation glu %x : tensor<?x4xf32>
   return
 }

@@ -202,6 +202,7 @@ TEST(CudaKernelSimulation, LinearEpilogueActivations) {
   checkLinear<seqc::Act::HardShrink>(5, 7, 9, Activation::HardShrink, 0, true);
   checkLinear<seqc::Act::SparseSigmoid>(5, 7, 9, Activation::SparseSigmoid, 0, true);
   checkLinear<seqc::Act::ThresholdedRelu>(5, 7, 9, Activation::ThresholdedRelu, 0.3f, true);
+  checkLinear<seqc::Act::Abs>(5, 7, 9, Activation::Abs, 0, true);
 }
 
 //===----------------------------------------------------------------------===//

@@ -104,6 +104,13 @@ TEST(ActivationsTest, Keras3Activations) {
                {0, 0, 0.5, 0.75, 1, 1});
   expectValues(Activation::ThresholdedRelu, {-1, 0.3, 0.5, 2}, {0, 0, 0.5, 2},
                0.3f);
+  // The functions of operations on tensors.
+  expectValues(Activation::Sqrt, {0, 2, 9}, {0, std::sqrt(2.0f), 3});
+  expectValues(Activation::Rsqrt, {0.25, 2}, {2, 1 / std::sqrt(2.0f)});
+  expectValues(Activation::Log, {1, 2, 0.5}, {0, std::log(2.0f), std::log(0.5f)});
+  expectValues(Activation::Abs, {-2, 0, 3}, {2, 0, 3});
+  expectValues(Activation::Reciprocal, {-2, 4}, {-0.5, 0.25}, 1.0f);
+  expectValues(Activation::Reciprocal, {-2, 4}, {-1.5, 0.75}, 3.0f);
 }
 
 TEST(ActivationsTest, LogSigmoidAndMishAreStable) {

@@ -58,10 +58,18 @@ enum class Activation {
   HardShrink, // x where |x| > 0.5, else 0
   SparseSigmoid,   // 0 | (x + 1) / 2 | 1, split at -1 and 1
   ThresholdedRelu, // x if x > alpha else 0
+  // Operations on tensors, no Keras activation: sqrt, 1 / sqrt, log, |x|,
+  // alpha / x.
+  Sqrt,
+  Rsqrt,
+  Log,
+  Abs,
+  Reciprocal,
 };
 
 /// Applies `act` in place. `alpha` is the Elu/Celu alpha, the LeakyRelu
-/// negative slope or the ThresholdedRelu theta, and is ignored by the other
+/// negative slope, the ThresholdedRelu theta or the Reciprocal's numerator, and
+/// is ignored by the other
 /// activations.
 void applyActivation(Activation act, float alpha, Tensor &t);
 
@@ -159,8 +167,9 @@ Tensor simpleRnnRecurrence(const Tensor &inputProjection,
 
 /// Keras' elementwise merge layers (Add, Subtract, ...): tensors of one
 /// shape combined left to right in float32, as Keras computes them; Average
-/// is the sum divided by the count.
-enum class MergeKind { Add, Subtract, Multiply, Average, Maximum, Minimum };
+/// is the sum divided by the count; Divide (an operation's, no layer's)
+/// divides left to right.
+enum class MergeKind { Add, Subtract, Multiply, Average, Maximum, Minimum, Divide };
 Tensor merge(llvm::ArrayRef<const Tensor *> inputs, MergeKind kind);
 
 /// Keras' Concatenate: tensors of one rank joined along `axis`.

@@ -465,6 +465,17 @@ Value seq::lowering::scalarActivation(OpBuilder &b, Location loc,
                              s.mul(s.c(0.5), s.add(x, s.c(1)))));
   case Activation::ThresholdedRelu:
     return s.select(s.cmp(P::OGT, x, s.c(alpha)), x, s.c(0));
+  case Activation::Sqrt:
+    return math::SqrtOp::create(b, loc, x);
+  case Activation::Rsqrt:
+    // 1 / sqrt(x), both correctly rounded (math.rsqrt may be an estimate).
+    return s.div(s.c(1), math::SqrtOp::create(b, loc, x));
+  case Activation::Log:
+    return math::LogOp::create(b, loc, x);
+  case Activation::Abs:
+    return s.abs(x);
+  case Activation::Reciprocal:
+    return s.div(s.c(alpha), x);
   case Activation::Softmax:
   case Activation::LogSoftmax:
     break;

@@ -25,6 +25,8 @@ Value combine(OpBuilder &b, Location l, MergeKind kind, Value x, Value y) {
     return arith::MaximumFOp::create(b, l, x, y);
   case MergeKind::Minimum:
     return arith::MinimumFOp::create(b, l, x, y);
+  case MergeKind::Divide:
+    return arith::DivFOp::create(b, l, x, y);
   }
   llvm_unreachable("unknown merge kind");
 }

@@ -6,8 +6,10 @@
 // operation computes on every step of a masked tensor and drops the mask.
 //
 //   arithmetic: add, subtract, multiply, divide (a tensor and a number:
-//     an affine map, seq.batch_norm; two tensors of one shape: seq.merge),
-//     maximum and minimum (two tensors, or with 0), negative, square;
+//     an affine map, seq.batch_norm; a number by a tensor: a reciprocal;
+//     two tensors of one shape: seq.merge), maximum and minimum (two
+//     tensors, or with 0), negative, square, powers by a number (products,
+//     sqrt, rsqrt, reciprocal), sqrt, rsqrt, log, abs, reciprocal;
 //   activations: the activation functions of both Kerases (activationKind)
 //     with the call's parameters, softmax and log_softmax over any axis;
 //   reductions over axes: mean, sum, max, min (keepdims or not);
@@ -60,6 +62,12 @@ std::string operationName(const LayerConfig &layer) {
         .Cases({"math.sigmoid", "nn.sigmoid"}, "sigmoid")
         .Cases({"math.tanh", "nn.tanh"}, "tanh")
         .Case("math.exp", "exp")
+        .Case("math.sqrt", "sqrt")
+        .Case("math.rsqrt", "rsqrt")
+        .Case("math.log", "log")
+        .Case("math.abs", "abs")
+        .Case("math.reciprocal", "reciprocal")
+        .Case("math.pow", "power")
         .Case("nn.relu6", "relu6")
         .Cases({"nn.silu", "nn.swish"}, "silu")
         .Case("nn.gelu", "gelu")
@@ -103,6 +111,12 @@ std::string operationName(const LayerConfig &layer) {
       .Case("Sigmoid", "sigmoid")
       .Case("Tanh", "tanh")
       .Case("Exp", "exp")
+      .Case("Sqrt", "sqrt")
+      .Case("Rsqrt", "rsqrt")
+      .Case("Log", "log")
+      .Cases({"Absolute", "Abs"}, "abs")
+      .Case("Reciprocal", "reciprocal")
+      .Case("Power", "power")
       .Case("Relu6", "relu6")
       .Cases({"Silu", "Swish"}, "silu")
       .Case("Gelu", "gelu")
@@ -170,6 +184,11 @@ std::optional<Activation> activationKind(StringRef op) {
       .Case("elu", Activation::Elu)
       .Case("celu", Activation::Celu)
       .Case("log_softmax", Activation::LogSoftmax)
+      .Case("sqrt", Activation::Sqrt)
+      .Case("rsqrt", Activation::Rsqrt)
+      .Case("log", Activation::Log)
+      .Case("abs", Activation::Abs)
+      .Case("reciprocal", Activation::Reciprocal)
       .Default(std::nullopt);
 }
 
@@ -368,6 +387,32 @@ struct OperationBuilder {
     return std::make_pair(ra, rb);
   }
 
+  /// x ** p for the exponents that are a product or a function seqc has:
+  /// 1, 2, 3 (products in float32, within an ulp of pow), 0.5, -0.5, -1.
+  Expected<Value> power(Value x, double p, bool tensorFirst) const {
+    if (!tensorFirst)
+      return fail("raises a number to the power of a tensor: not supported");
+    auto apply = [&](Activation kind, FloatAttr alpha = {}) {
+      return ActivationOp::create(builder, loc, x.getType(), x, kind, alpha, IntegerAttr())
+          .getResult();
+    };
+    if (p == 1)
+      return x;
+    if (p == 2 || p == 3) {
+      SmallVector<Value> factors(static_cast<size_t>(p), x);
+      return MergeOp::create(builder, loc, x.getType(), factors, MergeKind::Multiply)
+          .getResult();
+    }
+    if (p == 0.5)
+      return apply(Activation::Sqrt);
+    if (p == -0.5)
+      return apply(Activation::Rsqrt);
+    if (p == -1)
+      return apply(Activation::Reciprocal, builder.getF32FloatAttr(1.0f));
+    return fail("raises to the power " + formatNumber(p) +
+                ": seqc imports the powers 1, 2, 3, 0.5, -0.5 and -1");
+  }
+
   Value relu(Value x) const {
     return ActivationOp::create(builder, loc, x.getType(), x, Activation::Relu, FloatAttr(),
                                 IntegerAttr())
@@ -393,9 +438,10 @@ struct OperationBuilder {
                                           .Case("multiply", MergeKind::Multiply)
                                           .Case("maximum", MergeKind::Maximum)
                                           .Case("minimum", MergeKind::Minimum)
+                                          .Case("divide", MergeKind::Divide)
                                           .Default(std::nullopt);
       if (!kind)
-        return fail("divides a tensor by a tensor: not supported");
+        return fail("raises a tensor to the power of a tensor: not supported");
       return MergeOp::create(builder, loc, a.tensor.getType(), ValueRange{a.tensor, b.tensor},
                              *kind)
           .getResult();
@@ -413,11 +459,16 @@ struct OperationBuilder {
       return tensorFirst ? affine(x, 1.0, -c) : affine(x, -1.0, c);
     if (op == "divide") {
       if (!tensorFirst)
-        return fail("divides a number by a tensor: not supported");
+        return ActivationOp::create(builder, loc, x.getType(), x, Activation::Reciprocal,
+                                    builder.getF32FloatAttr(static_cast<float>(c)),
+                                    IntegerAttr())
+            .getResult();
       if (c == 0)
         return fail("divides by 0");
       return affine(x, 1.0 / c, 0.0);
     }
+    if (op == "power")
+      return power(x, c, tensorFirst);
     if (c != 0)
       return fail("takes the " + op + " of a tensor and " + formatNumber(c) +
                   ": seqc imports it with 0 (a ReLU) or of two tensors");
@@ -931,7 +982,7 @@ Expected<Value> LayerEmitter::emitOperation(const LayerConfig &layer, ArrayRef<V
   if (inputs.empty())
     return ob.fail("reads no tensor");
   if (op == "add" || op == "subtract" || op == "multiply" || op == "divide" ||
-      op == "maximum" || op == "minimum")
+      op == "maximum" || op == "minimum" || op == "power")
     return ob.binary(op);
   if (op == "concatenate")
     return ob.concatenate();
@@ -946,8 +997,7 @@ Expected<Value> LayerEmitter::emitOperation(const LayerConfig &layer, ArrayRef<V
   if (op == "negative")
     return ob.affine(x, -1.0, 0.0);
   if (op == "square")
-    return MergeOp::create(builder, ob.loc, x.getType(), ValueRange{x, x}, MergeKind::Multiply)
-        .getResult();
+    return ob.power(x, 2, /*tensorFirst=*/true);
   if (op == "cast")
     return ob.cast(x);
   if (op == "identity")

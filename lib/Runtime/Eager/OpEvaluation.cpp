@@ -93,6 +93,16 @@ rt::Activation kernelActivation(::seq::Activation a) {
     return rt::Activation::SparseSigmoid;
   case ::seq::Activation::ThresholdedRelu:
     return rt::Activation::ThresholdedRelu;
+  case ::seq::Activation::Sqrt:
+    return rt::Activation::Sqrt;
+  case ::seq::Activation::Rsqrt:
+    return rt::Activation::Rsqrt;
+  case ::seq::Activation::Log:
+    return rt::Activation::Log;
+  case ::seq::Activation::Abs:
+    return rt::Activation::Abs;
+  case ::seq::Activation::Reciprocal:
+    return rt::Activation::Reciprocal;
   }
   llvm_unreachable("unknown activation");
 }
@@ -264,6 +274,8 @@ rt::MergeKind kernelMergeKind(::seq::MergeKind kind) {
     return rt::MergeKind::Maximum;
   case ::seq::MergeKind::Minimum:
     return rt::MergeKind::Minimum;
+  case ::seq::MergeKind::Divide:
+    return rt::MergeKind::Divide;
   }
   llvm_unreachable("unknown merge kind");
 }

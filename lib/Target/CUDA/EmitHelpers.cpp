@@ -74,6 +74,16 @@ std::string actName(Activation a) {
     return "seqc::Act::SparseSigmoid";
   case Activation::ThresholdedRelu:
     return "seqc::Act::ThresholdedRelu";
+  case Activation::Sqrt:
+    return "seqc::Act::Sqrt";
+  case Activation::Rsqrt:
+    return "seqc::Act::Rsqrt";
+  case Activation::Log:
+    return "seqc::Act::Log";
+  case Activation::Abs:
+    return "seqc::Act::Abs";
+  case Activation::Reciprocal:
+    return "seqc::Act::Reciprocal";
   }
   return "seqc::Act::Linear";
 }

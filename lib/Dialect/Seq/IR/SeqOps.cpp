@@ -83,7 +83,7 @@ public:
                                << "' needs an 'alpha' attribute";
     if (!needs && alpha)
       return op->emitOpError() << "'alpha' is only meaningful for leaky_relu, "
-                                  "elu, celu and thresholded_relu, not '"
+                                  "elu, celu, thresholded_relu and reciprocal, not '"
                                << stringifyActivation(activation) << "'";
     return success();
   }
@@ -707,9 +707,10 @@ LogicalResult MergeOp::verify() {
   OperandRange inputs = getInputs();
   if (inputs.size() < 2)
     return emitOpError() << "needs at least two inputs, got " << inputs.size();
-  if (getKind() == MergeKind::Subtract && inputs.size() != 2)
-    return emitOpError() << "subtract takes exactly two inputs, got "
-                         << inputs.size();
+  if ((getKind() == MergeKind::Subtract || getKind() == MergeKind::Divide) &&
+      inputs.size() != 2)
+    return emitOpError() << stringifyMergeKind(getKind())
+                         << " takes exactly two inputs, got " << inputs.size();
   FailureOr<SmallVector<int64_t>> shape = check.sameShape(inputs);
   if (failed(shape))
     return failure();

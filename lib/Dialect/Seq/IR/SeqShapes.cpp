@@ -247,13 +247,14 @@ reshape(llvm::ArrayRef<int64_t> input, llvm::ArrayRef<int64_t> target,
 bool takesAlpha(Activation activation) {
   return activation == Activation::LeakyRelu || activation == Activation::Elu ||
          activation == Activation::Celu ||
-         activation == Activation::ThresholdedRelu;
+         activation == Activation::ThresholdedRelu || activation == Activation::Reciprocal;
 }
 
 float cellAlpha(Activation activation) {
   switch (activation) {
   case Activation::Elu:
   case Activation::Celu:
+  case Activation::Reciprocal:
     return 1.0f;
   case Activation::LeakyRelu:
     return 0.2f; // keras.activations.leaky_relu's negative_slope

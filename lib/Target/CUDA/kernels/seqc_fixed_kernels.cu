@@ -55,6 +55,7 @@ __global__ void merge_kernel(const float *__restrict__ a, const float *__restric
   case MergeKind::Multiply: r = x * z; break;
   case MergeKind::Maximum: r = fmaxf(x, z); break;
   case MergeKind::Minimum: r = fminf(x, z); break;
+  case MergeKind::Divide: r = x / z; break;
   default: r = x + z; break;
   }
   y[i] = divisor != 0.0f ? r / divisor : r;

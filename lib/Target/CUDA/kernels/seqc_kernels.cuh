@@ -69,6 +69,11 @@ enum class Act : int {
   HardShrink, // threshold 0.5
   SparseSigmoid,
   ThresholdedRelu, // theta = alpha
+  Sqrt,            // the elementwise functions of operations on tensors
+  Rsqrt,
+  Log,
+  Abs,
+  Reciprocal, // alpha / x
 };
 
 /// Softmax and LogSoftmax normalise rows; the others map each element.
@@ -90,7 +95,7 @@ __device__ __forceinline__ float sigmoid(float x) {
 }
 
 /// The elementwise activations; `alpha` is the ELU/CELU alpha, the LeakyReLU
-/// slope or the ThresholdedReLU theta. Softmax and LogSoftmax are handled by
+/// slope, the ThresholdedReLU theta or the Reciprocal's numerator. Softmax and LogSoftmax are handled by
 /// softmax_rows and never reach here.
 template <Act A> __device__ __forceinline__ float activate(float x, float alpha) {
   if constexpr (A == Act::Linear || is_row_act(A)) {
@@ -151,9 +156,19 @@ template <Act A> __device__ __forceinline__ float activate(float x, float alpha)
     return fabsf(x) > 0.5f ? x : 0.0f;
   } else if constexpr (A == Act::SparseSigmoid) {
     return x <= -1.0f ? 0.0f : x >= 1.0f ? 1.0f : 0.5f * (x + 1.0f);
-  } else {
-    static_assert(A == Act::ThresholdedRelu, "unhandled activation");
+  } else if constexpr (A == Act::ThresholdedRelu) {
     return x > alpha ? x : 0.0f;
+  } else if constexpr (A == Act::Sqrt) {
+    return sqrtf(x);
+  } else if constexpr (A == Act::Rsqrt) {
+    return 1.0f / sqrtf(x);
+  } else if constexpr (A == Act::Log) {
+    return logf(x);
+  } else if constexpr (A == Act::Abs) {
+    return fabsf(x);
+  } else {
+    static_assert(A == Act::Reciprocal, "unhandled activation");
+    return alpha / x;
   }
 }
 
@@ -1673,7 +1688,8 @@ cudaError_t apply_mask(cudaStream_t stream, const float *x, const float *mask, f
 
 /// Keras' elementwise merge layers, one input at a time onto the result:
 /// y = x0 op x1, then y = y op x2, ...; Average divides the sum at the end.
-enum class MergeKind : int { Add, Subtract, Multiply, Average, Maximum, Minimum };
+/// Divide is an operation's (a tensor divided by a tensor), no layer's.
+enum class MergeKind : int { Add, Subtract, Multiply, Average, Maximum, Minimum, Divide };
 
 /// y = a op b over n values; `divisor` (0: none) divides the result (the
 /// last step of an Average). y may be a.

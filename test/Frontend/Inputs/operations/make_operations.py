@@ -2,7 +2,7 @@
 on tensors (tf_keras' TFOpLambda, Keras 3's keras.ops) seqc refuses, and one
 it reads on a masked tensor (run
 with TensorFlow, tf_keras and keras 3; the files are committed, the test
-never needs TensorFlow; huge_slice.json is divide.h5's config made a slice
+never needs TensorFlow; huge_slice.json is the config of a model x / s (two inputs) made a slice
 of x with a start of 2^62, by hand):
 
     python make_operations.py
@@ -17,13 +17,13 @@ import tf_keras  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# tf_keras: a function seqc does not import; a tensor divided by a tensor;
-# an operation on a masked tensor (which computes on every step and drops
-# the mask).
+# tf_keras: a function seqc does not import; a tensor raised to the power
+# of a tensor; an operation on a masked tensor (which computes on every step
+# and drops the mask).
 x = tf_keras.Input((5, 3), name="x")
 s = tf_keras.Input((5, 3), name="s")
-tf_keras.Model(x, tf.math.log(x)).save(os.path.join(HERE, "log.h5"))
-tf_keras.Model([x, s], x / s).save(os.path.join(HERE, "divide.h5"))
+tf_keras.Model(x, tf.math.sin(x)).save(os.path.join(HERE, "sin.h5"))
+tf_keras.Model([x, s], tf.math.pow(x, s)).save(os.path.join(HERE, "pow_tensors.h5"))
 masked = tf_keras.layers.Masking(0.0, name="masking")(x)
 tf_keras.Model(x, tf_keras.layers.LSTM(2, name="lstm")(masked * 2.0)).save(
     os.path.join(HERE, "masked.h5"))
@@ -37,7 +37,8 @@ keras.Model(x, x + keras.layers.Dense(3, name="dense")(x[:, 0])).save(
 
 # Operations seqc imports only in some forms: a cast to another type, a
 # resize by another method, a matmul of rank-4 tensors, a stack along the
-# batch axis, a squareplus of another b.
+# batch axis, a squareplus of another b, a power seqc has no product or
+# function for.
 x = tf_keras.Input((5, 3), name="x")
 image = tf_keras.Input((4, 4, 3), name="image")
 tf_keras.Model(x, tf.cast(tf.cast(x, tf.int32), tf.float32)).save(
@@ -49,3 +50,4 @@ x = keras.Input((2, 5, 3), name="x")
 keras.Model(x, keras.ops.matmul(x, keras.ops.transpose(x, (0, 1, 3, 2)))).save(
     os.path.join(HERE, "matmul_rank4.keras"))
 keras.Model(x, keras.ops.squareplus(x, b=3)).save(os.path.join(HERE, "squareplus.keras"))
+keras.Model(x, x ** 1.5).save(os.path.join(HERE, "power.keras"))

@@ -68,7 +68,15 @@ def Seq_ActivationAttr : I32EnumAttr<"Activation", "Keras activation function", 
   I32EnumAttrCase<"HardShrink", 27, "hard_shrink">,
   I32EnumAttrCase<"SparseSigmoid", 28, "sparse_sigmoid">,
   // x if x > alpha (theta) else 0: the ThresholdedReLU layer.
-  I32EnumAttrCase<"ThresholdedRelu", 29, "thresholded_relu">
+  I32EnumAttrCase<"ThresholdedRelu", 29, "thresholded_relu">,
+  // Elementwise functions that operations on tensors apply (no Keras
+  // activation has these names): sqrt, 1 / sqrt, log, |x|, and alpha / x
+  // (alpha 1: the reciprocal; a number divided by a tensor).
+  I32EnumAttrCase<"Sqrt", 30, "sqrt">,
+  I32EnumAttrCase<"Rsqrt", 31, "rsqrt">,
+  I32EnumAttrCase<"Log", 32, "log">,
+  I32EnumAttrCase<"Abs", 33, "abs">,
+  I32EnumAttrCase<"Reciprocal", 34, "reciprocal">
 ]> {
   let cppNamespace = "::seq";
 }
@@ -88,7 +96,9 @@ def Seq_MergeKindAttr : I32EnumAttr<"MergeKind", "Keras elementwise merge layer"
   I32EnumAttrCase<"Multiply", 2, "multiply">,
   I32EnumAttrCase<"Average", 3, "average">,
   I32EnumAttrCase<"Maximum", 4, "maximum">,
-  I32EnumAttrCase<"Minimum", 5, "minimum">
+  I32EnumAttrCase<"Minimum", 5, "minimum">,
+  // No Keras layer: a tensor divided by a tensor (an operation's).
+  I32EnumAttrCase<"Divide", 6, "divide">
 ]> {
   let cppNamespace = "::seq";
 }

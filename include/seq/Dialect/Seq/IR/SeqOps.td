@@ -142,7 +142,8 @@ def Seq_MergeOp : Seq_TensorOp<"merge"> {
     Combines two or more tensors of one shape elementwise, left to right in
     float32 as Keras does: `add` ((a + b) + c ...), `subtract` (exactly two:
     a - b), `multiply`, `average` (the sum divided by the count), `maximum`,
-    `minimum`.
+    `minimum`, and `divide` (exactly two: a / b; an operation on tensors,
+    no Keras layer).
   }];
   let arguments = (ins Variadic<Seq_F32Tensor>:$inputs, Seq_MergeKindAttr:$kind);
   let results = (outs Seq_F32Tensor:$output);
@@ -850,8 +851,10 @@ def Seq_ActivationOp : Seq_TensorOp<"activation", [AllTypesMatch<["input", "outp
     Elementwise, except `softmax` and `log_softmax`, which normalise over
     `axis` (a non-negative axis other than the batch axis; the last axis when
     absent, and only these two take one). `alpha` is present exactly for
-    `leaky_relu` (negative slope), `elu`, `celu` and `thresholded_relu`
-    (theta).
+    `leaky_relu` (negative slope), `elu`, `celu`, `thresholded_relu`
+    (theta) and `reciprocal` (`alpha / x`: the numerator). `sqrt`, `rsqrt`,
+    `log`, `abs` and `reciprocal` are no Keras activation: operations on
+    tensors import to them.
 
     ```mlir
     %y = seq.activation softmax %x {axis = 1 : i64} : tensor<?x4x6xf32>

@@ -125,11 +125,11 @@ reshape(llvm::ArrayRef<int64_t> input, llvm::ArrayRef<int64_t> target,
         std::string &error);
 
 /// Whether `activation` takes an `alpha` (leaky_relu, elu, celu,
-/// thresholded_relu).
+/// thresholded_relu; reciprocal's numerator).
 bool takesAlpha(Activation activation);
 
 /// The alpha of an activation given by name, as Keras' function defaults
-/// have it (elu, celu 1.0; leaky_relu 0.2; 0 for the others). Recurrent cells
+/// have it (elu, celu 1.0; leaky_relu 0.2; reciprocal 1; 0 for the others). Recurrent cells
 /// take their activations by name only, so this is the alpha they use.
 float cellAlpha(Activation activation);
 
