@@ -13,7 +13,7 @@
 //   activations: the activation functions of both Kerases (activationKind)
 //     with the call's parameters, softmax and log_softmax over any axis;
 //   reductions over axes: mean, sum, max, min (keepdims or not);
-//   products and normalizations: matmul of rank-3 tensors (seq.matmul),
+//   products and normalizations: matmul (seq.matmul; per head above rank 3),
 //     l2_normalize over one axis (seq.unit_norm);
 //   shapes: expand_dims, squeeze, reshape, transpose, concatenate, stack,
 //     slicing with integers and slices of step 1, and image resizes
@@ -676,9 +676,11 @@ struct OperationBuilder {
     return permute(normalized, shapes::inversePermutation(order));
   }
 
-  /// A batched matrix product of two (batch, m, k) and (batch, k, n)
-  /// tensors (tf.linalg.matmul's transpose_a/b and adjoint_a/b swap the
-  /// last two axes of a real operand).
+  /// A batched matrix product of (batch, ..., m, k) and (batch, ..., k, n)
+  /// tensors of one rank (tf.linalg.matmul's transpose_a/b and adjoint_a/b
+  /// swap the last two axes of a real operand). Rank 3 is one seq.matmul;
+  /// above, the axes between the batch and the matrices (heads: fixed
+  /// lengths, equal in both) are unrolled: one seq.matmul per head, joined.
   Expected<Value> matmul() const {
     Expected<std::vector<Operand>> args = operands();
     if (!args)
@@ -687,19 +689,77 @@ struct OperationBuilder {
       return fail("multiplies other than two tensors");
     Value a = (*args)[0].tensor, b = (*args)[1].tensor;
     ArrayRef<int64_t> sa = shapeOf(a), sb = shapeOf(b);
-    if (sa.size() != 3 || sb.size() != 3)
+    int64_t rank = static_cast<int64_t>(sa.size());
+    auto refuse = [&](const Twine &why) {
       return fail("multiplies tensors of shapes " + shapeText(sa) + " and " + shapeText(sb) +
-                  ": seqc multiplies (batch, m, k) by (batch, k, n)");
+                  ": " + why);
+    };
+    if (rank < 3 || static_cast<int64_t>(sb.size()) != rank)
+      return refuse("seqc multiplies (batch, ..., m, k) by (batch, ..., k, n) of one rank");
+    int64_t heads = 1;
+    for (int64_t i = 1; i + 2 < rank; ++i) {
+      if (ShapedType::isDynamic(sa[i]) || sa[i] != sb[i])
+        return refuse("the axes before the matrices must have equal, fixed lengths");
+      heads *= sa[i];
+    }
+    auto swapLast = [&](Value x) {
+      SmallVector<int64_t> dims;
+      for (int64_t i = 1; i + 2 < rank; ++i)
+        dims.push_back(i);
+      dims.append({rank - 1, rank - 2});
+      return permute(x, dims);
+    };
     if (flag("transpose_a") || flag("adjoint_a"))
-      a = permute(a, {2, 1});
+      a = swapLast(a);
     bool transposeB = flag("transpose_b") || flag("adjoint_b");
     ArrayRef<int64_t> ta = shapeOf(a);
-    int64_t k = transposeB ? sb[2] : sb[1], n = transposeB ? sb[1] : sb[2];
-    if (shapes::conflict(ta[2], k))
-      return fail("multiplies tensors of shapes " + shapeText(sa) + " and " + shapeText(sb) +
-                  ": their inner sizes differ");
-    auto type = tensorType(builder, {ta[0], ta[1], n});
-    return MatMulOp::create(builder, loc, type, a, b, transposeB).getResult();
+    int64_t m = ta[rank - 2], k = ta[rank - 1];
+    int64_t bk = transposeB ? sb[rank - 1] : sb[rank - 2];
+    int64_t n = transposeB ? sb[rank - 2] : sb[rank - 1];
+    if (shapes::conflict(k, bk))
+      return refuse("their inner sizes differ");
+    auto product = [&](Value x, Value y) {
+      auto type = tensorType(builder, {sa[0], m, n});
+      return MatMulOp::create(builder, loc, type, x, y, transposeB).getResult();
+    };
+    if (rank == 3)
+      return product(a, b);
+    auto matrices = [](ArrayRef<int64_t> s) { return s.take_back(2); };
+    if (llvm::count_if(matrices(ta), ShapedType::isDynamic) > 1 ||
+        llvm::count_if(matrices(sb), ShapedType::isDynamic) > 1 ||
+        (ShapedType::isDynamic(m) && ShapedType::isDynamic(n)))
+      return refuse("seqc unrolls the heads of matrices with at most one axis of unknown "
+                    "length");
+    // x as (batch, heads, rows, columns).
+    auto joinHeads = [&](Value x) {
+      ArrayRef<int64_t> s = shapeOf(x);
+      return rank == 4 ? x : reshape(x, {heads, s[rank - 2], s[rank - 1]});
+    };
+    // Head h of (batch, heads, rows, columns) as a (batch, rows, columns) tensor.
+    auto head = [&](Value joined, int64_t h) {
+      ArrayRef<int64_t> s = shapeOf(joined);
+      SmallVector<int64_t> low{h, 0, 0}, high{heads - h - 1, 0, 0};
+      Value one = CroppingOp::create(builder, loc, tensorType(builder, {s[0], 1, s[2], s[3]}),
+                                     joined, builder.getDenseI64ArrayAttr(low),
+                                     builder.getDenseI64ArrayAttr(high))
+                      .getResult();
+      return reshape(one, {s[2], s[3]});
+    };
+    Value ja = joinHeads(a), jb = joinHeads(b);
+    SmallVector<Value> products;
+    for (int64_t h = 0; h < heads; ++h)
+      products.push_back(reshape(product(head(ja, h), head(jb, h)), {1, m, n}));
+    Value joined = products.size() == 1
+                       ? products[0]
+                       : ConcatenateOp::create(builder, loc,
+                                               tensorType(builder, {sa[0], heads, m, n}),
+                                               products, 1)
+                             .getResult();
+    if (rank == 4)
+      return joined;
+    SmallVector<int64_t> out(sa.begin() + 1, sa.end() - 2);
+    out.append({m, n});
+    return reshape(joined, out);
   }
 
   /// tf.stack / keras.ops.stack along a new axis after the batch axis: each

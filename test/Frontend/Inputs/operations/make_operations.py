@@ -36,7 +36,7 @@ keras.Model(x, x + keras.layers.Dense(3, name="dense")(x[:, 0])).save(
     os.path.join(HERE, "broadcast.keras"))
 
 # Operations seqc imports only in some forms: a cast to another type, a
-# resize by another method, a matmul of rank-4 tensors, a stack along the
+# resize by another method, a matmul that broadcasts over heads, a stack along the
 # batch axis, a squareplus of another b, a power seqc has no product or
 # function for.
 x = tf_keras.Input((5, 3), name="x")
@@ -47,7 +47,7 @@ tf_keras.Model(image, tf.image.resize(image, (6, 6), method="bicubic")).save(
     os.path.join(HERE, "resize_bicubic.h5"))
 tf_keras.Model(x, tf.stack([x, x], axis=0)).save(os.path.join(HERE, "stack_batch.h5"))
 x = keras.Input((2, 5, 3), name="x")
-keras.Model(x, keras.ops.matmul(x, keras.ops.transpose(x, (0, 1, 3, 2)))).save(
-    os.path.join(HERE, "matmul_rank4.keras"))
+y = keras.Input((1, 3, 5), name="y")
+keras.Model([x, y], keras.ops.matmul(x, y)).save(os.path.join(HERE, "matmul_broadcast.keras"))
 keras.Model(x, keras.ops.squareplus(x, b=3)).save(os.path.join(HERE, "squareplus.keras"))
 keras.Model(x, x ** 1.5).save(os.path.join(HERE, "power.keras"))
