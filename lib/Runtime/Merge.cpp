@@ -7,16 +7,47 @@
 using namespace seq::rt;
 using detail::require;
 
+/// `t` repeated along its axes of size 1 to `shape` (of t's rank).
+static Tensor broadcastTo(const Tensor &t, const std::vector<int64_t> &shape) {
+  if (t.shape == shape)
+    return t;
+  Tensor y = Tensor::zeros(shape);
+  size_t rank = shape.size();
+  std::vector<int64_t> index(rank, 0);
+  for (float &v : y.data) {
+    int64_t from = 0;
+    for (size_t a = 0; a < rank; ++a)
+      from = from * t.shape[a] + (t.shape[a] == 1 ? 0 : index[a]);
+    v = t.data[from];
+    for (size_t a = rank; a-- > 0;)
+      if (++index[a] < shape[a])
+        break;
+      else
+        index[a] = 0;
+  }
+  return y;
+}
+
 Tensor seq::rt::merge(llvm::ArrayRef<const Tensor *> inputs, MergeKind kind) {
   require(inputs.size() >= 2, "a merge needs at least two inputs");
   require(kind != MergeKind::Subtract || inputs.size() == 2,
           "subtract takes exactly two inputs");
-  for (const Tensor *t : inputs)
-    require(t->shape == inputs[0]->shape,
-            "merge inputs " + inputs[0]->shapeString() + " and " + t->shapeString() +
-                " differ in shape");
-  Tensor y = *inputs[0];
-  for (const Tensor *t : inputs.drop_front())
+  // One rank; axes of size 1 broadcast against the others' size there.
+  std::vector<int64_t> shape = inputs[0]->shape;
+  for (const Tensor *t : inputs) {
+    bool fits = t->shape.size() == shape.size();
+    for (size_t a = 0; fits && a < shape.size(); ++a) {
+      if (shape[a] == 1)
+        shape[a] = t->shape[a];
+      fits = t->shape[a] == 1 || t->shape[a] == shape[a];
+    }
+    require(fits, "merge inputs " + inputs[0]->shapeString() + " and " + t->shapeString() +
+                      " do not broadcast");
+  }
+  Tensor y = broadcastTo(*inputs[0], shape);
+  for (const Tensor *input : inputs.drop_front()) {
+    Tensor repeated = broadcastTo(*input, shape);
+    const Tensor *t = &repeated;
     for (size_t i = 0; i < y.data.size(); ++i) {
       float a = y.data[i], b = t->data[i];
       switch (kind) {
@@ -41,6 +72,7 @@ Tensor seq::rt::merge(llvm::ArrayRef<const Tensor *> inputs, MergeKind kind) {
         break;
       }
     }
+  }
   if (kind == MergeKind::Average)
     for (float &v : y.data)
       v /= static_cast<float>(inputs.size());

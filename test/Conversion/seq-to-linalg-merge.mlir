@@ -1,5 +1,8 @@
 // RUN: seq-opt --seq-to-linalg --canonicalize --cse %s | FileCheck %s
 
+// The map of an input that broadcasts its axis 1 (@broadcast below).
+// CHECK: #[[ROW:.*]] = affine_map<(d0, d1, d2) -> (d0, 0, d2)>
+
 // An elementwise merge of three inputs is one linalg.generic, combined left
 // to right; Average divides the sum by the count at the end.
 // CHECK-LABEL: func.func @average(
@@ -21,6 +24,19 @@ func.func @subtract_minimum(%a: tensor<2x4xf32>, %b: tensor<2x4xf32>) -> tensor<
   %0 = seq.merge subtract %a, %b : tensor<2x4xf32>, tensor<2x4xf32> -> tensor<2x4xf32>
   %1 = seq.merge minimum %0, %b : tensor<2x4xf32>, tensor<2x4xf32> -> tensor<2x4xf32>
   return %1 : tensor<2x4xf32>
+}
+
+// An input's axis of static size 1 broadcasts: its map reads index 0 there;
+// the result's size comes from the other input.
+// CHECK-LABEL: func.func @broadcast(
+// CHECK-SAME:      %[[A:.*]]: tensor<?x?x3xf32>, %[[B:.*]]: tensor<?x1x3xf32>)
+// CHECK:         %[[T:.*]] = tensor.dim %[[A]], %c1
+// CHECK:         %[[EMPTY:.*]] = tensor.empty(%{{.*}}, %[[T]]) : tensor<?x?x3xf32>
+// CHECK:         linalg.generic {indexing_maps = [#{{.*}}, #[[ROW]], #{{.*}}]{{.*}} ins(%[[A]], %[[B]] : tensor<?x?x3xf32>, tensor<?x1x3xf32>) outs(%[[EMPTY]]
+// CHECK:           arith.divf
+func.func @broadcast(%a: tensor<?x?x3xf32>, %b: tensor<?x1x3xf32>) -> tensor<?x?x3xf32> {
+  %0 = seq.merge divide %a, %b : tensor<?x?x3xf32>, tensor<?x1x3xf32> -> tensor<?x?x3xf32>
+  return %0 : tensor<?x?x3xf32>
 }
 
 // Concatenation inserts each input into its slice of the result; the

@@ -1046,8 +1046,16 @@ func.func @merge_rank(%a: tensor<?x3xf32>, %b: tensor<?x3x1xf32>) {
 // -----
 
 func.func @merge_shape(%a: tensor<?x3xf32>, %b: tensor<?x4xf32>) {
-  // expected-error @+1 {{'seq.merge' op input 1 axis 1 (4) must equal input 0 axis 1 (3)}}
+  // expected-error @+1 {{'seq.merge' op input 1 axis 1 (4) must equal the other inputs' axis 1 or 1 (3)}}
   %0 = seq.merge add %a, %b : tensor<?x3xf32>, tensor<?x4xf32> -> tensor<?x3xf32>
+  return
+}
+
+// -----
+
+func.func @merge_broadcast_result(%a: tensor<?x5x3xf32>, %b: tensor<?x1x3xf32>) {
+  // expected-error @+1 {{'seq.merge' op result shape (?, 1, 3) does not match the expected (?, 5, 3)}}
+  %0 = seq.merge add %a, %b : tensor<?x5x3xf32>, tensor<?x1x3xf32> -> tensor<?x1x3xf32>
   return
 }
 

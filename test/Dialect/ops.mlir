@@ -225,6 +225,18 @@ func.func @kernels(%x: tensor<?x10x12xf32>, %w: tensor<12x256xf32>, %b: tensor<2
   return %0, %1, %2, %3, %4 : tensor<?x10x256xf32>, tensor<?x64xf32>, tensor<?x10x8xf32>, tensor<?x8xf32>, tensor<?x5xf32>
 }
 
+// An axis of static size 1 broadcasts (operations on tensors: a (batch, 1,
+// features) tensor over steps of any length).
+// CHECK-LABEL: func @merge_broadcast
+func.func @merge_broadcast(%a: tensor<?x?x3xf32>, %b: tensor<?x1x3xf32>, %c: tensor<?x?x1xf32>) -> tensor<?x?x3xf32> {
+  // CHECK: seq.merge divide %{{.*}}, %{{.*}} : tensor<?x?x3xf32>, tensor<?x1x3xf32> -> tensor<?x?x3xf32>
+  %0 = seq.merge divide %a, %b : tensor<?x?x3xf32>, tensor<?x1x3xf32> -> tensor<?x?x3xf32>
+  // CHECK: seq.merge multiply %{{.*}}, %{{.*}} : tensor<?x1x3xf32>, tensor<?x?x1xf32> -> tensor<?x?x3xf32>
+  %1 = seq.merge multiply %b, %c : tensor<?x1x3xf32>, tensor<?x?x1xf32> -> tensor<?x?x3xf32>
+  %2 = seq.merge add %0, %1 : tensor<?x?x3xf32>, tensor<?x?x3xf32> -> tensor<?x?x3xf32>
+  return %2 : tensor<?x?x3xf32>
+}
+
 // CHECK-LABEL: func @merges
 func.func @merges(%a: tensor<?x5x3xf32>, %b: tensor<?x5x3xf32>, %c: tensor<?x5x2xf32>) -> (tensor<?x5x3xf32>, tensor<?x5x8xf32>) {
   // CHECK: seq.merge average %{{.*}}, %{{.*}}, %{{.*}} : tensor<?x5x3xf32>, tensor<?x5x3xf32>, tensor<?x5x3xf32> -> tensor<?x5x3xf32>

@@ -46,8 +46,28 @@ Value seq::lowering::lowerMerge(LinalgBuilder &lb, Operation *op) {
     ValueRange inputs = merge.getInputs();
     MergeKind kind = merge.getKind();
     size_t count = inputs.size();
+    // An input's axis of static size 1 where the result's is not reads
+    // index 0 there (broadcasts); the result's sizes are those of the
+    // inputs that do not broadcast.
+    ArrayRef<int64_t> out = cast<RankedTensorType>(merge.getType()).getShape();
+    unsigned rank = out.size();
+    SmallVector<OpFoldResult> sizes(rank, lb.b.getIndexAttr(1));
+    SmallVector<AffineMap> maps;
+    for (Value input : inputs) {
+      ArrayRef<int64_t> shape = cast<RankedTensorType>(input.getType()).getShape();
+      SmallVector<AffineExpr> exprs;
+      for (unsigned a = 0; a < rank; ++a) {
+        bool broadcast = shape[a] == 1 && out[a] != 1;
+        exprs.push_back(broadcast ? lb.b.getAffineConstantExpr(0) : lb.b.getAffineDimExpr(a));
+        if (!broadcast && shape[a] != 1)
+          sizes[a] = lb.dimOfr(input, a);
+      }
+      maps.push_back(AffineMap::get(rank, 0, exprs, lb.b.getContext()));
+    }
+    maps.push_back(lb.identity(rank));
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
     // Left to right in float32, the average divided at the end, as Keras.
-    return lb.map(inputs, lb.empty(lb.dims(inputs[0])),
+    return lb.generic(inputs, lb.empty(sizes), maps, iters,
                   [&](OpBuilder &b, Location l, ValueRange a) -> Value {
                     Value acc = a[0];
                     for (size_t i = 1; i < count; ++i)

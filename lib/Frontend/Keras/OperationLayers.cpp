@@ -336,55 +336,26 @@ struct OperationBuilder {
         .getResult();
   }
 
-  /// `x` repeated along its axes of size 1 to `target`'s sizes: the last
-  /// axis by a Dense of ones (x * 1, exact), axis 1 of a rank-3 tensor by
-  /// RepeatVector; null where seqc cannot (another axis, an unknown length).
-  Value repeated(Value x, ArrayRef<int64_t> target) const {
-    int64_t rank = static_cast<int64_t>(shapeOf(x).size());
-    for (int64_t i = 1; i < rank; ++i) {
-      SmallVector<int64_t> now(shapeOf(x));
-      if (now[i] == target[i])
-        continue;
-      if (now[i] != 1 || ShapedType::isDynamic(target[i]))
-        return Value();
-      if (i == rank - 1) {
-        auto kernelType = tensorType(builder, {1, target[i]});
-        Value ones = arith::ConstantOp::create(builder, loc, kernelType,
-                                               DenseElementsAttr::get(kernelType, 1.0f))
-                         .getResult();
-        now.back() = target[i];
-        x = DenseOp::create(builder, loc, tensorType(builder, now), x, ones, Value(),
-                            Activation::Linear, FloatAttr())
-                .getResult();
-      } else if (i == 1 && rank == 3) {
-        x = RepeatVectorOp::create(builder, loc,
-                                   tensorType(builder, {now[0], target[1], now[2]}),
-                                   reshape(x, {now[2]}), target[1])
-                .getResult();
-      } else {
-        return Value();
-      }
-    }
-    return x;
-  }
-
-  /// Two tensors brought to one shape, as NumPy broadcasts them along axes
-  /// of size 1 (those seqc repeats: see repeated).
-  Expected<std::pair<Value, Value>> broadcast(Value a, Value b) const {
+  /// The shape two tensors of one rank broadcast to, NumPy's way: on each
+  /// axis equal sizes, or one of them 1 (seq.merge repeats that one; a
+  /// (batch, 1, features) tensor over steps of any length).
+  Expected<SmallVector<int64_t>> broadcastShape(Value a, Value b) const {
     ArrayRef<int64_t> sa = shapeOf(a), sb = shapeOf(b);
-    Value ra, rb;
-    if (sa.size() == sb.size()) {
-      SmallVector<int64_t> target(sa);
-      for (size_t i = 1; i < sa.size(); ++i)
-        target[i] = sa[i] == 1 ? sb[i] : sa[i];
-      ra = repeated(a, target);
-      rb = ra ? repeated(b, target) : Value();
+    SmallVector<int64_t> shape(sa);
+    bool fits = sa.size() == sb.size();
+    for (size_t i = 1; fits && i < sa.size(); ++i) {
+      if (sa[i] == 1)
+        shape[i] = sb[i];
+      else
+        fits = sb[i] == 1 || !shapes::conflict(sa[i], sb[i]);
+      if (ShapedType::isDynamic(shape[i]) && sb[i] != 1)
+        shape[i] = sb[i];
     }
-    if (!ra || !rb)
+    if (!fits)
       return fail("combines tensors of shapes " + shapeText(sa) + " and " + shapeText(sb) +
-                  ": seqc broadcasts a last axis of size 1, or the steps of a (batch, 1, "
-                  "features) tensor, to a fixed length");
-    return std::make_pair(ra, rb);
+                  ": they do not broadcast (seqc broadcasts tensors of one rank along axes "
+                  "of size 1)");
+    return shape;
   }
 
   /// x ** p for the exponents that are a product or a function seqc has:
@@ -427,11 +398,9 @@ struct OperationBuilder {
       return fail("takes " + Twine(args->size()) + " arguments, expected 2");
     Operand a = (*args)[0], b = (*args)[1];
     if (a.tensor && b.tensor) {
-      Expected<std::pair<Value, Value>> same = broadcast(a.tensor, b.tensor);
-      if (!same)
-        return same.takeError();
-      a.tensor = same->first;
-      b.tensor = same->second;
+      Expected<SmallVector<int64_t>> shape = broadcastShape(a.tensor, b.tensor);
+      if (!shape)
+        return shape.takeError();
       std::optional<MergeKind> kind = llvm::StringSwitch<std::optional<MergeKind>>(op)
                                           .Case("add", MergeKind::Add)
                                           .Case("subtract", MergeKind::Subtract)
@@ -442,7 +411,8 @@ struct OperationBuilder {
                                           .Default(std::nullopt);
       if (!kind)
         return fail("raises a tensor to the power of a tensor: not supported");
-      return MergeOp::create(builder, loc, a.tensor.getType(), ValueRange{a.tensor, b.tensor},
+      return MergeOp::create(builder, loc, tensorType(builder, *shape),
+                             ValueRange{a.tensor, b.tensor},
                              *kind)
           .getResult();
     }

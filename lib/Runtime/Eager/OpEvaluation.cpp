@@ -299,10 +299,27 @@ Expected<std::vector<const Tensor *>> mergeInputs(Operation *op, const Operands 
 }
 
 Expected<Tensor> evaluate(MergeOp op, const Operands &in) {
-  Expected<std::vector<const Tensor *>> inputs = mergeInputs(op, in, -1);
-  if (!inputs)
-    return inputs.takeError();
-  return merge(*inputs, kernelMergeKind(op.getKind()));
+  // The axes of static size 1 in an input's type broadcast; on the others
+  // the inputs agree.
+  std::vector<const Tensor *> inputs;
+  size_t rank = in(op.getInputs()[0]).shape.size();
+  std::vector<int64_t> size(rank, -1);
+  for (Value v : op.getInputs()) {
+    const Tensor &t = in(v);
+    ArrayRef<int64_t> type = cast<RankedTensorType>(v.getType()).getShape();
+    bool fits = t.shape.size() == rank;
+    for (size_t a = 0; fits && a < rank; ++a) {
+      if (type[a] == 1)
+        continue;
+      fits = size[a] == -1 || size[a] == t.shape[a];
+      size[a] = t.shape[a];
+    }
+    if (!fits)
+      return opError(op, "inputs of shapes " + in(op.getInputs()[0]).shapeString() + " and " +
+                             t.shapeString() + " do not fit together");
+    inputs.push_back(&t);
+  }
+  return merge(inputs, kernelMergeKind(op.getKind()));
 }
 
 Expected<Tensor> evaluate(StackOp op, const Operands &in) {

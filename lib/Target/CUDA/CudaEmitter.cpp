@@ -958,7 +958,33 @@ Error Emitter::emitOp(Operation *op) {
         if (!inputs)
           return inputs.takeError();
         std::vector<unsigned> &in = *inputs;
+        // An input's axis of static size 1 where the result's is not
+        // broadcasts: the input is first repeated along it (RepeatVector's
+        // kernel on (before, after) views), so the merge runs on one shape.
+        ArrayRef<int64_t> out = o.getType().getShape();
+        auto shapeOfInput = [&](size_t i) {
+          return cast<RankedTensorType>(o.getInputs()[i].getType()).getShape();
+        };
         Dims dims = dimsOf(in[0]);
+        for (size_t i = 0; i < in.size(); ++i)
+          for (size_t a = 0; a < out.size(); ++a)
+            if (shapeOfInput(i)[a] != 1)
+              dims[a] = dim(in[i], a);
+        for (size_t i = 0; i < in.size(); ++i) {
+          for (size_t a = 0; a < out.size(); ++a) {
+            if (shapeOfInput(i)[a] != 1 || out[a] == 1)
+              continue;
+            Dims from = dimsOf(in[i]), to = from;
+            to[a] = dims[a];
+            unsigned repeated = newBuffer(to, tag(op) + " input " + std::to_string(i) +
+                                                  " broadcast along axis " + std::to_string(a));
+            forwardCode += tryLaunch(
+                op, "seqc::repeat_vector(m->stream, " + ptr(in[i]) + ", " + ptr(repeated) +
+                        ", " + product(ArrayRef(from).take_front(a)) + ", (int)" + dims[a] +
+                        ", (int)(" + product(ArrayRef(from).drop_front(a + 1)) + "))");
+            in[i] = repeated;
+          }
+        }
         unsigned y = newBuffer(dims, tag(op) + " output");
         std::string kind = stringifyMergeKind(o.getKind()).str();
         kind = "seqc::MergeKind::" + std::string(1, llvm::toUpper(kind[0])) + kind.substr(1);

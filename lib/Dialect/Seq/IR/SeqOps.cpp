@@ -711,10 +711,27 @@ LogicalResult MergeOp::verify() {
       inputs.size() != 2)
     return emitOpError() << stringifyMergeKind(getKind())
                          << " takes exactly two inputs, got " << inputs.size();
-  FailureOr<SmallVector<int64_t>> shape = check.sameShape(inputs);
-  if (failed(shape))
-    return failure();
-  return check.result(*shape);
+  // One rank; an axis of static size 1 broadcasts against any size.
+  ArrayRef<int64_t> first = Check::shape(inputs[0]);
+  SmallVector<int64_t> joined(first);
+  for (auto [i, input] : llvm::enumerate(inputs.drop_front())) {
+    if (failed(check.rank(input, "input " + std::to_string(i + 1), first.size())))
+      return failure();
+    for (auto [axis, size] : llvm::enumerate(Check::shape(input))) {
+      if (size == 1 && joined[axis] != 1)
+        continue;
+      if (joined[axis] == 1) {
+        joined[axis] = size;
+        continue;
+      }
+      if (failed(check.dim("input " + Twine(i + 1) + " axis " + Twine(axis), size,
+                           "the other inputs' axis " + Twine(axis) + " or 1", joined[axis])))
+        return failure();
+      if (joined[axis] == kDynamic)
+        joined[axis] = size;
+    }
+  }
+  return check.result(joined);
 }
 
 LogicalResult StackOp::verify() {

@@ -139,8 +139,11 @@ def Seq_BidirectionalOp : Seq_TensorOp<"bidirectional"> {
 def Seq_MergeOp : Seq_TensorOp<"merge"> {
   let summary = "Keras Add, Subtract, Multiply, Average, Maximum, Minimum";
   let description = [{
-    Combines two or more tensors of one shape elementwise, left to right in
-    float32 as Keras does: `add` ((a + b) + c ...), `subtract` (exactly two:
+    Combines two or more tensors of one rank elementwise, left to right in
+    float32 as Keras does; an axis of static size 1 broadcasts against the
+    others' size there (NumPy's rule, as operations on tensors broadcast a
+    (batch, 1, features) tensor over steps; Keras' merge layers take one
+    shape): `add` ((a + b) + c ...), `subtract` (exactly two:
     a - b), `multiply`, `average` (the sum divided by the count), `maximum`,
     `minimum`, and `divide` (exactly two: a / b; an operation on tensors,
     no Keras layer).
