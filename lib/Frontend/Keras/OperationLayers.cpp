@@ -7,9 +7,10 @@
 //
 //   arithmetic: add, subtract, multiply, divide (a tensor and a number:
 //     an affine map, seq.batch_norm; a number by a tensor: a reciprocal;
-//     two tensors of one shape: seq.merge), maximum and minimum (two
-//     tensors, or with 0), negative, square, powers by a number (products,
-//     sqrt, rsqrt, reciprocal), sqrt, rsqrt, log, abs, reciprocal;
+//     two tensors of one rank: seq.merge, broadcasting axes of size 1),
+//     maximum and minimum (two tensors, or with 0), negative, square,
+//     powers by a number (products, sqrt, rsqrt, reciprocal), sqrt, rsqrt,
+//     log, abs, reciprocal;
 //   activations: the activation functions of both Kerases (activationKind)
 //     with the call's parameters, softmax and log_softmax over any axis;
 //   reductions over axes: mean, sum, max, min (keepdims or not);
