@@ -32,13 +32,13 @@ Expected<Value> LayerEmitter::emitNormalizationOverAxes(const LayerConfig &layer
   if (axes.size() > 1 && layer.getClassName() == "GroupNormalization")
     return layer.error("config 'axis' names several axes: GroupNormalization groups the "
                        "channels of one axis");
+  // The normalized axes join into one, of unknown length when one of them
+  // is (UnitNormalization over steps of any length).
   int64_t joined = 1;
-  for (int64_t a : axes) {
-    if (mlir::ShapedType::isDynamic(x[a]))
-      return layer.error("normalizes over axis " + Twine(a) + " of " + shapeText(x) +
-                         ", whose length is unknown: give the Input a fixed length there");
-    joined *= x[a];
-  }
+  for (int64_t a : axes)
+    joined = mlir::ShapedType::isDynamic(x[a]) || mlir::ShapedType::isDynamic(joined)
+                 ? mlir::ShapedType::kDynamic
+                 : joined * x[a];
   // Permute's dims: the other axes, then the normalized ones.
   SmallVector<int64_t> order;
   for (int64_t a = 1; a <= last; ++a)
@@ -52,12 +52,14 @@ Expected<Value> LayerEmitter::emitNormalizationOverAxes(const LayerConfig &layer
                       layerLoc(builder, layer.getName())};
   Value moved = moves ? permuteAxes(context, input, order, "axis_last") : input;
   SmallVector<int64_t> kept(shapeOf(moved).drop_front().drop_back(axes.size()));
-  if (llvm::count_if(kept, mlir::ShapedType::isDynamic) > 1)
+  if (axes.size() > 1 && llvm::count_if(kept, mlir::ShapedType::isDynamic) +
+                                 mlir::ShapedType::isDynamic(joined) >
+                             1)
     return layer.error("normalizes over axes " + shapeText(axes) + " of " + shapeText(x) +
                        ", which leaves more than one axis of unknown length: seqc joins "
                        "the normalized axes into one and needs the others' lengths");
   SmallVector<int64_t> target = llvm::map_to_vector(kept, targetSize);
-  target.push_back(joined);
+  target.push_back(targetSize(joined));
   Value flat = axes.size() > 1 ? reshapeTo(context, moved, target, "axes_joined") : moved;
 
   std::vector<WeightArray> flatArrays(arrays.begin(), arrays.end());
