@@ -7,7 +7,8 @@
 using namespace seq::rt;
 using detail::require;
 
-/// `t` repeated along its axes of size 1 to `shape` (of t's rank).
+/// `t` repeated along its axes of size 1 to `shape` (of t's rank); a copy
+/// of `t` when it has that shape.
 static Tensor broadcastTo(const Tensor &t, const std::vector<int64_t> &shape) {
   if (t.shape == shape)
     return t;
@@ -46,8 +47,13 @@ Tensor seq::rt::merge(llvm::ArrayRef<const Tensor *> inputs, MergeKind kind) {
   }
   Tensor y = broadcastTo(*inputs[0], shape);
   for (const Tensor *input : inputs.drop_front()) {
-    Tensor repeated = broadcastTo(*input, shape);
-    const Tensor *t = &repeated;
+    // Only an input that broadcasts is copied (repeated).
+    Tensor repeated;
+    const Tensor *t = input;
+    if (input->shape != shape) {
+      repeated = broadcastTo(*input, shape);
+      t = &repeated;
+    }
     for (size_t i = 0; i < y.data.size(); ++i) {
       float a = y.data[i], b = t->data[i];
       switch (kind) {

@@ -345,12 +345,9 @@ struct OperationBuilder {
     SmallVector<int64_t> shape(sa);
     bool fits = sa.size() == sb.size();
     for (size_t i = 1; fits && i < sa.size(); ++i) {
-      if (sa[i] == 1)
-        shape[i] = sb[i];
-      else
-        fits = sb[i] == 1 || !shapes::conflict(sa[i], sb[i]);
-      if (ShapedType::isDynamic(shape[i]) && sb[i] != 1)
-        shape[i] = sb[i];
+      std::optional<int64_t> both = shapes::broadcast(sa[i], sb[i]);
+      fits = both.has_value();
+      shape[i] = both.value_or(sa[i]);
     }
     if (!fits)
       return fail("combines tensors of shapes " + shapeText(sa) + " and " + shapeText(sb) +
@@ -364,10 +361,6 @@ struct OperationBuilder {
   Expected<Value> power(Value x, double p, bool tensorFirst) const {
     if (!tensorFirst)
       return fail("raises a number to the power of a tensor: not supported");
-    auto apply = [&](Activation kind, FloatAttr alpha = {}) {
-      return ActivationOp::create(builder, loc, x.getType(), x, kind, alpha, IntegerAttr())
-          .getResult();
-    };
     if (p == 1)
       return x;
     if (p == 2 || p == 3) {
@@ -376,19 +369,19 @@ struct OperationBuilder {
           .getResult();
     }
     if (p == 0.5)
-      return apply(Activation::Sqrt);
+      return activate(x, Activation::Sqrt);
     if (p == -0.5)
-      return apply(Activation::Rsqrt);
+      return activate(x, Activation::Rsqrt);
     if (p == -1)
-      return apply(Activation::Reciprocal, builder.getF32FloatAttr(1.0f));
+      return activate(x, Activation::Reciprocal, builder.getF32FloatAttr(1.0f));
     return fail("raises to the power " + formatNumber(p) +
                 ": seqc imports the powers 1, 2, 3, 0.5, -0.5 and -1");
   }
 
-  Value relu(Value x) const {
-    return ActivationOp::create(builder, loc, x.getType(), x, Activation::Relu, FloatAttr(),
-                                IntegerAttr())
-        .getResult();
+  /// seq.activation `kind` of x (`alpha` where the kind takes one, `axis`
+  /// for softmax and log_softmax over another than the last).
+  Value activate(Value x, Activation kind, FloatAttr alpha = {}, IntegerAttr axis = {}) const {
+    return ActivationOp::create(builder, loc, x.getType(), x, kind, alpha, axis).getResult();
   }
 
   Expected<Value> binary(StringRef op) const {
@@ -402,14 +395,8 @@ struct OperationBuilder {
       Expected<SmallVector<int64_t>> shape = broadcastShape(a.tensor, b.tensor);
       if (!shape)
         return shape.takeError();
-      std::optional<MergeKind> kind = llvm::StringSwitch<std::optional<MergeKind>>(op)
-                                          .Case("add", MergeKind::Add)
-                                          .Case("subtract", MergeKind::Subtract)
-                                          .Case("multiply", MergeKind::Multiply)
-                                          .Case("maximum", MergeKind::Maximum)
-                                          .Case("minimum", MergeKind::Minimum)
-                                          .Case("divide", MergeKind::Divide)
-                                          .Default(std::nullopt);
+      // The operations' names are seq.merge's kinds (power is none).
+      std::optional<MergeKind> kind = symbolizeMergeKind(op);
       if (!kind)
         return fail("raises a tensor to the power of a tensor: not supported");
       return MergeOp::create(builder, loc, tensorType(builder, *shape),
@@ -430,10 +417,8 @@ struct OperationBuilder {
       return tensorFirst ? affine(x, 1.0, -c) : affine(x, -1.0, c);
     if (op == "divide") {
       if (!tensorFirst)
-        return ActivationOp::create(builder, loc, x.getType(), x, Activation::Reciprocal,
-                                    builder.getF32FloatAttr(static_cast<float>(c)),
-                                    IntegerAttr())
-            .getResult();
+        return activate(x, Activation::Reciprocal,
+                        builder.getF32FloatAttr(static_cast<float>(c)));
       if (c == 0)
         return fail("divides by 0");
       return affine(x, 1.0 / c, 0.0);
@@ -444,12 +429,12 @@ struct OperationBuilder {
       return fail("takes the " + op + " of a tensor and " + formatNumber(c) +
                   ": seqc imports it with 0 (a ReLU) or of two tensors");
     if (op == "maximum")
-      return relu(x);
+      return activate(x, Activation::Relu);
     // min(x, 0) = -relu(-x).
     Expected<Value> negated = affine(x, -1.0, 0.0);
     if (!negated)
       return negated;
-    return affine(relu(*negated), -1.0, 0.0);
+    return affine(activate(*negated, Activation::Relu), -1.0, 0.0);
   }
 
   /// The axes `key` names (an integer or a list of them), ascending.
@@ -604,8 +589,7 @@ struct OperationBuilder {
       if (*a != rank - 1)
         axisAttr = builder.getI64IntegerAttr(*a);
     }
-    return ActivationOp::create(builder, loc, x.getType(), x, *kind, alpha, axisAttr)
-        .getResult();
+    return activate(x, *kind, alpha, axisAttr);
   }
 
   /// tf.cast to float32 (the only type seqc computes in) is the identity.
@@ -797,9 +781,7 @@ struct OperationBuilder {
       method = option("interpolation");
     std::optional<StringRef> name = method ? method->getAsString() : StringRef("bilinear");
     std::optional<Interpolation> interpolation =
-        name == "bilinear"  ? std::optional(Interpolation::Bilinear)
-        : name == "nearest" ? std::optional(Interpolation::Nearest)
-                            : std::nullopt;
+        name ? symbolizeInterpolation(*name) : std::nullopt;
     if (!interpolation)
       return fail("resizes by " + (name ? *name : StringRef("an unnamed method")) +
                   ": seqc resizes by bilinear or nearest");

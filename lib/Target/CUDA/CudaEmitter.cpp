@@ -986,8 +986,7 @@ Error Emitter::emitOp(Operation *op) {
           }
         }
         unsigned y = newBuffer(dims, tag(op) + " output");
-        std::string kind = stringifyMergeKind(o.getKind()).str();
-        kind = "seqc::MergeKind::" + std::string(1, llvm::toUpper(kind[0])) + kind.substr(1);
+        std::string kind = kernelEnumName("MergeKind", stringifyMergeKind(o.getKind()));
         comment(op, stringifyMergeKind(o.getKind()) + " of " + Twine(in.size()) +
                         " inputs -> " + buffers[y].name);
         for (size_t i = 1; i < in.size(); ++i) {

@@ -12,92 +12,16 @@ using llvm::StringRef;
 
 namespace seq::cuda::detail {
 
+std::string kernelEnumName(StringRef type, StringRef name) {
+  return ("seqc::" + type + "::" + llvm::convertToCamelFromSnakeCase(name, true)).str();
+}
+
 std::string actName(Activation a) {
-  switch (a) {
-  case Activation::Linear:
-    return "seqc::Act::Linear";
-  case Activation::Relu:
-    return "seqc::Act::Relu";
-  case Activation::Tanh:
-    return "seqc::Act::Tanh";
-  case Activation::Sigmoid:
-    return "seqc::Act::Sigmoid";
-  case Activation::HardSigmoidKeras2:
-    return "seqc::Act::HardSigmoidKeras2";
-  case Activation::HardSigmoidKeras3:
-    return "seqc::Act::HardSigmoidKeras3";
-  case Activation::Softmax:
-    return "seqc::Act::Softmax";
-  case Activation::Elu:
-    return "seqc::Act::Elu";
-  case Activation::Selu:
-    return "seqc::Act::Selu";
-  case Activation::Gelu:
-    return "seqc::Act::Gelu";
-  case Activation::GeluTanh:
-    return "seqc::Act::GeluTanh";
-  case Activation::Swish:
-    return "seqc::Act::Swish";
-  case Activation::Softplus:
-    return "seqc::Act::Softplus";
-  case Activation::Softsign:
-    return "seqc::Act::Softsign";
-  case Activation::LeakyRelu:
-    return "seqc::Act::LeakyRelu";
-  case Activation::Exponential:
-    return "seqc::Act::Exponential";
-  case Activation::Relu6:
-    return "seqc::Act::Relu6";
-  case Activation::HardSilu:
-    return "seqc::Act::HardSilu";
-  case Activation::Mish:
-    return "seqc::Act::Mish";
-  case Activation::LogSoftmax:
-    return "seqc::Act::LogSoftmax";
-  case Activation::Celu:
-    return "seqc::Act::Celu";
-  case Activation::HardTanh:
-    return "seqc::Act::HardTanh";
-  case Activation::LogSigmoid:
-    return "seqc::Act::LogSigmoid";
-  case Activation::SparsePlus:
-    return "seqc::Act::SparsePlus";
-  case Activation::Squareplus:
-    return "seqc::Act::Squareplus";
-  case Activation::TanhShrink:
-    return "seqc::Act::TanhShrink";
-  case Activation::SoftShrink:
-    return "seqc::Act::SoftShrink";
-  case Activation::HardShrink:
-    return "seqc::Act::HardShrink";
-  case Activation::SparseSigmoid:
-    return "seqc::Act::SparseSigmoid";
-  case Activation::ThresholdedRelu:
-    return "seqc::Act::ThresholdedRelu";
-  case Activation::Sqrt:
-    return "seqc::Act::Sqrt";
-  case Activation::Rsqrt:
-    return "seqc::Act::Rsqrt";
-  case Activation::Log:
-    return "seqc::Act::Log";
-  case Activation::Abs:
-    return "seqc::Act::Abs";
-  case Activation::Reciprocal:
-    return "seqc::Act::Reciprocal";
-  }
-  return "seqc::Act::Linear";
+  return kernelEnumName("Act", stringifyActivation(a));
 }
 
 std::string paddingName(Padding p) {
-  switch (p) {
-  case Padding::Valid:
-    return "seqc::Padding::Valid";
-  case Padding::Same:
-    return "seqc::Padding::Same";
-  case Padding::Causal:
-    return "seqc::Padding::Causal";
-  }
-  return "seqc::Padding::Valid";
+  return kernelEnumName("Padding", stringifyPadding(p));
 }
 
 std::string floatLiteral(float v) {

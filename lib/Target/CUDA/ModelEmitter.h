@@ -42,6 +42,9 @@ using Dims = llvm::SmallVector<std::string, 4>;
 constexpr int64_t kWeightAlignment = 64;
 
 // Text helpers (EmitHelpers.cpp).
+/// The kernels' enumerator of seq's `name` (stringify's snake case): the
+/// kernels spell every seq enum value in camel case ("seqc::Act::LeakyRelu").
+std::string kernelEnumName(StringRef type, StringRef name);
 std::string actName(Activation a);
 std::string paddingName(Padding p);
 /// A float literal that reads back to exactly `v`.

@@ -718,17 +718,11 @@ LogicalResult MergeOp::verify() {
     if (failed(check.rank(input, "input " + std::to_string(i + 1), first.size())))
       return failure();
     for (auto [axis, size] : llvm::enumerate(Check::shape(input))) {
-      if (size == 1 && joined[axis] != 1)
-        continue;
-      if (joined[axis] == 1) {
-        joined[axis] = size;
-        continue;
-      }
-      if (failed(check.dim("input " + Twine(i + 1) + " axis " + Twine(axis), size,
-                           "the other inputs' axis " + Twine(axis) + " or 1", joined[axis])))
-        return failure();
-      if (joined[axis] == kDynamic)
-        joined[axis] = size;
+      std::optional<int64_t> both = shapes::broadcast(joined[axis], size);
+      if (!both)
+        return check.dim("input " + Twine(i + 1) + " axis " + Twine(axis), size,
+                         "the other inputs' axis " + Twine(axis) + " or 1", joined[axis]);
+      joined[axis] = *both;
     }
   }
   return check.result(joined);

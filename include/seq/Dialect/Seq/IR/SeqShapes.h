@@ -7,6 +7,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
+#include <optional>
 #include <string>
 
 namespace seq::shapes {
@@ -16,6 +17,19 @@ inline constexpr int64_t kDynamic = mlir::ShapedType::kDynamic;
 /// True when both sizes are static and differ.
 inline bool conflict(int64_t a, int64_t b) {
   return a != kDynamic && b != kDynamic && a != b;
+}
+
+/// The size two axes broadcast to, NumPy's way: equal sizes (a static one
+/// where the other is dynamic), or one of them static 1, repeated to the
+/// other's; std::nullopt where both are static and differ, neither 1.
+inline std::optional<int64_t> broadcast(int64_t a, int64_t b) {
+  if (b == 1)
+    return a;
+  if (a == 1)
+    return b;
+  if (conflict(a, b))
+    return std::nullopt;
+  return a == kDynamic ? b : a;
 }
 
 /// "(?, 10, 12)".
