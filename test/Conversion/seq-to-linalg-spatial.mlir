@@ -97,3 +97,26 @@ func.func @shapes(%x: tensor<?x4x5x3xf32>) -> (tensor<?x6x5x3xf32>, tensor<?x3x3
   %4 = seq.permute %x [2, 3, 1] : tensor<?x4x5x3xf32> -> tensor<?x5x3x4xf32>
   return %0, %1, %2, %3, %4 : tensor<?x6x5x3xf32>, tensor<?x3x3x3xf32>, tensor<?x8x5x3xf32>, tensor<?x8x10x3xf32>, tensor<?x5x3x4xf32>
 }
+
+// A window counted from the end of an axis of unknown length starts at its
+// length minus the count; a length too short for the window is reported and
+// the result is then zeros (the slice is not read). Static axes slice alone.
+// CHECK-LABEL: func.func @slices(
+// CHECK-SAME:    %[[X:[a-z0-9]+]]: tensor<?x?x3xf32>, %[[S:[a-z0-9]+]]: tensor<?x4x5x3xf32>
+// CHECK:         %[[LEN:.*]] = tensor.dim %[[X]], %c1
+// CHECK:         %[[START:.*]] = arith.addi %[[LEN]], %c-2
+// CHECK:         %[[SHORT:.*]] = arith.cmpi slt, %[[LEN]], %c2
+// CHECK:         scf.if %[[SHORT]] {
+// CHECK-NEXT:      func.call @seqc_report_error
+// CHECK:         %[[Y:.*]] = scf.if %[[SHORT]] -> (tensor<?x1x3xf32>) {
+// CHECK:           linalg.fill
+// CHECK:         } else {
+// CHECK-NEXT:      %[[W:.*]] = tensor.extract_slice %[[X]][0, %[[START]], 0] [%{{.*}}, 1, 3] [1, 1, 1]
+// CHECK-NEXT:      scf.yield %[[W]]
+// CHECK:         %[[Z:.*]] = tensor.extract_slice %[[S]][0, 1, 1, 0] [%{{.*}}, 2, 3, 3] [1, 1, 1, 1] : tensor<?x4x5x3xf32> to tensor<?x2x3x3xf32>
+// CHECK:         return %[[Y]], %[[Z]]
+func.func @slices(%x: tensor<?x?x3xf32>, %s: tensor<?x4x5x3xf32>) -> (tensor<?x1x3xf32>, tensor<?x2x3x3xf32>) {
+  %0 = seq.slice %x starts [-2, 0] sizes [1, 3] : tensor<?x?x3xf32> -> tensor<?x1x3xf32>
+  %1 = seq.slice %s starts [-3, 1, 0] sizes [2, 3, 3] : tensor<?x4x5x3xf32> -> tensor<?x2x3x3xf32>
+  return %0, %1 : tensor<?x1x3xf32>, tensor<?x2x3x3xf32>
+}

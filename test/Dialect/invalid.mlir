@@ -877,6 +877,46 @@ func.func @cropping_all(%x: tensor<?x4x3xf32>) {
 
 // -----
 
+func.func @slice_counts(%x: tensor<?x?x3xf32>) {
+  // expected-error @+1 {{'seq.slice' op starts and sizes must hold one value per axis after the batch axis (2), got 1 and 2}}
+  %0 = seq.slice %x starts [0] sizes [1, 3] : tensor<?x?x3xf32> -> tensor<?x1x3xf32>
+  return
+}
+
+// -----
+
+func.func @slice_empty(%x: tensor<?x?x3xf32>) {
+  // expected-error @+1 {{'seq.slice' op sizes must be >= 1, got 0 on axis 1}}
+  %0 = seq.slice %x starts [0, 0] sizes [0, 3] : tensor<?x?x3xf32> -> tensor<?x0x3xf32>
+  return
+}
+
+// -----
+
+func.func @slice_past_end(%x: tensor<?x?x3xf32>) {
+  // expected-error @+1 {{'seq.slice' op a window of 3 from -2 runs past the end of axis 1}}
+  %0 = seq.slice %x starts [-2, 0] sizes [3, 3] : tensor<?x?x3xf32> -> tensor<?x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @slice_short_axis(%x: tensor<?x4x3xf32>) {
+  // expected-error @+1 {{'seq.slice' op the window from -5 of 1 needs 5 elements of axis 1 (size 4)}}
+  %0 = seq.slice %x starts [-5, 0] sizes [1, 3] : tensor<?x4x3xf32> -> tensor<?x1x3xf32>
+  return
+}
+
+// -----
+
+func.func @slice_result(%x: tensor<?x?x3xf32>) {
+  // expected-error @+1 {{'seq.slice' op result shape (?, 2, 3) does not match the expected (?, 1, 3)}}
+  %0 = seq.slice %x starts [-1, 0] sizes [1, 3] : tensor<?x?x3xf32> -> tensor<?x2x3xf32>
+  return
+}
+
+// -----
+
 func.func @upsampling_count(%x: tensor<?x4x3xf32>) {
   // expected-error @+1 {{'seq.upsampling' op size must hold one factor per axis after the batch axis (2), got 1}}
   %0 = seq.upsampling nearest %x [2] : tensor<?x4x3xf32> -> tensor<?x8x3xf32>

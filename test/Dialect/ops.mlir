@@ -120,6 +120,10 @@ func.func @spatial_shapes(%x: tensor<?x4x5x3xf32>, %s: tensor<?x?x3xf32>)
   %1 = seq.zero_padding %s low [2, 0] high [0, 0] : tensor<?x?x3xf32> -> tensor<?x?x3xf32>
   // CHECK: seq.cropping %{{.*}} low [1, 2, 0] high [0, 0, 0] : tensor<?x4x5x3xf32> -> tensor<?x3x3x3xf32>
   %2 = seq.cropping %x low [1, 2, 0] high [0, 0, 0] : tensor<?x4x5x3xf32> -> tensor<?x3x3x3xf32>
+  // CHECK: seq.slice %{{.*}} starts [-1, 0] sizes [1, 3] : tensor<?x?x3xf32> -> tensor<?x1x3xf32>
+  %s1 = seq.slice %s starts [-1, 0] sizes [1, 3] : tensor<?x?x3xf32> -> tensor<?x1x3xf32>
+  // CHECK: seq.slice %{{.*}} starts [1, -3, 0] sizes [2, 2, 3] : tensor<?x4x5x3xf32> -> tensor<?x2x2x3xf32>
+  %s2 = seq.slice %x starts [1, -3, 0] sizes [2, 2, 3] : tensor<?x4x5x3xf32> -> tensor<?x2x2x3xf32>
   // CHECK: seq.upsampling nearest %{{.*}} [2, 1, 1] : tensor<?x4x5x3xf32> -> tensor<?x8x5x3xf32>
   %3 = seq.upsampling nearest %x [2, 1, 1] : tensor<?x4x5x3xf32> -> tensor<?x8x5x3xf32>
   // CHECK: seq.upsampling bilinear %{{.*}} [2, 2, 1] : tensor<?x4x5x3xf32> -> tensor<?x8x10x3xf32>

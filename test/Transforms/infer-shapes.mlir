@@ -111,3 +111,14 @@ func.func @conv_transpose_norms(%x: tensor<2x4x5x3xf32>) -> tensor<?x?x?x2xf32> 
   %3 = seq.rms_norm %2, %g {epsilon = 1.0e-6 : f32} : (tensor<?x?x?x2xf32>, tensor<2xf32>) -> tensor<?x?x?x2xf32>
   return %3 : tensor<?x?x?x2xf32>
 }
+
+// -----
+
+// A slice's axes after the batch axis are its window sizes, whatever the
+// input's lengths.
+// CHECK-LABEL: func @slice(%arg0: tensor<2x?x3xf32>) -> tensor<2x1x3xf32>
+// CHECK: seq.slice {{.*}} -> tensor<2x1x3xf32>
+func.func @slice(%x: tensor<2x?x3xf32>) -> tensor<?x?x3xf32> {
+  %0 = seq.slice %x starts [-1, 0] sizes [1, 3] : tensor<2x?x3xf32> -> tensor<?x?x3xf32>
+  return %0 : tensor<?x?x3xf32>
+}

@@ -862,7 +862,7 @@ Value lower(LinalgBuilder &lb, Operation *op) {
   if (isa<Conv2DOp, Conv3DOp, ConvTranspose1DOp, ConvTranspose2DOp,
           ConvTranspose3DOp, MaxPool2DOp, AvgPool2DOp, MaxPool3DOp, AvgPool3DOp,
           GlobalMaxPool2DOp, GlobalAvgPool2DOp, GlobalMaxPool3DOp,
-          GlobalAvgPool3DOp, ZeroPaddingOp, CroppingOp, UpSamplingOp, ResizeOp,
+          GlobalAvgPool3DOp, ZeroPaddingOp, CroppingOp, SliceOp, UpSamplingOp, ResizeOp,
           AdaptiveMaxPoolOp, AdaptiveAvgPoolOp, PermuteOp>(op))
     return lowerSpatial(lb, op);
   if (auto o = dyn_cast<ConvLSTMOp>(op))

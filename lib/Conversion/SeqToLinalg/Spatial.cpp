@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -353,6 +354,42 @@ Value lowerCropping(LinalgBuilder &lb, CroppingOp op) {
   return lb.extractSlice(x, offsets, sizes);
 }
 
+/// An axis of unknown length too short for the window is reported, and the
+/// result is then zeros: the slice is read only when every axis holds it.
+Value lowerSlice(LinalgBuilder &lb, SliceOp op) {
+  IndexMath m{lb};
+  Value x = op.getInput();
+  Sizes sizes{lb.dimOfr(x, 0)}, offsets{m.c(0)};
+  Value tooShort;
+  for (size_t i = 0; i < op.getSizes().size(); ++i) {
+    int64_t start = op.getStarts()[i], needed = op.requiredLength(i);
+    OpFoldResult length = lb.dimOfr(x, i + 1);
+    sizes.push_back(m.c(op.getSizes()[i]));
+    offsets.push_back(start >= 0 ? m.c(start) : m.add(length, m.c(start)));
+    if (m.constant(length))
+      continue;
+    reportShort(lb, op, x, length, needed,
+                "layer '" + layerName(op) + "': inputs shorter than the " +
+                    std::to_string(needed) + " elements its slice takes along axis " +
+                    std::to_string(i + 1));
+    Value shortAxis = arith::CmpIOp::create(lb.b, lb.loc, arith::CmpIPredicate::slt,
+                                            lb.toValue(length), lb.index(needed));
+    tooShort = tooShort ? arith::OrIOp::create(lb.b, lb.loc, tooShort, shortAxis).getResult()
+                        : shortAxis;
+  }
+  if (!tooShort)
+    return lb.extractSlice(x, offsets, sizes);
+  Type type = op.getOutput().getType();
+  auto choice = scf::IfOp::create(lb.b, lb.loc, TypeRange{type}, tooShort,
+                                  /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(lb.b);
+  lb.b.setInsertionPointToStart(&choice.getThenRegion().front());
+  scf::YieldOp::create(lb.b, lb.loc, lb.full(sizes, 0.0));
+  lb.b.setInsertionPointToStart(&choice.getElseRegion().front());
+  scf::YieldOp::create(lb.b, lb.loc, lb.extractSlice(x, offsets, sizes));
+  return choice.getResult(0);
+}
+
 Sizes upsampledSizes(LinalgBuilder &lb, Value x, ArrayRef<int64_t> factors) {
   IndexMath m{lb};
   Sizes sizes{lb.dimOfr(x, 0)};
@@ -599,6 +636,7 @@ Value seq::lowering::lowerSpatial(LinalgBuilder &lb, Operation *op) {
           [&](auto o) { return lowerGlobalPoolNd(lb, o, false); })
       .Case([&](ZeroPaddingOp o) { return lowerZeroPadding(lb, o); })
       .Case([&](CroppingOp o) { return lowerCropping(lb, o); })
+      .Case([&](SliceOp o) { return lowerSlice(lb, o); })
       .Case([&](UpSamplingOp o) { return lowerUpSampling(lb, o); })
       .Case([&](ResizeOp o) { return lowerResize(lb, o); })
       .Case([&](AdaptiveMaxPoolOp o) { return lowerAdaptivePool(lb, o, true); })

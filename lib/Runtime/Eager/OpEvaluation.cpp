@@ -587,6 +587,23 @@ Expected<Tensor> evaluate(CroppingOp op, const Operands &in) {
   return cropping(x, op.getLow(), op.getHigh());
 }
 
+Expected<Tensor> evaluate(SliceOp op, const Operands &in) {
+  const Tensor &x = in(op.getInput());
+  if (Error e = requireRank(op, x, op.getSizes().size() + 1, "input"))
+    return std::move(e);
+  SmallVector<int64_t> low, high;
+  for (int64_t i = 1; i < x.rank(); ++i) {
+    int64_t length = x.shape[i], needed = op.requiredLength(i - 1);
+    if (length < needed)
+      return opError(op, "the slice needs " + Twine(needed) + " elements of axis " +
+                             Twine(i) + " of the input " + x.shapeString());
+    int64_t start = op.getStarts()[i - 1];
+    low.push_back(start < 0 ? length + start : start);
+    high.push_back(length - low.back() - op.getSizes()[i - 1]);
+  }
+  return cropping(x, low, high);
+}
+
 Expected<Tensor> evaluate(BatchNormOp op, const Operands &in) {
   const Tensor &x = in(op.getInput()), &mean = in(op.getMovingMean());
   if (Error e = requireLastAxis(op, x, mean.shape[0], "moving_mean"))
@@ -786,6 +803,7 @@ Expected<Tensor> evaluateOp(Operation *op, ValueLookup lookup,
         return zeroPadding(x, op.getLow(), op.getHigh());
       })
       .Case<CroppingOp>([&](CroppingOp op) { return evaluate(op, in); })
+      .Case<SliceOp>([&](SliceOp op) { return evaluate(op, in); })
       .Case<UpSamplingOp>([&](UpSamplingOp op) -> Expected<Tensor> {
         const Tensor &x = in(op.getInput());
         if (Error e = requireRank(op, x, op.getSize().size() + 1, "input"))

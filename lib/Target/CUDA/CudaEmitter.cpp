@@ -696,7 +696,7 @@ Error Emitter::emitOp(Operation *op) {
       .Case<Conv2DOp, Conv3DOp, ConvLSTMOp, ConvTranspose1DOp, ConvTranspose2DOp, ConvTranspose3DOp,
             MaxPool2DOp, AvgPool2DOp, MaxPool3DOp, AvgPool3DOp,
             GlobalMaxPool2DOp, GlobalAvgPool2DOp, GlobalMaxPool3DOp, GlobalAvgPool3DOp,
-            ZeroPaddingOp, CroppingOp, UpSamplingOp, ResizeOp, AdaptiveMaxPoolOp,
+            ZeroPaddingOp, CroppingOp, SliceOp, UpSamplingOp, ResizeOp, AdaptiveMaxPoolOp,
             AdaptiveAvgPoolOp, PermuteOp>(
           [&](Operation *) { return emitSpatial(op); })
       .Case<BatchNormOp>([&](BatchNormOp o) -> Error {

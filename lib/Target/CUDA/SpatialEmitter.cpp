@@ -346,6 +346,38 @@ Error Emitter::emitSpatial(Operation *op) {
     return Error::success();
   };
 
+  // y[..., j, ...] = x[..., start + j, ...], a negative start counted from
+  // the end: shift_copy's offset is minus that start.
+  auto slice = [&](SliceOp o) -> Error {
+    Expected<unsigned> x = input();
+    if (!x)
+      return x.takeError();
+    if (Error e = requireSmallRank(*x))
+      return e;
+    Dims in = dimsOf(*x), out{in[0]}, offset{"0"};
+    auto inType = cast<RankedTensorType>(o.getInput().getType());
+    for (size_t i = 0; i < o.getSizes().size(); ++i) {
+      int64_t start = o.getStarts()[i];
+      out.push_back(std::to_string(o.getSizes()[i]));
+      offset.push_back(start >= 0 ? std::to_string(-start)
+                                  : "-(" + in[i + 1] + " - " + std::to_string(-start) + ")");
+    }
+    unsigned y = newBuffer(out, tag(op) + " output");
+    for (size_t i = 0; i < o.getSizes().size(); ++i)
+      if (inType.isDynamicDim(i + 1))
+        checkInDims(in[i + 1] + " < " + std::to_string(o.requiredLength(i)),
+                    layer(op) + ": the input is shorter than the " +
+                        std::to_string(o.requiredLength(i)) +
+                        " elements its slice takes along axis " + std::to_string(i + 1));
+    comment(op, "slice, starts [" + joined(o.getStarts(), ", ") + "], sizes [" +
+                    joined(o.getSizes(), ", ") + "] -> " + buffers[y].name);
+    forwardCode += tryLaunch(op, "seqc::shift_copy(m->stream, " + ptr(*x) + ", " + ptr(y) + ", " +
+                                     shape5(in) + ", " + shape5(dimsOf(y)) + ", " +
+                                     shape5(offset) + ")");
+    bufferOf[op->getResult(0)] = y;
+    return Error::success();
+  };
+
   auto upsample = [&](UpSamplingOp o) -> Error {
     Expected<unsigned> x = input();
     if (!x)
@@ -482,6 +514,7 @@ Error Emitter::emitSpatial(Operation *op) {
       .Case<GlobalAvgPool2DOp, GlobalAvgPool3DOp>([&](auto o) { return globalPool(o, false); })
       .Case([&](ZeroPaddingOp o) { return padOrCrop(o.getLow(), o.getHigh(), 1); })
       .Case([&](CroppingOp o) { return padOrCrop(o.getLow(), o.getHigh(), -1); })
+      .Case(slice)
       .Case(upsample)
       .Case(resize)
       .Case([&](AdaptiveMaxPoolOp o) {

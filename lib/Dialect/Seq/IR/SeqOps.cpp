@@ -481,6 +481,33 @@ LogicalResult CroppingOp::verify() {
   return verifyPadOrCrop(*this, getInput(), getLow(), getHigh(), true);
 }
 
+LogicalResult SliceOp::verify() {
+  Check check(*this);
+  if (failed(check.minRank(getInput(), "input", 2)))
+    return failure();
+  ArrayRef<int64_t> in = Check::shape(getInput());
+  size_t axes = in.size() - 1;
+  ArrayRef<int64_t> starts = getStarts(), sizes = getSizes();
+  if (starts.size() != axes || sizes.size() != axes)
+    return emitOpError() << "starts and sizes must hold one value per axis after the "
+                            "batch axis ("
+                         << axes << "), got " << starts.size() << " and " << sizes.size();
+  SmallVector<int64_t> shape{in[0]};
+  for (size_t i = 0; i < axes; ++i) {
+    if (sizes[i] < 1)
+      return emitOpError() << "sizes must be >= 1, got " << sizes[i] << " on axis " << i + 1;
+    if (starts[i] < 0 && sizes[i] > -starts[i])
+      return emitOpError() << "a window of " << sizes[i] << " from " << starts[i]
+                           << " runs past the end of axis " << i + 1;
+    if (in[i + 1] != kDynamic && requiredLength(i) > in[i + 1])
+      return emitOpError() << "the window from " << starts[i] << " of " << sizes[i]
+                           << " needs " << requiredLength(i) << " elements of axis "
+                           << i + 1 << " (size " << in[i + 1] << ")";
+    shape.push_back(sizes[i]);
+  }
+  return check.result(shape);
+}
+
 LogicalResult UpSamplingOp::verify() {
   Check check(*this);
   if (failed(check.minRank(getInput(), "input", 2)))

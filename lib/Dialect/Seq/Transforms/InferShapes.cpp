@@ -129,6 +129,11 @@ FailureOr<std::optional<Shape>> ruleShape(Operation *op) {
         return {shapes::padded(shapeOf(crop.getInput()), crop.getLow(),
                                crop.getHigh(), -1)};
       })
+      .Case([](SliceOp slice) -> Result {
+        Shape shape{shapeOf(slice.getInput())[0]};
+        llvm::append_range(shape, slice.getSizes());
+        return {shape};
+      })
       .Case([](UpSamplingOp up) -> Result {
         return {shapes::upsampled(shapeOf(up.getInput()), up.getSize())};
       })

@@ -755,6 +755,40 @@ def Seq_CroppingOp : Seq_TensorOp<"cropping"> {
   }];
 }
 
+def Seq_SliceOp : Seq_TensorOp<"slice"> {
+  let summary = "x[:, a:a+n, ...]: a window of fixed size on every axis, counted from either end";
+  let description = [{
+    `starts` and `sizes` hold, for every axis but the batch axis, where the
+    window starts and how many elements it keeps. A start `>= 0` counts
+    from the axis' first element, a negative one from past its last
+    (Python's rule: `-1` is the last element), so that a window at the end
+    of an axis of unknown length has a fixed size: `x[:, -1]` of a
+    `(batch, steps, features)` tensor is `starts [-1, 0] sizes [1, n]`.
+    The axis must hold the whole window, `start + size` elements (or
+    `-start`), which is checked at run time on an axis of unknown length;
+    the result's axes after the batch axis are `sizes`. (seq.cropping
+    keeps an axis of unknown length unknown.)
+
+    ```mlir
+    %y = seq.slice %x starts [-1, 0] sizes [1, 8] : tensor<?x?x8xf32> -> tensor<?x1x8xf32>
+    ```
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, DenseI64ArrayAttr:$starts,
+                   DenseI64ArrayAttr:$sizes);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = [{
+    $input `starts` $starts `sizes` $sizes attr-dict `:` type($input) `->` type($output)
+  }];
+  let extraClassDeclaration = [{
+    /// How many elements axis `axis` (after the batch axis, from 0) must
+    /// hold for the window.
+    int64_t requiredLength(size_t axis) {
+      int64_t start = getStarts()[axis];
+      return start < 0 ? -start : start + getSizes()[axis];
+    }
+  }];
+}
+
 class Seq_AdaptivePoolOp<string mnemonic, string keras, string reduce> :
     Seq_TensorOp<mnemonic> {
   let summary = "Keras " # keras # "1D/2D/3D (channels last)";
