@@ -218,6 +218,11 @@ def operation(k, r):
 
         def normalize(t, axis):
             return ops.math.l2_normalize(t, axis=axis)
+
+        def glu(t):
+            a, b = ops.split(t, 2, axis=-1)
+            return a * sigmoid(b)
+        unstack = ops.unstack
     else:
         import keras
         ops = keras.ops
@@ -237,6 +242,11 @@ def operation(k, r):
 
         def normalize(t, axis):  # keras.ops.normalize's epsilon differs: not imported
             return t
+
+        def glu(t):
+            a, b = ops.split(t, 2, axis=-1)
+            return a * sigmoid(b)
+        unstack = ops.unstack
     c = r.choice([0.5, 2.0, -1.5, 3.0])
     act = r.choice(activations)
     L = k.layers
@@ -256,6 +266,15 @@ def operation(k, r):
         lambda t: t[:, 1:], lambda t: t[:, :-1, :1], lambda t: t[:, :, None][:, :, 0],
         lambda t: concat([t, t * t], axis=-1),
         lambda t: L.Dense(t.shape[-1])(t[:, -1])[:, None, :] + t,
+        # windows of fixed size counted from one end (seq.slice where the
+        # steps' length is unknown)
+        lambda t: t[:, -2:], lambda t: t[:, :1], lambda t: t - t[:, -1][:, None, :],
+        lambda t: ops.pad(t, [[0, 0], [r.choice([0, 1, 2]), r.choice([0, 1])], [0, 1]]),
+        lambda t: ops.tile(t, [1, 1, r.choice([2, 3])]),
+        # operations of several outputs
+        lambda t: glu(L.Dense(2 * t.shape[-1])(t)),
+        lambda t: ops.stack(unstack(t, axis=-1)[::-1], axis=-1)
+        if t.shape[-1] is not None and t.shape[-1] <= 8 else t,
     ])
 
 

@@ -184,6 +184,16 @@ def check(seq_compile, fixtures, fixture):
         if not found:
             problems.append(f"no op located at layer '{layer['name']}'")
             continue
+        # An operation of several outputs (tf.split, tf.unstack): each has
+        # its ops, in order, the last of each with that output's shape.
+        outputs = layer["output_shape"]
+        if layer["class"] == "TFOpLambda" and outputs and isinstance(outputs[0], list) and \
+                len(outputs) > 1:
+            shapes = iter([s for _, s in found])
+            if not all(any(s == want for s in shapes) for want in outputs):
+                problems.append(f"layer '{layer['name']}' has shapes {[s for _, s in found]}, "
+                                f"Keras says {outputs}")
+            continue
         # A TensorFlow op on tensors (tf_keras' TFOpLambda, SlicingOpLambda)
         # is whichever seq ops compute it; the last has its shape.
         if layer["class"] in ("TFOpLambda", "SlicingOpLambda"):
@@ -224,6 +234,10 @@ def check(seq_compile, fixtures, fixture):
         # tf_keras' RandomHeight/RandomWidth report their axis as unknown (its
         # training size varies); at inference it keeps the input's.
         if layer["class"] in ("RandomHeight", "RandomWidth") and len(shape) == len(keras_shape):
+            keras_shape = [k if k is not None else s for k, s in zip(keras_shape, shape)]
+        # tf_keras reports a window of fixed size counted from one end of an
+        # axis of unknown length (h[:, -2:]) as unknown; seq.slice knows it.
+        if op == "slice" and len(shape) == len(keras_shape):
             keras_shape = [k if k is not None else s for k, s in zip(keras_shape, shape)]
         if shape != keras_shape:
             problems.append(f"layer '{layer['name']}' has shape {shape}, Keras says {keras_shape}")

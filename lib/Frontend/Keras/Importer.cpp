@@ -430,7 +430,16 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   // The attention scores of the attention layers whose second output is read.
   llvm::StringMap<Value> attentionScores;
   // What output `index` > 0 of the layer call `id` is.
+  // The outputs of operations that have several (tf.split), by call.
+  llvm::StringMap<SmallVector<Value>> operationOutputs;
   auto secondaryOutput = [&](StringRef id, int64_t index) -> Expected<Value> {
+    if (auto parts = operationOutputs.find(id); parts != operationOutputs.end()) {
+      if (index >= static_cast<int64_t>(parts->second.size()))
+        return llvm::createStringError("output " + Twine(index) + " of '" +
+                                       id.split('\x1f').first + "', which has " +
+                                       Twine(parts->second.size()));
+      return parts->second[index];
+    }
     auto scores = attentionScores.find(id);
     if (scores == attentionScores.end())
       return states.state(builder, id, index);
@@ -516,7 +525,8 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
       masks.resize(1);
     }
     bool attention = LayerEmitter::isAttentionLayer(layer.getClassName());
-    bool keepFinal = layer.areStatesRead() && !attention;
+    bool operation = layer.getClassName() == "Operation";
+    bool keepFinal = layer.areStatesRead() && !attention && !operation;
     if (keepFinal)
       if (Expected<int64_t> count = returnedStateCount(layer); !count)
         return count.takeError();
@@ -531,8 +541,10 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
         if (!given)
           m = nullptr;
     Expected<Value> out = Value();
-    if (layer.getClassName() == "Operation") {
+    if (operation) {
       out = emitter.emitOperation(layer, inputs);
+      if (out && !emitter.operationOutputs().empty())
+        operationOutputs[layer.getCallId()] = SmallVector<Value>(emitter.operationOutputs());
     } else if (LayerEmitter::isMergeLayer(layer.getClassName())) {
       out = emitter.emitMerge(layer, inputs, masks, callMasks);
     } else if (attention) {

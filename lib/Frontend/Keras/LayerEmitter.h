@@ -50,6 +50,10 @@ public:
   /// second output, the softmax weights (batch, heads, tq, tk) (Attention,
   /// AdditiveAttention: (batch, tq, tk)); else null.
   mlir::Value attentionScores() const { return lastAttentionScores; }
+  /// After an operation of several outputs (tf.split, tf.unstack and
+  /// their keras.ops): all of them, the first the one it returned; else
+  /// empty.
+  llvm::ArrayRef<mlir::Value> operationOutputs() const { return lastOperationOutputs; }
 
   /// Add, Subtract, Multiply, Average, Maximum, Minimum, Concatenate
   /// (MergeLayers.cpp): layers that read several values.
@@ -162,6 +166,7 @@ private:
   llvm::SmallVector<mlir::Value, 2> lastFinalStates;
   bool keepFinalState = false;
   mlir::Value lastAttentionScores;
+  llvm::SmallVector<mlir::Value> lastOperationOutputs;
 };
 
 } // namespace seq::keras

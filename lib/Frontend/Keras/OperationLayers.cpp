@@ -17,7 +17,11 @@
 //   products and normalizations: matmul (seq.matmul; per head above rank 3),
 //     l2_normalize over one axis (seq.unit_norm);
 //   shapes: expand_dims, squeeze, reshape, transpose, concatenate, stack,
-//     slicing with integers and slices of step 1, and image resizes
+//     split and unstack (several outputs: LayerEmitter::operationOutputs),
+//     pad with zeros (seq.zero_padding), tile (copies concatenated),
+//     slicing with integers and slices of step 1 (seq.cropping, or seq.slice
+//     for a window counted from one end of an axis of unknown length), and
+//     image resizes
 //     (seq.resize);
 //   casts to float32 and tf.identity: the input itself.
 #include "LayerEmitter.h"
@@ -85,6 +89,10 @@ std::string operationName(const LayerConfig &layer) {
         .Cases({"math.l2_normalize", "nn.l2_normalize"}, "l2_normalize")
         .Cases({"linalg.matmul", "matmul"}, "matmul")
         .Case("stack", "stack")
+        .Case("split", "split")
+        .Case("unstack", "unstack")
+        .Cases({"compat.v1.pad", "pad"}, "pad")
+        .Case("tile", "tile")
         .Case("image.resize", "resize")
         .Case("math.reduce_mean", "mean")
         .Case("math.reduce_sum", "sum")
@@ -142,6 +150,10 @@ std::string operationName(const LayerConfig &layer) {
       .Case("Cast", "cast")
       .Case("Matmul", "matmul")
       .Case("Stack", "stack")
+      .Case("Split", "split")
+      .Case("Unstack", "unstack")
+      .Case("Pad", "pad")
+      .Case("Tile", "tile")
       .Case("Resize", "resize")
       .Case("Mean", "mean")
       .Case("Sum", "sum")
@@ -837,6 +849,170 @@ struct OperationBuilder {
     return values;
   }
 
+  /// tf.pad (paddings) and keras.ops.pad (pad_width): a (before, after)
+  /// pair per axis, the batch axis' (0, 0), padded with zeros
+  /// (seq.zero_padding).
+  Expected<Value> pad(Value x) const {
+    ArrayRef<int64_t> in = shapeOf(x);
+    bool tf = layer.getSourceClassName() == "TFOpLambda";
+    const json::Value *modeValue = option("mode");
+    std::optional<StringRef> mode = modeValue ? modeValue->getAsString() : std::nullopt;
+    if (modeValue && (!mode || mode->lower() != "constant"))
+      return fail("pads in mode " + (mode ? mode->str() : std::string("?")) +
+                  ": seqc pads with a constant");
+    if (const json::Value *v = option("constant_values"); v && v->getAsNumber() != 0.0)
+      return fail("pads with a value other than 0: seqc pads with zeros");
+    const json::Value *widths = option(tf ? "paddings" : "pad_width");
+    const json::Array *pairs = widths ? widths->getAsArray() : nullptr;
+    if (!pairs || pairs->size() != in.size())
+      return fail("has no (before, after) pair for each of its input's " + Twine(in.size()) +
+                  " axes");
+    SmallVector<int64_t> low, high;
+    for (auto [i, pair] : llvm::enumerate(*pairs)) {
+      const json::Array *p = pair.getAsArray();
+      std::optional<int64_t> before = p && p->size() == 2 ? (*p)[0].getAsInteger() : std::nullopt;
+      std::optional<int64_t> after = p && p->size() == 2 ? (*p)[1].getAsInteger() : std::nullopt;
+      if (!before || !after || *before < 0 || *after < 0 || *before > kLargestBound ||
+          *after > kLargestBound)
+        return fail("pads by something other than a pair of sizes per axis");
+      if (i == 0) {
+        if (*before || *after)
+          return fail("pads the batch axis: not supported");
+        continue;
+      }
+      low.push_back(*before);
+      high.push_back(*after);
+    }
+    return ZeroPaddingOp::create(builder, loc, tensorType(builder, shapes::padded(in, low, high)),
+                                 x, builder.getDenseI64ArrayAttr(low),
+                                 builder.getDenseI64ArrayAttr(high))
+        .getResult();
+  }
+
+  /// tf.tile (multiples) and keras.ops.tile (repeats; fewer than the
+  /// input's axes count from the last, NumPy's rule): copies joined along
+  /// each axis after the batch axis (seq.concatenate).
+  Expected<Value> tile(Value x) const {
+    int64_t rank = static_cast<int64_t>(shapeOf(x).size());
+    Expected<SmallVector<int64_t>> given =
+        integers(layer.getSourceClassName() == "TFOpLambda" ? "multiples" : "repeats");
+    if (!given)
+      return given.takeError();
+    SmallVector<int64_t> repeats(*given);
+    if (static_cast<int64_t>(repeats.size()) < rank)
+      repeats.insert(repeats.begin(), rank - repeats.size(), 1);
+    if (static_cast<int64_t>(repeats.size()) != rank)
+      return fail("repeats " + Twine(given->size()) + " axes of a rank-" + Twine(rank) +
+                  " input");
+    if (repeats[0] != 1)
+      return fail("repeats the batch axis: not supported");
+    for (int64_t i = 1; i < rank; ++i) {
+      if (repeats[i] < 1 || repeats[i] > 1024)
+        return fail("repeats axis " + Twine(i) + " " + Twine(repeats[i]) +
+                    " times: seqc repeats an axis 1 to 1024 times");
+      if (repeats[i] == 1)
+        continue;
+      SmallVector<int64_t> shape(shapeOf(x));
+      if (!ShapedType::isDynamic(shape[i]))
+        shape[i] *= repeats[i];
+      SmallVector<Value> copies(repeats[i], x);
+      x = ConcatenateOp::create(builder, loc, tensorType(builder, shape), copies, i).getResult();
+    }
+    return x;
+  }
+
+  /// The parts of x along one axis of fixed length after the batch axis,
+  /// each a seq.cropping: tf.split's num_or_size_splits (a count of equal
+  /// parts, or their sizes, one of them -1 for the rest), keras.ops.split's
+  /// indices_or_sections (a count, or the indices where parts start:
+  /// NumPy's rule), tf.unstack's and keras.ops.unstack's parts of one with
+  /// the axis dropped.
+  Expected<SmallVector<Value>> split(StringRef op, Value x) const {
+    ArrayRef<int64_t> in = shapeOf(x);
+    int64_t rank = static_cast<int64_t>(in.size());
+    if (!option("axis"))
+      return fail("splits along the batch axis (axis 0, the default): seqc splits along an "
+                  "axis after it");
+    Expected<int64_t> axis = this->axis("axis", rank);
+    if (!axis)
+      return axis.takeError();
+    int64_t length = in[*axis];
+    if (ShapedType::isDynamic(length))
+      return fail("splits axis " + Twine(*axis) + " of unknown length: seqc splits an axis "
+                  "of fixed length");
+    SmallVector<int64_t> sizes;
+    const json::Value *how =
+        op == "unstack" ? nullptr
+                        : option(layer.getSourceClassName() == "TFOpLambda" ? "num_or_size_splits"
+                                                                            : "indices_or_sections");
+    std::optional<int64_t> count = how ? how->getAsInteger() : std::nullopt;
+    if (op == "unstack")
+      count = length;
+    if (count) {
+      if (*count < 1 || length % *count != 0)
+        return fail("splits axis " + Twine(*axis) + " of length " + Twine(length) + " into " +
+                    Twine(*count) + " parts: they must be of equal size");
+      sizes.assign(*count, length / *count);
+    } else if (const json::Array *list = how ? how->getAsArray() : nullptr) {
+      bool indices = layer.getSourceClassName() != "TFOpLambda";
+      int64_t previous = 0, rest = -1;
+      for (const json::Value &e : *list) {
+        std::optional<int64_t> n = e.getAsInteger();
+        if (!n || *n < -1 || *n > kLargestBound)
+          return fail("splits by something other than sizes or indices");
+        if (indices) {
+          sizes.push_back(*n - previous);
+          previous = *n;
+        } else if (*n == -1) {
+          if (rest >= 0)
+            return fail("has more than one size -1");
+          rest = sizes.size();
+          sizes.push_back(0);
+        } else {
+          sizes.push_back(*n);
+        }
+      }
+      if (indices)
+        sizes.push_back(length - previous);
+      int64_t total = 0;
+      for (int64_t size : sizes)
+        total += size;
+      if (rest >= 0)
+        sizes[rest] = length - total;
+      else if (!indices && total != length)
+        return fail("splits axis " + Twine(*axis) + " of length " + Twine(length) +
+                    " into sizes that sum to " + Twine(total));
+    } else {
+      return fail("has no number of parts or their sizes");
+    }
+    if (llvm::any_of(sizes, [](int64_t size) { return size < 1; }))
+      return fail("leaves an empty part of axis " + Twine(*axis) + ": not supported");
+    SmallVector<Value> parts;
+    int64_t start = 0;
+    for (int64_t size : sizes) {
+      SmallVector<int64_t> low(rank - 1, 0), high(rank - 1, 0), shape(in);
+      low[*axis - 1] = start;
+      high[*axis - 1] = length - start - size;
+      shape[*axis] = size;
+      start += size;
+      Value part = x;
+      if (size != length)
+        part = CroppingOp::create(builder, loc, tensorType(builder, shape), x,
+                                  builder.getDenseI64ArrayAttr(low),
+                                  builder.getDenseI64ArrayAttr(high))
+                   .getResult();
+      if (op == "unstack") {
+        SmallVector<int64_t> kept(in.drop_front());
+        kept.erase(kept.begin() + (*axis - 1));
+        if (kept.empty())
+          return fail("leaves (batch,), which seqc does not represent");
+        part = reshape(part, kept);
+      }
+      parts.push_back(part);
+    }
+    return parts;
+  }
+
   /// x[spec]: Keras 3's args[1] (slices as {"class_name": "__slice__",
   /// "config": {...}}), tf_keras' slice_spec (slices as {"start", "stop",
   /// "step"}); an integer indexes (and drops) an axis, None (newaxis) adds
@@ -883,6 +1059,8 @@ struct OperationBuilder {
       perAxis.insert(perAxis.end(), rank - named, &all);
 
     SmallVector<int64_t> low(rank - 1, 0), high(rank - 1, 0), out;
+    // Windows of fixed size (start, size) on axes of unknown length.
+    SmallVector<std::optional<std::pair<int64_t, int64_t>>> windows(rank - 1);
     int64_t axis = 0; // the input axis the next entry reads
     for (const json::Value *item : perAxis) {
       if (item->getAsNull()) {
@@ -932,11 +1110,26 @@ struct OperationBuilder {
       }
       int64_t size = in[i];
       if (ShapedType::isDynamic(size)) {
-        // Only what is counted from the ends the slice keeps: x[:, 1:],
-        // x[:, :-1].
-        if (index || (start && *start < 0) || (stop && *stop >= 0))
-          return fail("slices axis " + Twine(i) + " of unknown length from the other "
-                      "end: seqc needs its length there");
+        // Counted from both ends (x[:, 1:-1]), the cropping keeps the axis'
+        // unknown length; from one end only (x[:, -1], x[:, -3:], x[:, :2]),
+        // a window of fixed size that the axis must hold at run time.
+        bool fromEnd = index ? *index < 0 : start && *start < 0;
+        if (index) {
+          windows[i - 1] = {*index, 1};
+          continue;
+        }
+        if (fromEnd || (stop && *stop >= 0)) {
+          int64_t first = start.value_or(0);
+          if (fromEnd && stop && *stop >= 0)
+            return fail("slices axis " + Twine(i) + " of unknown length from its end to a "
+                        "position from its start: seqc needs both bounds from one end");
+          int64_t last = stop ? *stop : 0;
+          if (last <= first)
+            return fail("leaves nothing of axis " + Twine(i));
+          windows[i - 1] = {first, last - first};
+          out.push_back(last - first);
+          continue;
+        }
         low[i - 1] = start.value_or(0);
         high[i - 1] = stop ? -*stop : 0;
         out.push_back(size);
@@ -969,6 +1162,23 @@ struct OperationBuilder {
                                    builder.getDenseI64ArrayAttr(low),
                                    builder.getDenseI64ArrayAttr(high))
                     .getResult();
+    if (llvm::any_of(windows, [](const auto &w) { return w.has_value(); })) {
+      SmallVector<int64_t> starts(rank - 1, 0), sizes(rank - 1);
+      for (int64_t i = 1; i < rank; ++i) {
+        if (windows[i - 1])
+          std::tie(starts[i - 1], sizes[i - 1]) = *windows[i - 1];
+        else if (ShapedType::isDynamic(croppedShape[i]))
+          return fail("slices axis " + Twine(i) + " of unknown length and keeps another "
+                      "one: seqc keeps at most one such axis");
+        else
+          sizes[i - 1] = croppedShape[i];
+        croppedShape[i] = sizes[i - 1];
+      }
+      cropped = SliceOp::create(builder, loc, tensorType(builder, croppedShape), cropped,
+                                builder.getDenseI64ArrayAttr(starts),
+                                builder.getDenseI64ArrayAttr(sizes))
+                    .getResult();
+    }
     SmallVector<int64_t> sizes =
         llvm::map_to_vector(ArrayRef(out).drop_front(), [](int64_t v) { return v == -2 ? 1 : v; });
     if (sizes.empty())
@@ -987,6 +1197,7 @@ Expected<Value> LayerEmitter::emitOperation(const LayerConfig &layer, ArrayRef<V
   // An operation computes on every step of a masked tensor and passes no
   // mask on, in tf_keras and Keras 3 alike.
   mask = nullptr;
+  lastOperationOutputs.clear();
   OperationBuilder ob{builder, layer, inputs, layerLoc(builder, layer.getName())};
   std::string op = operationName(layer);
   if (op.empty())
@@ -1025,6 +1236,17 @@ Expected<Value> LayerEmitter::emitOperation(const LayerConfig &layer, ArrayRef<V
     return ob.activationOperation(op, x);
   if (op == "getitem")
     return ob.slice(x);
+  if (op == "pad")
+    return ob.pad(x);
+  if (op == "tile")
+    return ob.tile(x);
+  if (op == "split" || op == "unstack") {
+    Expected<SmallVector<Value>> parts = ob.split(op, x);
+    if (!parts)
+      return parts.takeError();
+    lastOperationOutputs = std::move(*parts);
+    return lastOperationOutputs.front();
+  }
   ArrayRef<int64_t> in = shapeOf(x);
   if (op == "expand_dims" || op == "squeeze") {
     const json::Value *v = ob.option("axis");

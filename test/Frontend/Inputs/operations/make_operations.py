@@ -38,7 +38,7 @@ keras.Model(x, x + keras.layers.Dense(3, name="dense")(x[:, 0])).save(
 # Operations seqc imports only in some forms: a cast to another type, a
 # resize by another method, a matmul that broadcasts over heads, a stack along the
 # batch axis, a squareplus of another b, a power seqc has no product or
-# function for.
+# function for; a slice of steps of unknown length whose size depends on it.
 x = tf_keras.Input((5, 3), name="x")
 image = tf_keras.Input((4, 4, 3), name="image")
 tf_keras.Model(x, tf.cast(tf.cast(x, tf.int32), tf.float32)).save(
@@ -51,3 +51,28 @@ y = keras.Input((1, 3, 5), name="y")
 keras.Model([x, y], keras.ops.matmul(x, y)).save(os.path.join(HERE, "matmul_broadcast.keras"))
 keras.Model(x, keras.ops.squareplus(x, b=3)).save(os.path.join(HERE, "squareplus.keras"))
 keras.Model(x, x ** 1.5).save(os.path.join(HERE, "power.keras"))
+
+# A slice of steps of unknown length from a position counted from their end
+# to one counted from their start (its size depends on the length).
+steps = keras.Input((None, 3), name="steps")
+keras.Model(steps, keras.layers.GRU(2, name="gru")(steps[:, -3:2])).save(
+    os.path.join(HERE, "slice_both_ends.keras"))
+
+# Splits seqc refuses: along the batch axis (tf.split's default axis), with
+# an empty part, along steps of unknown length.
+x = tf_keras.Input((4, 6), name="x")
+tf_keras.Model(x, tf.split(x, 2)[0]).save(os.path.join(HERE, "split_batch.h5"))
+x = keras.Input((4, 6), name="x")
+keras.Model(x, keras.ops.split(x, [0, 2], axis=-1)[1]).save(os.path.join(HERE, "split_empty.keras"))
+keras.Model(steps, keras.ops.split(steps, 2, axis=1)[1]).save(
+    os.path.join(HERE, "split_steps.keras"))
+
+# Pads and tiles seqc refuses: a reflection, a pad of the batch axis, a tile
+# of the batch axis.
+x = tf_keras.Input((4, 6), name="x")
+tf_keras.Model(x, tf.pad(x, [[0, 0], [1, 1], [0, 0]], mode="REFLECT")).save(
+    os.path.join(HERE, "pad_reflect.h5"))
+tf_keras.Model(x, tf.tile(x, [2, 1, 1])).save(os.path.join(HERE, "tile_batch.h5"))
+x = keras.Input((4, 6), name="x")
+keras.Model(x, keras.ops.pad(x, [[1, 0], [0, 0], [0, 0]])).save(
+    os.path.join(HERE, "pad_batch.keras"))
