@@ -238,6 +238,8 @@ def operation(k, r):
                        lambda t: ops.reciprocal(ops.abs(t) + 0.5), lambda t: t ** 2]
 
         def scores(q, v):
+            if r.random() < 0.5:
+                return ops.einsum("bqd,bkd->bqk", q, v)
             return ops.matmul(q, ops.transpose(v, (0, 2, 1)))
 
         def normalize(t, axis):  # keras.ops.normalize's epsilon differs: not imported

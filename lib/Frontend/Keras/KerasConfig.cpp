@@ -792,11 +792,21 @@ Error parseFunctional(const json::Object &config, StringRef where,
                                   "' is not one of its layers");
   if (Error e = parseLayerList(ordered, where, model))
     return e;
-  for (const std::string &name : inputLayers)
-    if (!llvm::any_of(model.inputs,
-                      [&](const ModelInput &in) { return in.name == name; }))
-      return fileError(where, "layer '" + name + "' reads nothing but is not an "
-                                  "InputLayer: the model config is malformed");
+  for (const std::string &name : inputLayers) {
+    if (llvm::any_of(model.inputs, [&](const ModelInput &in) { return in.name == name; }))
+      continue;
+    // tf_keras records a TensorFlow function's first argument only: the
+    // tensors of tf.einsum("...", a, b) are lost when it saves the model.
+    const json::Object *entry = entryOf.lookup(name) ? entryOf.lookup(name)->getAsObject()
+                                                     : nullptr;
+    if (entry && entry->getString("class_name") == "TFOpLambda")
+      return fileError(where, "layer '" + callText(name) + "' (TFOpLambda) reads no tensor: "
+                                  "tf_keras saved only its first argument, not the tensors "
+                                  "after it (as tf.einsum's); write it with tf.matmul, or "
+                                  "keras.ops.einsum in Keras 3");
+    return fileError(where, "layer '" + name + "' reads nothing but is not an "
+                                "InputLayer: the model config is malformed");
+  }
   // Keras' input order, when the config records it (else file order).
   std::vector<ModelInput> inputs;
   if (const json::Value *list = config.get("input_layers"))

@@ -14,7 +14,8 @@
 //   activations: the activation functions of both Kerases (activationKind)
 //     with the call's parameters, softmax and log_softmax over any axis;
 //   reductions over axes: mean, sum, max, min (keepdims or not);
-//   products and normalizations: matmul (seq.matmul; per head above rank 3),
+//   products and normalizations: matmul (seq.matmul; per head above rank 3)
+//     and the einsums that are one (or a transpose),
 //     l2_normalize over one axis (seq.unit_norm);
 //   shapes: expand_dims, squeeze, reshape, transpose, concatenate, stack,
 //     split and unstack (several outputs: LayerEmitter::operationOutputs),
@@ -154,6 +155,7 @@ std::string operationName(const LayerConfig &layer) {
       .Case("Unstack", "unstack")
       .Case("Pad", "pad")
       .Case("Tile", "tile")
+      .Case("Einsum", "einsum")
       .Case("Resize", "resize")
       .Case("Mean", "mean")
       .Case("Sum", "sum")
@@ -655,6 +657,22 @@ struct OperationBuilder {
     if (args->size() != 2 || !(*args)[0].tensor || !(*args)[1].tensor)
       return fail("multiplies other than two tensors");
     Value a = (*args)[0].tensor, b = (*args)[1].tensor;
+    int64_t rank = static_cast<int64_t>(shapeOf(a).size());
+    if (rank >= 3 && (flag("transpose_a") || flag("adjoint_a"))) {
+      SmallVector<int64_t> dims;
+      for (int64_t i = 1; i + 2 < rank; ++i)
+        dims.push_back(i);
+      dims.append({rank - 1, rank - 2});
+      a = permute(a, dims);
+    }
+    return product(a, b, flag("transpose_b") || flag("adjoint_b"));
+  }
+
+  /// a (batch, ..., m, k) times b (batch, ..., k, n), or b (batch, ..., n,
+  /// k) with `transposeB`: one seq.matmul at rank 3; above it one per head
+  /// (the axes between the batch and the matrices, of equal, fixed
+  /// lengths), cropped out of both and joined along the heads.
+  Expected<Value> product(Value a, Value b, bool transposeB) const {
     ArrayRef<int64_t> sa = shapeOf(a), sb = shapeOf(b);
     int64_t rank = static_cast<int64_t>(sa.size());
     auto refuse = [&](const Twine &why) {
@@ -669,30 +687,19 @@ struct OperationBuilder {
         return refuse("the axes before the matrices must have equal, fixed lengths");
       heads *= sa[i];
     }
-    auto swapLast = [&](Value x) {
-      SmallVector<int64_t> dims;
-      for (int64_t i = 1; i + 2 < rank; ++i)
-        dims.push_back(i);
-      dims.append({rank - 1, rank - 2});
-      return permute(x, dims);
-    };
-    if (flag("transpose_a") || flag("adjoint_a"))
-      a = swapLast(a);
-    bool transposeB = flag("transpose_b") || flag("adjoint_b");
-    ArrayRef<int64_t> ta = shapeOf(a);
-    int64_t m = ta[rank - 2], k = ta[rank - 1];
+    int64_t m = sa[rank - 2], k = sa[rank - 1];
     int64_t bk = transposeB ? sb[rank - 1] : sb[rank - 2];
     int64_t n = transposeB ? sb[rank - 2] : sb[rank - 1];
     if (shapes::conflict(k, bk))
       return refuse("their inner sizes differ");
-    auto product = [&](Value x, Value y) {
+    auto matmul = [&](Value x, Value y) {
       auto type = tensorType(builder, {sa[0], m, n});
       return MatMulOp::create(builder, loc, type, x, y, transposeB).getResult();
     };
     if (rank == 3)
-      return product(a, b);
+      return matmul(a, b);
     auto matrices = [](ArrayRef<int64_t> s) { return s.take_back(2); };
-    if (llvm::count_if(matrices(ta), ShapedType::isDynamic) > 1 ||
+    if (llvm::count_if(matrices(sa), ShapedType::isDynamic) > 1 ||
         llvm::count_if(matrices(sb), ShapedType::isDynamic) > 1 ||
         (ShapedType::isDynamic(m) && ShapedType::isDynamic(n)))
       return refuse("seqc unrolls the heads of matrices with at most one axis of unknown "
@@ -715,7 +722,7 @@ struct OperationBuilder {
     Value ja = joinHeads(a), jb = joinHeads(b);
     SmallVector<Value> products;
     for (int64_t h = 0; h < heads; ++h)
-      products.push_back(reshape(product(head(ja, h), head(jb, h)), {1, m, n}));
+      products.push_back(reshape(matmul(head(ja, h), head(jb, h)), {1, m, n}));
     Value joined = products.size() == 1
                        ? products[0]
                        : ConcatenateOp::create(builder, loc,
@@ -727,6 +734,117 @@ struct OperationBuilder {
     SmallVector<int64_t> out(sa.begin() + 1, sa.end() - 2);
     out.append({m, n});
     return reshape(joined, out);
+  }
+
+  /// keras.ops.einsum of one tensor (a transpose) or two (a product: every
+  /// letter but the batch axis' first is in both operands and the result
+  /// (heads), in both only (the one summed), or in one operand and the
+  /// result (its rows or columns, at most one each)), "bqd,bkd->bqk",
+  /// "bhqk,bhkd->bhqd"; the batch axis' letter first everywhere.
+  Expected<Value> einsum() const {
+    const json::Value *v = option("subscripts");
+    std::optional<StringRef> subscripts = v ? v->getAsString() : std::nullopt;
+    if (!subscripts)
+      return fail("has no subscripts");
+    auto [lhs, out] = subscripts->split("->");
+    SmallVector<StringRef> terms;
+    lhs.split(terms, ',');
+    // Letters, each once.
+    auto letters = [](StringRef t) {
+      std::string seen;
+      for (char c : t) {
+        if (!llvm::isAlpha(c) || seen.find(c) != std::string::npos)
+          return false;
+        seen += c;
+      }
+      return !t.empty();
+    };
+    auto refuse = [&](const Twine &why) {
+      return fail("computes einsum '" + *subscripts + "': " + why);
+    };
+    if (!subscripts->contains("->") || !letters(out) ||
+        !llvm::all_of(terms, letters) || terms.size() != inputs.size() || terms.size() > 2)
+      return refuse("seqc imports einsum of one or two tensors, each axis named by one "
+                    "letter once, the result named after '->'");
+    for (auto [term, x] : llvm::zip(terms, inputs))
+      if (static_cast<int64_t>(term.size()) != static_cast<int64_t>(shapeOf(x).size()))
+        return refuse("names " + Twine(term.size()) + " axes of a rank-" +
+                      Twine(shapeOf(x).size()) + " tensor");
+    char batch = out.front();
+    if (llvm::any_of(terms, [&](StringRef t) { return t.front() != batch; }))
+      return refuse("the batch axis must be the first of every tensor and of the result");
+    // For each letter after the batch axis' in `order`, its axis in `term`.
+    auto axesOf = [](StringRef term, StringRef order) {
+      SmallVector<int64_t> dims;
+      for (char c : order)
+        dims.push_back(static_cast<int64_t>(term.find(c)));
+      return dims;
+    };
+    auto arrange = [&](Value x, StringRef from, StringRef to) {
+      return from == to ? x : permute(x, axesOf(from, to.drop_front()));
+    };
+    if (terms.size() == 1) {
+      std::string from = terms[0].str(), to = out.str();
+      llvm::sort(from);
+      llvm::sort(to);
+      if (from == to)
+        return arrange(inputs[0], terms[0], out);
+      return refuse("sums over an axis: seqc imports one tensor's einsum as a transpose");
+    }
+    StringRef a = terms[0], b = terms[1];
+    std::string heads, rows, columns, summed;
+    for (char c : a.drop_front()) {
+      bool inB = b.contains(c), inOut = out.contains(c);
+      (inB ? (inOut ? heads : summed) : (inOut ? rows : summed)) += c;
+      if (!inB && !inOut)
+        return refuse("sums an axis of one tensor only");
+    }
+    for (char c : b.drop_front())
+      if (!a.contains(c)) {
+        if (!out.contains(c))
+          return refuse("sums an axis of one tensor only");
+        columns += c;
+      }
+    if (summed.size() != 1 || rows.size() > 1 || columns.size() > 1 ||
+        out.size() != 1 + heads.size() + rows.size() + columns.size())
+      return refuse("seqc imports einsum as a matmul: one axis summed, at most one of rows "
+                    "and one of columns");
+    // Operands as (batch, heads..., rows, summed) and (batch, heads...,
+    // summed, columns), or (columns, summed): a missing rows or columns
+    // axis is one of size 1.
+    std::string ta = batch + heads + rows + summed;
+    std::string tb = batch + heads + summed + columns;
+    std::string tbT = batch + heads + columns + summed;
+    Value x = arrange(inputs[0], a, ta);
+    bool transposeB = b == tbT && !columns.empty();
+    Value y = transposeB ? inputs[1] : arrange(inputs[1], b, tb);
+    auto withUnit = [&](Value t, bool missing, int64_t at) {
+      if (!missing)
+        return t;
+      SmallVector<int64_t> sizes(shapeOf(t).drop_front());
+      sizes.insert(sizes.begin() + at, 1);
+      return reshape(t, sizes);
+    };
+    int64_t h = static_cast<int64_t>(heads.size());
+    x = withUnit(x, rows.empty(), h);
+    y = withUnit(y, columns.empty(), h + 1);
+    Expected<Value> p = product(x, y, transposeB);
+    if (!p)
+      return p.takeError();
+    Value r = *p;
+    if (rows.empty() || columns.empty()) {
+      SmallVector<int64_t> kept(shapeOf(r).drop_front());
+      if (columns.empty())
+        kept.erase(kept.begin() + h + 1);
+      if (rows.empty())
+        kept.erase(kept.begin() + h);
+      if (kept.empty())
+        return refuse("leaves (batch,), which seqc does not represent");
+      if (llvm::count_if(kept, ShapedType::isDynamic) > 1)
+        return refuse("leaves more than one axis of unknown length");
+      r = reshape(r, kept);
+    }
+    return arrange(r, batch + heads + rows + columns, out);
   }
 
   /// tf.stack / keras.ops.stack along a new axis after the batch axis: each
@@ -1212,6 +1330,8 @@ Expected<Value> LayerEmitter::emitOperation(const LayerConfig &layer, ArrayRef<V
     return ob.concatenate();
   if (op == "matmul")
     return ob.matmul();
+  if (op == "einsum")
+    return ob.einsum();
   if (op == "stack")
     return ob.stack();
   if (inputs.size() != 1)

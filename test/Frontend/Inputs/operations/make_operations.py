@@ -76,3 +76,13 @@ tf_keras.Model(x, tf.tile(x, [2, 1, 1])).save(os.path.join(HERE, "tile_batch.h5"
 x = keras.Input((4, 6), name="x")
 keras.Model(x, keras.ops.pad(x, [[1, 0], [0, 0], [0, 0]])).save(
     os.path.join(HERE, "pad_batch.keras"))
+
+# An einsum that is not one matmul (it sums an axis of one tensor only);
+q = keras.Input((6, 4), name="q")
+k = keras.Input((5, 4), name="k")
+keras.Model([q, k], keras.ops.einsum("bkd,bqd->bdq", q, k)).save(
+    os.path.join(HERE, "einsum_sum.keras"))
+# tf_keras saves tf.einsum without the tensors after its first argument.
+q = tf_keras.Input((6, 4), name="q")
+k = tf_keras.Input((5, 4), name="k")
+tf_keras.Model([q, k], tf.einsum("bqd,bkd->bqk", q, k)).save(os.path.join(HERE, "einsum_tf.h5"))
