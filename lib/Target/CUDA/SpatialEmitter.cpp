@@ -315,14 +315,30 @@ Error Emitter::emitSpatial(Operation *op) {
     return Error::success();
   };
 
-  // ZeroPadding (sign 1) and Cropping (sign -1).
-  auto padOrCrop = [&](llvm::ArrayRef<int64_t> low, llvm::ArrayRef<int64_t> high,
-                       int sign) -> Error {
+  // The op's input, of a rank the spatial kernels take (Shape5).
+  auto smallInput = [&]() -> Expected<unsigned> {
     Expected<unsigned> x = input();
     if (!x)
       return x.takeError();
     if (Error e = requireSmallRank(*x))
-      return e;
+      return std::move(e);
+    return *x;
+  };
+  // y[i] = x[i - offset] where that is inside x, else 0: the op's result.
+  auto shiftCopy = [&](unsigned x, unsigned y, const Dims &offset) -> Error {
+    forwardCode += tryLaunch(op, "seqc::shift_copy(m->stream, " + ptr(x) + ", " + ptr(y) + ", " +
+                                     shape5(dimsOf(x)) + ", " + shape5(dimsOf(y)) + ", " +
+                                     shape5(offset) + ")");
+    bufferOf[op->getResult(0)] = y;
+    return Error::success();
+  };
+
+  // ZeroPadding (sign 1) and Cropping (sign -1).
+  auto padOrCrop = [&](llvm::ArrayRef<int64_t> low, llvm::ArrayRef<int64_t> high,
+                       int sign) -> Error {
+    Expected<unsigned> x = smallInput();
+    if (!x)
+      return x.takeError();
     Dims in = dimsOf(*x), out{in[0]}, offset{"0"};
     for (size_t i = 0; i < low.size(); ++i) {
       int64_t change = low[i] + high[i];
@@ -339,21 +355,15 @@ Error Emitter::emitSpatial(Operation *op) {
     comment(op, std::string(sign > 0 ? "zero padding" : "cropping") + ", low [" +
                     joined(low, ", ") + "], high [" + joined(high, ", ") + "] -> " +
                     buffers[y].name);
-    forwardCode += tryLaunch(op, "seqc::shift_copy(m->stream, " + ptr(*x) + ", " + ptr(y) + ", " +
-                                     shape5(in) + ", " + shape5(dimsOf(y)) + ", " +
-                                     shape5(offset) + ")");
-    bufferOf[op->getResult(0)] = y;
-    return Error::success();
+    return shiftCopy(*x, y, offset);
   };
 
   // y[..., j, ...] = x[..., start + j, ...], a negative start counted from
   // the end: shift_copy's offset is minus that start.
   auto slice = [&](SliceOp o) -> Error {
-    Expected<unsigned> x = input();
+    Expected<unsigned> x = smallInput();
     if (!x)
       return x.takeError();
-    if (Error e = requireSmallRank(*x))
-      return e;
     Dims in = dimsOf(*x), out{in[0]}, offset{"0"};
     auto inType = cast<RankedTensorType>(o.getInput().getType());
     for (size_t i = 0; i < o.getSizes().size(); ++i) {
@@ -371,19 +381,13 @@ Error Emitter::emitSpatial(Operation *op) {
                         " elements its slice takes along axis " + std::to_string(i + 1));
     comment(op, "slice, starts [" + joined(o.getStarts(), ", ") + "], sizes [" +
                     joined(o.getSizes(), ", ") + "] -> " + buffers[y].name);
-    forwardCode += tryLaunch(op, "seqc::shift_copy(m->stream, " + ptr(*x) + ", " + ptr(y) + ", " +
-                                     shape5(in) + ", " + shape5(dimsOf(y)) + ", " +
-                                     shape5(offset) + ")");
-    bufferOf[op->getResult(0)] = y;
-    return Error::success();
+    return shiftCopy(*x, y, offset);
   };
 
   auto upsample = [&](UpSamplingOp o) -> Error {
-    Expected<unsigned> x = input();
+    Expected<unsigned> x = smallInput();
     if (!x)
       return x.takeError();
-    if (Error e = requireSmallRank(*x))
-      return e;
     llvm::ArrayRef<int64_t> size = o.getSize();
     if (o.getInterpolation() == Interpolation::Nearest) {
       Dims in = dimsOf(*x), out{in[0]}, factor{"1"};
@@ -421,11 +425,9 @@ Error Emitter::emitSpatial(Operation *op) {
   };
 
   auto resize = [&](ResizeOp o) -> Error {
-    Expected<unsigned> x = input();
+    Expected<unsigned> x = smallInput();
     if (!x)
       return x.takeError();
-    if (Error e = requireSmallRank(*x))
-      return e;
     llvm::ArrayRef<int64_t> size = o.getSize();
     llvm::ArrayRef<int64_t> inShape = o.getInput().getType().getShape();
     bool bilinear = o.getInterpolation() == Interpolation::Bilinear;
@@ -454,11 +456,9 @@ Error Emitter::emitSpatial(Operation *op) {
   };
 
   auto adaptivePool = [&](llvm::ArrayRef<int64_t> size, bool isMax) -> Error {
-    Expected<unsigned> x = input();
+    Expected<unsigned> x = smallInput();
     if (!x)
       return x.takeError();
-    if (Error e = requireSmallRank(*x))
-      return e;
     llvm::ArrayRef<int64_t> inShape =
         cast<RankedTensorType>(op->getOperand(0).getType()).getShape();
     // One axis at a time, the first spatial axis first, each into its own
@@ -486,11 +486,9 @@ Error Emitter::emitSpatial(Operation *op) {
   };
 
   auto permute = [&](PermuteOp o) -> Error {
-    Expected<unsigned> x = input();
+    Expected<unsigned> x = smallInput();
     if (!x)
       return x.takeError();
-    if (Error e = requireSmallRank(*x))
-      return e;
     Dims in = dimsOf(*x), out{in[0]}, perm{"0"};
     for (int64_t d : o.getDims()) {
       out.push_back(in[d]);
