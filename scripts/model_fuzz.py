@@ -222,7 +222,7 @@ def operation(k, r):
         def glu(t):
             a, b = ops.split(t, 2, axis=-1)
             return a * sigmoid(b)
-        unstack = ops.unstack
+        unstack, clip = ops.unstack, ops.clip_by_value
     else:
         import keras
         ops = keras.ops
@@ -248,7 +248,7 @@ def operation(k, r):
         def glu(t):
             a, b = ops.split(t, 2, axis=-1)
             return a * sigmoid(b)
-        unstack = ops.unstack
+        unstack, clip = ops.unstack, ops.clip
     c = r.choice([0.5, 2.0, -1.5, 3.0])
     act = r.choice(activations)
     L = k.layers
@@ -273,6 +273,7 @@ def operation(k, r):
         lambda t: t[:, -2:], lambda t: t[:, :1], lambda t: t - t[:, -1][:, None, :],
         lambda t: ops.pad(t, [[0, 0], [r.choice([0, 1, 2]), r.choice([0, 1])], [0, 1]]),
         lambda t: ops.tile(t, [1, 1, r.choice([2, 3])]),
+        lambda t: clip(t, -abs(c), abs(c) / 2),
         # operations of several outputs
         lambda t: glu(L.Dense(2 * t.shape[-1])(t)),
         lambda t: ops.stack(unstack(t, axis=-1)[::-1], axis=-1)

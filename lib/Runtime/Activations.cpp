@@ -176,6 +176,14 @@ void seq::rt::reluLayer(float negativeSlope, float threshold,
   }
 }
 
+void seq::rt::clip(float minValue, float maxValue, Tensor &t) {
+  for (float &v : t.data)
+    if (v > maxValue)
+      v = maxValue;
+    else if (v < minValue)
+      v = minValue;
+}
+
 Tensor seq::rt::prelu(const Tensor &x, const Tensor &alpha) {
   detail::require(alpha.rank() + 1 == x.rank(),
                   "prelu alpha must have the input's rank minus one");

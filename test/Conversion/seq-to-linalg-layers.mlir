@@ -125,6 +125,17 @@ func.func @prelu_shared_time(%x: tensor<?x4x6xf32>, %a: tensor<1x6xf32>) -> tens
   return %0 : tensor<?x4x6xf32>
 }
 
+// tf.clip_by_value: the upper bound first, then the lower, by the min/max
+// that keep a NaN.
+// CHECK-LABEL: func.func @clip(
+// CHECK:         linalg.generic
+// CHECK:           %[[UPPER:.*]] = arith.minimumf %in, %{{.*}} : f32
+// CHECK-NEXT:      arith.maximumf %[[UPPER]], %{{.*}} : f32
+func.func @clip(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %0 = seq.clip %x {max = 0.25 : f32, min = -0.5 : f32} : tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
 // Keras' ReLU layer: the threshold select, the clip, the slope below.
 // CHECK-LABEL: func.func @relu_layer(
 // CHECK:         linalg.generic

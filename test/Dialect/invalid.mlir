@@ -677,6 +677,14 @@ func.func @relu_negative_max(%x: tensor<?x4xf32>) {
 
 // -----
 
+func.func @clip_empty(%x: tensor<?x4xf32>) {
+  // expected-error @+1 {{'seq.clip' op min must be at most max, got 1.000000e+00 and 5.000000e-01}}
+  %0 = seq.clip %x {max = 0.5 : f32, min = 1.0 : f32} : tensor<?x4xf32>
+  return
+}
+
+// -----
+
 func.func @prelu_rank(%x: tensor<?x4x6xf32>, %a: tensor<6xf32>) {
   // expected-error @+1 {{'seq.prelu' op alpha must have rank 2, got 'tensor<6xf32>'}}
   %0 = seq.prelu %x, %a : tensor<?x4x6xf32>, tensor<6xf32>

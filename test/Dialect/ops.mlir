@@ -175,6 +175,13 @@ func.func @shapes(%ids: tensor<?x6xi32>, %fids: tensor<?x?xf32>, %table: tensor<
   return %0, %1, %2, %3, %4, %5 : tensor<?x6x4xf32>, tensor<?x?x4xf32>, tensor<?x24xf32>, tensor<?x12x2xf32>, tensor<?x3x8xf32>, tensor<?x5x4xf32>
 }
 
+// CHECK-LABEL: func @clip
+func.func @clip(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // CHECK: seq.clip %{{.*}} {max = 2.500000e-01 : f32, min = -5.000000e-01 : f32} : tensor<?x4xf32>
+  %0 = seq.clip %x {max = 0.25 : f32, min = -0.5 : f32} : tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
 // CHECK-LABEL: func @activations
 func.func @activations(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   // CHECK: seq.activation linear

@@ -783,6 +783,19 @@ TEST(CudaKernelSimulation, SoftmaxOverAMiddleAxis) {
   }
 }
 
+TEST(CudaKernelSimulation, ClipMatchesTheReference) {
+  Tensor x = random({2, 3, 4}, 83, 3.0f);
+  x.data[5] = NAN;
+  Tensor want = x;
+  seq::rt::clip(-0.5f, 1.25f, want);
+  std::vector<float> got(x.data.size(), -7.0f);
+  ASSERT_EQ(seqc::clip(nullptr, x.data.data(), got.data(), (int64_t)x.data.size(), -0.5f, 1.25f),
+            cudaSuccess);
+  EXPECT_TRUE(std::isnan(got[5]));
+  got[5] = want.data[5] = 0.0f;
+  expectClose(got, want, 0.0, "clip");
+}
+
 TEST(CudaKernelSimulation, ReluLayerAndPRelu) {
   Tensor x = random({2, 3, 4}, 81, 3.0f);
   struct Case {

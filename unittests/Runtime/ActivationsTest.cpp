@@ -148,6 +148,16 @@ TEST(ActivationsTest, ReluLayerOptions) {
   expectTensor(u, {1, 3}, {0, 2, 6});
 }
 
+TEST(ActivationsTest, ClipKeepsNaN) {
+  // tf.clip_by_value: the bounds themselves, what lies between unchanged, a
+  // NaN stays NaN (TensorFlow's minimum and maximum propagate it).
+  Tensor t{{1, 6}, {-3, -0.5f, 0.1f, 0.25f, 7, NAN}};
+  clip(-0.5f, 0.25f, t);
+  expectTensor(Tensor{{1, 5}, std::vector<float>(t.data.begin(), t.data.begin() + 5)}, {1, 5},
+               {-0.5f, -0.5f, 0.1f, 0.25f, 0.25f});
+  EXPECT_TRUE(std::isnan(t.data[5]));
+}
+
 TEST(ActivationsTest, PReluBroadcastsSharedAxes) {
   Tensor x{{1, 2, 2}, {-1, -2, 3, -4}};
   Tensor alpha{{1, 2}, {0.5, 0.25}}; // shared over axis 1

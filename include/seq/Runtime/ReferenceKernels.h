@@ -82,6 +82,9 @@ void applyRowActivation(Activation act, int64_t axis, Tensor &t);
 void reluLayer(float negativeSlope, float threshold,
                std::optional<float> maxValue, Tensor &t);
 
+/// tf.clip_by_value, in place: max(min(x, maxValue), minValue); NaN stays.
+void clip(float minValue, float maxValue, Tensor &t);
+
 /// Keras PReLU: x >= 0 ? x : alpha * x, alpha (x's shape without the batch
 /// axis, 1 on shared axes) broadcast where it has size 1.
 Tensor prelu(const Tensor &x, const Tensor &alpha);

@@ -636,6 +636,19 @@ Value lowerRelu(LinalgBuilder &lb, ReluOp op) {
                 });
 }
 
+/// max(min(x, max), min): arith's minimumf/maximumf keep a NaN, as TF does.
+Value lowerClip(LinalgBuilder &lb, ClipOp op) {
+  Value input = op.getInput();
+  return lb.map(ValueRange{input}, lb.empty(lb.dims(input)),
+                [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                  auto c = [&](const APFloat &v) -> Value {
+                    return arith::ConstantOp::create(b, l, b.getF32FloatAttr(v.convertToFloat()));
+                  };
+                  Value upper = arith::MinimumFOp::create(b, l, a[0], c(op.getMax()));
+                  return arith::MaximumFOp::create(b, l, upper, c(op.getMin()));
+                });
+}
+
 /// x >= 0 ? x : alpha * x with alpha (x's shape without the batch axis)
 /// broadcast along its size-1 axes.
 Value lowerPRelu(LinalgBuilder &lb, PReluOp op) {
@@ -904,6 +917,8 @@ Value lower(LinalgBuilder &lb, Operation *op) {
                               o.getNormalizedAxis());
     return lb.activate(o.getInput(), o.getActivation(), o.getAlphaAttr());
   }
+  if (auto o = dyn_cast<ClipOp>(op))
+    return lowerClip(lb, o);
   if (auto o = dyn_cast<ReluOp>(op))
     return lowerRelu(lb, o);
   if (auto o = dyn_cast<PReluOp>(op))

@@ -10,7 +10,7 @@
 //     two tensors of one rank: seq.merge, broadcasting axes of size 1),
 //     maximum and minimum (two tensors, or with 0), negative, square,
 //     powers by a number (products, sqrt, rsqrt, reciprocal), sqrt, rsqrt,
-//     log, abs, reciprocal;
+//     log, abs, reciprocal; clip by two numbers (seq.clip);
 //   activations: the activation functions of both Kerases (activationKind)
 //     with the call's parameters, softmax and log_softmax over any axis;
 //   reductions over axes: mean, sum, max, min (keepdims or not);
@@ -94,6 +94,7 @@ std::string operationName(const LayerConfig &layer) {
         .Case("unstack", "unstack")
         .Cases({"compat.v1.pad", "pad"}, "pad")
         .Case("tile", "tile")
+        .Case("clip_by_value", "clip")
         .Case("image.resize", "resize")
         .Case("math.reduce_mean", "mean")
         .Case("math.reduce_sum", "sum")
@@ -156,6 +157,7 @@ std::string operationName(const LayerConfig &layer) {
       .Case("Pad", "pad")
       .Case("Tile", "tile")
       .Case("Einsum", "einsum")
+      .Case("Clip", "clip")
       .Case("Resize", "resize")
       .Case("Mean", "mean")
       .Case("Sum", "sum")
@@ -967,6 +969,26 @@ struct OperationBuilder {
     return values;
   }
 
+  /// tf.clip_by_value (clip_value_min, clip_value_max) and keras.ops.clip
+  /// (x_min, x_max), by numbers: seq.clip.
+  Expected<Value> clip(Value x) const {
+    bool tf = layer.getSourceClassName() == "TFOpLambda";
+    StringRef lowKey = tf ? "clip_value_min" : "x_min", highKey = tf ? "clip_value_max" : "x_max";
+    if (!option(lowKey) || !option(highKey))
+      return fail("has no " + Twine(option(lowKey) ? highKey : lowKey) +
+                  ": seqc clips by two numbers");
+    Expected<double> low = number(lowKey, 0), high = number(highKey, 0);
+    if (!low)
+      return low.takeError();
+    if (!high)
+      return high.takeError();
+    if (float(*low) > float(*high))
+      return fail("clips to [" + formatNumber(*low) + ", " + formatNumber(*high) + "], which is empty");
+    return ClipOp::create(builder, loc, x.getType(), x, builder.getF32FloatAttr(*low),
+                          builder.getF32FloatAttr(*high))
+        .getResult();
+  }
+
   /// tf.pad (paddings) and keras.ops.pad (pad_width): a (before, after)
   /// pair per axis, the batch axis' (0, 0), padded with zeros
   /// (seq.zero_padding).
@@ -1358,6 +1380,8 @@ Expected<Value> LayerEmitter::emitOperation(const LayerConfig &layer, ArrayRef<V
     return ob.slice(x);
   if (op == "pad")
     return ob.pad(x);
+  if (op == "clip")
+    return ob.clip(x);
   if (op == "tile")
     return ob.tile(x);
   if (op == "split" || op == "unstack") {

@@ -673,6 +673,12 @@ Expected<Tensor> evaluate(ReluOp op, const Operands &in) {
   return y;
 }
 
+Expected<Tensor> evaluate(ClipOp op, const Operands &in) {
+  Tensor y = in(op.getInput());
+  clip(op.getMin().convertToFloat(), op.getMax().convertToFloat(), y);
+  return y;
+}
+
 Expected<Tensor> evaluate(PReluOp op, const Operands &in) {
   const Tensor &x = in(op.getInput()), &alpha = in(op.getAlpha());
   if (Error e = requireRank(op, x, alpha.rank() + 1, "input"))
@@ -747,7 +753,7 @@ Expected<Tensor> evaluateOp(Operation *op, ValueLookup lookup,
             SimpleRNNRecurrenceOp>(
           [&](auto op) { return evaluate(op, in, finalState); })
       .Case<BidirectionalOp, Conv1DOp, BatchNormOp, LayerNormOp, GroupNormOp,
-            UnitNormOp, RMSNormOp, ActivationOp, ReluOp, PReluOp, MergeOp,
+            UnitNormOp, RMSNormOp, ActivationOp, ReluOp, ClipOp, PReluOp, MergeOp,
             ConcatenateOp, StackOp, UnstackOp, MatMulOp, AttentionOp>([&](auto op) { return evaluate(op, in); })
       .Case<MaxPool1DOp>([&](MaxPool1DOp op) {
         return evaluatePool(op, in(op.getInput()), maxPool1d);

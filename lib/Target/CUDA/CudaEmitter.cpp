@@ -1175,6 +1175,20 @@ Error Emitter::emitOp(Operation *op) {
         result(y);
         return Error::success();
       })
+      .Case<ClipOp>([&](ClipOp o) -> Error {
+        Expected<unsigned> x = operand(op, o.getInput());
+        if (!x)
+          return x.takeError();
+        Dims in = dimsOf(*x);
+        unsigned y = newBuffer(in, tag(op) + " output");
+        comment(op, "clip -> " + buffers[y].name);
+        forwardCode += tryLaunch(op, "seqc::clip(m->stream, " + ptr(*x) + ", " + ptr(y) + ", " +
+                                         product(in) + ", " +
+                                         floatLiteral(o.getMin().convertToFloat()) + ", " +
+                                         floatLiteral(o.getMax().convertToFloat()) + ")");
+        result(y);
+        return Error::success();
+      })
       .Case<PReluOp>([&](PReluOp o) -> Error {
         Expected<unsigned> x = operand(op, o.getInput());
         if (!x)

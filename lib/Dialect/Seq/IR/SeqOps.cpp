@@ -508,6 +508,13 @@ LogicalResult SliceOp::verify() {
   return check.result(shape);
 }
 
+LogicalResult ClipOp::verify() {
+  double min = getMin().convertToDouble(), max = getMax().convertToDouble();
+  if (!(min <= max))
+    return emitOpError() << "min must be at most max, got " << min << " and " << max;
+  return success();
+}
+
 LogicalResult UpSamplingOp::verify() {
   Check check(*this);
   if (failed(check.minRank(getInput(), "input", 2)))

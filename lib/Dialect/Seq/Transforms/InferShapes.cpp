@@ -150,7 +150,7 @@ FailureOr<std::optional<Shape>> ruleShape(Operation *op) {
       .Case([](PermuteOp permute) -> Result {
         return {shapes::permuted(shapeOf(permute.getInput()), permute.getDims())};
       })
-      .Case<TruncateOp, DiscretizeOp, BatchNormOp, LayerNormOp, GroupNormOp, UnitNormOp, RMSNormOp, DropoutOp, ActivationOp, ReluOp,
+      .Case<TruncateOp, DiscretizeOp, BatchNormOp, LayerNormOp, GroupNormOp, UnitNormOp, RMSNormOp, DropoutOp, ActivationOp, ReluOp, ClipOp,
             PReluOp, ApplyMaskOp>(
           [](auto same) -> Result { return {Shape(shapeOf(same.getInput()))}; })
       .Case([](EmbeddingOp embedding) -> Result {

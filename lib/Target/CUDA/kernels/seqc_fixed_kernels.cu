@@ -342,6 +342,22 @@ cudaError_t relu_layer(cudaStream_t stream, const float *x, float *y, int64_t n,
   return cudaGetLastError();
 }
 
+__global__ void clip_kernel(const float *__restrict__ x, float *__restrict__ y, int64_t n,
+                            float lo, float hi) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float v = x[i];
+  y[i] = v > hi ? hi : v < lo ? lo : v;
+}
+
+cudaError_t clip(cudaStream_t stream, const float *x, float *y, int64_t n, float lo, float hi) {
+  if (n == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(clip_kernel, blocks_for(n, 256), 256, 0, stream)(x, y, n, lo, hi);
+  return cudaGetLastError();
+}
+
 __global__ void prelu_kernel(const float *__restrict__ x, const float *__restrict__ alpha,
                              float *__restrict__ y, int64_t n, int64_t per_sample,
                              PreluShape s) {

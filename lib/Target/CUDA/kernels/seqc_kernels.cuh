@@ -1810,6 +1810,9 @@ cudaError_t softmax_axis(cudaStream_t stream, const float *x, float *y, int64_t 
 cudaError_t relu_layer(cudaStream_t stream, const float *x, float *y, int64_t n,
                        float slope, float threshold, int has_max, float max_value);
 
+/// tf.clip_by_value: y = max(min(x, hi), lo); a NaN stays NaN.
+cudaError_t clip(cudaStream_t stream, const float *x, float *y, int64_t n, float lo, float hi);
+
 /// PReLU's alpha, per sample: the sample's axes (at most 6) and alpha's
 /// strides along them, 0 where alpha is shared (size 1).
 struct PreluShape {

@@ -82,6 +82,9 @@ q = keras.Input((6, 4), name="q")
 k = keras.Input((5, 4), name="k")
 keras.Model([q, k], keras.ops.einsum("bkd,bqd->bdq", q, k)).save(
     os.path.join(HERE, "einsum_sum.keras"))
+# A clip to an empty range.
+x = keras.Input((4, 6), name="x")
+keras.Model(x, keras.ops.clip(x, 1.0, -1.0)).save(os.path.join(HERE, "clip_empty.keras"))
 # tf_keras saves tf.einsum without the tensors after its first argument.
 q = tf_keras.Input((6, 4), name="q")
 k = tf_keras.Input((5, 4), name="k")

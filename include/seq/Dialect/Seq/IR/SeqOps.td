@@ -926,6 +926,22 @@ def Seq_ReluOp : Seq_TensorOp<"relu", [AllTypesMatch<["input", "output"]>]> {
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
+def Seq_ClipOp : Seq_TensorOp<"clip", [AllTypesMatch<["input", "output"]>]> {
+  let summary = "tf.clip_by_value / keras.ops.clip: x limited to [min, max]";
+  let description = [{
+    Elementwise `max(min(x, max), min)` as TensorFlow computes it: a NaN
+    stays NaN. `min <= max`. No Keras layer imports to it: operations on
+    tensors do.
+
+    ```mlir
+    %y = seq.clip %x {max = 0.25 : f32, min = -0.5 : f32} : tensor<?x5x4xf32>
+    ```
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, F32Attr:$min, F32Attr:$max);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
 def Seq_PReluOp : Seq_TensorOp<"prelu", [AllTypesMatch<["input", "output"]>]> {
   let summary = "Keras PReLU: x for x >= 0, alpha * x below, alpha learned";
   let description = [{
