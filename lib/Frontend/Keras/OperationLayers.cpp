@@ -220,6 +220,9 @@ std::string spelled(const LayerConfig &layer) {
 /// The largest slice bound or index taken (beyond any axis; a bound's
 /// negation must not overflow).
 constexpr int64_t kLargestBound = int64_t(1) << 31;
+/// The most ops one operation unrolls into (a split's parts, a product's
+/// heads): a hostile file's axis of a billion must not become a billion ops.
+constexpr int64_t kMostUnrolled = 4096;
 
 /// One argument of an operation: a tensor, or a number.
 struct Operand {
@@ -687,7 +690,8 @@ struct OperationBuilder {
     for (int64_t i = 1; i + 2 < rank; ++i) {
       if (ShapedType::isDynamic(sa[i]) || sa[i] != sb[i])
         return refuse("the axes before the matrices must have equal, fixed lengths");
-      heads *= sa[i];
+      if (sa[i] > kMostUnrolled || (heads *= sa[i]) > kMostUnrolled)
+        return refuse("seqc unrolls at most " + Twine(kMostUnrolled) + " heads");
     }
     int64_t m = sa[rank - 2], k = sa[rank - 1];
     int64_t bk = transposeB ? sb[rank - 1] : sb[rank - 2];
@@ -1088,6 +1092,9 @@ struct OperationBuilder {
     std::optional<int64_t> count = how ? how->getAsInteger() : std::nullopt;
     if (op == "unstack")
       count = length;
+    if (count && *count > kMostUnrolled)
+      return fail("splits axis " + Twine(*axis) + " into " + Twine(*count) + " parts: seqc " +
+                  "splits into at most " + Twine(kMostUnrolled));
     if (count) {
       if (*count < 1 || length % *count != 0)
         return fail("splits axis " + Twine(*axis) + " of length " + Twine(length) + " into " +
@@ -1114,6 +1121,9 @@ struct OperationBuilder {
       }
       if (indices)
         sizes.push_back(length - previous);
+      if (static_cast<int64_t>(sizes.size()) > kMostUnrolled)
+        return fail("splits axis " + Twine(*axis) + " into " + Twine(sizes.size()) +
+                    " parts: seqc splits into at most " + Twine(kMostUnrolled));
       int64_t total = 0;
       for (int64_t size : sizes)
         total += size;
