@@ -16,14 +16,15 @@ def inference_shapes(layers, seqc_layers):
     what the layer gives at inference (as test/Frontend/check_fixtures.py):
     Keras 3's RandomCrop returns its input unchanged; tf_keras'
     RandomHeight/RandomWidth report their axis as unknown and keep the
-    input's."""
+    input's; tf_keras reports a slice of fixed size from one end of an axis
+    of unknown length (h[:, -2:]) as unknown, and seqc knows its size."""
     shapes = []
     for i, (layer, ours) in enumerate(zip(layers, seqc_layers)):
         shape = list(layer["output_shape"])
         before = tuple(seqc_layers[i - 1]["output_shape"]) if i else None
         if layer["class"] == "RandomCrop" and tuple(ours["output_shape"]) == before:
             shape = list(ours["output_shape"])
-        if layer["class"] in ("RandomHeight", "RandomWidth") and \
+        if layer["class"] in ("RandomHeight", "RandomWidth", "SlicingOpLambda") and \
                 len(shape) == len(ours["output_shape"]):
             shape = [k if k is not None else s for k, s in zip(shape, ours["output_shape"])]
         shapes.append(dict(layer, output_shape=shape))
