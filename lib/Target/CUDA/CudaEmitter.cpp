@@ -535,6 +535,20 @@ Error Emitter::emitOp(Operation *op) {
   if (skipped.contains(op) || isa<arith::ConstantOp>(op))
     return Error::success();
   auto result = [&](unsigned b) { bufferOf[op->getResult(0)] = b; };
+  // seqc::<kernel>(stream, x, y, elements, <parameters>) over all of `input`.
+  auto elementwise = [&](Value input, const std::string &title, const std::string &kernel,
+                         const std::string &parameters) -> Error {
+    Expected<unsigned> x = operand(op, input);
+    if (!x)
+      return x.takeError();
+    Dims in = dimsOf(*x);
+    unsigned y = newBuffer(in, tag(op) + " output");
+    comment(op, title + " -> " + buffers[y].name);
+    forwardCode += tryLaunch(op, "seqc::" + kernel + "(m->stream, " + ptr(*x) + ", " + ptr(y) +
+                                     ", " + product(in) + ", " + parameters + ")");
+    result(y);
+    return Error::success();
+  };
   return llvm::TypeSwitch<Operation *, Error>(op)
       .Case<LinearOp>([&](LinearOp o) {
         return emitLinear(op, o.getInput(), o.getWeight(), o.getBias(), o.getActivation(),
@@ -1159,35 +1173,17 @@ Error Emitter::emitOp(Operation *op) {
         result(y);
         return Error::success();
       })
-      .Case<ReluOp>([&](ReluOp o) -> Error {
-        Expected<unsigned> x = operand(op, o.getInput());
-        if (!x)
-          return x.takeError();
-        Dims in = dimsOf(*x);
-        unsigned y = newBuffer(in, tag(op) + " output");
-        comment(op, "ReLU -> " + buffers[y].name);
+      .Case<ReluOp>([&](ReluOp o) {
         std::optional<APFloat> max = o.getMaxValue();
-        forwardCode += tryLaunch(
-            op, "seqc::relu_layer(m->stream, " + ptr(*x) + ", " + ptr(y) + ", " + product(in) +
-                    ", " + floatLiteral(o.getNegativeSlope().convertToFloat()) + ", " +
-                    floatLiteral(o.getThreshold().convertToFloat()) + ", " +
-                    (max ? "1" : "0") + ", " + floatLiteral(max) + ")");
-        result(y);
-        return Error::success();
+        return elementwise(o.getInput(), "ReLU", "relu_layer",
+                           floatLiteral(o.getNegativeSlope().convertToFloat()) + ", " +
+                               floatLiteral(o.getThreshold().convertToFloat()) + ", " +
+                               (max ? "1" : "0") + ", " + floatLiteral(max));
       })
-      .Case<ClipOp>([&](ClipOp o) -> Error {
-        Expected<unsigned> x = operand(op, o.getInput());
-        if (!x)
-          return x.takeError();
-        Dims in = dimsOf(*x);
-        unsigned y = newBuffer(in, tag(op) + " output");
-        comment(op, "clip -> " + buffers[y].name);
-        forwardCode += tryLaunch(op, "seqc::clip(m->stream, " + ptr(*x) + ", " + ptr(y) + ", " +
-                                         product(in) + ", " +
-                                         floatLiteral(o.getMin().convertToFloat()) + ", " +
-                                         floatLiteral(o.getMax().convertToFloat()) + ")");
-        result(y);
-        return Error::success();
+      .Case<ClipOp>([&](ClipOp o) {
+        return elementwise(o.getInput(), "clip", "clip",
+                           floatLiteral(o.getMin().convertToFloat()) + ", " +
+                               floatLiteral(o.getMax().convertToFloat()));
       })
       .Case<PReluOp>([&](PReluOp o) -> Error {
         Expected<unsigned> x = operand(op, o.getInput());
