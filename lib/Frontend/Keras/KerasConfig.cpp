@@ -244,9 +244,9 @@ Expected<std::optional<KerasShape>> LayerConfig::getShape(StringRef key) const {
   return shape;
 }
 
-/// tf_keras' TFOpLambda writes a number passed where a tensor would be as a
-/// tensor reference to this name (see tensorRefs).
-static constexpr StringLiteral kConstantValue = "_CONSTANT_VALUE";
+bool isConstantValue(const json::Array &ref) {
+  return ref.size() >= 3 && ref[0].getAsString() == StringRef("_CONSTANT_VALUE");
+}
 
 /// Whether a Keras 3 Functional config entry is an op node (keras.ops
 /// recorded in the graph) rather than a layer. Keras 3 records the masks
@@ -385,9 +385,7 @@ std::vector<TensorRef> tensorRefs(const json::Value &v) {
     }
     if (const json::Array *a = v.getAsArray()) {
       if (a->size() >= 3 && (*a)[0].getAsString() && (*a)[1].getAsInteger()) {
-        // tf_keras' TFOpLambda records a number where a tensor argument
-        // would be as ["_CONSTANT_VALUE", -1, value, kwargs] (1.0 - x).
-        if (*(*a)[0].getAsString() != kConstantValue)
+        if (!isConstantValue(*a))
           take(*a, argument);
         if (a->size() >= 4)
           visit((*a)[3], "");

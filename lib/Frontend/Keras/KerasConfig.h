@@ -238,6 +238,11 @@ struct TensorRef {
 /// output_layers) references, in the order of the call's arguments.
 std::vector<TensorRef> tensorRefs(const llvm::json::Value &v);
 
+/// Whether `ref` is tf_keras' record of a number passed where a tensor would
+/// be, ["_CONSTANT_VALUE", -1, value, kwargs] (1.0 - x): a reference's shape,
+/// but no tensor, and its value no tensor index.
+bool isConstantValue(const llvm::json::Array &ref);
+
 /// Parses `root` (which must outlive the result). `where` names the file.
 llvm::Expected<ModelConfig> parseModelConfig(const llvm::json::Value &root,
                                              llvm::StringRef where);

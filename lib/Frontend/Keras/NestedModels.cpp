@@ -80,9 +80,7 @@ Error rewriteRefs(json::Value &v,
   }
   if (json::Array *a = v.getAsArray()) {
     if (a->size() >= 3 && (*a)[0].getAsString() && (*a)[1].getAsInteger()) {
-      // A number tf_keras records where a tensor would be (0.5 - x) is no
-      // reference: its value must not become a tensor index.
-      if (*(*a)[0].getAsString() != "_CONSTANT_VALUE")
+      if (!isConstantValue(*a))
         if (Error e = replace(*a))
           return e;
       return a->size() >= 4 ? rewriteRefs((*a)[3], resolve) : Error::success();

@@ -286,7 +286,7 @@ struct OperationBuilder {
         continue;
       }
       const json::Array *ref = a->getAsArray();
-      if (ref && ref->size() >= 3 && (*ref)[0].getAsString() == "_CONSTANT_VALUE") {
+      if (ref && isConstantValue(*ref)) {
         std::optional<double> n = (*ref)[2].getAsNumber();
         if (!n)
           return fail("takes a constant that is not a number");
