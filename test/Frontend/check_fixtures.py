@@ -196,7 +196,8 @@ def check(seq_compile, fixtures, fixture):
             continue
         # A TensorFlow op on tensors (tf_keras' TFOpLambda, SlicingOpLambda)
         # is whichever seq ops compute it; the last has its shape.
-        if layer["class"] in ("TFOpLambda", "SlicingOpLambda"):
+        # SpectralNormalization is the op of the layer it wraps.
+        if layer["class"] in ("TFOpLambda", "SlicingOpLambda", "SpectralNormalization"):
             expected_op = found[-1][0]
         op, shape = (found[-1] if layer["class"] in CORE_OP or
                      layer["class"] in ("TFOpLambda", "SlicingOpLambda") else found[0])

@@ -36,7 +36,7 @@ bool passesMaskThrough(StringRef className, int kerasMajor) {
       "GaussianNoise", "AlphaDropout", "ActivityRegularization",
       "BatchNormalization", "LayerNormalization", "GroupNormalization",
       "UnitNormalization", "Rescaling", "Normalization", "Identity",
-      "TimeDistributed"};
+      "TimeDistributed", "SpectralNormalization"};
   return through.contains(className);
 }
 

@@ -3,6 +3,7 @@
 #include "EmitterSupport.h"
 #include "LayerClasses.h"
 #include "LayerFamilies.h"
+#include "NestedModels.h"
 #include "RecurrentStates.h"
 
 #include "seq/Dialect/Seq/IR/SeqOps.h"
@@ -40,6 +41,20 @@ bool LayerEmitter::isShapePreserving(StringRef className) {
       .Default(false);
 }
 
+/// Whether `w`, one of a SpectralNormalization's `weights`, is its vector_u
+/// (the singular vector its training iterates) rather than its layer's: so
+/// named in .h5 files; in a .keras file what is not under ".../layer/".
+static bool isSpectralNormalizationVector(const WeightArray &w,
+                                          ArrayRef<WeightArray> weights) {
+  auto inLayerGroup = [](const WeightArray &a) {
+    return StringRef(a.name).contains("/layer/");
+  };
+  if (llvm::any_of(weights, inLayerGroup))
+    return !inLayerGroup(w);
+  StringRef leaf = StringRef(w.name).rsplit('/').second;
+  return leaf == "vector_u" || leaf == "vector_u:0";
+}
+
 int64_t LayerEmitter::nonTrainableParams(const LayerConfig &layer,
                                          ArrayRef<WeightArray> weights) {
   int64_t all = 0;
@@ -54,6 +69,13 @@ int64_t LayerEmitter::nonTrainableParams(const LayerConfig &layer,
   // Normalization's mean, variance and count are never trained.
   if (layer.getClassName() == "Normalization")
     return all;
+  if (layer.getClassName() == "SpectralNormalization") {
+    int64_t vector = 0;
+    for (const WeightArray &w : weights)
+      if (isSpectralNormalizationVector(w, weights))
+        vector += static_cast<int64_t>(w.data.size());
+    return vector;
+  }
   if (layer.getClassName() == "BatchNormalization" && weights.size() >= 2)
     return static_cast<int64_t>(weights[weights.size() - 1].data.size() +
                                 weights[weights.size() - 2].data.size());
@@ -401,6 +423,30 @@ Expected<Value> LayerEmitter::emitTimeDistributed(const LayerConfig &layer,
   return op.getResult();
 }
 
+/// SpectralNormalization divides the wrapped layer's kernel by its largest
+/// singular value while training and leaves the result in that kernel;
+/// inference runs the wrapped layer as saved, without a mask. The wrapper's
+/// own weights (vector_u; in a .keras file also a copy of the kernel, the
+/// layer's under ".../layer/") are not read. Messages name the wrapper.
+Expected<Value> LayerEmitter::emitSpectralNormalization(const LayerConfig &layer,
+                                                        Value input,
+                                                        ArrayRef<WeightArray> weights) {
+  Expected<LayerConfig> inner = layer.getInnerLayer("layer");
+  if (!inner)
+    return inner.takeError();
+  StringRef cls = inner->getClassName();
+  if (isRecurrentLayerClass(cls) || cls == "TimeDistributed" ||
+      cls == "SpectralNormalization" || isModelClass(cls))
+    return layer.error("wraps the " + cls + " '" + inner->getName() +
+                       "', which has no kernel of its own; "
+                       "Keras normalizes a layer's 'kernel' or 'embeddings'");
+  std::vector<WeightArray> own;
+  for (const WeightArray &w : weights)
+    if (!isSpectralNormalizationVector(w, weights))
+      own.push_back(w);
+  return emitLayer(layer.readAs(cls.str(), &inner->getObject()), input, own, Value());
+}
+
 Expected<Value> LayerEmitter::emit(const LayerConfig &layer, Value input,
                                    ArrayRef<WeightArray> arrays) {
   Value incoming = std::exchange(mask, Value());
@@ -440,7 +486,7 @@ ArrayRef<StringRef> LayerEmitter::ownClasses() {
   // them in docs/Usage.md).
   static const StringRef classes[] = {
       "LSTM", "GRU", "SimpleRNN", "RNN", "Bidirectional", "TimeDistributed",
-      "Dense", "MaxPooling1D", "MaxPool1D", "AveragePooling1D",
+      "SpectralNormalization", "Dense", "MaxPooling1D", "MaxPool1D", "AveragePooling1D",
       "AvgPool1D", "GlobalMaxPooling1D", "GlobalMaxPool1D",
       "GlobalAveragePooling1D", "GlobalAvgPool1D", "BatchNormalization",
       "LayerNormalization", "Embedding", "Reshape", "RepeatVector", "PReLU",
@@ -467,6 +513,8 @@ Expected<Value> LayerEmitter::emitLayer(const LayerConfig &layer, Value input,
     return emitBidirectional(layer, input, arrays, incomingMask);
   if (cls == "TimeDistributed")
     return emitTimeDistributed(layer, input, arrays);
+  if (cls == "SpectralNormalization")
+    return emitSpectralNormalization(layer, input, arrays);
 
   if (normalizesOverAxis(cls) && x.size() >= 2) {
     Expected<SmallVector<int64_t>> axes = featureAxes(layer, x.size());

@@ -150,6 +150,9 @@ private:
   llvm::Expected<mlir::Value> emitTimeDistributed(const LayerConfig &layer,
                                                   mlir::Value input,
                                                   llvm::ArrayRef<WeightArray> weights);
+  llvm::Expected<mlir::Value>
+  emitSpectralNormalization(const LayerConfig &layer, mlir::Value input,
+                            llvm::ArrayRef<WeightArray> weights);
 
   mlir::OpBuilder &builder;
   /// Whether a layer called on a list of tensors (a merge, Attention,

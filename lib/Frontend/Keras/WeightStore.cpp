@@ -158,7 +158,10 @@ private:
   /// messages name `layer`).
   Error collect(const LayerConfig &layer, const LayerConfig &level,
                 const std::string &group, std::vector<WeightArray> &arrays) const {
-    for (int i = 0;; ++i) {
+    // A SpectralNormalization's vars/0 is its layer's kernel (or
+    // embeddings), saved again under layer/: read once, there.
+    int first = level.getClassName() == "SpectralNormalization" ? 1 : 0;
+    for (int i = first;; ++i) {
       std::string path = group + "/vars/" + std::to_string(i);
       if (!file.isDataset(path))
         break;
