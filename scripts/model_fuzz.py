@@ -159,7 +159,11 @@ def sequence_layer(k, r):
                     padding=r.choice(["valid", "same"]),
                     data_format=r.choice(["channels_last"] * 4 + ["channels_first"]))
     if choice == "dense":
-        return L.Dense(units, activation=r.choice(ACTIVATIONS), use_bias=r.random() < 0.85)
+        dense = L.Dense(units, activation=r.choice(ACTIVATIONS), use_bias=r.random() < 0.85)
+        # tf_keras builds a SpectralNormalization only with TF_USE_LEGACY_KERAS.
+        if k.__name__ != "tf_keras" and r.random() < 0.15:
+            return L.SpectralNormalization(dense)
+        return dense
     if choice == "norm":
         kind = r.choice(["bn", "ln", "unit"])
         if kind == "bn":
@@ -219,12 +223,15 @@ def operation(k, r):
             return ops.matmul(q, v, transpose_b=True)
 
         def normalize(t, axis):
-            return ops.math.l2_normalize(t, axis=axis)
+            return ops.math.l2_normalize(t, axis=axis, epsilon=r.choice([1e-12, 1e-12, 1e-3]))
 
         def glu(t):
             a, b = ops.split(t, 2, axis=-1)
             return a * sigmoid(b)
         unstack, clip = ops.unstack, ops.clip_by_value
+
+        def flip(t, axes):
+            return ops.reverse(t, axes)
     else:
         import keras
         ops = keras.ops
@@ -244,13 +251,16 @@ def operation(k, r):
                 return ops.einsum("bqd,bkd->bqk", q, v)
             return ops.matmul(q, ops.transpose(v, (0, 2, 1)))
 
-        def normalize(t, axis):  # keras.ops.normalize's epsilon differs: not imported
-            return t
+        def normalize(t, axis):
+            return ops.normalize(t, axis=axis, epsilon=r.choice([None, None, 0.1]))
 
         def glu(t):
             a, b = ops.split(t, 2, axis=-1)
             return a * sigmoid(b)
         unstack, clip = ops.unstack, ops.clip
+
+        def flip(t, axes):
+            return ops.flip(t, axis=axes)
     c = r.choice([0.5, 2.0, -1.5, 3.0])
     act = r.choice(activations)
     L = k.layers
@@ -276,6 +286,7 @@ def operation(k, r):
         lambda t: ops.pad(t, [[0, 0], [r.choice([0, 1, 2]), r.choice([0, 1])], [0, 1]]),
         lambda t: ops.tile(t, [1, 1, r.choice([2, 3])]),
         lambda t: clip(t, -abs(c), abs(c) / 2),
+        lambda t: flip(t, r.choice([[1], [-1], [1, 2]])),
         # operations of several outputs
         lambda t: glu(L.Dense(2 * t.shape[-1])(t)),
         lambda t: ops.stack(unstack(t, axis=-1)[::-1], axis=-1)

@@ -131,14 +131,14 @@ Tensor scaleRowsBySquares(const Tensor &x,
 
 } // namespace
 
-Tensor seq::rt::unitNorm(const Tensor &x) {
+Tensor seq::rt::unitNorm(const Tensor &x, float epsilon) {
   require(x.rank() >= 1, "unit_norm input must have rank >= 1");
   return scaleRowsBySquares(
       x,
-      [](double squares, int64_t, float) {
-        return 1 / std::sqrt(std::max(squares, 1e-12));
+      [](double squares, int64_t, float epsilon) {
+        return 1 / std::sqrt(std::max(squares, static_cast<double>(epsilon)));
       },
-      0.0f, nullptr);
+      epsilon, nullptr);
 }
 
 Tensor seq::rt::rmsNorm(const Tensor &x, const Tensor &scale, float epsilon) {

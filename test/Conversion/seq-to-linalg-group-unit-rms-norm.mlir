@@ -45,6 +45,14 @@ func.func @unit_norm(%x: tensor<?x6xf32>) -> tensor<?x6xf32> {
   return %0 : tensor<?x6xf32>
 }
 
+// keras.ops.normalize's floor of the norm, squared.
+// CHECK-LABEL: func.func @unit_norm_epsilon(
+// CHECK:         arith.constant 9.99999982E-15 : f32
+func.func @unit_norm_epsilon(%x: tensor<?x6xf32>) -> tensor<?x6xf32> {
+  %0 = seq.unit_norm %x {epsilon = 1.0e-14 : f32} : tensor<?x6xf32>
+  return %0 : tensor<?x6xf32>
+}
+
 // CHECK-LABEL: func.func @rms_norm(
 // CHECK-SAME:      %[[X:.*]]: tensor<?x6xf32>, %[[S:.*]]: tensor<6xf32>)
 // CHECK-DAG:     %[[N:.*]] = arith.constant 6.000000e+00 : f32

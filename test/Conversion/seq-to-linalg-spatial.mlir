@@ -120,3 +120,18 @@ func.func @slices(%x: tensor<?x?x3xf32>, %s: tensor<?x4x5x3xf32>) -> (tensor<?x1
   %1 = seq.slice %s starts [-3, 1, 0] sizes [2, 3, 3] : tensor<?x4x5x3xf32> -> tensor<?x2x3x3xf32>
   return %0, %1 : tensor<?x1x3xf32>, tensor<?x2x3x3xf32>
 }
+
+// seq.reverse: every element reads the input's at n - 1 - i along the axis,
+// n known or not.
+// CHECK-LABEL: func.func @reverse(
+// CHECK-SAME:      %[[X:.*]]: tensor<?x?x3xf32>)
+// CHECK:         %[[N:.*]] = tensor.dim %[[X]], %c1
+// CHECK:         %[[LAST:.*]] = arith.subi %[[N]], %c1
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel"]} outs(
+// CHECK:           %[[I:.*]] = linalg.index 1 : index
+// CHECK:           %[[FROM:.*]] = arith.subi %[[LAST]], %[[I]] : index
+// CHECK:           tensor.extract %[[X]][%{{.*}}, %[[FROM]], %{{.*}}] : tensor<?x?x3xf32>
+func.func @reverse(%x: tensor<?x?x3xf32>) -> tensor<?x?x3xf32> {
+  %0 = seq.reverse %x axis 1 : tensor<?x?x3xf32>
+  return %0 : tensor<?x?x3xf32>
+}

@@ -885,6 +885,22 @@ func.func @cropping_all(%x: tensor<?x4x3xf32>) {
 
 // -----
 
+func.func @reverse_axis(%x: tensor<?x?x3xf32>) {
+  // expected-error @+1 {{'seq.reverse' op axis 3 is not an axis after the batch axis of a rank-3 input}}
+  %0 = seq.reverse %x axis 3 : tensor<?x?x3xf32>
+  return
+}
+
+// -----
+
+func.func @reverse_batch(%x: tensor<?x?x3xf32>) {
+  // expected-error @+1 {{'seq.reverse' op attribute 'axis' failed to satisfy constraint}}
+  %0 = seq.reverse %x axis 0 : tensor<?x?x3xf32>
+  return
+}
+
+// -----
+
 func.func @slice_counts(%x: tensor<?x?x3xf32>) {
   // expected-error @+1 {{'seq.slice' op starts and sizes must hold one value per axis after the batch axis (2), got 1 and 2}}
   %0 = seq.slice %x starts [0] sizes [1, 3] : tensor<?x?x3xf32> -> tensor<?x1x3xf32>
@@ -1255,6 +1271,14 @@ func.func @group_norm_gamma(%x: tensor<?x4x6xf32>, %g: tensor<4xf32>, %b: tensor
 func.func @unit_norm_rank(%x: tensor<6xf32>) {
   // expected-error @+1 {{'seq.unit_norm' op input must have rank >= 2, got 'tensor<6xf32>'}}
   %0 = seq.unit_norm %x : tensor<6xf32>
+  return
+}
+
+// -----
+
+func.func @unit_norm_epsilon(%x: tensor<?x6xf32>) {
+  // expected-error @+1 {{'seq.unit_norm' op epsilon must be positive, got 0}}
+  %0 = seq.unit_norm %x {epsilon = 0.0 : f32} : tensor<?x6xf32>
   return
 }
 

@@ -124,6 +124,8 @@ func.func @spatial_shapes(%x: tensor<?x4x5x3xf32>, %s: tensor<?x?x3xf32>)
   %s1 = seq.slice %s starts [-1, 0] sizes [1, 3] : tensor<?x?x3xf32> -> tensor<?x1x3xf32>
   // CHECK: seq.slice %{{.*}} starts [1, -3, 0] sizes [2, 2, 3] : tensor<?x4x5x3xf32> -> tensor<?x2x2x3xf32>
   %s2 = seq.slice %x starts [1, -3, 0] sizes [2, 2, 3] : tensor<?x4x5x3xf32> -> tensor<?x2x2x3xf32>
+  // CHECK: seq.reverse %{{.*}} axis 1 : tensor<?x?x3xf32>
+  %r1 = seq.reverse %s axis 1 : tensor<?x?x3xf32>
   // CHECK: seq.upsampling nearest %{{.*}} [2, 1, 1] : tensor<?x4x5x3xf32> -> tensor<?x8x5x3xf32>
   %3 = seq.upsampling nearest %x [2, 1, 1] : tensor<?x4x5x3xf32> -> tensor<?x8x5x3xf32>
   // CHECK: seq.upsampling bilinear %{{.*}} [2, 2, 1] : tensor<?x4x5x3xf32> -> tensor<?x8x10x3xf32>
@@ -335,6 +337,8 @@ func.func @group_norm(%x: tensor<?x5x5x6xf32>, %g: tensor<6xf32>, %b: tensor<6xf
 func.func @unit_rms_norm(%x: tensor<?x4x6xf32>, %s: tensor<6xf32>) -> (tensor<?x4x6xf32>, tensor<?x4x6xf32>) {
   // CHECK: seq.unit_norm %{{.*}} : tensor<?x4x6xf32>
   %0 = seq.unit_norm %x : tensor<?x4x6xf32>
+  // CHECK: seq.unit_norm %{{.*}} {epsilon = 9.99999982E-15 : f32} : tensor<?x4x6xf32>
+  %2 = seq.unit_norm %x {epsilon = 1.0e-14 : f32} : tensor<?x4x6xf32>
   // CHECK: seq.rms_norm %{{.*}}, %{{.*}} {epsilon = 9.99999997E-7 : f32} : (tensor<?x4x6xf32>, tensor<6xf32>) -> tensor<?x4x6xf32>
   %1 = seq.rms_norm %x, %s {epsilon = 1.0e-6 : f32} : (tensor<?x4x6xf32>, tensor<6xf32>) -> tensor<?x4x6xf32>
   return %0, %1 : tensor<?x4x6xf32>, tensor<?x4x6xf32>

@@ -336,8 +336,8 @@ Tensor groupNorm(const Tensor &x, const Tensor &gamma, const Tensor &beta,
                  int64_t groups, float epsilon);
 
 /// Keras UnitNormalization: each last-axis row over sqrt(max(sum(x^2),
-/// 1e-12)).
-Tensor unitNorm(const Tensor &x);
+/// epsilon)).
+Tensor unitNorm(const Tensor &x, float epsilon);
 
 /// Keras RMSNormalization: each last-axis row over sqrt(mean(x^2) +
 /// epsilon), times scale per channel.
@@ -395,6 +395,9 @@ Tensor resize(const Tensor &x, llvm::ArrayRef<int64_t> size, bool bilinear);
 /// Keras Permute: output axis i (1-based, after the batch axis) is input
 /// axis dims[i-1].
 Tensor permute(const Tensor &x, llvm::ArrayRef<int64_t> dims);
+
+/// tf.reverse along one axis: element i of `axis` is element n - 1 - i.
+Tensor reverse(const Tensor &x, int64_t axis);
 
 /// TimeDistributed helpers: (B, T, ...) -> (B, ...) at step t, and its inverse
 /// that stores `slice` (B, ...) at step t of y (B, T, ...).

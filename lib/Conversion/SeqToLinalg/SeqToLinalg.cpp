@@ -329,11 +329,11 @@ Value scaleRowsBySquares(LinalgBuilder &lb, Value x, Value scale,
                     });
 }
 
-/// x / sqrt(max(sum(x^2), 1e-12)) per last-axis row.
+/// x / sqrt(max(sum(x^2), epsilon)) per last-axis row.
 Value lowerUnitNorm(LinalgBuilder &lb, UnitNormOp op) {
   return scaleRowsBySquares(
-      lb, op.getInput(), Value(), [](OpBuilder &b, Location l, Value squares) {
-        Value floor = arith::ConstantOp::create(b, l, b.getF32FloatAttr(1e-12f));
+      lb, op.getInput(), Value(), [&](OpBuilder &b, Location l, Value squares) {
+        Value floor = arith::ConstantOp::create(b, l, op.getEpsilonAttr());
         Value one = arith::ConstantOp::create(b, l, b.getF32FloatAttr(1.0f));
         return arith::DivFOp::create(
             b, l, one,
@@ -876,7 +876,7 @@ Value lower(LinalgBuilder &lb, Operation *op) {
           ConvTranspose3DOp, MaxPool2DOp, AvgPool2DOp, MaxPool3DOp, AvgPool3DOp,
           GlobalMaxPool2DOp, GlobalAvgPool2DOp, GlobalMaxPool3DOp,
           GlobalAvgPool3DOp, ZeroPaddingOp, CroppingOp, SliceOp, UpSamplingOp, ResizeOp,
-          AdaptiveMaxPoolOp, AdaptiveAvgPoolOp, PermuteOp>(op))
+          AdaptiveMaxPoolOp, AdaptiveAvgPoolOp, PermuteOp, ReverseOp>(op))
     return lowerSpatial(lb, op);
   if (auto o = dyn_cast<ConvLSTMOp>(op))
     return lowerConvLSTM(lb, o);

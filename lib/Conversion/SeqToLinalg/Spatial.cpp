@@ -609,6 +609,23 @@ Value lowerAdaptivePool(LinalgBuilder &lb, AdaptivePoolOp op, bool isMax) {
   return x;
 }
 
+/// Each output element reads the input's at n - 1 - i along the axis.
+Value lowerReverse(LinalgBuilder &lb, ReverseOp op) {
+  Value x = op.getInput();
+  int64_t rank = typeOf(x).getRank(), axis = op.getAxis();
+  Value last = arith::SubIOp::create(lb.b, lb.loc, lb.dim(x, axis),
+                                     arith::ConstantIndexOp::create(lb.b, lb.loc, 1));
+  return lb.generic(ValueRange{}, lb.empty(lb.dims(x)), {lb.identity(rank)},
+                    SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+                    [&](OpBuilder &b, Location l, ValueRange) -> Value {
+                      SmallVector<Value> index;
+                      for (int64_t i = 0; i < rank; ++i)
+                        index.push_back(linalg::IndexOp::create(b, l, i));
+                      index[axis] = arith::SubIOp::create(b, l, last, index[axis]);
+                      return tensor::ExtractOp::create(b, l, x, index);
+                    });
+}
+
 Value lowerPermute(LinalgBuilder &lb, PermuteOp op) {
   Value x = op.getInput();
   SmallVector<int64_t> permutation{0};
@@ -642,6 +659,7 @@ Value seq::lowering::lowerSpatial(LinalgBuilder &lb, Operation *op) {
       .Case([&](AdaptiveMaxPoolOp o) { return lowerAdaptivePool(lb, o, true); })
       .Case([&](AdaptiveAvgPoolOp o) { return lowerAdaptivePool(lb, o, false); })
       .Case([&](PermuteOp o) { return lowerPermute(lb, o); })
+      .Case([&](ReverseOp o) { return lowerReverse(lb, o); })
       .Default([](Operation *op) -> Value {
         op->emitError("the CPU backend cannot lower '") << op->getName() << "'";
         return nullptr;

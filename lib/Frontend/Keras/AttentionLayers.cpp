@@ -633,6 +633,9 @@ Expected<Value> LayerEmitter::emitDot(const LayerConfig &layer, ArrayRef<Value> 
   Expected<bool> normalize = layer.getBoolOr("normalize", false);
   if (!normalize)
     return normalize.takeError();
+  // tf_keras: l2_normalize (squares floored at 1e-12); Keras 3:
+  // ops.normalize, the norm floored at its epsilon 1e-7.
+  FloatAttr epsilon = builder.getF32FloatAttr(version.major >= 3 ? 1e-14f : 1e-12f);
   // Each input as (batch, free, contracted): its free axis (none for rank 2)
   // first, the contracted one last.
   SmallVector<Value, 2> rows;
@@ -652,8 +655,9 @@ Expected<Value> LayerEmitter::emitDot(const LayerConfig &layer, ArrayRef<Value> 
     if (!r)
       return r.takeError();
     free.push_back(rank == 2 ? -1 : shapeOf(*r)[1]);
-    rows.push_back(*normalize ? UnitNormOp::create(builder, ab.loc, r->getType(), *r).getResult()
-                              : *r);
+    rows.push_back(*normalize
+                       ? UnitNormOp::create(builder, ab.loc, r->getType(), *r, epsilon).getResult()
+                       : *r);
   }
   ArrayRef<int64_t> a = shapeOf(rows[0]), b = shapeOf(rows[1]);
   if (shapes::conflict(a[2], b[2]))

@@ -23,7 +23,7 @@ Expected<Value> emitConv1D(EmitContext &c) {
   Expected<int64_t> groups = layer.getSizeOr("groups", 1);
   Expected<bool> useBias = layer.getBoolOr("use_bias", true);
   Expected<ActivationSpec> act =
-      parseActivation(c.builder, layer, "activation", "linear", c.kerasMajor);
+      parseActivation(c.builder, layer, "activation", "linear", c.version.major);
   if (Error e = firstError(filters, window, groups, useBias, act))
     return std::move(e);
   Expected<std::pair<Value, bool>> in = channelsLastInput(c, 1);

@@ -24,11 +24,11 @@ Expected<Value> emitConvLSTM(EmitContext &c) {
   Expected<bool> stateful = layer.getBoolOr("stateful", false);
   Expected<bool> first = channelsFirst(layer);
   Expected<ActivationSpec> act =
-      parseActivation(c.builder, layer, "activation", "tanh", c.kerasMajor);
+      parseActivation(c.builder, layer, "activation", "tanh", c.version.major);
   // tf_keras' ConvLSTM default is hard_sigmoid, Keras 3's sigmoid.
   Expected<ActivationSpec> rec =
       parseActivation(c.builder, layer, "recurrent_activation",
-                      c.kerasMajor >= 3 ? "sigmoid" : "hard_sigmoid", c.kerasMajor);
+                      c.version.major >= 3 ? "sigmoid" : "hard_sigmoid", c.version.major);
   if (Error e = firstError(filters, window, useBias, sequences, backwards,
                            returnState, stateful, first, act, rec))
     return std::move(e);

@@ -54,7 +54,7 @@ Expected<Value> emitDepthwiseConvolution(EmitContext &c) {
   Expected<int64_t> multiplier = layer.getSizeOr("depth_multiplier", 1);
   Expected<bool> useBias = layer.getBoolOr("use_bias", true);
   Expected<ActivationSpec> act =
-      parseActivation(c.builder, layer, "activation", "linear", c.kerasMajor);
+      parseActivation(c.builder, layer, "activation", "linear", c.version.major);
   if (Error e = firstError(filters, window, multiplier, useBias, act))
     return std::move(e);
   const SmallVector<int64_t> &kernel = window->kernel;

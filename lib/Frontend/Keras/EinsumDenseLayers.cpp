@@ -64,7 +64,7 @@ Expected<Value> emitEinsumDense(EmitContext &c) {
   Expected<std::string> text = layer.getStringOr("equation", "");
   Expected<std::string> biasAxes = layer.getStringOr("bias_axes", "");
   Expected<ActivationSpec> act =
-      parseActivation(c.builder, layer, "activation", "linear", c.kerasMajor);
+      parseActivation(c.builder, layer, "activation", "linear", c.version.major);
   if (Error e = firstError(text, biasAxes, act))
     return std::move(e);
   std::optional<Equation> eq = parseEquation(*text);

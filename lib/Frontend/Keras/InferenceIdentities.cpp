@@ -42,7 +42,7 @@ Expected<Value> emitInferenceIdentity(EmitContext &c) {
 }
 
 Expected<Value> emitRandomCrop(EmitContext &c) {
-  if (c.kerasMajor >= 3)
+  if (c.version.major >= 3)
     return emitInferenceIdentity(c);
   return emitSmartResize(c);
 }

@@ -525,7 +525,7 @@ Expected<Value> LayerEmitter::emitLayer(const LayerConfig &layer, Value input,
   }
 
   if (FamilyEmitter family = findLayerFamily(cls)) {
-    EmitContext context{builder, layer, input, weights, version.major, loc};
+    EmitContext context{builder, layer, input, weights, version, loc};
     return family(context);
   }
 
@@ -549,7 +549,7 @@ Expected<Value> LayerEmitter::emitLayer(const LayerConfig &layer, Value input,
   }
 
   // The 1-D poolings: channels_first runs channels last between permutes.
-  EmitContext context{builder, layer, input, weights, version.major, loc};
+  EmitContext context{builder, layer, input, weights, version, loc};
   auto channelsLastSequence = [&]() -> Expected<std::pair<Value, bool>> {
     Expected<std::pair<Value, bool>> in = channelsLastInput(context, 1);
     if (in && in->second && incomingMask)

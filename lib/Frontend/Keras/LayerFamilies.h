@@ -12,6 +12,7 @@
 #define SEQ_LIB_FRONTEND_KERAS_LAYERFAMILIES_H
 
 #include "EmitterSupport.h"
+#include "KerasVersion.h"
 
 namespace seq::keras {
 
@@ -22,8 +23,9 @@ struct EmitContext {
   const LayerConfig &layer;
   mlir::Value input;
   emit::WeightList &weights;
-  /// Picks version-dependent semantics (hard_sigmoid).
-  int kerasMajor;
+  /// Picks version-dependent semantics (hard_sigmoid, UnitNormalization's
+  /// epsilon).
+  KerasVersion version;
   mlir::Location loc;
 };
 

@@ -48,7 +48,7 @@ Expected<Value> LayerEmitter::emitNormalizationOverAxes(const LayerConfig &layer
   bool moves = !llvm::is_sorted(order);
 
   WeightList none(builder, layer, {}, layer.getName(), unbuiltModel);
-  EmitContext context{builder, layer, input, none, version.major,
+  EmitContext context{builder, layer, input, none, version,
                       layerLoc(builder, layer.getName())};
   Value moved = moves ? permuteAxes(context, input, order, "axis_last") : input;
   SmallVector<int64_t> kept(shapeOf(moved).drop_front().drop_back(axes.size()));
@@ -142,7 +142,11 @@ Expected<Value> emitUnitNormalization(EmitContext &c) {
     return std::move(e);
   if (Error e = c.weights.expect({}))
     return std::move(e);
-  return UnitNormOp::create(c.builder, c.loc, c.input.getType(), c.input)
+  // tf_keras and Keras 3 before 3.6: l2_normalize's floor of the squares;
+  // since: ops.normalize(epsilon=1e-12), a floor of the norm.
+  float epsilon = c.version.atLeast(3, 6) ? 1e-24f : 1e-12f;
+  return UnitNormOp::create(c.builder, c.loc, c.input.getType(), c.input,
+                            c.builder.getF32FloatAttr(epsilon))
       .getResult();
 }
 

@@ -16,10 +16,11 @@
 //   reductions over axes: mean, sum, max, min (keepdims or not);
 //   products and normalizations: matmul (seq.matmul; per head above rank 3)
 //     and the einsums that are one (or a transpose),
-//     l2_normalize over one axis (seq.unit_norm);
+//     l2_normalize and keras.ops.normalize (L2) over one axis (seq.unit_norm);
 //   shapes: expand_dims, squeeze, reshape, transpose, concatenate, stack,
 //     split and unstack (several outputs: LayerEmitter::operationOutputs),
 //     pad with zeros (seq.zero_padding), tile (copies concatenated),
+//     reverse / flip along axes after the batch axis (seq.reverse),
 //     slicing with integers and slices of step 1 (seq.cropping, or seq.slice
 //     for a window counted from one end of an axis of unknown length), and
 //     image resizes
@@ -94,6 +95,7 @@ std::string operationName(const LayerConfig &layer) {
         .Case("unstack", "unstack")
         .Cases({"compat.v1.pad", "pad"}, "pad")
         .Case("tile", "tile")
+        .Case("reverse", "reverse")
         .Case("clip_by_value", "clip")
         .Case("image.resize", "resize")
         .Case("math.reduce_mean", "mean")
@@ -158,6 +160,8 @@ std::string operationName(const LayerConfig &layer) {
       .Case("Tile", "tile")
       .Case("Einsum", "einsum")
       .Case("Clip", "clip")
+      .Case("Normalize", "normalize")
+      .Case("Flip", "reverse")
       .Case("Resize", "resize")
       .Case("Mean", "mean")
       .Case("Sum", "sum")
@@ -624,8 +628,56 @@ struct OperationBuilder {
     return x;
   }
 
-  /// tf.math.l2_normalize along one axis (TensorFlow's epsilon, 1e-12):
-  /// seq.unit_norm over the last axis, the axis moved there and back.
+  /// x / sqrt(max(sum(x^2), epsilon)) along axis `a` (seq.unit_norm over
+  /// the last axis, the axis moved there and back).
+  Value unitNorm(Value x, int64_t a, float epsilon) const {
+    int64_t rank = static_cast<int64_t>(shapeOf(x).size());
+    FloatAttr attr = builder.getF32FloatAttr(epsilon);
+    if (a == rank - 1)
+      return UnitNormOp::create(builder, loc, x.getType(), x, attr).getResult();
+    SmallVector<int64_t> order;
+    for (int64_t i = 1; i < rank; ++i)
+      if (i != a)
+        order.push_back(i);
+    order.push_back(a);
+    Value last = permute(x, order);
+    Value normalized = UnitNormOp::create(builder, loc, last.getType(), last, attr).getResult();
+    return permute(normalized, shapes::inversePermutation(order));
+  }
+
+  /// tf.reverse(x, axis) and keras.ops.flip(x, axis): one seq.reverse per
+  /// axis named (an int or a list; flip's default, every axis, and the
+  /// batch axis are refused).
+  Expected<Value> reverse(Value x) const {
+    int64_t rank = static_cast<int64_t>(shapeOf(x).size());
+    const json::Value *v = option("axis");
+    if (!v)
+      return fail("reverses every axis, the batch axis too: seqc reverses axes after it");
+    std::vector<std::optional<int64_t>> listed;
+    if (const json::Array *list = v->getAsArray())
+      for (const json::Value &a : *list)
+        listed.push_back(a.getAsInteger());
+    else
+      listed.push_back(v->getAsInteger());
+    SmallVector<int64_t> axes;
+    for (std::optional<int64_t> a : listed) {
+      int64_t index = a ? (*a < 0 ? *a + rank : *a) : -1;
+      if (index == 0)
+        return fail("reverses the batch axis: seqc reverses axes after it");
+      if (index < 1 || index >= rank)
+        return fail("has an axis that is not an axis after the batch axis of its rank-" +
+                    Twine(rank) + " input");
+      if (llvm::is_contained(axes, index))
+        return fail("names axis " + Twine(index) + " twice");
+      axes.push_back(index);
+    }
+    for (int64_t a : axes)
+      x = ReverseOp::create(builder, loc, x.getType(), x, a).getResult();
+    return x;
+  }
+
+  /// tf.math.l2_normalize along one axis: x / sqrt(max(sum(x^2), epsilon)),
+  /// epsilon 1e-12 unless given.
   Expected<Value> l2Normalize(Value x) const {
     int64_t rank = static_cast<int64_t>(shapeOf(x).size());
     if (!option("axis"))
@@ -636,18 +688,35 @@ struct OperationBuilder {
     Expected<double> epsilon = number("epsilon", 1e-12);
     if (!epsilon)
       return epsilon.takeError();
-    if (*epsilon != 1e-12)
-      return fail("has epsilon " + formatNumber(*epsilon) + ": seqc imports 1e-12");
-    if (*a == rank - 1)
-      return UnitNormOp::create(builder, loc, x.getType(), x).getResult();
-    SmallVector<int64_t> order;
-    for (int64_t i = 1; i < rank; ++i)
-      if (i != *a)
-        order.push_back(i);
-    order.push_back(*a);
-    Value last = permute(x, order);
-    Value normalized = UnitNormOp::create(builder, loc, last.getType(), last).getResult();
-    return permute(normalized, shapes::inversePermutation(order));
+    if (!(*epsilon >= 1.2e-38 && *epsilon <= 3.4e38))
+      return fail("has epsilon " + formatNumber(*epsilon) +
+                  ": seqc imports one between 1.2e-38 and 3.4e38 (a normal float32)");
+    return unitNorm(x, *a, static_cast<float>(*epsilon));
+  }
+
+  /// keras.ops.normalize(x, axis=-1, order=2, epsilon=1e-7): the L2 norm
+  /// floored at epsilon (Keras 3.6+: x * min(rsqrt(sum(x^2)), 1 / epsilon);
+  /// before, without an epsilon argument: x / max(norm, 1e-7)), so the sum
+  /// of squares at epsilon^2.
+  Expected<Value> normalize(Value x) const {
+    int64_t rank = static_cast<int64_t>(shapeOf(x).size());
+    Expected<int64_t> a = axis("axis", rank, /*required=*/false);
+    if (!a)
+      return a.takeError();
+    Expected<double> order = number("order", 2);
+    Expected<double> epsilon = number("epsilon", 1e-7);
+    if (!order)
+      return order.takeError();
+    if (!epsilon)
+      return epsilon.takeError();
+    if (*order != 2)
+      return fail("has order " + formatNumber(*order) +
+                  ": seqc imports the L2 norm (order 2)");
+    if (!(*epsilon >= 1.1e-19 && *epsilon <= 1.8e19))
+      return fail("has epsilon " + formatNumber(*epsilon) +
+                  ": seqc imports one between 1.1e-19 and 1.8e19 (its square a normal "
+                  "float32)");
+    return unitNorm(x, *a, static_cast<float>(*epsilon * *epsilon));
   }
 
   /// A batched matrix product of (batch, ..., m, k) and (batch, ..., k, n)
@@ -1380,6 +1449,10 @@ Expected<Value> LayerEmitter::emitOperation(const LayerConfig &layer, ArrayRef<V
     return x;
   if (op == "l2_normalize")
     return ob.l2Normalize(x);
+  if (op == "normalize")
+    return ob.normalize(x);
+  if (op == "reverse")
+    return ob.reverse(x);
   if (op == "resize")
     return ob.resize(x);
   if (op == "mean" || op == "sum" || op == "max" || op == "min")

@@ -49,7 +49,7 @@ Expected<Value> emitTransposedConvolution(EmitContext &c) {
   Expected<int64_t> groups = layer.getSizeOr("groups", 1);
   Expected<bool> useBias = layer.getBoolOr("use_bias", true);
   Expected<ActivationSpec> act =
-      parseActivation(c.builder, layer, "activation", "linear", c.kerasMajor);
+      parseActivation(c.builder, layer, "activation", "linear", c.version.major);
   if (Error e = firstError(filters, window, groups, useBias, act))
     return std::move(e);
   auto &[kernel, strides, dilations, padding] = *window;
@@ -59,7 +59,7 @@ Expected<Value> emitTransposedConvolution(EmitContext &c) {
                        "only; re-save the layer with groups=1");
   // tf_keras' Conv3DTranspose accepts dilation_rate but never passes it to
   // TensorFlow: the layer computes with dilation 1, and so does its import.
-  if (c.kerasMajor == 2 && spatial == 3)
+  if (c.version.major == 2 && spatial == 3)
     dilations.assign(spatial, 1);
   std::optional<SmallVector<int64_t>> outputPadding;
   const llvm::json::Value *op = layer.getObject().get("output_padding");

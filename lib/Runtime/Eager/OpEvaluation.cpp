@@ -635,7 +635,7 @@ Expected<Tensor> evaluate(UnitNormOp op, const Operands &in) {
   const Tensor &x = in(op.getInput());
   if (x.rank() < 2)
     return opError(op, "expects an input of rank >= 2, got " + x.shapeString());
-  return unitNorm(x);
+  return unitNorm(x, op.getEpsilon().convertToFloat());
 }
 
 Expected<Tensor> evaluate(RMSNormOp op, const Operands &in) {
@@ -841,6 +841,13 @@ Expected<Tensor> evaluateOp(Operation *op, ValueLookup lookup,
           return std::move(e);
         return adaptivePooling(x, op.getOutputSize(),
                                std::is_same_v<decltype(op), AdaptiveMaxPoolOp>);
+      })
+      .Case<ReverseOp>([&](ReverseOp op) -> Expected<Tensor> {
+        const Tensor &x = in(op.getInput());
+        if (x.rank() <= op.getAxis())
+          return opError(op, "expects an input with axis " + std::to_string(op.getAxis()) +
+                                 ", got " + x.shapeString());
+        return reverse(x, op.getAxis());
       })
       .Case<PermuteOp>([&](PermuteOp op) -> Expected<Tensor> {
         const Tensor &x = in(op.getInput());

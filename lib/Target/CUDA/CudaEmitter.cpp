@@ -711,7 +711,7 @@ Error Emitter::emitOp(Operation *op) {
             MaxPool2DOp, AvgPool2DOp, MaxPool3DOp, AvgPool3DOp,
             GlobalMaxPool2DOp, GlobalAvgPool2DOp, GlobalMaxPool3DOp, GlobalAvgPool3DOp,
             ZeroPaddingOp, CroppingOp, SliceOp, UpSamplingOp, ResizeOp, AdaptiveMaxPoolOp,
-            AdaptiveAvgPoolOp, PermuteOp>(
+            AdaptiveAvgPoolOp, PermuteOp, ReverseOp>(
           [&](Operation *) { return emitSpatial(op); })
       .Case<BatchNormOp>([&](BatchNormOp o) -> Error {
         Expected<unsigned> x = operand(op, o.getInput());
@@ -768,9 +768,7 @@ Error Emitter::emitOp(Operation *op) {
           scale = weight(op, o.getScale(), "scale");
         if (!scale)
           return scale.takeError();
-        float epsilon = 0.0f;
-        if constexpr (!unit)
-          epsilon = o.getEpsilon().convertToFloat();
+        float epsilon = o.getEpsilon().convertToFloat();
         Dims in = dimsOf(*x);
         unsigned y = newBuffer(in, tag(op) + " output");
         comment(op, std::string(unit ? "unit" : "RMS") +

@@ -502,6 +502,22 @@ Error Emitter::emitSpatial(Operation *op) {
     return Error::success();
   };
 
+  auto reverse = [&](ReverseOp o) -> Error {
+    Expected<unsigned> x = input();
+    if (!x)
+      return x.takeError();
+    Dims in = dimsOf(*x);
+    size_t axis = static_cast<size_t>(o.getAxis());
+    unsigned y = newBuffer(in, tag(op) + " output");
+    comment(op, "reverse axis " + std::to_string(axis) + " -> " + buffers[y].name);
+    forwardCode += tryLaunch(op, "seqc::reverse_axis(m->stream, " + ptr(*x) + ", " + ptr(y) +
+                                     ", " + product(llvm::ArrayRef(in).take_front(axis)) + ", " +
+                                     in[axis] + ", " +
+                                     product(llvm::ArrayRef(in).drop_front(axis + 1)) + ")");
+    bufferOf[op->getResult(0)] = y;
+    return Error::success();
+  };
+
   return llvm::TypeSwitch<Operation *, Error>(op)
       .Case<Conv2DOp, Conv3DOp>(conv)
       .Case(convLstm)
@@ -522,6 +538,7 @@ Error Emitter::emitSpatial(Operation *op) {
         return adaptivePool(o.getOutputSize(), false);
       })
       .Case(permute)
+      .Case(reverse)
       .Default([&](Operation *) { return fail(op, "the CUDA backend cannot compile this op"); });
 }
 

@@ -580,6 +580,17 @@ LogicalResult CategoryEncodingOp::verify() {
                                               getNumTokens(), getMode()));
 }
 
+LogicalResult ReverseOp::verify() {
+  Check check(*this);
+  if (failed(check.minRank(getInput(), "input", 2)))
+    return failure();
+  int64_t rank = static_cast<int64_t>(Check::shape(getInput()).size());
+  if (getAxis() >= rank)
+    return emitOpError() << "axis " << getAxis() << " is not an axis after the batch axis of a rank-"
+                         << rank << " input";
+  return success();
+}
+
 LogicalResult PermuteOp::verify() {
   Check check(*this);
   if (failed(check.minRank(getInput(), "input", 2)))
@@ -995,7 +1006,9 @@ LogicalResult GroupNormOp::verify() {
 }
 
 LogicalResult UnitNormOp::verify() {
-  return Check(*this).minRank(getInput(), "input", 2);
+  Check check(*this);
+  return failure(failed(check.minRank(getInput(), "input", 2)) ||
+                 failed(check.epsilon(getEpsilon())));
 }
 
 LogicalResult RMSNormOp::verify() {

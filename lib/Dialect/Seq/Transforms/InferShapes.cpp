@@ -151,7 +151,7 @@ FailureOr<std::optional<Shape>> ruleShape(Operation *op) {
         return {shapes::permuted(shapeOf(permute.getInput()), permute.getDims())};
       })
       .Case<TruncateOp, DiscretizeOp, BatchNormOp, LayerNormOp, GroupNormOp, UnitNormOp, RMSNormOp, DropoutOp, ActivationOp, ReluOp, ClipOp,
-            PReluOp, ApplyMaskOp>(
+            PReluOp, ApplyMaskOp, ReverseOp>(
           [](auto same) -> Result { return {Shape(shapeOf(same.getInput()))}; })
       .Case([](EmbeddingOp embedding) -> Result {
         Shape shape(shapeOf(embedding.getIds()));

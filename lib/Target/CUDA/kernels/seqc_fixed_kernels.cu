@@ -178,7 +178,7 @@ __global__ void rms_norm_kernel(const float *__restrict__ x, const float *__rest
     sq += xr[i] * xr[i];
   for (int off = 16; off > 0; off /= 2)
     sq += __shfl_xor_sync(0xffffffffu, sq, off);
-  float factor = unit ? 1.0f / sqrtf(fmaxf(sq, 1e-12f)) : 1.0f / sqrtf(sq / n + epsilon);
+  float factor = unit ? 1.0f / sqrtf(fmaxf(sq, epsilon)) : 1.0f / sqrtf(sq / n + epsilon);
   for (int i = lane; i < n; i += 32)
     yr[i] = xr[i] * factor * (scale ? scale[i] : 1.0f);
 }
@@ -516,6 +516,27 @@ cudaError_t resize_axis(cudaStream_t stream, const float *x, float *y, int64_t o
   float scale = (float)length / (float)out_length;
   SEQC_LAUNCH(resize_axis_kernel, blocks_for(n, 256), 256, 0, stream)(
       x, y, outer, length, out_length, inner, scale, bilinear);
+  return cudaGetLastError();
+}
+
+__global__ void reverse_axis_kernel(const float *__restrict__ x, float *__restrict__ y,
+                                    int64_t outer, int64_t length, int64_t inner) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= outer * length * inner)
+    return;
+  int64_t k = i % inner;
+  int64_t t = (i / inner) % length;
+  int64_t o = i / (inner * length);
+  y[i] = x[(o * length + length - 1 - t) * inner + k];
+}
+
+cudaError_t reverse_axis(cudaStream_t stream, const float *x, float *y, int64_t outer,
+                         int64_t length, int64_t inner) {
+  int64_t n = outer * length * inner;
+  if (n == 0)
+    return cudaSuccess;
+  SEQC_LAUNCH(reverse_axis_kernel, blocks_for(n, 256), 256, 0, stream)(x, y, outer, length,
+                                                                      inner);
   return cudaGetLastError();
 }
 

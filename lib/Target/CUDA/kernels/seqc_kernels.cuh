@@ -1713,7 +1713,7 @@ cudaError_t group_norm(cudaStream_t stream, const float *x, const float *gamma,
                        const float *beta, float *y, int64_t batch, int64_t positions,
                        int channels, int groups, float epsilon);
 
-/// UnitNormalization (no scale; 1 / sqrt(max(sum, 1e-12))) and
+/// UnitNormalization (no scale; 1 / sqrt(max(sum, epsilon))) and
 /// RMSNormalization (1 / sqrt(sum / n + epsilon), times scale) over rows of
 /// length n: one warp per row.
 /// `scale` null for UnitNormalization.
@@ -2165,6 +2165,11 @@ cudaError_t resize_axis(cudaStream_t stream, const float *x, float *y, int64_t o
 cudaError_t adaptive_pool_axis(cudaStream_t stream, const float *x, float *y,
                                int64_t outer, int length, int out_length,
                                int64_t inner, bool is_max);
+
+/// seq.reverse: y[o, t, i] = x[o, length - 1 - t, i] for (outer, length,
+/// inner) tensors.
+cudaError_t reverse_axis(cudaStream_t stream, const float *x, float *y, int64_t outer,
+                         int64_t length, int64_t inner);
 
 /// Permute: output axis a is input axis perm.d[a] (perm.d[0] = 0).
 cudaError_t permute(cudaStream_t stream, const float *x, float *y, Shape5 in, Shape5 perm);

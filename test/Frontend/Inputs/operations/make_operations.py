@@ -89,3 +89,15 @@ keras.Model(x, keras.ops.clip(x, 1.0, -1.0)).save(os.path.join(HERE, "clip_empty
 q = tf_keras.Input((6, 4), name="q")
 k = tf_keras.Input((5, 4), name="k")
 tf_keras.Model([q, k], tf.einsum("bqd,bkd->bqk", q, k)).save(os.path.join(HERE, "einsum_tf.h5"))
+# keras.ops.normalize with the L1 norm, and with an epsilon whose square
+# float32 cannot hold.
+x = keras.Input((4, 6), name="x")
+keras.Model(x, keras.ops.normalize(x, order=1)).save(os.path.join(HERE, "normalize_l1.keras"))
+keras.Model(x, keras.ops.normalize(x, epsilon=1e-30)).save(
+    os.path.join(HERE, "normalize_tiny_epsilon.keras"))
+# keras.ops.flip over every axis (its default), the batch axis too, and
+# tf.reverse of the batch axis.
+x = keras.Input((4, 6), name="x")
+keras.Model(x, keras.ops.flip(x)).save(os.path.join(HERE, "flip_all.keras"))
+x = tf_keras.Input((4, 6), name="x")
+tf_keras.Model(x, tf.reverse(x, [0])).save(os.path.join(HERE, "reverse_batch.h5"))

@@ -603,9 +603,13 @@ def Seq_UnitNormOp : Seq_TensorOp<"unit_norm", [AllTypesMatch<["input", "output"
   let summary = "Keras UnitNormalization over the last axis";
   let description = [{
     Each last-axis row divided by its L2 norm: `x / sqrt(max(sum(x^2),
-    1e-12))` (TensorFlow's l2_normalize, which both Kerases use).
+    epsilon))`, TensorFlow's l2_normalize (tf_keras' UnitNormalization,
+    epsilon 1e-12). Keras 3's `ops.normalize(x, epsilon=e)` floors the norm
+    at `e` instead: epsilon `e^2` here (its UnitNormalization: 1e-24 since
+    3.6, 1e-12 before; Dot(normalize=True): 1e-14).
   }];
-  let arguments = (ins Seq_F32Tensor:$input);
+  let arguments = (ins Seq_F32Tensor:$input,
+                   DefaultValuedAttr<F32Attr, "1e-12">:$epsilon);
   let results = (outs Seq_F32Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
@@ -880,6 +884,21 @@ def Seq_PermuteOp : Seq_TensorOp<"permute"> {
     $input $dims attr-dict `:` type($input) `->` type($output)
   }];
   let hasFolder = 1;
+}
+
+def Seq_ReverseOp : Seq_TensorOp<"reverse", [AllTypesMatch<["input", "output"]>]> {
+  let summary = "tf.reverse / keras.ops.flip along one axis after the batch axis";
+  let description = [{
+    Element `i` of axis `axis` (of length `n`, known or not) is the input's
+    element `n - 1 - i`; the other axes are unchanged.
+
+    ```mlir
+    %y = seq.reverse %x axis 1 : tensor<?x?x8xf32>
+    ```
+  }];
+  let arguments = (ins Seq_F32Tensor:$input, ConfinedAttr<I64Attr, [IntPositive]>:$axis);
+  let results = (outs Seq_F32Tensor:$output);
+  let assemblyFormat = "$input `axis` $axis attr-dict `:` type($input)";
 }
 
 def Seq_ActivationOp : Seq_TensorOp<"activation", [AllTypesMatch<["input", "output"]>]> {
