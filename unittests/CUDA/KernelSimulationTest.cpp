@@ -980,17 +980,20 @@ TEST(CudaKernelSimulation, ActivationLayerAndSoftmaxRows) {
   expectClose(got, want, 1e-6, "elu");
 }
 
-TEST(CudaKernelSimulation, RepeatVectorAndReverseTime) {
+TEST(CudaKernelSimulation, RepeatVectorAndReverseAxis) {
   Tensor x = random({2, 3}, 95);
   std::vector<float> got(2 * 4 * 3);
   ASSERT_EQ(seqc::repeat_vector(nullptr, x.data.data(), got.data(), 2, 4, 3), cudaSuccess);
   expectClose(got, seq::rt::repeatVector(x, 4), 0, "repeat_vector");
   Tensor seq3 = random({2, 4, 3}, 96);
-  ASSERT_EQ(seqc::reverse_time(nullptr, seq3.data.data(), got.data(), 2, 4, 3), cudaSuccess);
+  ASSERT_EQ(seqc::reverse_axis(nullptr, seq3.data.data(), got.data(), 2, 4, 3), cudaSuccess);
+  expectClose(got, seq::rt::reverse(seq3, 1), 0, "reverse_axis (steps)");
+  ASSERT_EQ(seqc::reverse_axis(nullptr, seq3.data.data(), got.data(), 8, 3, 1), cudaSuccess);
+  expectClose(got, seq::rt::reverse(seq3, 2), 0, "reverse_axis (features)");
   for (int64_t b = 0; b < 2; ++b)
     for (int64_t t = 0; t < 4; ++t)
       for (int64_t k = 0; k < 3; ++k)
-        EXPECT_EQ(got[(b * 4 + t) * 3 + k], seq3.at({b, 3 - t, k}));
+        EXPECT_EQ(got[(b * 4 + t) * 3 + k], seq3.at({b, t, 2 - k}));
 }
 
 } // namespace

@@ -177,7 +177,7 @@ inline const char *cudnn_rnn_run(cudnnHandle_t handle, cudaStream_t stream, Cudn
   SEQC_LAUNCH(fill_int_kernel, blocks_for(batch, 256), 256, 0, stream)(r.dev_lengths, batch, steps);
   SEQC_CUDNN_TRY(cuda_error(cudaGetLastError()));
   if (go_backwards) {
-    SEQC_CUDNN_TRY(cuda_error(reverse_time(stream, x, r.x_reversed, batch, steps, r.input)));
+    SEQC_CUDNN_TRY(cuda_error(reverse_axis(stream, x, r.x_reversed, batch, steps, r.input)));
     x = r.x_reversed;
   }
   SEQC_CUDNN_TRY(cudnn_error(cudnnRNNForward(

@@ -385,26 +385,6 @@ cudaError_t prelu(cudaStream_t stream, const float *x, const float *alpha, float
   return cudaGetLastError();
 }
 
-__global__ void reverse_time_kernel(const float *__restrict__ x, float *__restrict__ y, int batch,
-                                    int steps, int f) {
-  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= (int64_t)batch * steps * f)
-    return;
-  int k = i % f;
-  int t = (i / f) % steps;
-  int b = i / ((int64_t)f * steps);
-  y[i] = x[((size_t)b * steps + steps - 1 - t) * f + k];
-}
-
-cudaError_t reverse_time(cudaStream_t stream, const float *x, float *y, int64_t batch,
-                         int64_t steps, int f) {
-  int64_t n = batch * steps * f;
-  if (n == 0)
-    return cudaSuccess;
-  SEQC_LAUNCH(reverse_time_kernel, blocks_for(n, 256), 256, 0, stream)(x, y, (int)batch, (int)steps, f);
-  return cudaGetLastError();
-}
-
 __global__ void shift_copy_kernel(const float *__restrict__ x, float *__restrict__ y, Shape5 in,
                                   Shape5 out, Shape5 offset) {
   int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;

@@ -1862,9 +1862,6 @@ cudaError_t bidirectional(cudaStream_t stream, const float *fwd, const float *bw
   return cudaGetLastError();
 }
 
-/// y[b][t] = x[b][steps-1-t]: the input of a go_backwards RNN on cuDNN.
-cudaError_t reverse_time(cudaStream_t stream, const float *x, float *y, int64_t batch,
-                         int64_t steps, int f);
 
 // ---------------------------------------------------------------------------
 // Spatial layers: Conv2D/3D, the 2-D/3-D poolings (channels last, up to three
@@ -2166,8 +2163,8 @@ cudaError_t adaptive_pool_axis(cudaStream_t stream, const float *x, float *y,
                                int64_t outer, int length, int out_length,
                                int64_t inner, bool is_max);
 
-/// seq.reverse: y[o, t, i] = x[o, length - 1 - t, i] for (outer, length,
-/// inner) tensors.
+/// seq.reverse, and the input of a go_backwards RNN on cuDNN: y[o, t, i] =
+/// x[o, length - 1 - t, i] for (outer, length, inner) tensors.
 cudaError_t reverse_axis(cudaStream_t stream, const float *x, float *y, int64_t outer,
                          int64_t length, int64_t inner);
 
