@@ -549,12 +549,17 @@ Expected<Value> LayerEmitter::emitLayer(const LayerConfig &layer, Value input,
   }
 
   // The 1-D poolings: channels_first runs channels last between permutes.
+  // Of them only GlobalAveragePooling1D computes with a mask (Keras 3 passes
+  // one to the others, which ignore it).
   EmitContext context{builder, layer, input, weights, version, loc};
   auto channelsLastSequence = [&]() -> Expected<std::pair<Value, bool>> {
     Expected<std::pair<Value, bool>> in = channelsLastInput(context, 1);
-    if (in && in->second && incomingMask)
+    bool masked = incomingMask && (cls == "GlobalAveragePooling1D" || cls == "GlobalAvgPool1D");
+    if (in && in->second && masked)
       return layer.error("data_format 'channels_first' with the timestep mask of an "
-                         "earlier Masking or Embedding layer is not supported");
+                         "earlier Masking or Embedding layer is not supported (Keras "
+                         "applies the mask along the features there); remove the masking "
+                         "or use channels_last");
     if (in) {
       input = in->first;
       x = shapeOf(input);

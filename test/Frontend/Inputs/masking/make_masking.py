@@ -34,6 +34,13 @@ hand = keras.ops.any(keras.ops.not_equal(inp, 5.0), axis=-1)
 out = L.LSTM(2, name="lstm")(L.Masking(0.0, name="masking")(inp), mask=hand)
 save(keras.Model(inp, out), "mask_by_hand")
 
+# GlobalAveragePooling1D(data_format="channels_first") after a Masking:
+# Keras applies the steps' mask along the features (5 of each here).
+inp = keras.Input((5, 5), name="x")
+pooled = L.GlobalAveragePooling1D(data_format="channels_first", name="pool")(
+    L.Masking(name="masking")(inp))
+save(keras.Model(inp, pooled), "mask_average_channels_first")
+
 # Masked sequences joined along time (tf_keras .h5): the mask would have to
 # be joined along time too, which seqc refuses by name.
 import tf_keras as k2  # noqa: E402
