@@ -425,7 +425,8 @@ Expected<Value> LayerEmitter::emitTimeDistributed(const LayerConfig &layer,
 
 /// SpectralNormalization divides the wrapped layer's kernel by its largest
 /// singular value while training and leaves the result in that kernel;
-/// inference runs the wrapped layer as saved, without a mask. The wrapper's
+/// inference runs the wrapped layer as saved, called without a mask (the
+/// mask passes on after it: passesMaskThrough). The wrapper's
 /// own weights (vector_u; in a .keras file also a copy of the kernel, the
 /// layer's under ".../layer/") are not read. Messages name the wrapper.
 Expected<Value> LayerEmitter::emitSpectralNormalization(const LayerConfig &layer,
