@@ -232,6 +232,7 @@ def operation(k, r):
 
         def flip(t, axes):
             return ops.reverse(t, axes)
+        spread = r.choice([ops.math.reduce_std, ops.math.reduce_variance])
     else:
         import keras
         ops = keras.ops
@@ -261,6 +262,7 @@ def operation(k, r):
 
         def flip(t, axes):
             return ops.flip(t, axis=axes)
+        spread = r.choice([ops.std, ops.var])
     c = r.choice([0.5, 2.0, -1.5, 3.0])
     act = r.choice(activations)
     L = k.layers
@@ -277,6 +279,7 @@ def operation(k, r):
         lambda t: t * softmax(L.Dense(1)(t), axis=1),  # attention weights per step
         lambda t: mean(t, axis=1, keepdims=True) + t,
         lambda t: maximum(t, axis=-1, keepdims=True) - t,
+        lambda t: (t - mean(t, axis=1, keepdims=True)) / (spread(t, axis=1, keepdims=True) + 1.0),
         lambda t: t[:, 1:], lambda t: t[:, :-1, :1], lambda t: t[:, :, None][:, :, 0],
         lambda t: concat([t, t * t], axis=-1),
         lambda t: L.Dense(t.shape[-1])(t[:, -1])[:, None, :] + t,

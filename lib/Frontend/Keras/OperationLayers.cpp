@@ -13,7 +13,8 @@
 //     log, abs, reciprocal; clip by two numbers (seq.clip);
 //   activations: the activation functions of both Kerases (activationKind)
 //     with the call's parameters, softmax and log_softmax over any axis;
-//   reductions over axes: mean, sum, max, min (keepdims or not);
+//   reductions over axes: mean, sum, max, min, variance and standard
+//     deviation (keepdims or not);
 //   products and normalizations: matmul (seq.matmul; per head above rank 3)
 //     and the einsums that are one (or a transpose),
 //     l2_normalize and keras.ops.normalize (L2) over one axis (seq.unit_norm);
@@ -102,6 +103,8 @@ std::string operationName(const LayerConfig &layer) {
         .Case("math.reduce_sum", "sum")
         .Case("math.reduce_max", "max")
         .Case("math.reduce_min", "min")
+        .Case("math.reduce_variance", "var")
+        .Case("math.reduce_std", "std")
         .Case("expand_dims", "expand_dims")
         .Cases({"compat.v1.squeeze", "squeeze"}, "squeeze")
         .Case("reshape", "reshape")
@@ -167,6 +170,8 @@ std::string operationName(const LayerConfig &layer) {
       .Case("Sum", "sum")
       .Case("Max", "max")
       .Case("Min", "min")
+      .Case("Var", "var")
+      .Case("Std", "std")
       .Case("ExpandDims", "expand_dims")
       .Case("Squeeze", "squeeze")
       .Case("Reshape", "reshape")
@@ -486,20 +491,55 @@ struct OperationBuilder {
     return axes;
   }
 
-  /// mean, sum, max or min over some axes: they move first and join into
-  /// one, the others into another, a global pooling over the first, and the
-  /// others apart again (with axes of size 1 where keepdims keeps them).
+  /// The reduction `op` over the axes the call names, keepdims as it says.
   Expected<Value> reduce(StringRef op, Value x) const {
-    ArrayRef<int64_t> in = shapeOf(x);
-    int64_t rank = static_cast<int64_t>(in.size());
-    Expected<SmallVector<int64_t>> axes = axisList("axis", rank);
+    Expected<SmallVector<int64_t>> axes =
+        axisList("axis", static_cast<int64_t>(shapeOf(x).size()));
     if (!axes)
       return axes.takeError();
+    return reduce(op, x, *axes, keepdims());
+  }
+
+  bool keepdims() const {
     const json::Value *keep = option("keepdims");
-    bool keepdims = keep && keep->getAsBoolean().value_or(false);
+    return keep && keep->getAsBoolean().value_or(false);
+  }
+
+  /// tf.math.reduce_variance / reduce_std, keras.ops.var / std, as
+  /// TensorFlow computes them: the mean of (x - mean)^2 over the axes (and
+  /// its square root).
+  Expected<Value> variance(Value x, bool standardDeviation) const {
+    Expected<SmallVector<int64_t>> axes =
+        axisList("axis", static_cast<int64_t>(shapeOf(x).size()));
+    if (!axes)
+      return axes.takeError();
+    Expected<Value> mean = reduce("mean", x, *axes, /*keepdims=*/true);
+    if (!mean)
+      return mean;
+    Expected<SmallVector<int64_t>> shape = broadcastShape(x, *mean);
+    if (!shape)
+      return shape.takeError();
+    Type type = tensorType(builder, *shape);
+    Value deviation =
+        MergeOp::create(builder, loc, type, ValueRange{x, *mean}, MergeKind::Subtract);
+    Value squares = MergeOp::create(builder, loc, type, ValueRange{deviation, deviation},
+                                    MergeKind::Multiply);
+    Expected<Value> result = reduce("mean", squares, *axes, keepdims());
+    if (!result || !standardDeviation)
+      return result;
+    return activate(*result, Activation::Sqrt);
+  }
+
+  /// mean, sum, max or min over `axes` (ascending): they move first and
+  /// join into one, the others into another, a global pooling over the
+  /// first, and the others apart again (with axes of size 1 where keepdims
+  /// keeps them).
+  Expected<Value> reduce(StringRef op, Value x, ArrayRef<int64_t> axes, bool keepdims) const {
+    ArrayRef<int64_t> in = shapeOf(x);
+    int64_t rank = static_cast<int64_t>(in.size());
     SmallVector<int64_t> others;
     for (int64_t i = 1; i < rank; ++i)
-      if (!llvm::is_contained(*axes, i))
+      if (!llvm::is_contained(axes, i))
         others.push_back(i);
     if (others.empty() && !keepdims)
       return fail("reduces every axis after the batch axis, leaving (batch,): seqc needs "
@@ -511,14 +551,14 @@ struct OperationBuilder {
                                                                      : n * in[i];
       return n;
     };
-    int64_t reduced = product(*axes), joined = product(others);
-    bool direct = axes->size() == 1 && others.size() == 1; // already (batch, r, k)
+    int64_t reduced = product(axes), joined = product(others);
+    bool direct = axes.size() == 1 && others.size() == 1; // already (batch, r, k)
     if (!direct && llvm::count_if(in.drop_front(), ShapedType::isDynamic) > 1)
       return fail("reduces an input of shape " + shapeText(in) +
                   ": seqc needs all but one of its axes to have fixed lengths");
     if (op == "sum" && ShapedType::isDynamic(reduced))
       return fail("sums over an axis of unknown length: not supported");
-    SmallVector<int64_t> order(*axes);
+    SmallVector<int64_t> order(axes.begin(), axes.end());
     order.append(others);
     Value moved = llvm::is_sorted(order) ? x : permute(x, order);
     Value rows = direct ? moved : reshape(moved, {reduced, joined});
@@ -543,7 +583,7 @@ struct OperationBuilder {
       return result;
     SmallVector<int64_t> out;
     for (int64_t i = 1; i < rank; ++i) {
-      bool isReduced = llvm::is_contained(*axes, i);
+      bool isReduced = llvm::is_contained(axes, i);
       if (!isReduced || keepdims)
         out.push_back(isReduced ? 1 : in[i]);
     }
@@ -1457,6 +1497,8 @@ Expected<Value> LayerEmitter::emitOperation(const LayerConfig &layer, ArrayRef<V
     return ob.resize(x);
   if (op == "mean" || op == "sum" || op == "max" || op == "min")
     return ob.reduce(op, x);
+  if (op == "var" || op == "std")
+    return ob.variance(x, op == "std");
   if (activationKind(op))
     return ob.activationOperation(op, x);
   if (op == "getitem")
