@@ -16,7 +16,8 @@
 //   reductions over axes: mean, sum, max, min, variance and standard
 //     deviation (keepdims or not);
 //   products and normalizations: matmul (seq.matmul; per head above rank 3)
-//     and the einsums that are one (or a transpose),
+//     and the einsums that are one (or a transpose) after sums of one
+//     tensor's axes,
 //     l2_normalize and keras.ops.normalize (L2) over one axis (seq.unit_norm);
 //   shapes: expand_dims, squeeze, reshape, transpose, concatenate, stack,
 //     split and unstack (several outputs: LayerEmitter::operationOutputs),
@@ -898,28 +899,43 @@ struct OperationBuilder {
     auto arrange = [&](Value x, StringRef from, StringRef to) {
       return from == to ? x : permute(x, axesOf(from, to.drop_front()));
     };
+    // A letter of one tensor only that the result drops is a sum over that
+    // tensor's axis, taken first (seq's reduce); `kept` names what is left.
+    SmallVector<Value, 2> operands;
+    SmallVector<std::string, 2> kept;
+    for (auto [i, term] : llvm::enumerate(terms)) {
+      StringRef other = terms.size() == 2 ? terms[1 - i] : StringRef();
+      SmallVector<int64_t> own;
+      std::string left;
+      for (auto [axis, c] : llvm::enumerate(term))
+        if (axis > 0 && !other.contains(c) && !out.contains(c))
+          own.push_back(static_cast<int64_t>(axis));
+        else
+          left += c;
+      Expected<Value> x =
+          own.empty() ? Expected<Value>(inputs[i]) : reduce("sum", inputs[i], own, false);
+      if (!x)
+        return x.takeError();
+      operands.push_back(*x);
+      kept.push_back(left);
+    }
     if (terms.size() == 1) {
-      std::string from = terms[0].str(), to = out.str();
+      std::string from = kept[0], to = out.str();
       llvm::sort(from);
       llvm::sort(to);
       if (from == to)
-        return arrange(inputs[0], terms[0], out);
-      return refuse("sums over an axis: seqc imports one tensor's einsum as a transpose");
+        return arrange(operands[0], kept[0], out);
+      return refuse("names an axis in the result that the tensor does not have");
     }
-    StringRef a = terms[0], b = terms[1];
+    StringRef a = kept[0], b = kept[1];
     std::string heads, rows, columns, summed;
     for (char c : a.drop_front()) {
       bool inB = b.contains(c), inOut = out.contains(c);
-      (inB ? (inOut ? heads : summed) : (inOut ? rows : summed)) += c;
-      if (!inB && !inOut)
-        return refuse("sums an axis of one tensor only");
+      (inB ? (inOut ? heads : summed) : rows) += c;
     }
     for (char c : b.drop_front())
-      if (!a.contains(c)) {
-        if (!out.contains(c))
-          return refuse("sums an axis of one tensor only");
+      if (!a.contains(c))
         columns += c;
-      }
     if (summed.size() != 1 || rows.size() > 1 || columns.size() > 1 ||
         out.size() != 1 + heads.size() + rows.size() + columns.size())
       return refuse("seqc imports einsum as a matmul: one axis summed, at most one of rows "
@@ -930,9 +946,9 @@ struct OperationBuilder {
     std::string ta = batch + heads + rows + summed;
     std::string tb = batch + heads + summed + columns;
     std::string tbT = batch + heads + columns + summed;
-    Value x = arrange(inputs[0], a, ta);
+    Value x = arrange(operands[0], a, ta);
     bool transposeB = b == tbT && !columns.empty();
-    Value y = transposeB ? inputs[1] : arrange(inputs[1], b, tb);
+    Value y = transposeB ? operands[1] : arrange(operands[1], b, tb);
     auto withUnit = [&](Value t, bool missing, int64_t at) {
       if (!missing)
         return t;
