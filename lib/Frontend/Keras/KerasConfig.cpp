@@ -571,6 +571,48 @@ Error checkMaskNode(StringRef name, const StringMap<const json::Value *> &byName
   return fail("(" + cls + ") is not a mask computation seqc knows");
 }
 
+/// Whether mask node `name` is true everywhere: a Concatenate of a masked
+/// input with an unmasked one along the features gives the latter
+/// OnesLike and reduces with Any over the features, so no step is masked
+/// (seqc's concatenation drops the mask there). Through ConvertToTensor (an
+/// attention layer's) and LogicalOr.
+bool maskIsAllTrue(StringRef name, const StringMap<const json::Value *> &byName,
+                   int depth = 0) {
+  const json::Value *entry = byName.lookup(name);
+  const json::Object *node = entry ? entry->getAsObject() : nullptr;
+  if (!isOpNode(node) || depth > 64)
+    return false;
+  StringRef cls = node->getString("class_name").value_or("");
+  const json::Object *config = node->getObject("config");
+  std::vector<std::string> inputs = inboundLayers(*node);
+  auto axisIsLast = [&]() {
+    const json::Value *axis = config ? config->get("axis") : nullptr;
+    return axis && axis->getAsInteger() == -1;
+  };
+  if (cls == "OnesLike")
+    return true;
+  if (cls == "ConvertToTensor")
+    return inputs.size() == 1 && maskIsAllTrue(inputs[0], byName, depth + 1);
+  if (cls == "LogicalOr")
+    return llvm::any_of(inputs, [&](const std::string &input) {
+      return maskIsAllTrue(input, byName, depth + 1);
+    });
+  if (cls == "Any" && axisIsLast() && inputs.size() == 1) {
+    const json::Value *joined = byName.lookup(inputs[0]);
+    const json::Object *concat = joined ? joined->getAsObject() : nullptr;
+    if (!isOpNode(concat) || concat->getString("class_name") != "Concatenate")
+      return false;
+    const json::Object *concatConfig = concat->getObject("config");
+    const json::Value *axis = concatConfig ? concatConfig->get("axis") : nullptr;
+    if (!axis || axis->getAsInteger() != -1)
+      return false;
+    return llvm::any_of(inboundLayers(*concat), [&](const std::string &input) {
+      return maskIsAllTrue(input, byName, depth + 1);
+    });
+  }
+  return false;
+}
+
 std::vector<const json::Value *> pointers(const json::Array &list) {
   std::vector<const json::Value *> result;
   for (const json::Value &entry : list)
@@ -852,6 +894,8 @@ Error parseFunctional(const json::Object &config, StringRef where,
     model.layers[i].setInputArguments(readArguments[id]);
     model.layers[i].setCallNode(nodeOf.lookup(id));
     model.layers[i].setStatesRead(statesRead.contains(id));
+    if (maskIsAllTrue(mask, byName))
+      mask.clear(); // it masks nothing: like no mask
     model.layers[i++].setMaskArgument(std::move(mask));
   }
   return Error::success();
