@@ -385,6 +385,15 @@ struct OperationBuilder {
     return shape;
   }
 
+  /// seq.merge `kind` of two tensors, broadcast (broadcastShape).
+  Expected<Value> merge(MergeKind kind, Value a, Value b) const {
+    Expected<SmallVector<int64_t>> shape = broadcastShape(a, b);
+    if (!shape)
+      return shape.takeError();
+    return MergeOp::create(builder, loc, tensorType(builder, *shape), ValueRange{a, b}, kind)
+        .getResult();
+  }
+
   /// x ** p for the exponents that are a product or a function seqc has:
   /// 1, 2, 3 (products in float32, within an ulp of pow), 0.5, -0.5, -1.
   Expected<Value> power(Value x, double p, bool tensorFirst) const {
@@ -421,17 +430,11 @@ struct OperationBuilder {
       return fail("takes " + Twine(args->size()) + " arguments, expected 2");
     Operand a = (*args)[0], b = (*args)[1];
     if (a.tensor && b.tensor) {
-      Expected<SmallVector<int64_t>> shape = broadcastShape(a.tensor, b.tensor);
-      if (!shape)
-        return shape.takeError();
       // The operations' names are seq.merge's kinds (power is none).
       std::optional<MergeKind> kind = symbolizeMergeKind(op);
       if (!kind)
         return fail("raises a tensor to the power of a tensor: not supported");
-      return MergeOp::create(builder, loc, tensorType(builder, *shape),
-                             ValueRange{a.tensor, b.tensor},
-                             *kind)
-          .getResult();
+      return merge(*kind, a.tensor, b.tensor);
     }
     if (!a.tensor && !b.tensor)
       return fail("takes no tensor");
@@ -466,29 +469,44 @@ struct OperationBuilder {
     return affine(activate(*negated, Activation::Relu), -1.0, 0.0);
   }
 
-  /// The axes `key` names (an integer or a list of them), ascending.
+  /// The axes `v` names (an integer or a list of them), in its order, each
+  /// after the batch axis of a rank-`rank` input and named once; `doing` is
+  /// what the operation does with them ("reduces"), for messages.
+  Expected<SmallVector<int64_t>> namedAxes(const json::Value &v, StringRef key, int64_t rank,
+                                           StringRef doing) const {
+    SmallVector<const json::Value *> items;
+    if (const json::Array *list = v.getAsArray())
+      for (const json::Value &item : *list)
+        items.push_back(&item);
+    else
+      items.push_back(&v);
+    SmallVector<int64_t> axes;
+    for (const json::Value *item : items) {
+      std::optional<int64_t> a = item->getAsInteger();
+      int64_t index = a ? (*a < 0 ? *a + rank : *a) : -1;
+      if (index == 0)
+        return fail(doing + " the batch axis: seqc " + doing + " axes after it");
+      if (index < 1 || index >= rank)
+        return fail("has an " + key + " that is not an axis after the batch axis of its rank-" +
+                    Twine(rank) + " input");
+      if (llvm::is_contained(axes, index))
+        return fail("names " + key + " " + Twine(index) + " twice");
+      axes.push_back(index);
+    }
+    return axes;
+  }
+
+  /// The axes `key` names (at least one), ascending.
   Expected<SmallVector<int64_t>> axisList(StringRef key, int64_t rank) const {
     const json::Value *v = option(key);
     if (!v)
       return fail("has no " + key + ": seqc reduces over the axes it names");
-    SmallVector<const json::Value *> items;
-    if (const json::Array *list = v->getAsArray())
-      for (const json::Value &item : *list)
-        items.push_back(&item);
-    else
-      items.push_back(v);
-    SmallVector<int64_t> axes;
-    for (const json::Value *item : items) {
-      std::optional<int64_t> a = item->getAsInteger();
-      int64_t index = a && *a < 0 ? *a + rank : a.value_or(0);
-      if (!a || index < 1 || index >= rank || llvm::is_contained(axes, index))
-        return fail(key + " does not name distinct axes after the batch axis of its rank-" +
-                    Twine(rank) + " input");
-      axes.push_back(index);
-    }
-    if (axes.empty())
+    Expected<SmallVector<int64_t>> axes = namedAxes(*v, key, rank, "reduces");
+    if (!axes)
+      return axes.takeError();
+    if (axes->empty())
       return fail(key + " names no axis");
-    llvm::sort(axes);
+    llvm::sort(*axes);
     return axes;
   }
 
@@ -517,15 +535,13 @@ struct OperationBuilder {
     Expected<Value> mean = reduce("mean", x, *axes, /*keepdims=*/true);
     if (!mean)
       return mean;
-    Expected<SmallVector<int64_t>> shape = broadcastShape(x, *mean);
-    if (!shape)
-      return shape.takeError();
-    Type type = tensorType(builder, *shape);
-    Value deviation =
-        MergeOp::create(builder, loc, type, ValueRange{x, *mean}, MergeKind::Subtract);
-    Value squares = MergeOp::create(builder, loc, type, ValueRange{deviation, deviation},
-                                    MergeKind::Multiply);
-    Expected<Value> result = reduce("mean", squares, *axes, keepdims());
+    Expected<Value> deviation = merge(MergeKind::Subtract, x, *mean);
+    if (!deviation)
+      return deviation;
+    Expected<Value> squares = merge(MergeKind::Multiply, *deviation, *deviation);
+    if (!squares)
+      return squares;
+    Expected<Value> result = reduce("mean", *squares, *axes, keepdims());
     if (!result || !standardDeviation)
       return result;
     return activate(*result, Activation::Sqrt);
@@ -694,25 +710,10 @@ struct OperationBuilder {
     const json::Value *v = option("axis");
     if (!v)
       return fail("reverses every axis, the batch axis too: seqc reverses axes after it");
-    std::vector<std::optional<int64_t>> listed;
-    if (const json::Array *list = v->getAsArray())
-      for (const json::Value &a : *list)
-        listed.push_back(a.getAsInteger());
-    else
-      listed.push_back(v->getAsInteger());
-    SmallVector<int64_t> axes;
-    for (std::optional<int64_t> a : listed) {
-      int64_t index = a ? (*a < 0 ? *a + rank : *a) : -1;
-      if (index == 0)
-        return fail("reverses the batch axis: seqc reverses axes after it");
-      if (index < 1 || index >= rank)
-        return fail("has an axis that is not an axis after the batch axis of its rank-" +
-                    Twine(rank) + " input");
-      if (llvm::is_contained(axes, index))
-        return fail("names axis " + Twine(index) + " twice");
-      axes.push_back(index);
-    }
-    for (int64_t a : axes)
+    Expected<SmallVector<int64_t>> axes = namedAxes(*v, "axis", rank, "reverses");
+    if (!axes)
+      return axes.takeError();
+    for (int64_t a : *axes)
       x = ReverseOp::create(builder, loc, x.getType(), x, a).getResult();
     return x;
   }
