@@ -491,6 +491,15 @@ Error checkNotEqual(StringRef name, const StringMap<const json::Value *> &byName
   return fail("is not the mask of the layer that reads its input");
 }
 
+/// Whether an op node's config names the last axis: "axis": -1 or [-1].
+static bool namesLastAxis(const json::Object *config) {
+  const json::Value *axis = config ? config->get("axis") : nullptr;
+  std::optional<int64_t> a = axis ? axis->getAsInteger() : std::nullopt;
+  if (axis && axis->getAsArray() && axis->getAsArray()->size() == 1)
+    a = (*axis->getAsArray())[0].getAsInteger();
+  return a == -1;
+}
+
 /// Keras 3 saves the masks layers compute as op nodes: NotEqual(x,
 /// mask_value) and, for Masking, Any(axis=-1) off the masked layer's input;
 /// LogicalOr of the inputs' masks for a merge; ExpandDims, ZerosLike,
@@ -525,16 +534,9 @@ Error checkMaskNode(StringRef name, const StringMap<const json::Value *> &byName
         return e;
     return Error::success();
   };
-  auto lastAxis = [&]() {
-    const json::Value *axis = config ? config->get("axis") : nullptr;
-    std::optional<int64_t> a = axis ? axis->getAsInteger() : std::nullopt;
-    if (axis && axis->getAsArray() && axis->getAsArray()->size() == 1)
-      a = (*axis->getAsArray())[0].getAsInteger();
-    return a == -1;
-  };
   if (cls == "LogicalOr" || cls == "LogicalAnd" || cls == "ConvertToTensor" ||
       cls == "Concatenate" || cls == "ExpandDims") {
-    if (inputs.empty() || (cls == "ExpandDims" && !lastAxis()))
+    if (inputs.empty() || (cls == "ExpandDims" && !namesLastAxis(config)))
       return fail("(" + cls + ") is not a mask computation seqc knows");
     checked.insert(name);
     return checkInputs();
@@ -545,7 +547,7 @@ Error checkMaskNode(StringRef name, const StringMap<const json::Value *> &byName
     return Error::success();
   }
   if (cls == "Any") {
-    if (!lastAxis() || (config && config->getBoolean("keepdims").value_or(false)))
+    if (!namesLastAxis(config) || (config && config->getBoolean("keepdims").value_or(false)))
       return fail("(Any) is not a reduction over the last axis");
     if (inputs.size() != 1)
       return fail("(Any) does not reduce one node");
@@ -585,10 +587,6 @@ bool maskIsAllTrue(StringRef name, const StringMap<const json::Value *> &byName,
   StringRef cls = node->getString("class_name").value_or("");
   const json::Object *config = node->getObject("config");
   std::vector<std::string> inputs = inboundLayers(*node);
-  auto axisIsLast = [&]() {
-    const json::Value *axis = config ? config->get("axis") : nullptr;
-    return axis && axis->getAsInteger() == -1;
-  };
   if (cls == "OnesLike")
     return true;
   if (cls == "ConvertToTensor")
@@ -597,14 +595,11 @@ bool maskIsAllTrue(StringRef name, const StringMap<const json::Value *> &byName,
     return llvm::any_of(inputs, [&](const std::string &input) {
       return maskIsAllTrue(input, byName, depth + 1);
     });
-  if (cls == "Any" && axisIsLast() && inputs.size() == 1) {
+  if (cls == "Any" && namesLastAxis(config) && inputs.size() == 1) {
     const json::Value *joined = byName.lookup(inputs[0]);
     const json::Object *concat = joined ? joined->getAsObject() : nullptr;
-    if (!isOpNode(concat) || concat->getString("class_name") != "Concatenate")
-      return false;
-    const json::Object *concatConfig = concat->getObject("config");
-    const json::Value *axis = concatConfig ? concatConfig->get("axis") : nullptr;
-    if (!axis || axis->getAsInteger() != -1)
+    if (!isOpNode(concat) || concat->getString("class_name") != "Concatenate" ||
+        !namesLastAxis(concat->getObject("config")))
       return false;
     return llvm::any_of(inboundLayers(*concat), [&](const std::string &input) {
       return maskIsAllTrue(input, byName, depth + 1);
