@@ -249,7 +249,8 @@ Tensor seq::rt::resize(const Tensor &x, llvm::ArrayRef<int64_t> size,
 Tensor seq::rt::reverse(const Tensor &x, int64_t axis) {
   require(axis >= 0 && axis < x.rank(), "reverse axis outside " + x.shapeString());
   Tensor y = Tensor::zeros(x.shape);
-  int64_t n = x.shape[axis], inner = x.strides()[axis], outer = x.numElements() / std::max<int64_t>(n * inner, 1);
+  int64_t n = x.shape[axis], inner = x.strides()[axis];
+  int64_t outer = x.numElements() / std::max<int64_t>(n * inner, 1);
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t i = 0; i < n; ++i)
       std::copy_n(x.data.begin() + (o * n + n - 1 - i) * inner, inner,

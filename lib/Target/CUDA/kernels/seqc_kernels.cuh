@@ -1862,7 +1862,6 @@ cudaError_t bidirectional(cudaStream_t stream, const float *fwd, const float *bw
   return cudaGetLastError();
 }
 
-
 // ---------------------------------------------------------------------------
 // Spatial layers: Conv2D/3D, the 2-D/3-D poolings (channels last, up to three
 // spatial axes; unused axes have size 1), and the shape layers on tensors of
