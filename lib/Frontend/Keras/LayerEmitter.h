@@ -68,12 +68,12 @@ public:
   llvm::Expected<mlir::Value> mergedMask(const LayerConfig &layer,
                                          llvm::ArrayRef<mlir::Value> masks,
                                          int64_t axis, size_t rank);
-  /// Emits merge layer `layer` over `inputs`, whose masks are `masks`;
-  /// the call computes with `callMasks` (see LayerConfig::callMaskEntries).
   /// An operation a Functional graph records (keras.ops, tf_keras'
   /// TFOpLambda): OperationLayers.cpp. Its inputs' masks do not matter.
   llvm::Expected<mlir::Value> emitOperation(const LayerConfig &layer,
                                             llvm::ArrayRef<mlir::Value> inputs);
+  /// Emits merge layer `layer` over `inputs`, whose masks are `masks`;
+  /// the call computes with `callMasks` (see LayerConfig::callMaskEntries).
   llvm::Expected<mlir::Value> emitMerge(const LayerConfig &layer,
                                         llvm::ArrayRef<mlir::Value> inputs,
                                         llvm::ArrayRef<mlir::Value> masks,
@@ -112,6 +112,14 @@ public:
                                     llvm::ArrayRef<WeightArray> weights);
 
 private:
+  /// A merge's inputs brought to one rank (new axes of size 1 after the
+  /// batch axis, as Keras does), checked to broadcast.
+  llvm::Expected<llvm::SmallVector<mlir::Value>>
+  broadcastMergeInputs(const LayerConfig &layer, llvm::ArrayRef<mlir::Value> inputs,
+                       llvm::ArrayRef<mlir::Value> masks, llvm::ArrayRef<mlir::Value> callMasks);
+  llvm::Expected<mlir::Value> emitConcatenate(const LayerConfig &layer,
+                                              llvm::ArrayRef<mlir::Value> inputs,
+                                              llvm::ArrayRef<mlir::Value> masks);
   /// `incomingMask`: the mask the layer receives, or null.
   llvm::Expected<mlir::Value> emitLayer(const LayerConfig &layer,
                                         mlir::Value input,

@@ -115,46 +115,20 @@ Expected<Value> LayerEmitter::emitMerge(const LayerConfig &layer,
   if (cls == "Subtract" && inputs.size() != 2)
     return layer.error("subtracts " + Twine(inputs.size()) +
                        " inputs; it takes exactly two");
-  ArrayRef<int64_t> first = shapeOf(inputs[0]);
   Location loc = layerLoc(builder, layer.getName());
-  int64_t axis = -1;
-  if (cls == "Concatenate") {
-    Expected<int64_t> a = layer.getIntOr("axis", -1);
-    if (!a)
-      return a.takeError();
-    int64_t rank = static_cast<int64_t>(first.size());
-    axis = *a < 0 ? *a + rank : *a;
-    if (axis < 1 || axis >= rank)
-      return layer.error("axis " + Twine(*a) + " is not an axis after the batch "
-                         "axis of its rank-" + Twine(rank) + " inputs");
-  }
-  // Keras would broadcast some shapes; seqc merges equal ones (off the
-  // concatenation axis).
-  SmallVector<int64_t> result(first);
-  for (auto [i, input] : llvm::enumerate(inputs)) {
-    ArrayRef<int64_t> shape = shapeOf(input);
-    bool fits = shape.size() == first.size();
-    for (size_t a = 0; fits && a < shape.size(); ++a)
-      fits = static_cast<int64_t>(a) == axis ||
-             !shapes::conflict(shape[a], first[a]);
-    if (!fits)
-      return layer.error("input " + Twine(i) + " has shape " + shapes::format(shape) +
-                         " and input 0 " + shapes::format(first) +
-                         (axis >= 0 ? ": they must agree off the concatenation axis"
-                                    : ": they must be equal (seqc does not "
-                                      "broadcast merges)"));
-    if (i > 0 && axis >= 0)
-      result[axis] = result[axis] == kDynamic || shape[axis] == kDynamic
-                         ? kDynamic
-                         : result[axis] + shape[axis];
-  }
-  Expected<Value> merged = mergedMask(layer, masks, axis, first.size());
+  if (cls == "Concatenate")
+    return emitConcatenate(layer, inputs, masks);
+  Expected<SmallVector<Value>> operands = broadcastMergeInputs(layer, inputs, masks, callMasks);
+  if (!operands)
+    return operands.takeError();
+  SmallVector<int64_t> result(shapeOf(operands->front()));
+  for (Value input : llvm::drop_begin(*operands))
+    for (auto [a, size] : llvm::enumerate(shapeOf(input)))
+      result[a] = *shapes::broadcast(result[a], size);
+  Expected<Value> merged = mergedMask(layer, masks, -1, result.size());
   if (!merged)
     return merged.takeError();
   mask = *merged;
-  Type type = tensorType(builder, result);
-  if (axis >= 0)
-    return ConcatenateOp::create(builder, loc, type, inputs, axis).getResult();
   MergeKind kind = llvm::StringSwitch<MergeKind>(cls)
                        .Case("Add", MergeKind::Add)
                        .Case("Subtract", MergeKind::Subtract)
@@ -165,9 +139,108 @@ Expected<Value> LayerEmitter::emitMerge(const LayerConfig &layer,
   bool skipsMasked = kind == MergeKind::Multiply || kind == MergeKind::Maximum ||
                      kind == MergeKind::Minimum;
   // Keras 3.4 and later skip the masked steps of Multiply, Maximum, Minimum.
-  if (version.atLeast(3, 4) && skipsMasked && llvm::any_of(callMasks, [](Value m) { return m; }))
-    return maskedMerge(builder, loc, kind, inputs, callMasks);
-  return MergeOp::create(builder, loc, type, inputs, kind).getResult();
+  if (version.atLeast(3, 4) && skipsMasked && llvm::any_of(callMasks, [](Value m) { return m; })) {
+    for (auto [i, operand] : llvm::enumerate(*operands))
+      if (shapeOf(operand) != ArrayRef(result))
+        return layer.error("broadcasts input " + Twine(i) + " of shape " +
+                           shapes::format(shapeOf(inputs[i])) + " to " +
+                           shapes::format(result) + " beside a masked input, whose masked "
+                           "steps Keras skips: seqc skips them in inputs of one shape only; "
+                           "give the inputs one shape");
+    return maskedMerge(builder, loc, kind, *operands, callMasks);
+  }
+  return MergeOp::create(builder, loc, tensorType(builder, result), *operands, kind)
+      .getResult();
+}
+
+Expected<SmallVector<Value>>
+LayerEmitter::broadcastMergeInputs(const LayerConfig &layer, ArrayRef<Value> inputs,
+                                   ArrayRef<Value> masks, ArrayRef<Value> callMasks) {
+  // Keras gives an input of lower rank new axes of size 1 after the batch
+  // axis until the ranks agree (Merge.call), then broadcasts NumPy's way: a
+  // squeeze-and-excitation block's (batch, 1, 1, channels) scales over
+  // (batch, height, width, channels).
+  size_t rank = 0;
+  for (Value input : inputs)
+    rank = std::max(rank, shapeOf(input).size());
+  SmallVector<Value> operands;
+  SmallVector<int64_t> result;
+  for (auto [i, input] : llvm::enumerate(inputs)) {
+    ArrayRef<int64_t> shape = shapeOf(input);
+    Value operand = input;
+    if (shape.size() < rank) {
+      SmallVector<int64_t> target(rank - shape.size(), 1);
+      llvm::append_range(target, shape.drop_front());
+      if (llvm::count_if(target, ShapedType::isDynamic) > 1)
+        return layer.error("input " + Twine(i) + " of shape " + shapes::format(shape) +
+                           " has fewer axes than the others and more than one of unknown "
+                           "length: seqc cannot give it their rank");
+      for (int64_t &size : target)
+        size = size == kDynamic ? -1 : size;
+      operand = reshapeAxes(builder, layerLoc(builder, layer.getName() + "/expand"), input,
+                            target);
+    }
+    ArrayRef<int64_t> padded = shapeOf(operand);
+    if (i == 0)
+      result.assign(padded.begin(), padded.end());
+    for (size_t a = 1; i > 0 && a < rank; ++a) {
+      std::optional<int64_t> both = shapes::broadcast(result[a], padded[a]);
+      if (!both)
+        return layer.error("input " + Twine(i) + " has shape " + shapes::format(shape) +
+                           " and input 0 " + shapes::format(shapeOf(inputs[0])) +
+                           ": they do not broadcast (each axis after the batch axis must be "
+                           "equal, or 1 in one of them)");
+      result[a] = *both;
+    }
+    operands.push_back(operand);
+  }
+  // A timestep mask belongs to its input's steps: a masked input is not
+  // broadcast.
+  for (auto [i, operand] : llvm::enumerate(operands)) {
+    bool masked = (i < masks.size() && masks[i]) || (i < callMasks.size() && callMasks[i]);
+    if (masked && shapeOf(operand) != ArrayRef(result))
+      return layer.error("broadcasts input " + Twine(i) + " of shape " +
+                         shapes::format(shapeOf(inputs[i])) + " to " + shapes::format(result) +
+                         ", which carries the timestep mask of an earlier Masking or "
+                         "Embedding(mask_zero=True) layer: seqc broadcasts unmasked inputs only; "
+                         "give the inputs one shape");
+  }
+  return operands;
+}
+
+Expected<Value> LayerEmitter::emitConcatenate(const LayerConfig &layer, ArrayRef<Value> inputs,
+                                              ArrayRef<Value> masks) {
+  ArrayRef<int64_t> first = shapeOf(inputs[0]);
+  Expected<int64_t> a = layer.getIntOr("axis", -1);
+  if (!a)
+    return a.takeError();
+  int64_t rank = static_cast<int64_t>(first.size());
+  int64_t axis = *a < 0 ? *a + rank : *a;
+  if (axis < 1 || axis >= rank)
+    return layer.error("axis " + Twine(*a) + " is not an axis after the batch "
+                       "axis of its rank-" + Twine(rank) + " inputs");
+  SmallVector<int64_t> result(first);
+  for (auto [i, input] : llvm::enumerate(inputs)) {
+    ArrayRef<int64_t> shape = shapeOf(input);
+    bool fits = shape.size() == first.size();
+    for (size_t d = 0; fits && d < shape.size(); ++d)
+      fits = static_cast<int64_t>(d) == axis || !shapes::conflict(shape[d], first[d]);
+    if (!fits)
+      return layer.error("input " + Twine(i) + " has shape " + shapes::format(shape) +
+                         " and input 0 " + shapes::format(first) +
+                         ": they must agree off the concatenation axis");
+    if (i > 0)
+      result[axis] = result[axis] == kDynamic || shape[axis] == kDynamic
+                         ? kDynamic
+                         : result[axis] + shape[axis];
+  }
+  Expected<Value> merged = mergedMask(layer, masks, axis, first.size());
+  if (!merged)
+    return merged.takeError();
+  mask = *merged;
+  return ConcatenateOp::create(builder, layerLoc(builder, layer.getName()),
+                               tensorType(builder, result), inputs, axis)
+      .getResult();
 }
 
 } // namespace seq::keras

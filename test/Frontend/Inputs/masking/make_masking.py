@@ -50,3 +50,19 @@ masked = k2.layers.Masking(name="masking")(inp)
 joined = k2.layers.Concatenate(axis=1, name="join")([masked, masked])
 k2.Model(inp, k2.layers.LSTM(2, name="lstm")(joined)).save(
     os.path.join(HERE, "mask_concat_time_keras2.h5"), save_format="h5")
+
+# A masked sequence scaled by an unmasked (batch, 1, features) tensor:
+# Keras 3.4+ skips the masked steps of a Multiply, which seqc does for
+# inputs of one shape only.
+inp = keras.Input((4, 3), name="x")
+masked = L.Masking(name="masking")(inp)
+scale = L.GlobalAveragePooling1D(keepdims=True, name="mean")(inp)
+save(keras.Model(inp, L.LSTM(2, name="lstm")(L.Multiply(name="scale")([masked, scale]))),
+     "mask_multiply_broadcast")
+
+# A masked input of one step broadcast over four (tf_keras .h5): its mask
+# has one step, not four.
+inp = k2.Input((4, 3), name="x")
+first = k2.layers.Masking(name="masking")(k2.layers.Cropping1D((0, 3), name="first")(inp))
+k2.Model(inp, k2.layers.LSTM(2, name="lstm")(k2.layers.Add(name="add")([inp, first]))).save(
+    os.path.join(HERE, "mask_broadcast_keras2.h5"), save_format="h5")
