@@ -103,6 +103,8 @@ Model::import(const seq::keras::ImportOptions &options) {
   }();
   if (!imported)
     return imported.takeError();
+  for (const std::string &note : imported->notes)
+    nb::module_::import_("warnings").attr("warn")(note, nb::handle(PyExc_UserWarning), 2);
   model->imported = std::move(*imported);
   model->shapeOption = options.inputShape;
   model->metadataOption.insert(options.metadata.begin(), options.metadata.end());

@@ -138,3 +138,23 @@ def test_compiled_keeps_its_model_alive():
 def test_default_engine():
     engine = load_fixture(by_name("seed_build")).compile().engine
     assert engine == ("jit" if "jit" in seqc.engines() else "eager")
+
+
+def test_sixteen_bit_policies_warn_once():
+    """A model trained with mixed precision loads with one UserWarning that
+    seqc computes it in float32 (Keras in 16 bits), and its metadata lists
+    the policies; a float32 model loads silently."""
+    mixed = by_name("mixed_precision_keras2")
+    with pytest.warns(UserWarning) as caught:
+        model = load_fixture(mixed)
+    assert len(caught) == 1
+    assert re.search(r"Keras computes layers 'conv1d', 'lstm', 'dense' in float16 \(dtype "
+                     r"policy mixed_float16\); seqc computes in float32", str(caught[0].message))
+    assert json.loads(model.metadata["keras_dtype_policies"]) == ["mixed_float16", "float32"]
+    np.testing.assert_allclose(model.compile("eager")(fixture_input(mixed)),
+                               fixture_expected(mixed), rtol=1e-5, atol=1e-5)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plain = load_fixture(by_name("seed_keras3"))
+    assert "keras_dtype_policies" not in plain.metadata

@@ -21,6 +21,7 @@ import sys
 
 # The seq op a layer of each Keras class becomes (the wrappers add theirs).
 OP_OF_CLASS = {
+    "LayerScale": "batch_norm", "CustomScaleLayer": "merge",
     "Dense": "dense", "LSTM": "lstm", "GRU": "gru", "SimpleRNN": "simple_rnn",
     "Bidirectional": "bidirectional", "TimeDistributed": "time_distributed",
     # Conv1D with groups > 1 is a grouped seq.conv2d of one column.
@@ -96,7 +97,7 @@ OP_OF_CLASS = {
 # The op a layer made of several ops must contain.
 CORE_OP = {"Attention": "attention", "AdditiveAttention": "attention",
            "MultiHeadAttention": "attention", "GroupedQueryAttention": "attention",
-           "Dot": "matmul"}
+           "Dot": "matmul", "CustomScaleLayer": "merge"}
 
 # "%0 = seq.dense ... -> tensor<?x32xf32> loc(#loc3)", or "... : tensor<..>
 # loc(..)" for ops with one type, or a region op whose loc follows its "}".

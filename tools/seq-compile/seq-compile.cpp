@@ -146,6 +146,8 @@ int main(int argc, char **argv) {
       seq::keras::importModel(context, options);
   if (!model)
     return fail(toString(model.takeError()));
+  for (const std::string &note : model->notes)
+    errs() << "seq-compile: note: " << note << "\n";
 
   if (plan().mode == Mode::Summary) {
     std::string text;

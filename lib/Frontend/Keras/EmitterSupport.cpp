@@ -137,6 +137,21 @@ Value permuteAxes(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> dims) {
       .getResult();
 }
 
+Value filledVector(OpBuilder &b, Location loc, int64_t size, double value) {
+  auto type = tensorType(b, {size});
+  return arith::ConstantOp::create(b, loc, type,
+                                   DenseElementsAttr::get(type, static_cast<float>(value)))
+      .getResult();
+}
+
+Value scaleAndShift(OpBuilder &b, Location loc, Value x, Value scale, Value offset) {
+  int64_t channels = shapeOf(x).back();
+  return BatchNormOp::create(b, loc, x.getType(), x, scale, offset,
+                             filledVector(b, loc, channels, 0.0),
+                             filledVector(b, loc, channels, 1.0), b.getF32FloatAttr(0.0f))
+      .getResult();
+}
+
 Value reshapeAxes(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> target) {
   std::string error;
   std::optional<SmallVector<int64_t>> shape = shapes::reshape(shapeOf(x), target, error);

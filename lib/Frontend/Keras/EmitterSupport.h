@@ -50,6 +50,14 @@ Value permuteAxes(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> dims);
 /// The target must fit `x` (callers check shapes::reshape where it may not).
 Value reshapeAxes(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> target);
 
+/// A (size) float32 constant of `value` everywhere.
+Value filledVector(OpBuilder &b, Location loc, int64_t size, double value);
+
+/// x * scale + offset along the last axis, `scale` and `offset` (channels)
+/// tensors: seq.batch_norm of mean 0, variance 1 and epsilon 0 is exactly
+/// that.
+Value scaleAndShift(OpBuilder &b, Location loc, Value x, Value scale, Value offset);
+
 /// The location naming a layer (or a part of one: "conv/kernel").
 Location layerLoc(OpBuilder &b, StringRef name);
 

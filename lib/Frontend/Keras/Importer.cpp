@@ -281,6 +281,61 @@ Error checkMaskArgument(const LayerConfig &layer, bool chainHasMask) {
   return Error::success();
 }
 
+/// The error for the first layer that Keras 3's model.quantize() left
+/// quantized (int8, int4, float8: a dtype policy with a `mode`, or named
+/// "int8_from_float32" before Keras 3.6; a quantization_config), else
+/// success: seqc reads float32 weights only.
+Error checkNotQuantized(ArrayRef<LayerConfig> layers) {
+  for (const LayerConfig &layer : layers) {
+    const llvm::json::Object &config = layer.getObject();
+    const llvm::json::Object *policy = config.getObject("dtype");
+    std::string mode;
+    if (const llvm::json::Object *inner = policy ? policy->getObject("config") : nullptr)
+      mode = inner->getString("mode").value_or("").split('/').first.str(); // "int4/128"
+    StringRef name(dtypeOf(layer));
+    if (mode.empty() && name.contains("_from_"))
+      mode = name.split("_from_").first.str();
+    const llvm::json::Value *quantization = config.get("quantization_config");
+    bool quantized = !mode.empty() || (quantization && quantization->getAsObject());
+    if (quantized)
+      return layer.error("is quantized" + (mode.empty() ? Twine("") : " to " + mode) +
+                         " (Keras' model.quantize()): seqc computes in float32 and does not "
+                         "read quantized weights; compile the model as saved before "
+                         "quantizing it");
+  }
+  return Error::success();
+}
+
+/// The note for layers that Keras computes in 16 bits (dtype policies
+/// mixed_float16, mixed_bfloat16, float16, bfloat16), or empty: seqc computes
+/// them in float32 from the weights as stored (float32, or float16 widened).
+std::string sixteenBitNote(ArrayRef<LayerConfig> layers, StringRef where) {
+  std::vector<std::string> names, policies;
+  for (const LayerConfig &layer : layers) {
+    std::string policy = dtypeOf(layer);
+    if (policy != "mixed_float16" && policy != "mixed_bfloat16" && policy != "float16" &&
+        policy != "bfloat16")
+      continue;
+    names.push_back("'" + layer.getName() + "'");
+    if (!llvm::is_contained(policies, policy))
+      policies.push_back(policy);
+  }
+  if (names.empty())
+    return "";
+  std::string list = llvm::join(llvm::ArrayRef(names).take_front(3), ", ");
+  if (names.size() > 3)
+    list += " and " + std::to_string(names.size() - 3) + " more";
+  auto brain = [](const std::string &p) { return StringRef(p).ends_with("bfloat16"); };
+  bool bf16 = llvm::any_of(policies, brain), f16 = !llvm::all_of(policies, brain);
+  return ("'" + where + "': Keras computes layer" + (names.size() > 1 ? "s " : " ") + list +
+          " in " + (bf16 && f16 ? "16 bits" : bf16 ? "bfloat16" : "float16") +
+          " (dtype polic" + (policies.size() > 1 ? "ies " : "y ") + llvm::join(policies, ", ") +
+          "); seqc computes in float32, so its outputs differ from Keras' by that rounding " +
+          "(about " + (bf16 ? "1e-2" : "1e-3") + " relative) and match Keras' float32 " +
+          "run of the same weights")
+      .str();
+}
+
 } // namespace
 
 Expected<ImportedModel> importModel(MLIRContext &context,
@@ -317,6 +372,8 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
 
   // A custom class is reported as such before its weights are read.
   if (Error e = checkLayerClasses(config->layers))
+    return std::move(e);
+  if (Error e = checkNotQuantized(config->layers))
     return std::move(e);
   // A shared layer's later calls use its first call's weights: the store
   // sees each layer once.
@@ -389,6 +446,8 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   Location fileLoc = FileLineColLoc::get(&context, where, 0, 0);
   ImportedModel model;
   model.modelName = config->modelName;
+  if (std::string note = sixteenBitNote(config->layers, where); !note.empty())
+    model.notes.push_back(std::move(note));
   model.module = ModuleOp::create(fileLoc);
   builder.setInsertionPointToEnd(model.module->getBody());
   auto func = func::FuncOp::create(builder, fileLoc, "predict",
@@ -669,6 +728,13 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
     metadata["backend"] = source->backend;
   metadata["model_name"] = config->modelName;
   metadata["layers"] = jsonList(layerNames);
+  std::vector<std::string> policies;
+  for (const LayerConfig &layer : config->layers)
+    if (std::string policy = dtypeOf(layer);
+        !policy.empty() && !llvm::is_contained(policies, policy))
+      policies.push_back(policy);
+  if (policies.size() > 1 || (policies.size() == 1 && policies[0] != "float32"))
+    metadata["keras_dtype_policies"] = jsonList(policies);
   for (auto &[k, v] : options.metadata)
     metadata[k] = v;
   SmallVector<NamedAttribute> entries;

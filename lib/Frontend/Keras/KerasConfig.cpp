@@ -1,5 +1,6 @@
 #include "KerasConfig.h"
 
+#include "LayerClasses.h"
 #include "NestedModels.h"
 
 #include "llvm/ADT/StringSet.h"
@@ -293,6 +294,10 @@ layerFromEntry(const json::Value &entry, StringRef where, StringRef context) {
   if (isOperationEntry(*object)) {
     sourceClass = isOpNode(object) ? "keras.ops." + cls : cls;
     cls = "Operation";
+  }
+  if (std::optional<StringRef> path = applicationLayerPath(*object)) {
+    cls = path->rsplit('.').second.str();
+    sourceClass = path->str();
   }
   LayerConfig layer(std::move(cls), name, config, where.str(), std::move(sourceClass));
   if (const json::Array *scope = object->getArray(kScopeKey)) {
@@ -615,19 +620,6 @@ std::vector<const json::Value *> pointers(const json::Array &list) {
   return result;
 }
 
-/// A layer config's dtype: a string, or a Keras 3 DTypePolicy's name;
-/// empty when absent.
-std::string dtypeOf(const LayerConfig &layer) {
-  const json::Value *value = layer.getObject().get("dtype");
-  if (!value)
-    return "";
-  if (std::optional<StringRef> name = value->getAsString())
-    return name->str();
-  if (const json::Object *policy = value->getAsObject())
-    if (const json::Object *config = policy->getObject("config"))
-      return config->getString("name").value_or("").str();
-  return "";
-}
 
 Error parseLayerList(ArrayRef<const json::Value *> list, StringRef where,
                      ModelConfig &model) {
@@ -990,6 +982,18 @@ Expected<ModelConfig> parseModelConfig(const json::Value &root,
     }
   }
   return model;
+}
+
+std::string dtypeOf(const LayerConfig &layer) {
+  const json::Value *value = layer.getObject().get("dtype");
+  if (!value)
+    return "";
+  if (std::optional<StringRef> name = value->getAsString())
+    return name->str();
+  if (const json::Object *policy = value->getAsObject())
+    if (const json::Object *config = policy->getObject("config"))
+      return config->getString("name").value_or("").str();
+  return "";
 }
 
 } // namespace seq::keras

@@ -259,6 +259,10 @@ parseModelJson(llvm::StringRef text, llvm::StringRef where,
 /// "'where': message" as an llvm::Error.
 llvm::Error fileError(llvm::StringRef where, const llvm::Twine &message);
 
+/// A layer config's dtype: a string, or a dtype policy's name (Keras 3's
+/// DTypePolicy, tf_keras' Policy: "mixed_float16"); empty when absent.
+std::string dtypeOf(const LayerConfig &layer);
+
 } // namespace seq::keras
 
 #endif

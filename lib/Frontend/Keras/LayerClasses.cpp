@@ -9,8 +9,57 @@ using namespace llvm;
 namespace seq::keras {
 
 StringRef pythonClassName(StringRef className) {
+  if (className.starts_with("keras.applications."))
+    return className.rsplit('.').second;
   return className == "GroupQueryAttention" ? StringRef("GroupedQueryAttention")
                                             : className;
+}
+
+namespace {
+struct ApplicationLayer {
+  StringRef className, module, path;
+  ArrayRef<StringRef> configKeys; // beside name, trainable and dtype
+};
+
+ArrayRef<ApplicationLayer> applicationLayers() {
+  static const StringRef layerScaleKeys[] = {"init_values", "projection_dim"};
+  static const StringRef customScaleKeys[] = {"scale"};
+  static const ApplicationLayer layers[] = {
+      {"LayerScale", "keras.src.applications.convnext", "keras.applications.convnext.LayerScale",
+       layerScaleKeys},
+      {"CustomScaleLayer", "keras.src.applications.inception_resnet_v2",
+       "keras.applications.inception_resnet_v2.CustomScaleLayer", customScaleKeys},
+  };
+  return layers;
+}
+} // namespace
+
+std::optional<StringRef> applicationLayerPath(const json::Object &entry) {
+  StringRef cls = entry.getString("class_name").value_or("");
+  // tf_keras registers InceptionResNetV2's under its default package.
+  if (cls == "Custom>CustomScaleLayer")
+    cls = "CustomScaleLayer";
+  std::optional<StringRef> module = entry.getString("module");
+  const json::Object *config = entry.getObject("config");
+  for (const ApplicationLayer &app : applicationLayers()) {
+    if (cls != app.className || (module && *module != app.module) || !config)
+      continue;
+    bool ownKeys = llvm::all_of(app.configKeys, [&](StringRef k) { return config->get(k); });
+    for (const auto &kv : *config) {
+      StringRef key = kv.first;
+      ownKeys = ownKeys && (key == "name" || key == "trainable" || key == "dtype" ||
+                            llvm::is_contained(app.configKeys, key));
+    }
+    if (ownKeys)
+      return app.path;
+  }
+  return std::nullopt;
+}
+
+bool isApplicationLayer(const LayerConfig &layer) {
+  return llvm::any_of(applicationLayers(), [&](const ApplicationLayer &app) {
+    return layer.getClassName() == app.className && layer.getSourceClassName() == app.path;
+  });
 }
 
 bool isRecurrentLayerClass(StringRef className) {
@@ -125,7 +174,7 @@ Error unsupportedLayerError(const LayerConfig &layer) {
 
 Error checkLayerClasses(ArrayRef<LayerConfig> layers) {
   for (const LayerConfig &layer : layers) {
-    if (!isBuiltinLayerClass(layer.getClassName()))
+    if (!isBuiltinLayerClass(layer.getClassName()) && !isApplicationLayer(layer))
       return unsupportedLayerError(layer);
     StringRef cls = layer.getClassName();
     if (cls != "Bidirectional" && cls != "TimeDistributed")

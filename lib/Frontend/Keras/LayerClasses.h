@@ -15,16 +15,33 @@
 #include "KerasConfig.h"
 
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <optional>
 
 namespace seq::keras {
 
 /// Whether `className` is a layer class Keras itself defines.
 bool isBuiltinLayerClass(llvm::StringRef className);
 
+/// The layers Keras' applications define outside keras.layers, which seqc
+/// imports by what they compute: ConvNeXt's LayerScale (x * gamma) and
+/// InceptionResNetV2's CustomScaleLayer (inputs[0] + inputs[1] * scale,
+/// tf_keras' "Custom>CustomScaleLayer"). A config entry is one when its
+/// module, where the file records one (.keras files do), is that
+/// application's and its config has exactly that class's keys; the result
+/// is the class's Python path, which the layer keeps as its source class.
+/// A user's own class of the same name is still refused as custom.
+std::optional<llvm::StringRef> applicationLayerPath(const llvm::json::Object &entry);
+/// Whether `layer` was read as one of those (its class name is the
+/// application's class, its source class the path).
+bool isApplicationLayer(const LayerConfig &layer);
+
 /// The Python class behind a config's class name, which Keras' summary
 /// prints and the Keras 3 weight file names groups after: the class name
 /// itself except for a layer exported under another name
-/// (GroupQueryAttention is GroupedQueryAttention).
+/// (GroupQueryAttention is GroupedQueryAttention) and an application's layer
+/// (keras.applications.convnext.LayerScale is LayerScale).
 llvm::StringRef pythonClassName(llvm::StringRef className);
 
 /// LSTM, GRU, SimpleRNN, RNN and Bidirectional: the layers that step through

@@ -99,6 +99,7 @@ const llvm::StringMap<FamilyEmitter> &familyTable() {
       {"Equalization", emitInferenceIdentity},
       {"Solarization", emitInferenceIdentity},
       {"RandomCrop", emitRandomCrop},
+      {"LayerScale", emitLayerScale},
   };
   return families;
 }

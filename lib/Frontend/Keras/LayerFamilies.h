@@ -78,6 +78,11 @@ llvm::Expected<mlir::Value> emitRandomCrop(EmitContext &context);
 /// Rescaling and Normalization as seq.batch_norm (PreprocessingLayers.cpp).
 llvm::Expected<mlir::Value> emitRescaling(EmitContext &context);
 llvm::Expected<mlir::Value> emitNormalization(EmitContext &context);
+/// Keras' applications' LayerScale, and CustomScaleLayer of two inputs
+/// (ApplicationLayers.cpp).
+llvm::Expected<mlir::Value> emitLayerScale(EmitContext &context);
+llvm::Expected<mlir::Value> emitCustomScale(mlir::OpBuilder &builder, const LayerConfig &layer,
+                                            llvm::ArrayRef<mlir::Value> inputs);
 /// Discretization and CategoryEncoding (CategoricalLayers.cpp).
 llvm::Expected<mlir::Value> emitDiscretization(EmitContext &context);
 llvm::Expected<mlir::Value> emitCategoryEncoding(EmitContext &context);

@@ -1,9 +1,10 @@
 // Keras' merge layers, which join the branches of a Functional model: Add,
 // Subtract, Multiply, Average, Maximum, Minimum (seq.merge) and Concatenate
-// (seq.concatenate).
+// (seq.concatenate); the application layer CustomScaleLayer (ApplicationLayers.cpp).
 #include "LayerEmitter.h"
 
 #include "EmitterSupport.h"
+#include "LayerFamilies.h"
 
 #include "seq/Dialect/Seq/IR/SeqOps.h"
 #include "seq/Dialect/Seq/IR/SeqShapes.h"
@@ -23,7 +24,7 @@ using namespace emit;
 llvm::ArrayRef<StringRef> LayerEmitter::mergeClasses() {
   static const StringRef classes[] = {"Add",     "Subtract", "Multiply",
                                       "Average", "Maximum",  "Minimum",
-                                      "Concatenate"};
+                                      "Concatenate", "CustomScaleLayer"};
   return classes;
 }
 
@@ -118,6 +119,8 @@ Expected<Value> LayerEmitter::emitMerge(const LayerConfig &layer,
   Location loc = layerLoc(builder, layer.getName());
   if (cls == "Concatenate")
     return emitConcatenate(layer, inputs, masks);
+  if (cls == "CustomScaleLayer") // computes on every step and drops the mask
+    return emitCustomScale(builder, layer, inputs);
   Expected<SmallVector<Value>> operands = broadcastMergeInputs(layer, inputs, masks, callMasks);
   if (!operands)
     return operands.takeError();

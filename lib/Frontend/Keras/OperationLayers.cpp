@@ -349,21 +349,13 @@ struct OperationBuilder {
     return permuteAxes(builder, loc, x, dims);
   }
 
-  /// x * scale + offset, elementwise (seq.batch_norm of mean 0, variance 1
-  /// and epsilon 0 is exactly that).
+  /// x * scale + offset, elementwise.
   Expected<Value> affine(Value x, double scale, double offset) const {
     int64_t channels = shapeOf(x).back();
     if (ShapedType::isDynamic(channels))
       return fail("applies a number to an input whose last axis has an unknown length");
-    auto type = tensorType(builder, {channels});
-    auto filled = [&](double v) {
-      return arith::ConstantOp::create(builder, loc, type,
-                                       DenseElementsAttr::get(type, static_cast<float>(v)))
-          .getResult();
-    };
-    return BatchNormOp::create(builder, loc, x.getType(), x, filled(scale), filled(offset),
-                               filled(0.0), filled(1.0), builder.getF32FloatAttr(0.0f))
-        .getResult();
+    return scaleAndShift(builder, loc, x, filledVector(builder, loc, channels, scale),
+                         filledVector(builder, loc, channels, offset));
   }
 
   /// The shape two tensors of one rank broadcast to, NumPy's way: on each

@@ -19,15 +19,23 @@ Error WeightStore::layerError(const LayerConfig &layer, Error error) const {
 Expected<WeightArray> WeightStore::readArray(const LayerConfig &layer,
                                              const std::string &path) const {
   Expected<HDF5File::Dataset> dataset = file.readFloatDataset(path);
+  // h5py stores bfloat16 as a 2-byte opaque type, which only the layer's
+  // dtype policy names.
+  if (!dataset && StringRef(dtypeOf(layer)).contains("bfloat16")) {
+    consumeError(dataset.takeError());
+    return layer.error("weight '" + path + "' is bfloat16 (dtype policy '" + dtypeOf(layer) +
+                       "'), which seqc does not read: save the model with float32 or "
+                       "float16 weights");
+  }
   if (!dataset)
     return layerError(layer, dataset.takeError());
   // A scalar integer is a counter (Normalization's sample count), which no
-  // computation reads.
+  // computation reads. float16 widens to float32 exactly.
   bool counter = dataset->shape.empty() &&
                  StringRef(dataset->dtype).contains("int");
-  if (dataset->dtype != "float32" && !counter)
+  if (dataset->dtype != "float32" && dataset->dtype != "float16" && !counter)
     return layer.error("weight '" + path + "' is " + dataset->dtype +
-                       ", expected float32 (seqc reads float32 models)");
+                       ", expected float32 or float16 (seqc reads float32 models)");
   return WeightArray{path, std::move(dataset->shape), std::move(dataset->data)};
 }
 

@@ -24,6 +24,11 @@ m = keras.Sequential([keras.layers.Dense(2, dtype="float64", input_shape=(3,), n
 randomize(m)
 m.save("float64_weights.h5")
 
+# bfloat16 weights (dtype policy bfloat16), which h5py stores as a 2-byte
+# opaque type: refused, naming bfloat16.
+m = keras.Sequential([keras.layers.Dense(2, dtype="bfloat16", input_shape=(3,), name="narrow")])
+m.save("bfloat16_weights.h5")
+
 # User metadata stored as root attributes with h5py.
 shutil.copy("../../fixtures/dense_3d.h5", "user_metadata.h5")
 with h5py.File("user_metadata.h5", "a") as f:

@@ -43,6 +43,10 @@ struct ImportedModel {
   mlir::OwningOpRef<mlir::ModuleOp> module;
   std::string modelName;
   std::vector<LayerSummary> layers;
+  /// What a user should know about how seqc reads this model, one line each
+  /// ("'model.h5': layers ... compute in float16 in Keras ..."): seq-compile
+  /// prints them as notes, Python warns.
+  std::vector<std::string> notes;
 };
 
 /// Registers what the importer creates (seq, arith, func) in `context`.

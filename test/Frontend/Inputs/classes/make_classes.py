@@ -6,11 +6,16 @@ test/fixtures/seed_build.h5 (LSTM -> Dense -> Dense, legacy HDF5) with h5py:
   custom_int8.h5          dense renamed to a custom class QuantDense whose
                           kernel is int8: reported as custom, not as int8
   unbuilt.h5              no weights at all: saved before it was built
+  custom_layer_scale.h5   dense_1 renamed to LayerScale, the class of ConvNeXt's
+                          layer, with Dense's config: a user's own class
+  user_layer_scale.keras  test/fixtures/application_layers_keras3.keras with
+                          LayerScale's module __main__: a user's own class
 
   python make_classes.py     (needs h5py)"""
 import json
 import os
 import shutil
+import zipfile
 
 import h5py
 import numpy as np
@@ -55,3 +60,22 @@ def unbuilt(config, f):
 with_config("builtin_unsupported.h5", rename("dense_1", "LocallyConnected2D"))
 with_config("custom_int8.h5", quantized)
 with_config("unbuilt.h5", unbuilt)
+with_config("custom_layer_scale.h5", rename("dense_1", "LayerScale"))
+
+
+def with_module(name, source, cls, module):
+    with zipfile.ZipFile(source) as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    config = json.loads(members["config.json"])
+    for layer in config["config"]["layers"]:
+        if layer["class_name"] == cls:
+            layer["module"] = module
+    members["config.json"] = json.dumps(config).encode()
+    with zipfile.ZipFile(os.path.join(HERE, name), "w") as z:
+        for n, data in members.items():
+            z.writestr(n, data)
+
+
+with_module("user_layer_scale.keras",
+            os.path.join(HERE, "..", "..", "..", "fixtures", "application_layers_keras3.keras"),
+            "LayerScale", "__main__")
