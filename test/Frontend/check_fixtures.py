@@ -22,6 +22,7 @@ import sys
 # The seq op a layer of each Keras class becomes (the wrappers add theirs).
 OP_OF_CLASS = {
     "LayerScale": "batch_norm", "CustomScaleLayer": "merge",
+    "CuDNNLSTM": "lstm", "CuDNNGRU": "gru",
     "Dense": "dense", "LSTM": "lstm", "GRU": "gru", "SimpleRNN": "simple_rnn",
     "Bidirectional": "bidirectional", "TimeDistributed": "time_distributed",
     # Conv1D with groups > 1 is a grouped seq.conv2d of one column.

@@ -97,7 +97,7 @@ TEST(Keras1, ConvolutionPoolingAndTimeDistributedDense) {
   ASSERT_FALSE(bool(translateKeras1Config(model, "m.h5", "1.2.2")));
   const llvm::json::Array &layers = *model.getAsObject()->getArray("config");
   EXPECT_EQ(layers[0].getAsObject()->getString("class_name"), "Conv1D");
-  EXPECT_EQ(layers[0].getAsObject()->getString("keras1_class_name"), "Convolution1D");
+  EXPECT_EQ(layers[0].getAsObject()->getString("source_class_name"), "Convolution1D");
   const llvm::json::Object &conv = layerConfig(model, 0);
   EXPECT_EQ(conv.getInteger("filters"), 2);
   EXPECT_EQ(conv.getInteger("kernel_size"), 3);

@@ -1,5 +1,6 @@
 #include "seq/Frontend/Keras/Importer.h"
 
+#include "CuDNNLayers.h"
 #include "Keras1.h"
 #include "KerasConfig.h"
 #include "LayerClasses.h"
@@ -360,10 +361,12 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   if (!source)
     return source.takeError();
   StringRef where = source->path;
+  clearSourceClasses(source->config);
   bool keras1 = isKeras1Model(source->kerasVersion, source->config);
   if (keras1)
     if (Error e = translateKeras1Config(source->config, where, source->kerasVersion))
       return std::move(e);
+  translateCuDNNConfig(source->config);
   Expected<ModelConfig> config = parseModelConfig(source->config, where);
   if (!config)
     return config.takeError();
@@ -383,19 +386,28 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
       firstCalls.push_back(layer);
   std::unique_ptr<WeightStore> store = source->openWeights(firstCalls);
   std::vector<std::vector<WeightArray>> weights;
+  // What each layer stores, as Keras counts its parameters (a CuDNNLSTM's
+  // two biases are one after translation).
+  std::vector<int64_t> storedParams;
   llvm::StringMap<size_t> firstCallOf;
   for (const LayerConfig &layer : config->layers) {
     if (layer.getCallNode() > 0) {
       weights.push_back(weights[firstCallOf.lookup(layer.getName())]);
+      storedParams.push_back(storedParams[firstCallOf.lookup(layer.getName())]);
       continue;
     }
     firstCallOf[layer.getName()] = weights.size();
     Expected<std::vector<WeightArray>> w = store->read(layer);
     if (!w)
       return w.takeError();
+    storedParams.push_back(0);
+    for (const WeightArray &array : *w)
+      storedParams.back() += static_cast<int64_t>(array.data.size());
     if (keras1)
       if (Error e = translateKeras1Weights(layer, *w, source->backend))
         return std::move(e);
+    if (Error e = translateCuDNNWeights(layer, *w))
+      return std::move(e);
     weights.push_back(std::move(*w));
   }
 
@@ -653,18 +665,15 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
       if (layer.getCallNode() == 0) {
         existing->outputShape = shape;
         existing->nonTrainableParams += LayerEmitter::nonTrainableParams(layer, weights[i]);
-        for (const WeightArray &w : weights[i])
-          existing->params += static_cast<int64_t>(w.data.size());
+        existing->params += storedParams[i];
       }
       continue;
     }
     StringRef className = layer.getScopes().empty()
                               ? pythonClassName(layer.getSourceClassName())
                               : StringRef(layer.getScopes().front().className);
-    LayerSummary row{rowName(layer).str(), className.str(), shape, 0,
+    LayerSummary row{rowName(layer).str(), className.str(), shape, storedParams[i],
                      LayerEmitter::nonTrainableParams(layer, weights[i])};
-    for (const WeightArray &w : weights[i])
-      row.params += static_cast<int64_t>(w.data.size());
     if (graph)
       row.connectedTo = std::move(connections);
     layerNames.push_back(row.name);

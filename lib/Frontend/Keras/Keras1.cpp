@@ -10,7 +10,6 @@ namespace {
 
 /// The key under which a translated layer entry keeps its Keras 1 class,
 /// so that messages name the class the user wrote.
-constexpr const char *kKeras1Class = "keras1_class_name";
 
 bool isRecurrent(StringRef cls) {
   return cls == "LSTM" || cls == "GRU" || cls == "SimpleRNN";
@@ -214,7 +213,7 @@ public:
     }
     if (newClass != cls) {
       entry["class_name"] = newClass;
-      entry[kKeras1Class] = cls;
+      entry[kSourceClassKey] = cls;
     }
     return Error::success();
   }

@@ -285,8 +285,8 @@ layerFromEntry(const json::Value &entry, StringRef where, StringRef context) {
   std::string name = config->getString("name").value_or("").str();
   if (name.empty())
     name = object->getString("name").value_or(*className).str();
-  // Set by the Keras 1 translation (Keras1.cpp).
-  std::string sourceClass = object->getString("keras1_class_name").value_or("").str();
+  // Set by the Keras 1 and CuDNN translations (Keras1.cpp, CuDNNLayers.cpp).
+  std::string sourceClass = object->getString(kSourceClassKey).value_or("").str();
   std::string cls = className->str();
   // An operation on tensors recorded in a Functional graph: Keras 3's
   // keras.ops (its class and module), tf_keras' TFOpLambda and
@@ -994,6 +994,40 @@ std::string dtypeOf(const LayerConfig &layer) {
     if (const json::Object *config = policy->getObject("config"))
       return config->getString("name").value_or("").str();
   return "";
+}
+
+namespace {
+void visitEntry(json::Object &entry, function_ref<void(json::Object &)> visit) {
+  visit(entry);
+  json::Object *config = entry.getObject("config");
+  if (!config)
+    return;
+  if (json::Array *layers = config->getArray("layers"))
+    for (json::Value &layer : *layers)
+      if (json::Object *o = layer.getAsObject())
+        visitEntry(*o, visit);
+  for (StringRef key : {"layer", "backward_layer"})
+    if (json::Object *wrapped = config->getObject(key))
+      visitEntry(*wrapped, visit);
+}
+} // namespace
+
+void forEachLayerEntry(json::Value &root, function_ref<void(json::Object &)> visit) {
+  json::Object *top = root.getAsObject();
+  json::Value *config = top ? top->get("config") : nullptr;
+  if (!config)
+    return;
+  json::Array *layers = config->getAsArray(); // Keras 2.0's Sequential: a list
+  if (json::Object *o = config->getAsObject())
+    layers = o->getArray("layers");
+  if (layers)
+    for (json::Value &layer : *layers)
+      if (json::Object *o = layer.getAsObject())
+        visitEntry(*o, visit);
+}
+
+void clearSourceClasses(json::Value &root) {
+  forEachLayerEntry(root, [](json::Object &entry) { entry.erase(kSourceClassKey); });
 }
 
 } // namespace seq::keras

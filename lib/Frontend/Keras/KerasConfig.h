@@ -8,6 +8,7 @@
 #ifndef SEQ_LIB_FRONTEND_KERAS_KERASCONFIG_H
 #define SEQ_LIB_FRONTEND_KERAS_KERASCONFIG_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -262,6 +263,19 @@ llvm::Error fileError(llvm::StringRef where, const llvm::Twine &message);
 /// A layer config's dtype: a string, or a dtype policy's name (Keras 3's
 /// DTypePolicy, tf_keras' Policy: "mixed_float16"); empty when absent.
 std::string dtypeOf(const LayerConfig &layer);
+
+/// The key under which the importer's translations of a config (Keras 1,
+/// CuDNN layers) keep an entry's original class, its source class.
+inline constexpr const char *kSourceClassKey = "source_class_name";
+
+/// Visits every layer entry ({"class_name", "config"}) of a model config,
+/// nested models' and wrapped layers' included, to change it in place.
+void forEachLayerEntry(llvm::json::Value &root,
+                       llvm::function_ref<void(llvm::json::Object &)> visit);
+
+/// Removes kSourceClassKey from every entry: only the translations set it,
+/// never the file.
+void clearSourceClasses(llvm::json::Value &root);
 
 } // namespace seq::keras
 

@@ -16,6 +16,9 @@ std::vector<std::string> supportedLayerClasses() {
   for (llvm::StringRef name : LayerEmitter::attentionClasses())
     names.push_back(name.str());
   names.push_back("InputLayer");
+  // Translated into LSTM and GRU before anything reads them (CuDNNLayers.h).
+  names.push_back("CuDNNLSTM");
+  names.push_back("CuDNNGRU");
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
   return names;

@@ -10,6 +10,8 @@ test/fixtures/seed_build.h5 (LSTM -> Dense -> Dense, legacy HDF5) with h5py:
                           layer, with Dense's config: a user's own class
   user_layer_scale.keras  test/fixtures/application_layers_keras3.keras with
                           LayerScale's module __main__: a user's own class
+  forged_layer_scale.keras the same, its entry also claiming the source class
+                          seqc's translations record (source_class_name)
 
   python make_classes.py     (needs h5py)"""
 import json
@@ -63,13 +65,14 @@ with_config("unbuilt.h5", unbuilt)
 with_config("custom_layer_scale.h5", rename("dense_1", "LayerScale"))
 
 
-def with_module(name, source, cls, module):
+def with_module(name, source, cls, module, extra=None):
     with zipfile.ZipFile(source) as z:
         members = {n: z.read(n) for n in z.namelist()}
     config = json.loads(members["config.json"])
     for layer in config["config"]["layers"]:
         if layer["class_name"] == cls:
             layer["module"] = module
+            layer.update(extra or {})
     members["config.json"] = json.dumps(config).encode()
     with zipfile.ZipFile(os.path.join(HERE, name), "w") as z:
         for n, data in members.items():
@@ -79,3 +82,7 @@ def with_module(name, source, cls, module):
 with_module("user_layer_scale.keras",
             os.path.join(HERE, "..", "..", "..", "fixtures", "application_layers_keras3.keras"),
             "LayerScale", "__main__")
+with_module("forged_layer_scale.keras",
+            os.path.join(HERE, "..", "..", "..", "fixtures", "application_layers_keras3.keras"),
+            "LayerScale", "__main__",
+            {"source_class_name": "keras.applications.convnext.LayerScale"})
