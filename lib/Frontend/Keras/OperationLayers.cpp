@@ -847,9 +847,10 @@ struct OperationBuilder {
 
   /// keras.ops.einsum of one tensor (a transpose) or two (a product: every
   /// letter but the batch axis' first is in both operands and the result
-  /// (heads), in both only (the one summed), or in one operand and the
-  /// result (its rows or columns, at most one each)), "bqd,bkd->bqk",
-  /// "bhqk,bhkd->bhqd"; the batch axis' letter first everywhere.
+  /// (heads), in both only (the one summed, if any), or in one operand and
+  /// the result (its rows or columns, at most one each)), "bqd,bkd->bqk",
+  /// "bhqk,bhkd->bhqd", "bqd,bd->bqd"; the batch axis' letter first
+  /// everywhere.
   Expected<Value> einsum() const {
     const json::Value *v = option("subscripts");
     std::optional<StringRef> subscripts = v ? v->getAsString() : std::nullopt;
@@ -929,10 +930,10 @@ struct OperationBuilder {
     for (char c : b.drop_front())
       if (!a.contains(c))
         columns += c;
-    if (summed.size() != 1 || rows.size() > 1 || columns.size() > 1 ||
+    if (summed.size() > 1 || rows.size() > 1 || columns.size() > 1 ||
         out.size() != 1 + heads.size() + rows.size() + columns.size())
-      return refuse("seqc imports einsum as a matmul: one axis summed, at most one of rows "
-                    "and one of columns");
+      return refuse("seqc imports einsum as a matmul or a product: at most one axis summed, "
+                    "one of rows and one of columns");
     // Operands as (batch, heads..., rows, summed) and (batch, heads...,
     // summed, columns), or (columns, summed): a missing rows or columns
     // axis is one of size 1.
@@ -950,6 +951,23 @@ struct OperationBuilder {
       return reshape(t, sizes);
     };
     int64_t h = static_cast<int64_t>(heads.size());
+    auto unknowns = [](Value t) {
+      return llvm::count_if(shapeOf(t).drop_front(), ShapedType::isDynamic);
+    };
+    if (summed.empty()) {
+      // No axis summed: the elementwise product of (batch, heads, rows, 1)
+      // and (batch, heads, 1, columns), "bqd,bd->bqd", "bi,bj->bij".
+      x = arrange(operands[0], a, batch + heads + rows);
+      y = arrange(operands[1], b, batch + heads + columns);
+      if ((!columns.empty() && unknowns(x) > 1) || (!rows.empty() && unknowns(y) > 1))
+        return refuse("its tensors have more than one axis of unknown length");
+      x = withUnit(x, !columns.empty(), h + static_cast<int64_t>(rows.size()));
+      y = withUnit(y, !rows.empty(), h);
+      Expected<Value> m = merge(MergeKind::Multiply, x, y);
+      if (!m)
+        return m.takeError();
+      return arrange(*m, batch + heads + rows + columns, out);
+    }
     x = withUnit(x, rows.empty(), h);
     y = withUnit(y, columns.empty(), h + 1);
     Expected<Value> p = product(x, y, transposeB);

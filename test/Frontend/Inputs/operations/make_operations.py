@@ -77,10 +77,10 @@ x = keras.Input((4, 6), name="x")
 keras.Model(x, keras.ops.pad(x, [[1, 0], [0, 0], [0, 0]])).save(
     os.path.join(HERE, "pad_batch.keras"))
 
-# An einsum that is not one matmul (it sums an axis of one tensor only);
-q = keras.Input((6, 4), name="q")
-k = keras.Input((5, 4), name="k")
-keras.Model([q, k], keras.ops.einsum("bkd,bqd->bdq", q, k)).save(
+# An einsum that is not one matmul (it sums two axes of both tensors);
+q = keras.Input((6, 2, 2), name="q")
+k = keras.Input((5, 2, 2), name="k")
+keras.Model([q, k], keras.ops.einsum("bqde,bkde->bqk", q, k)).save(
     os.path.join(HERE, "einsum_sum.keras"))
 # A clip to an empty range.
 x = keras.Input((4, 6), name="x")
