@@ -13,7 +13,7 @@
 //     log, abs, reciprocal; clip by two numbers (seq.clip);
 //   activations: the activation functions of both Kerases (activationKind)
 //     with the call's parameters, softmax and log_softmax over any axis;
-//   reductions over axes: mean, sum, max, min, variance and standard
+//   reductions over axes: mean, sum, max, min, logsumexp, variance and standard
 //     deviation (keepdims or not);
 //   products and normalizations: matmul (seq.matmul; per head above rank 3)
 //     and the einsums that are one (or a transpose) after sums of one
@@ -106,6 +106,7 @@ std::string operationName(const LayerConfig &layer) {
         .Case("math.reduce_min", "min")
         .Case("math.reduce_variance", "var")
         .Case("math.reduce_std", "std")
+        .Case("math.reduce_logsumexp", "logsumexp")
         .Case("expand_dims", "expand_dims")
         .Cases({"compat.v1.squeeze", "squeeze"}, "squeeze")
         .Case("reshape", "reshape")
@@ -173,6 +174,7 @@ std::string operationName(const LayerConfig &layer) {
       .Case("Min", "min")
       .Case("Var", "var")
       .Case("Std", "std")
+      .Case("Logsumexp", "logsumexp")
       .Case("ExpandDims", "expand_dims")
       .Case("Squeeze", "squeeze")
       .Case("Reshape", "reshape")
@@ -349,13 +351,21 @@ struct OperationBuilder {
     return permuteAxes(builder, loc, x, dims);
   }
 
-  /// x * scale + offset, elementwise.
+  /// x * scale + offset, elementwise (seq.batch_norm along the last axis;
+  /// one of unknown length gets an axis of size 1 after it meanwhile).
   Expected<Value> affine(Value x, double scale, double offset) const {
-    int64_t channels = shapeOf(x).back();
-    if (ShapedType::isDynamic(channels))
-      return fail("applies a number to an input whose last axis has an unknown length");
-    return scaleAndShift(builder, loc, x, filledVector(builder, loc, channels, scale),
-                         filledVector(builder, loc, channels, offset));
+    ArrayRef<int64_t> shape = shapeOf(x);
+    if (!ShapedType::isDynamic(shape.back()))
+      return scaleAndShift(builder, loc, x, filledVector(builder, loc, shape.back(), scale),
+                           filledVector(builder, loc, shape.back(), offset));
+    if (llvm::count_if(shape.drop_front(), ShapedType::isDynamic) > 1)
+      return fail("applies a number to an input with more than one axis of unknown length");
+    SmallVector<int64_t> sizes(shape.drop_front());
+    sizes.push_back(1);
+    Value column = reshape(x, sizes);
+    Value y = scaleAndShift(builder, loc, column, filledVector(builder, loc, 1, scale),
+                            filledVector(builder, loc, 1, offset));
+    return reshape(y, shape.drop_front());
   }
 
   /// The shape two tensors of one rank broadcast to, NumPy's way: on each
@@ -537,6 +547,30 @@ struct OperationBuilder {
     if (!result || !standardDeviation)
       return result;
     return activate(*result, Activation::Sqrt);
+  }
+
+  /// tf.math.reduce_logsumexp, keras.ops.logsumexp, as TensorFlow computes
+  /// it: log(sum(exp(x - max))) + max over the axes (finite inputs; an
+  /// infinite maximum is replaced by 0 there).
+  Expected<Value> logSumExp(Value x) const {
+    Expected<SmallVector<int64_t>> axes =
+        axisList("axis", static_cast<int64_t>(shapeOf(x).size()));
+    if (!axes)
+      return axes.takeError();
+    Expected<Value> peak = reduce("max", x, *axes, /*keepdims=*/true);
+    if (!peak)
+      return peak;
+    Expected<Value> shifted = merge(MergeKind::Subtract, x, *peak);
+    if (!shifted)
+      return shifted;
+    Expected<Value> total =
+        reduce("sum", activate(*shifted, Activation::Exponential), *axes, keepdims());
+    if (!total)
+      return total;
+    Expected<Value> kept = keepdims() ? std::move(peak) : reduce("max", x, *axes, false);
+    if (!kept)
+      return kept;
+    return merge(MergeKind::Add, activate(*total, Activation::Log), *kept);
   }
 
   /// mean, sum, max or min over `axes` (ascending): they move first and
@@ -1526,6 +1560,8 @@ Expected<Value> LayerEmitter::emitOperation(const LayerConfig &layer, ArrayRef<V
     return ob.reduce(op, x);
   if (op == "var" || op == "std")
     return ob.variance(x, op == "std");
+  if (op == "logsumexp")
+    return ob.logSumExp(x);
   if (activationKind(op))
     return ob.activationOperation(op, x);
   if (op == "getitem")
