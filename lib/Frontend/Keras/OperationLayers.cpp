@@ -599,12 +599,34 @@ struct OperationBuilder {
     if (!direct && llvm::count_if(in.drop_front(), ShapedType::isDynamic) > 1)
       return fail("reduces an input of shape " + shapeText(in) +
                   ": seqc needs all but one of its axes to have fixed lengths");
-    if (op == "sum" && ShapedType::isDynamic(reduced))
-      return fail("sums over an axis of unknown length: not supported");
+    bool sumOfUnknownLength = op == "sum" && ShapedType::isDynamic(reduced);
+    if (sumOfUnknownLength && ShapedType::isDynamic(joined))
+      return fail("sums over an axis of unknown length beside another of unknown length: "
+                  "not supported");
     SmallVector<int64_t> order(axes.begin(), axes.end());
     order.append(others);
     Value moved = llvm::is_sorted(order) ? x : permute(x, order);
     Value rows = direct ? moved : reshape(moved, {reduced, joined});
+    if (sumOfUnknownLength) {
+      // (batch, 1, steps) of ones times the (batch, steps, rest) rows: the
+      // ones are x * 0 + 1 of one column (the steps' count is unknown).
+      Expected<Value> column = reduce("max", rows, {2}, /*keepdims=*/true);
+      if (!column)
+        return column;
+      Expected<Value> ones = affine(*column, 0.0, 1.0);
+      if (!ones)
+        return ones;
+      Expected<Value> summed = this->product(permute(*ones, {2, 1}), rows, false);
+      if (!summed)
+        return summed;
+      SmallVector<int64_t> out;
+      for (int64_t i = 1; i < rank; ++i) {
+        bool isReduced = llvm::is_contained(axes, i);
+        if (!isReduced || keepdims)
+          out.push_back(isReduced ? 1 : in[i]);
+      }
+      return reshape(*summed, out);
+    }
     if (op == "min") {
       Expected<Value> negated = affine(rows, -1.0, 0.0);
       if (!negated)
