@@ -15,9 +15,10 @@ backward layer, TimeDistributed(LSTM), ConvLSTM1D/2D/3D, Conv3DTranspose,
 GroupQueryAttention, MultiHeadAttention over image or video axes or with
 its scores as an output, stateful recurrent layers fed in chunks of their
 fixed batch, normalizations over several axes, operations on tensors
-(tf_keras' TFOpLambda, Keras 3's keras.ops), ...), moves between ranks (RepeatVector, Reshape, Flatten), time axes known
+(tf_keras' TFOpLambda, Keras 3's keras.ops: log-sum-exps, sums over the
+steps, einsum products too), ...), moves between ranks (RepeatVector, Reshape, Flatten), time axes known
 or not: a Sequential chain, a Functional graph of two branches joined by a
-merge layer, token ids through an Embedding (mask_zero or not), or a graph
+merge layer (one branch's mean over the steps broadcast, sometimes), token ids through an Embedding (mask_zero or not), or a graph
 with two inputs and often two outputs (an encoder-decoder whose encoder's
 states, a Bidirectional one's joined, are the decoder's initial_state; a
 shared layer or a nested model called on both inputs; a sequence beside a
@@ -234,6 +235,10 @@ def operation(k, r):
         def flip(t, axes):
             return ops.reverse(t, axes)
         spread = r.choice([ops.math.reduce_std, ops.math.reduce_variance])
+        logsumexp, total = ops.math.reduce_logsumexp, ops.reduce_sum
+
+        def scale_steps(t, v):
+            return t * v[:, None, :]
     else:
         import keras
         ops = keras.ops
@@ -264,6 +269,10 @@ def operation(k, r):
         def flip(t, axes):
             return ops.flip(t, axis=axes)
         spread = r.choice([ops.std, ops.var])
+        logsumexp, total = ops.logsumexp, ops.sum
+
+        def scale_steps(t, v):
+            return ops.einsum("btd,bd->btd", t, v)
     c = r.choice([0.5, 2.0, -1.5, 3.0])
     act = r.choice(activations)
     L = k.layers
@@ -283,6 +292,9 @@ def operation(k, r):
         lambda t: (t - mean(t, axis=1, keepdims=True)) / (spread(t, axis=1, keepdims=True) + 1.0),
         lambda t: t[:, 1:], lambda t: t[:, :-1, :1], lambda t: t[:, :, None][:, :, 0],
         lambda t: concat([t, t * t], axis=-1),
+        lambda t: logsumexp(t, axis=r.choice([1, -1]), keepdims=True) - t,
+        lambda t: total(t * softmax(L.Dense(1)(t), axis=1), axis=1, keepdims=True) + t,
+        lambda t: scale_steps(t, L.Dense(t.shape[-1])(mean(t, axis=1))),
         lambda t: L.Dense(t.shape[-1])(t[:, -1])[:, None, :] + t,
         # windows of fixed size counted from one end (seq.slice where the
         # steps' length is unknown)
@@ -455,8 +467,14 @@ def grow(k, r, t, count):
 
 
 def merge(k, r, a, b):
-    """a and b joined by a random merge layer their shapes allow, or a."""
+    """a and b joined by a random merge layer their shapes allow (b's mean
+    over the steps broadcast against a, sometimes), or a."""
     L = k.layers
+    sa, sb = shape_of(a), shape_of(b)
+    if len(sa) == 3 and len(sb) == 3 and sa[2] == sb[2] and r.random() < 0.3:
+        steps = L.GlobalAveragePooling1D(keepdims=True)(b)
+        kind = r.choice([L.Add, L.Subtract, L.Multiply, L.Average, L.Maximum, L.Minimum])
+        return kind()([a, steps] if r.random() < 0.5 else [steps, a])
     if shape_of(a) == shape_of(b):
         kind = r.choice([L.Add, L.Subtract, L.Multiply, L.Average, L.Maximum, L.Minimum,
                          L.Concatenate])

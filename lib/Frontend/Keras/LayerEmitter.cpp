@@ -555,12 +555,16 @@ Expected<Value> LayerEmitter::emitLayer(const LayerConfig &layer, Value input,
   EmitContext context{builder, layer, input, weights, version, loc};
   auto channelsLastSequence = [&]() -> Expected<std::pair<Value, bool>> {
     Expected<std::pair<Value, bool>> in = channelsLastInput(context, 1);
+    // channels_first: Keras multiplies the features by the steps' mask
+    // (defined where they are as many), the steps' average of the permuted
+    // input under the same mask.
     bool masked = incomingMask && (cls == "GlobalAveragePooling1D" || cls == "GlobalAvgPool1D");
-    if (in && in->second && masked)
+    if (in && in->second && masked && (ShapedType::isDynamic(x[1]) || x[1] != x[2]))
       return layer.error("data_format 'channels_first' with the timestep mask of an "
-                         "earlier Masking or Embedding layer is not supported (Keras "
-                         "applies the mask along the features there); remove the masking "
-                         "or use channels_last");
+                         "earlier Masking or Embedding layer, over " + shapeText(x) +
+                         ": Keras applies the mask along the features there, which needs "
+                         "as many features as steps; remove the masking or use "
+                         "channels_last");
     if (in) {
       input = in->first;
       x = shapeOf(input);

@@ -35,8 +35,9 @@ out = L.LSTM(2, name="lstm")(L.Masking(0.0, name="masking")(inp), mask=hand)
 save(keras.Model(inp, out), "mask_by_hand")
 
 # GlobalAveragePooling1D(data_format="channels_first") after a Masking:
-# Keras applies the steps' mask along the features (5 of each here).
-inp = keras.Input((5, 5), name="x")
+# Keras applies the steps' mask along the features, which needs as many
+# of them as steps (5 and 4 here).
+inp = keras.Input((5, 4), name="x")
 pooled = L.GlobalAveragePooling1D(data_format="channels_first", name="pool")(
     L.Masking(name="masking")(inp))
 save(keras.Model(inp, pooled), "mask_average_channels_first")
