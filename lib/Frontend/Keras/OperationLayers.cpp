@@ -580,10 +580,15 @@ struct OperationBuilder {
   Expected<Value> reduce(StringRef op, Value x, ArrayRef<int64_t> axes, bool keepdims) const {
     ArrayRef<int64_t> in = shapeOf(x);
     int64_t rank = static_cast<int64_t>(in.size());
-    SmallVector<int64_t> others;
-    for (int64_t i = 1; i < rank; ++i)
-      if (!llvm::is_contained(axes, i))
+    // The result's sizes after the batch axis, and the axes not reduced.
+    SmallVector<int64_t> out, others;
+    for (int64_t i = 1; i < rank; ++i) {
+      bool isReduced = llvm::is_contained(axes, i);
+      if (!isReduced)
         others.push_back(i);
+      if (!isReduced || keepdims)
+        out.push_back(isReduced ? 1 : in[i]);
+    }
     if (others.empty() && !keepdims)
       return fail("reduces every axis after the batch axis, leaving (batch,): seqc needs "
                   "keepdims=True there");
@@ -619,12 +624,6 @@ struct OperationBuilder {
       Expected<Value> summed = this->product(permute(*ones, {2, 1}), rows, false);
       if (!summed)
         return summed;
-      SmallVector<int64_t> out;
-      for (int64_t i = 1; i < rank; ++i) {
-        bool isReduced = llvm::is_contained(axes, i);
-        if (!isReduced || keepdims)
-          out.push_back(isReduced ? 1 : in[i]);
-      }
       return reshape(*summed, out);
     }
     if (op == "min") {
@@ -646,12 +645,6 @@ struct OperationBuilder {
       result = affine(pooled, static_cast<double>(reduced), 0.0);
     if (!result)
       return result;
-    SmallVector<int64_t> out;
-    for (int64_t i = 1; i < rank; ++i) {
-      bool isReduced = llvm::is_contained(axes, i);
-      if (!isReduced || keepdims)
-        out.push_back(isReduced ? 1 : in[i]);
-    }
     return ArrayRef<int64_t>(out) == shapeOf(*result).drop_front() ? *result
                                                                     : reshape(*result, out);
   }
