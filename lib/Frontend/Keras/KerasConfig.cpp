@@ -251,14 +251,18 @@ bool isConstantValue(const json::Array &ref) {
 
 /// Whether a Keras 3 Functional config entry is an op node (keras.ops
 /// recorded in the graph) rather than a layer. Keras 3 records the masks
-/// layers compute this way too.
+/// layers compute this way too. A legacy .h5 file records no module: there
+/// an op node's config is its name alone (a layer's has trainable and dtype
+/// besides), e.g. the "Add" of MobileNetV3's `x + 3.0`.
 static bool isOpNode(const json::Object *o) {
   if (!o)
     return false;
   StringRef module = o->getString("module").value_or("");
   StringRef cls = o->getString("class_name").value_or("");
+  const json::Object *config = o->getObject("config");
+  bool nameOnly = config && config->size() == 1 && config->get("name");
   return module.starts_with("keras.src.ops") ||
-         (module.empty() && (cls == "NotEqual" || cls == "Any"));
+         (module.empty() && (cls == "NotEqual" || cls == "Any" || nameOnly));
 }
 
 /// Whether an entry is an operation on tensors rather than a layer.
