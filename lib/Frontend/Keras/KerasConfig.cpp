@@ -252,15 +252,23 @@ bool isConstantValue(const json::Array &ref) {
 /// Whether a Keras 3 Functional config entry is an op node (keras.ops
 /// recorded in the graph) rather than a layer. Keras 3 records the masks
 /// layers compute this way too. A legacy .h5 file records no module: there
-/// an op node's config is its name alone (a layer's has trainable and dtype
-/// besides), e.g. the "Add" of MobileNetV3's `x + 3.0`.
+/// an op node is a Keras 3 node whose config is its name alone (a layer's
+/// has trainable and dtype besides) with a number among its arguments, e.g.
+/// the "Add" of MobileNetV3's `x + 3.0` (an op of tensors alone reads the
+/// same as the merge layer of its name).
 static bool isOpNode(const json::Object *o) {
   if (!o)
     return false;
   StringRef module = o->getString("module").value_or("");
   StringRef cls = o->getString("class_name").value_or("");
   const json::Object *config = o->getObject("config");
-  bool nameOnly = config && config->size() == 1 && config->get("name");
+  const json::Array *nodes = o->getArray("inbound_nodes");
+  const json::Object *node = nodes && !nodes->empty() ? (*nodes)[0].getAsObject() : nullptr;
+  bool keras3Node = node && node->getArray("args"); // Keras 2 nodes are lists
+  bool nameOnly = config && config->size() == 1 && config->get("name") && keras3Node &&
+                  llvm::any_of(*node->getArray("args"), [](const json::Value &a) {
+                    return a.getAsNumber().has_value();
+                  });
   return module.starts_with("keras.src.ops") ||
          (module.empty() && (cls == "NotEqual" || cls == "Any" || nameOnly));
 }
