@@ -46,13 +46,10 @@ Expected<Value> emitCustomScale(OpBuilder &builder, const LayerConfig &layer,
     return scale.takeError();
   if (inputs.size() != 2 || shapeOf(inputs[0]) != shapeOf(inputs[1]))
     return layer.error("adds a scaled input to another: it takes two inputs of one shape");
-  int64_t channels = shapeOf(inputs[1]).back();
-  if (ShapedType::isDynamic(channels))
+  if (ShapedType::isDynamic(shapeOf(inputs[1]).back()))
     return layer.error("scales an input whose last axis has an unknown length");
   Location loc = layerLoc(builder, layer.getName());
-  Value scaled = scaleAndShift(builder, loc, inputs[1],
-                               filledVector(builder, loc, channels, *scale),
-                               filledVector(builder, loc, channels, 0.0));
+  Value scaled = scaleAndShift(builder, loc, inputs[1], *scale, 0.0);
   return MergeOp::create(builder, loc, inputs[0].getType(), ValueRange{inputs[0], scaled},
                          MergeKind::Add)
       .getResult();

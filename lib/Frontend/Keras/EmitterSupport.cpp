@@ -152,6 +152,12 @@ Value scaleAndShift(OpBuilder &b, Location loc, Value x, Value scale, Value offs
       .getResult();
 }
 
+Value scaleAndShift(OpBuilder &b, Location loc, Value x, double scale, double offset) {
+  int64_t channels = shapeOf(x).back();
+  return scaleAndShift(b, loc, x, filledVector(b, loc, channels, scale),
+                       filledVector(b, loc, channels, offset));
+}
+
 Value reshapeAxes(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> target) {
   std::string error;
   std::optional<SmallVector<int64_t>> shape = shapes::reshape(shapeOf(x), target, error);

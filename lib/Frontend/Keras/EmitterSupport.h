@@ -57,6 +57,8 @@ Value filledVector(OpBuilder &b, Location loc, int64_t size, double value);
 /// tensors: seq.batch_norm of mean 0, variance 1 and epsilon 0 is exactly
 /// that.
 Value scaleAndShift(OpBuilder &b, Location loc, Value x, Value scale, Value offset);
+/// The same with numbers, along a last axis of fixed length.
+Value scaleAndShift(OpBuilder &b, Location loc, Value x, double scale, double offset);
 
 /// The location naming a layer (or a part of one: "conv/kernel").
 Location layerLoc(OpBuilder &b, StringRef name);

@@ -113,8 +113,13 @@ public:
 
 private:
   /// A merge's inputs brought to one rank (new axes of size 1 after the
-  /// batch axis, as Keras does), checked to broadcast.
-  llvm::Expected<llvm::SmallVector<mlir::Value>>
+  /// batch axis, as Keras does), checked to broadcast, and the shape they
+  /// broadcast to.
+  struct BroadcastInputs {
+    llvm::SmallVector<mlir::Value> operands;
+    llvm::SmallVector<int64_t> shape;
+  };
+  llvm::Expected<BroadcastInputs>
   broadcastMergeInputs(const LayerConfig &layer, llvm::ArrayRef<mlir::Value> inputs,
                        llvm::ArrayRef<mlir::Value> masks, llvm::ArrayRef<mlir::Value> callMasks);
   llvm::Expected<mlir::Value> emitConcatenate(const LayerConfig &layer,

@@ -121,13 +121,11 @@ Expected<Value> LayerEmitter::emitMerge(const LayerConfig &layer,
     return emitConcatenate(layer, inputs, masks);
   if (cls == "CustomScaleLayer") // computes on every step and drops the mask
     return emitCustomScale(builder, layer, inputs);
-  Expected<SmallVector<Value>> operands = broadcastMergeInputs(layer, inputs, masks, callMasks);
-  if (!operands)
-    return operands.takeError();
-  SmallVector<int64_t> result(shapeOf(operands->front()));
-  for (Value input : llvm::drop_begin(*operands))
-    for (auto [a, size] : llvm::enumerate(shapeOf(input)))
-      result[a] = *shapes::broadcast(result[a], size);
+  Expected<BroadcastInputs> broadcast = broadcastMergeInputs(layer, inputs, masks, callMasks);
+  if (!broadcast)
+    return broadcast.takeError();
+  ArrayRef<Value> operands = broadcast->operands;
+  ArrayRef<int64_t> result = broadcast->shape;
   Expected<Value> merged = mergedMask(layer, masks, -1, result.size());
   if (!merged)
     return merged.takeError();
@@ -143,20 +141,20 @@ Expected<Value> LayerEmitter::emitMerge(const LayerConfig &layer,
                      kind == MergeKind::Minimum;
   // Keras 3.4 and later skip the masked steps of Multiply, Maximum, Minimum.
   if (version.atLeast(3, 4) && skipsMasked && llvm::any_of(callMasks, [](Value m) { return m; })) {
-    for (auto [i, operand] : llvm::enumerate(*operands))
-      if (shapeOf(operand) != ArrayRef(result))
+    for (auto [i, operand] : llvm::enumerate(operands))
+      if (shapeOf(operand) != result)
         return layer.error("broadcasts input " + Twine(i) + " of shape " +
                            shapes::format(shapeOf(inputs[i])) + " to " +
                            shapes::format(result) + " beside a masked input, whose masked "
                            "steps Keras skips: seqc skips them in inputs of one shape only; "
                            "give the inputs one shape");
-    return maskedMerge(builder, loc, kind, *operands, callMasks);
+    return maskedMerge(builder, loc, kind, operands, callMasks);
   }
-  return MergeOp::create(builder, loc, tensorType(builder, result), *operands, kind)
+  return MergeOp::create(builder, loc, tensorType(builder, result), operands, kind)
       .getResult();
 }
 
-Expected<SmallVector<Value>>
+Expected<LayerEmitter::BroadcastInputs>
 LayerEmitter::broadcastMergeInputs(const LayerConfig &layer, ArrayRef<Value> inputs,
                                    ArrayRef<Value> masks, ArrayRef<Value> callMasks) {
   // Keras gives an input of lower rank new axes of size 1 after the batch
@@ -208,7 +206,7 @@ LayerEmitter::broadcastMergeInputs(const LayerConfig &layer, ArrayRef<Value> inp
                          "Embedding(mask_zero=True) layer: seqc broadcasts unmasked inputs only; "
                          "give the inputs one shape");
   }
-  return operands;
+  return BroadcastInputs{std::move(operands), std::move(result)};
 }
 
 Expected<Value> LayerEmitter::emitConcatenate(const LayerConfig &layer, ArrayRef<Value> inputs,

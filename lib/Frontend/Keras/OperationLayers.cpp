@@ -356,16 +356,13 @@ struct OperationBuilder {
   Expected<Value> affine(Value x, double scale, double offset) const {
     ArrayRef<int64_t> shape = shapeOf(x);
     if (!ShapedType::isDynamic(shape.back()))
-      return scaleAndShift(builder, loc, x, filledVector(builder, loc, shape.back(), scale),
-                           filledVector(builder, loc, shape.back(), offset));
+      return scaleAndShift(builder, loc, x, scale, offset);
     if (llvm::count_if(shape.drop_front(), ShapedType::isDynamic) > 1)
       return fail("applies a number to an input with more than one axis of unknown length");
     SmallVector<int64_t> sizes(shape.drop_front());
     sizes.push_back(1);
     Value column = reshape(x, sizes);
-    Value y = scaleAndShift(builder, loc, column, filledVector(builder, loc, 1, scale),
-                            filledVector(builder, loc, 1, offset));
-    return reshape(y, shape.drop_front());
+    return reshape(scaleAndShift(builder, loc, column, scale, offset), shape.drop_front());
   }
 
   /// The shape two tensors of one rank broadcast to, NumPy's way: on each
@@ -567,10 +564,9 @@ struct OperationBuilder {
         reduce("sum", activate(*shifted, Activation::Exponential), *axes, keepdims());
     if (!total)
       return total;
-    Expected<Value> kept = keepdims() ? std::move(peak) : reduce("max", x, *axes, false);
-    if (!kept)
-      return kept;
-    return merge(MergeKind::Add, activate(*total, Activation::Log), *kept);
+    // The maximum as the sum came out: without the reduced axes unless kept.
+    Value kept = keepdims() ? *peak : reshape(*peak, shapeOf(*total).drop_front());
+    return merge(MergeKind::Add, activate(*total, Activation::Log), kept);
   }
 
   /// mean, sum, max or min over `axes` (ascending): they move first and
