@@ -112,6 +112,16 @@ put("npy_reader", "bool.npy", npy("|b1", [2], b"\x01\x00"))
 put("npy_reader", "v2-scalar.npy", npy("<f4", [], struct.pack("<f", 1.5), version=2))
 put("npy_reader", "fortran.npy", npy("<f4", [2, 1], struct.pack("<2f", 1, 2), fortran=True))
 
+# TF checkpoints: [4-byte index length][index][data shard], from the
+# fixtures' checkpoints and SavedModels; keras_metadata.pb files as they are.
+for prefix in ["checkpoint_keras2_checkpoint/weights", "bad_tf_checkpoint/ckpt",
+               "savedmodel_keras2_savedmodel/variables/variables"]:
+    index = read(fix, prefix + ".index")
+    put("tf_checkpoint", prefix.split("/")[0] + ".bundle",
+        struct.pack("<I", len(index)) + index + read(fix, prefix + ".data-00000-of-00001"))
+put("tf_checkpoint", "keras_metadata.pb",
+    read(fix, "savedmodel_sequential_keras2_savedmodel", "keras_metadata.pb"))
+
 # .mlir: seq IR as seq-compile writes it (weights as dense_resource blobs).
 compile_tool = os.path.join(root, "build", "bin", "seq-compile")
 for name in ["dense_3d.h5", "simplernn_keras3.keras"]:

@@ -56,7 +56,7 @@ int writeOutput(StringRef text) {
 }
 
 cl::opt<std::string> inputPath(cl::Positional,
-                               cl::desc("<model.h5 | model.keras | weights.h5 | model.mlir>"),
+                               cl::desc("<model.h5 | model.keras | SavedModel dir | weights | model.mlir>"),
                                cl::cat(seqCompileCategory));
 
 namespace {
@@ -72,7 +72,7 @@ std::multimap<int, StandaloneAction> &standaloneActions() {
 }
 
 cl::opt<std::string> configPath(
-    "config", cl::desc("Architecture JSON (model.to_json()) for a weights-only file"),
+    "config", cl::desc("Architecture JSON (model.to_json()) for a weights-only file or TF checkpoint"),
     cl::value_desc("model.json"), cl::cat(seqCompileCategory));
 cl::opt<std::string> inputShape(
     "input-shape",

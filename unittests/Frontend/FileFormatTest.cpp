@@ -88,8 +88,7 @@ TEST_F(FileFormatTest, Checkpoints) {
   FormatInfo prefix = detectFormat(pathOf("ckpt"));
   EXPECT_EQ(prefix.format, FileFormat::TFCheckpoint);
   EXPECT_EQ(prefix.description,
-            "a TensorFlow checkpoint (ckpt.index + data shards), not a Keras "
-            "model file");
+            "a TensorFlow checkpoint (ckpt.index + data shards)");
   EXPECT_EQ(formatOf(pathOf("ckpt.index")), FileFormat::TFCheckpoint);
   EXPECT_EQ(formatOf(writeFile("renamed", index)), FileFormat::TFCheckpoint);
   EXPECT_EQ(formatOf(pathOf("ckpt.data-00000-of-00001")),

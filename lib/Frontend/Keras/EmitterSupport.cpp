@@ -81,6 +81,10 @@ Expected<ActivationSpec> parseActivation(OpBuilder &b, const LayerConfig &layer,
       {"leaky_relu", Activation::LeakyRelu},
       {"exponential", Activation::Exponential},
   };
+  // tf.nn's functions under their Python names, as tf_keras saves a model
+  // it loaded (its log_softmax is tf.nn.log_softmax).
+  if (name == "softmax_v2" || name == "log_softmax_v2")
+    name.resize(name.size() - strlen("_v2"));
   std::optional<Activation> kind;
   for (const auto &[known, k] : kByName)
     if (name == known)

@@ -88,7 +88,7 @@ FormatInfo detectDirectory(llvm::StringRef path) {
     llvm::StringRef name = llvm::sys::path::filename(it->path());
     if (name == "checkpoint" || name.ends_with(".index"))
       return {FileFormat::TFCheckpoint,
-              "a directory of TensorFlow checkpoints, not a Keras model file"};
+              "a directory of TensorFlow checkpoints"};
   }
   return {FileFormat::Directory,
           "a directory that is neither a SavedModel nor a checkpoint"};
@@ -111,10 +111,10 @@ FormatInfo detectFile(llvm::StringRef path) {
       file.read(file.size() - tableMagic.size(), tableMagic.size()) ==
           tableMagic)
     return {FileFormat::TFCheckpoint,
-            "a TensorFlow checkpoint index file, not a Keras model file"};
+            "a TensorFlow checkpoint index file"};
   if (isCheckpointDataShard(path))
     return {FileFormat::TFCheckpoint,
-            "a TensorFlow checkpoint data shard, not a Keras model file"};
+            "a TensorFlow checkpoint data shard"};
   // saved_model.pb is a bare protobuf message, which has no signature.
   if (llvm::sys::path::filename(path) == "saved_model.pb")
     return {FileFormat::SavedModelDir,
@@ -142,7 +142,7 @@ FormatInfo seq::keras::detectFormat(llvm::StringRef path) {
   if (fs::exists(path + ".index"))
     return {FileFormat::TFCheckpoint,
             ("a TensorFlow checkpoint (" + llvm::sys::path::filename(path) +
-             ".index + data shards), not a Keras model file")
+             ".index + data shards)")
                 .str()};
   return {FileFormat::Missing, "a path that does not exist"};
 }

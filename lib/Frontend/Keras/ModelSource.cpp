@@ -3,9 +3,12 @@
 #include "seq/Frontend/Keras/FileFormat.h"
 #include "seq/Frontend/Keras/ZipArchive.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
 
 #include <algorithm>
 
@@ -15,6 +18,8 @@ namespace seq::keras {
 
 std::unique_ptr<WeightStore>
 ModelSource::openWeights(const std::vector<LayerConfig> &layers) {
+  if (checkpoint)
+    return makeCheckpointWeightStore(std::move(*checkpoint), config);
   if (keras3Layout)
     return makeKeras3WeightStore(std::move(*weightsFile), layers);
   return makeLegacyWeightStore(std::move(*weightsFile), legacyRoot);
@@ -172,6 +177,150 @@ Error openKerasZip(StringRef path, StringRef configPath, ModelSource &source) {
   return Error::success();
 }
 
+/// The most bytes of keras_metadata.pb read: the config of each layer and
+/// model, a little more than an .h5's model_config.
+constexpr uint64_t kMaxKerasMetadataBytes = uint64_t(256) << 20;
+
+/// The JSON encoder of a SavedModel's metadata (tf_keras json_utils) writes
+/// tuples and TensorShapes as {"class_name": "__tuple__", "items": [...]};
+/// the model's config means the lists. (parseModelJson bounds the depth.)
+void decodeTuples(json::Value &value) {
+  if (json::Array *array = value.getAsArray()) {
+    for (json::Value &item : *array)
+      decodeTuples(item);
+    return;
+  }
+  json::Object *object = value.getAsObject();
+  if (!object)
+    return;
+  std::optional<StringRef> className = object->getString("class_name");
+  json::Array *items = object->getArray("items");
+  if (items && object->size() == 2 &&
+      (className == "__tuple__" || className == "TensorShape")) {
+    json::Value list = std::move(*items);
+    value = std::move(list);
+    decodeTuples(value);
+    return;
+  }
+  for (auto &member : *object)
+    decodeTuples(member.second);
+}
+
+Error openSavedModel(StringRef path, StringRef configPath, ModelSource &source) {
+  SmallString<256> dir(path);
+  if (!sys::fs::is_directory(dir))
+    sys::path::remove_filename(dir);
+  SmallString<256> metadataPath(dir);
+  sys::path::append(metadataPath, "keras_metadata.pb");
+  if (!sys::fs::exists(metadataPath))
+    return fileError(path, "a TensorFlow SavedModel without keras_metadata.pb: Keras did not "
+                           "save it (tf.saved_model.save, Keras 3's model.export and "
+                           "TensorFlow before 2.5 keep no Keras config), so it holds "
+                           "TensorFlow graphs, not layers: save the Keras model with "
+                           "model.save(\"model.keras\") or model.save(\"model.h5\")");
+  uint64_t size = 0;
+  if (!sys::fs::file_size(metadataPath, size) && size > kMaxKerasMetadataBytes)
+    return fileError(metadataPath, "keras_metadata.pb is " + Twine(size) +
+                                       " bytes, more than the " +
+                                       Twine(kMaxKerasMetadataBytes) + " seqc accepts");
+  ErrorOr<std::unique_ptr<MemoryBuffer>> bytes = MemoryBuffer::getFile(
+      metadataPath, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!bytes)
+    return fileError(metadataPath, "cannot read: " + bytes.getError().message());
+  Expected<std::vector<KerasMetadataNode>> nodes =
+      readKerasMetadata((*bytes)->getBuffer(), metadataPath);
+  if (!nodes)
+    return nodes.takeError();
+  auto root = llvm::find_if(*nodes, [](const KerasMetadataNode &n) { return n.nodePath == "root"; });
+  if (root == nodes->end())
+    return fileError(metadataPath, "keras_metadata.pb has no node 'root' (the model)");
+  Expected<json::Value> metadata =
+      parseModelJson(root->metadata, metadataPath, "the model's metadata");
+  if (!metadata)
+    return metadata.takeError();
+  json::Object *model = metadata->getAsObject();
+  if (!model)
+    return fileError(metadataPath, "the model's metadata is not a JSON object");
+  source.kerasVersion = model->getString("keras_version").value_or("").str();
+  source.backend = model->getString("backend").value_or("").str();
+  if (!configPath.empty()) {
+    Expected<json::Value> config = readJsonFile(configPath);
+    if (!config)
+      return config.takeError();
+    source.config = std::move(*config);
+  } else if (json::Value *config = model->get("model_config")) {
+    decodeTuples(*config);
+    source.config = std::move(*config);
+  } else {
+    return fileError(metadataPath, "the model's metadata has no model_config");
+  }
+  source.format = "savedmodel";
+  SmallString<256> prefix(dir);
+  sys::path::append(prefix, "variables", "variables");
+  Expected<CheckpointSource> checkpoint = openCheckpointSource(prefix);
+  if (!checkpoint)
+    return checkpoint.takeError();
+  checkpoint->kerasNodes = std::move(*nodes);
+  source.checkpoint.emplace(std::move(*checkpoint));
+  return Error::success();
+}
+
+/// The prefix of the checkpoint a path names: "ckpt" for ckpt.index, a
+/// data shard of it, or a directory whose "checkpoint" file names it last.
+Expected<std::string> checkpointPrefix(StringRef path) {
+  if (!sys::fs::is_directory(path)) {
+    if (path.ends_with(".index"))
+      return path.drop_back(strlen(".index")).str();
+    static const Regex shard("\\.data-[0-9]+-of-[0-9]+$");
+    return shard.sub("", path);
+  }
+  // The "checkpoint" file is a text proto whose model_checkpoint_path is
+  // the latest prefix; only its file name is taken, inside this directory.
+  SmallString<256> state(path);
+  sys::path::append(state, "checkpoint");
+  std::string name;
+  if (ErrorOr<std::unique_ptr<MemoryBuffer>> text = MemoryBuffer::getFile(state)) {
+    static const Regex latest("^model_checkpoint_path: \"([^\"]+)\"");
+    SmallVector<StringRef> match;
+    for (StringRef line : split((*text)->getBuffer().take_front(1 << 16), '\n'))
+      if (latest.match(line, &match))
+        name = sys::path::filename(match[1]).str();
+  }
+  std::error_code ec;
+  std::vector<std::string> indexes;
+  for (sys::fs::directory_iterator it(path, ec), end; it != end && !ec; it.increment(ec))
+    if (StringRef file = sys::path::filename(it->path()); file.ends_with(".index"))
+      indexes.push_back(file.drop_back(strlen(".index")).str());
+  if (name.empty() && indexes.size() == 1)
+    name = indexes.front();
+  if (name.empty())
+    return fileError(path, "a directory of " + Twine(indexes.size()) +
+                               " TensorFlow checkpoints and no 'checkpoint' file naming the "
+                               "latest: name one, as DIR/PREFIX for PREFIX.index");
+  SmallString<256> prefix(path);
+  sys::path::append(prefix, name);
+  return prefix.str().str();
+}
+
+Error openCheckpoint(StringRef path, StringRef configPath, ModelSource &source) {
+  if (configPath.empty())
+    return fileError(path, "a TensorFlow checkpoint holds weights only: pass the "
+                           "architecture with --config model.json (from model.to_json())");
+  Expected<std::string> prefix = checkpointPrefix(path);
+  if (!prefix)
+    return prefix.takeError();
+  Expected<json::Value> config = readJsonFile(configPath);
+  if (!config)
+    return config.takeError();
+  source.config = std::move(*config);
+  source.format = "json+checkpoint";
+  Expected<CheckpointSource> checkpoint = openCheckpointSource(*prefix);
+  if (!checkpoint)
+    return checkpoint.takeError();
+  source.checkpoint.emplace(std::move(*checkpoint));
+  return Error::success();
+}
+
 } // namespace
 
 Expected<ModelSource> openModelSource(StringRef path, StringRef configPath) {
@@ -195,11 +344,11 @@ Expected<ModelSource> openModelSource(StringRef path, StringRef configPath) {
     return fileError(path, "an MLIR file: it holds the whole model, so it "
                            "takes no --config");
   case FileFormat::SavedModelDir:
+    error = openSavedModel(path, configPath, source);
+    break;
   case FileFormat::TFCheckpoint:
-    return fileError(path, "this is " + info.description +
-                               "; seqc reads Keras .h5 and .keras files: re-save "
-                               "with model.save(\"model.h5\") or "
-                               "model.save(\"model.keras\")");
+    error = openCheckpoint(path, configPath, source);
+    break;
   default:
     return fileError(path, "this is " + info.description +
                                ", not a Keras model (.h5 or .keras)");

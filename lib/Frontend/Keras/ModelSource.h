@@ -1,13 +1,16 @@
 // Opens a Keras model in any supported form and hands back its config, its
 // version facts and its weights file, whatever the container:
 //   .h5 full model (Keras 2, Keras 3 legacy), .keras zip (Keras 3),
-//   --config model.json + weights-only .h5 / .weights.h5.
-// The format is told by content, never by suffix; anything else (a TF
-// checkpoint, a SavedModel, a truncated file) is one clear error.
+//   --config model.json + weights-only .h5 / .weights.h5,
+//   a TensorFlow SavedModel directory of tf.keras / tf_keras (the config in
+//   keras_metadata.pb, the weights a TF checkpoint in variables/),
+//   --config model.json + a TF checkpoint (save_weights in the "tf" format).
+// The format is told by content, never by suffix; anything else (a
+// SavedModel that Keras did not write, a truncated file) is one clear error.
 #ifndef SEQ_LIB_FRONTEND_KERAS_MODELSOURCE_H
 #define SEQ_LIB_FRONTEND_KERAS_MODELSOURCE_H
 
-#include "WeightStore.h"
+#include "CheckpointWeights.h"
 
 #include <optional>
 
@@ -16,7 +19,7 @@ namespace seq::keras {
 struct ModelSource {
   /// The model file as the user named it, for messages.
   std::string path;
-  /// "h5", "keras" or "json+weights".
+  /// "h5", "keras", "json+weights", "savedmodel" or "json+checkpoint".
   std::string format;
   llvm::json::Value config = nullptr;
   /// Empty when the file does not say.
@@ -31,6 +34,7 @@ struct ModelSource {
   openWeights(const std::vector<LayerConfig> &layers);
 
   std::optional<HDF5File> weightsFile;
+  std::optional<CheckpointSource> checkpoint;
   bool keras3Layout = false;
   std::string legacyRoot;
 };

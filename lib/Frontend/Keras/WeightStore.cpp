@@ -8,7 +8,7 @@ using namespace llvm;
 
 namespace seq::keras {
 
-Error WeightStore::layerError(const LayerConfig &layer, Error error) const {
+Error HDF5WeightStore::layerError(const LayerConfig &layer, Error error) const {
   // HDF5File names the file already; the layer adds where in the model.
   std::string message = toString(std::move(error));
   StringRef text(message);
@@ -16,7 +16,7 @@ Error WeightStore::layerError(const LayerConfig &layer, Error error) const {
   return layer.error(text);
 }
 
-Expected<WeightArray> WeightStore::readArray(const LayerConfig &layer,
+Expected<WeightArray> HDF5WeightStore::readArray(const LayerConfig &layer,
                                              const std::string &path) const {
   Expected<HDF5File::Dataset> dataset = file.readFloatDataset(path);
   // h5py stores bfloat16 as a 2-byte opaque type, which only the layer's
@@ -41,10 +41,10 @@ Expected<WeightArray> WeightStore::readArray(const LayerConfig &layer,
 
 namespace {
 
-class LegacyWeightStore : public WeightStore {
+class LegacyWeightStore : public HDF5WeightStore {
 public:
   LegacyWeightStore(HDF5File file, std::string root)
-      : WeightStore(std::move(file), "legacy HDF5"), root(std::move(root)) {}
+      : HDF5WeightStore(std::move(file)), root(std::move(root)) {}
 
   Expected<std::vector<WeightArray>> read(const LayerConfig &layer) override {
     const std::vector<LayerConfig::Scope> &scopes = layer.getScopes();
@@ -104,10 +104,10 @@ std::string listItemGroup(StringMap<int> &used, StringRef className) {
   return key;
 }
 
-class Keras3WeightStore : public WeightStore {
+class Keras3WeightStore : public HDF5WeightStore {
 public:
   Keras3WeightStore(HDF5File file, const std::vector<LayerConfig> &layers)
-      : WeightStore(std::move(file), "Keras 3") {
+      : HDF5WeightStore(std::move(file)) {
     // saving_lib names a list's layers by class, counting repeats; a
     // nested model's layers are a list of their own, inside its group.
     StringMap<StringMap<int>> used;

@@ -7,7 +7,9 @@
 // A layer of a nested model (LayerConfig::getScopes) is in its outermost
 // model's legacy group, among that model's weight_names, and in the Keras 3
 // layout under layers/<model>/layers/<layer>, counted within each list.
-// Either way a layer's arrays come out in Keras' weight order.
+// A TensorFlow checkpoint (a SavedModel's variables/, save_weights in the
+// "tf" format) is a third: CheckpointWeights.h.
+// Every way, a layer's arrays come out in Keras' weight order.
 #ifndef SEQ_LIB_FRONTEND_KERAS_WEIGHTSTORE_H
 #define SEQ_LIB_FRONTEND_KERAS_WEIGHTSTORE_H
 
@@ -33,19 +35,17 @@ public:
   /// The arrays of `layer`, in Keras' weight order (empty if it has none).
   virtual llvm::Expected<std::vector<WeightArray>>
   read(const LayerConfig &layer) = 0;
-  const char *layoutName() const { return layout; }
+};
 
+/// The layouts of an HDF5 file.
+class HDF5WeightStore : public WeightStore {
 protected:
-  WeightStore(HDF5File file, const char *layout)
-      : file(std::move(file)), layout(layout) {}
+  explicit HDF5WeightStore(HDF5File file) : file(std::move(file)) {}
   llvm::Expected<WeightArray> readArray(const LayerConfig &layer,
                                         const std::string &path) const;
   /// An HDF5 error re-phrased as an error of `layer`.
   llvm::Error layerError(const LayerConfig &layer, llvm::Error error) const;
   HDF5File file;
-
-private:
-  const char *layout;
 };
 
 /// Legacy layout under `root` ("model_weights" or "/" for weights-only).
