@@ -164,4 +164,38 @@ TEST(SavedObjectsTest, ReadsObjectGraphsAndKerasMetadata) {
   EXPECT_EQ((*nodes)[0].metadata, R"({"name": "m"})");
 }
 
+TEST(SavedObjectsTest, ReadsKerasObjectsOfSavedModels) {
+  // TensorFlow 2.0-2.4: SavedModel.meta_graphs[0].object_graph_def's
+  // objects; paths breadth first, Keras' user objects only.
+  auto user = [](const std::string &identifier, const std::string &metadata) {
+    return ProtoWriter().bytes(1, identifier).bytes(3, metadata).out;
+  };
+  auto object = [](const std::vector<std::pair<int, std::string>> &children,
+                   const std::string &userObject) {
+    ProtoWriter w;
+    for (const auto &[id, name] : children)
+      w.bytes(1, ProtoWriter().number(1, id).bytes(2, name).out);
+    if (!userObject.empty())
+      w.bytes(4, userObject);
+    return w.out;
+  };
+  std::string graph = ProtoWriter()
+                          .bytes(1, object({{1, "layer_with_weights-0"}, {1, "layer-0"},
+                                            {2, "variables"}},
+                                           user("_tf_keras_sequential", "{}")))
+                          .bytes(1, object({{2, "kernel"}}, user("_tf_keras_layer", "{\"name\": \"d\"}")))
+                          .bytes(1, object({}, user("trackable_list_wrapper", "")))
+                          .out;
+  std::string savedModel =
+      ProtoWriter().number(1, 1).bytes(2, ProtoWriter().bytes(2, "graph_def").bytes(7, graph).out).out;
+  auto nodes = readSavedModelKerasNodes(savedModel, "saved_model.pb");
+  ASSERT_TRUE(succeeded(nodes));
+  ASSERT_EQ(nodes->size(), 2u);
+  EXPECT_EQ((*nodes)[0].nodePath, "root");
+  EXPECT_EQ((*nodes)[1].nodePath, "root.layer_with_weights-0");
+  EXPECT_EQ((*nodes)[1].metadata, "{\"name\": \"d\"}");
+  EXPECT_TRUE(failsWith(readSavedModelKerasNodes("\x12\x03\x3a\x01\x0a", "saved_model.pb"),
+                        "past the end"));
+}
+
 } // namespace

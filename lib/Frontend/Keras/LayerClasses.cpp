@@ -17,6 +17,9 @@ StringRef pythonClassName(StringRef className) {
 
 namespace {
 struct ApplicationLayer {
+  /// `module` within the Keras package: Keras 3 records
+  /// "keras.src.applications.convnext", tf_keras "tf_keras.src.applications..."
+  /// (to_json), tf.keras 2.13-2.15 "keras.src.applications...".
   StringRef className, module, path;
   ArrayRef<StringRef> configKeys; // beside name, trainable and dtype
 };
@@ -25,9 +28,9 @@ ArrayRef<ApplicationLayer> applicationLayers() {
   static const StringRef layerScaleKeys[] = {"init_values", "projection_dim"};
   static const StringRef customScaleKeys[] = {"scale"};
   static const ApplicationLayer layers[] = {
-      {"LayerScale", "keras.src.applications.convnext", "keras.applications.convnext.LayerScale",
+      {"LayerScale", "applications.convnext", "keras.applications.convnext.LayerScale",
        layerScaleKeys},
-      {"CustomScaleLayer", "keras.src.applications.inception_resnet_v2",
+      {"CustomScaleLayer", "applications.inception_resnet_v2",
        "keras.applications.inception_resnet_v2.CustomScaleLayer", customScaleKeys},
   };
   return layers;
@@ -40,6 +43,10 @@ std::optional<StringRef> applicationLayerPath(const json::Object &entry) {
   if (cls == "Custom>CustomScaleLayer")
     cls = "CustomScaleLayer";
   std::optional<StringRef> module = entry.getString("module");
+  if (module)
+    for (StringRef package : {"tf_keras.src.", "keras.src.", "tf_keras.", "keras."})
+      if (module->consume_front(package))
+        break;
   const json::Object *config = entry.getObject("config");
   for (const ApplicationLayer &app : applicationLayers()) {
     if (cls != app.className || (module && *module != app.module) || !config)

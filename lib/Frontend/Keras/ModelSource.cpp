@@ -177,9 +177,34 @@ Error openKerasZip(StringRef path, StringRef configPath, ModelSource &source) {
   return Error::success();
 }
 
-/// The most bytes of keras_metadata.pb read: the config of each layer and
-/// model, a little more than an .h5's model_config.
+/// The most bytes of keras_metadata.pb read (the config of each layer and
+/// model, a little more than an .h5's model_config), and of saved_model.pb
+/// (protobuf's own limit).
 constexpr uint64_t kMaxKerasMetadataBytes = uint64_t(256) << 20;
+constexpr uint64_t kMaxSavedModelBytes = uint64_t(2) << 30;
+
+/// The Keras objects of a SavedModel: keras_metadata.pb's (TensorFlow 2.5
+/// on), else those saved_model.pb holds (TensorFlow 2.0-2.4).
+Expected<std::vector<KerasMetadataNode>> readSavedKerasObjects(StringRef dir) {
+  SmallString<256> file(dir);
+  sys::path::append(file, "keras_metadata.pb");
+  bool metadataFile = sys::fs::exists(file);
+  if (!metadataFile) {
+    file = dir;
+    sys::path::append(file, "saved_model.pb");
+  }
+  uint64_t cap = metadataFile ? kMaxKerasMetadataBytes : kMaxSavedModelBytes;
+  uint64_t size = 0;
+  if (!sys::fs::file_size(file, size) && size > cap)
+    return fileError(file, "a file of " + Twine(size) + " bytes, more than the " + Twine(cap) +
+                               " seqc reads");
+  ErrorOr<std::unique_ptr<MemoryBuffer>> bytes = MemoryBuffer::getFile(
+      file, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!bytes)
+    return fileError(file, "cannot read: " + bytes.getError().message());
+  return metadataFile ? readKerasMetadata((*bytes)->getBuffer(), file)
+                      : readSavedModelKerasNodes((*bytes)->getBuffer(), file);
+}
 
 /// The JSON encoder of a SavedModel's metadata (tf_keras json_utils) writes
 /// tuples and TensorShapes as {"class_name": "__tuple__", "items": [...]};
@@ -210,37 +235,21 @@ Error openSavedModel(StringRef path, StringRef configPath, ModelSource &source) 
   SmallString<256> dir(path);
   if (!sys::fs::is_directory(dir))
     sys::path::remove_filename(dir);
-  SmallString<256> metadataPath(dir);
-  sys::path::append(metadataPath, "keras_metadata.pb");
-  if (!sys::fs::exists(metadataPath))
-    return fileError(path, "a TensorFlow SavedModel without keras_metadata.pb: Keras did not "
-                           "save it (tf.saved_model.save, Keras 3's model.export and "
-                           "TensorFlow before 2.5 keep no Keras config), so it holds "
-                           "TensorFlow graphs, not layers: save the Keras model with "
-                           "model.save(\"model.keras\") or model.save(\"model.h5\")");
-  uint64_t size = 0;
-  if (!sys::fs::file_size(metadataPath, size) && size > kMaxKerasMetadataBytes)
-    return fileError(metadataPath, "keras_metadata.pb is " + Twine(size) +
-                                       " bytes, more than the " +
-                                       Twine(kMaxKerasMetadataBytes) + " seqc accepts");
-  ErrorOr<std::unique_ptr<MemoryBuffer>> bytes = MemoryBuffer::getFile(
-      metadataPath, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!bytes)
-    return fileError(metadataPath, "cannot read: " + bytes.getError().message());
-  Expected<std::vector<KerasMetadataNode>> nodes =
-      readKerasMetadata((*bytes)->getBuffer(), metadataPath);
+  Expected<std::vector<KerasMetadataNode>> nodes = readSavedKerasObjects(dir);
   if (!nodes)
     return nodes.takeError();
   auto root = llvm::find_if(*nodes, [](const KerasMetadataNode &n) { return n.nodePath == "root"; });
   if (root == nodes->end())
-    return fileError(metadataPath, "keras_metadata.pb has no node 'root' (the model)");
-  Expected<json::Value> metadata =
-      parseModelJson(root->metadata, metadataPath, "the model's metadata");
+    return fileError(path, "a TensorFlow SavedModel that Keras did not save (tf.saved_model.save, "
+                           "Keras 3's model.export): it holds TensorFlow graphs, not layers; "
+                           "save the Keras model with model.save(\"model.keras\") or "
+                           "model.save(\"model.h5\")");
+  Expected<json::Value> metadata = parseModelJson(root->metadata, path, "the model's metadata");
   if (!metadata)
     return metadata.takeError();
   json::Object *model = metadata->getAsObject();
   if (!model)
-    return fileError(metadataPath, "the model's metadata is not a JSON object");
+    return fileError(path, "the model's metadata is not a JSON object");
   source.kerasVersion = model->getString("keras_version").value_or("").str();
   source.backend = model->getString("backend").value_or("").str();
   if (!configPath.empty()) {
@@ -252,7 +261,7 @@ Error openSavedModel(StringRef path, StringRef configPath, ModelSource &source) 
     decodeTuples(*config);
     source.config = std::move(*config);
   } else {
-    return fileError(metadataPath, "the model's metadata has no model_config");
+    return fileError(path, "the model's metadata has no model_config");
   }
   source.format = "savedmodel";
   SmallString<256> prefix(dir);

@@ -4,7 +4,9 @@
 // protocol buffers without TensorFlow:
 // - keras_metadata.pb (a SavedModel of tf.keras >= 2.5 / tf_keras): one node
 //   per Keras object with its path from the model ("root.layer-1") and a
-//   JSON metadata string; the model's own holds its config (model_config);
+//   JSON metadata string; the model's own holds its config (model_config).
+//   TensorFlow 2.0-2.4 kept the same metadata in saved_model.pb, on the
+//   objects of its SavedObjectGraph;
 // - the checkpoint's object graph (_CHECKPOINTABLE_OBJECT_GRAPH): the tree
 //   of tracked objects, children by local name ("layer_with_weights-0",
 //   "cell", "kernel"), each variable naming its tensor in the checkpoint.
@@ -32,6 +34,13 @@ struct KerasMetadataNode {
 /// The nodes of keras_metadata.pb (a SavedMetadata message).
 llvm::Expected<std::vector<KerasMetadataNode>>
 readKerasMetadata(llvm::StringRef bytes, llvm::StringRef where);
+
+/// The Keras objects of saved_model.pb (a SavedModel message) as
+/// keras_metadata.pb lists them: those whose user object is Keras'
+/// ("_tf_keras_*") and carries metadata, each at the first path from the
+/// model that reaches it.
+llvm::Expected<std::vector<KerasMetadataNode>>
+readSavedModelKerasNodes(llvm::StringRef bytes, llvm::StringRef where);
 
 struct CheckpointObject {
   /// (local name, node index), in the order the object tracks them.

@@ -12,6 +12,9 @@ test/fixtures/seed_build.h5 (LSTM -> Dense -> Dense, legacy HDF5) with h5py:
                           LayerScale's module __main__: a user's own class
   forged_layer_scale.keras the same, its entry also claiming the source class
                           seqc's translations record (source_class_name)
+  application_layers_tf_keras.json  test/fixtures/application_layers_keras2.h5's
+                          config as tf_keras' to_json() writes it: the
+                          applications' layers with their tf_keras.src module
 
   python make_classes.py     (needs h5py)"""
 import json
@@ -86,3 +89,15 @@ with_module("forged_layer_scale.keras",
             os.path.join(HERE, "..", "..", "..", "fixtures", "application_layers_keras3.keras"),
             "LayerScale", "__main__",
             {"source_class_name": "keras.applications.convnext.LayerScale"})
+
+
+# tf_keras' to_json() records each layer's module, which its .h5 leaves out.
+with h5py.File(os.path.join(HERE, "..", "..", "..", "fixtures", "application_layers_keras2.h5"),
+               "r") as f:
+    config = json.loads(f.attrs["model_config"])
+modules = {"LayerScale": "convnext", "Custom>CustomScaleLayer": "inception_resnet_v2"}
+for entry in config["config"]["layers"]:
+    if entry["class_name"] in modules:
+        entry["module"] = "tf_keras.src.applications." + modules[entry["class_name"]]
+with open(os.path.join(HERE, "application_layers_tf_keras.json"), "w") as f:
+    json.dump(config, f)
