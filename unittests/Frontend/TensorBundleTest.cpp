@@ -195,7 +195,7 @@ TEST(SavedObjectsTest, ReadsKerasObjectsOfSavedModels) {
   EXPECT_EQ((*nodes)[1].nodePath, "root.layer_with_weights-0");
   EXPECT_EQ((*nodes)[1].metadata, "{\"name\": \"d\"}");
   EXPECT_TRUE(failsWith(readSavedModelKerasNodes("\x12\x03\x3a\x01\x0a", "saved_model.pb"),
-                        "past the end"));
+                        "a truncated length"));
 }
 
 } // namespace
