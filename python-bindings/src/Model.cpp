@@ -1,10 +1,13 @@
 #include "Model.h"
 
+#include "seq/Frontend/Keras/FileFormat.h"
+
 #include "Compiled.h"
 #include "Engines.h"
 #include "Error.h"
 
 #include "seq/Dialect/Seq/IR/Metadata.h"
+#include "seq/Frontend/Keras/FileFormat.h"
 #include "seq/Frontend/Keras/Summary.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -193,6 +196,18 @@ std::shared_ptr<Model> Model::load(const std::string &path, nb::handle inputShap
   options.configPath = config.value_or("");
   std::shared_ptr<Model> model = unwrap(import(options));
   model->sourcePath = path;
+  // A SavedModel or TF checkpoint is several files: what pickling keeps of
+  // it is the module it imported to, which holds the config, the weights
+  // and the options.
+  seq::keras::FileFormat format = seq::keras::detectFormat(path).format;
+  if (format == seq::keras::FileFormat::SavedModelDir ||
+      format == seq::keras::FileFormat::TFCheckpoint) {
+    llvm::raw_string_ostream os(model->bytes);
+    model->module().print(os, mlir::OpPrintingFlags().enableDebugInfo(true, false));
+    model->shapeOption.reset();
+    model->metadataOption.clear();
+    return model;
+  }
   // Read after the import succeeded, so that a missing or unreadable file
   // is the importer's message.
   model->bytes = readBack(path);

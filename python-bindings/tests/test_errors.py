@@ -13,11 +13,12 @@ L = re.escape
 # How the message for each bad fixture of the manifest begins, after
 # "'<path>': " (regular expressions).
 BAD_MESSAGES = {
-    "bad_tf_checkpoint": L("this is a directory of TensorFlow checkpoints, not a Keras "
-                           "model file; seqc reads Keras .h5 and .keras files: re-save with "
-                           'model.save("model.h5") or model.save("model.keras")'),
-    "bad_savedmodel": L("this is a TensorFlow SavedModel directory; seqc reads Keras .h5 "
-                        "and .keras files"),
+    "bad_tf_checkpoint": L("a TensorFlow checkpoint holds weights only: pass the architecture "
+                           "with --config model.json (from model.to_json())"),
+    "bad_savedmodel": L("a TensorFlow SavedModel that Keras did not save (tf.saved_model.save, "
+                        "Keras 3's model.export): it holds TensorFlow graphs, not layers"),
+    "bad_subclassed_savedmodel": L("the model is a 'Doubler': only Sequential models and "
+                                   "Functional chains are supported"),
     "bad_lambda": L("layer 'lam' (Lambda): Lambda layers hold Python code, which seqc "
                     "never runs; replace the Lambda with built-in layers and re-save"),
     "bad_custom": L("layer 'my_scale' (ScaleLayer): 'ScaleLayer' is not a Keras layer but a "

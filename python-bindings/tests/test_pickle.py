@@ -114,3 +114,21 @@ def test_bad_state_is_an_error():
         seqc._seqc._load_state(("x",))
     with pytest.raises(seqc.Error, match="state version 99"):
         seqc._seqc._load_state((99, "m.h5", b"", None, None, None, {}))
+
+
+def test_directory_models_pickle_as_their_module(tmp_path):
+    """A SavedModel or TF checkpoint is several files: a Model of one pickles
+    as the module it imported to (config, weights and options inside), and
+    unpickles after the directory is gone."""
+    for name in ("savedmodel_keras2", "checkpoint_keras2"):
+        fixture = by_name(name)
+        copy = tmp_path / fixture["model"]
+        shutil.copytree(FIXTURES / fixture["model"], copy)
+        config = {"config": FIXTURES / fixture["config"]} if fixture["config"] else {}
+        model = seqc.load(copy, **config)
+        blob = pickle.dumps(model)
+        shutil.rmtree(copy)
+        again = pickle.loads(blob)
+        assert again.path == str(copy)
+        x = fixture_input(fixture)
+        np.testing.assert_array_equal(again.compile("eager")(x), model.compile("eager")(x))
