@@ -1,6 +1,7 @@
 #include "ModelSource.h"
 
 #include "seq/Frontend/Keras/FileFormat.h"
+#include "seq/Frontend/Keras/ModelFile.h"
 #include "seq/Frontend/Keras/ZipArchive.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -30,14 +31,10 @@ namespace {
 constexpr uint64_t kMaxJsonMemberBytes = uint64_t(16) << 20;
 
 Expected<json::Value> readJsonFile(StringRef path) {
-  uint64_t size = 0;
-  if (!sys::fs::file_size(path, size) && size > kMaxModelJsonBytes)
-    return fileError(path, "the config is " + Twine(size) +
-                               " bytes, more than the " +
-                               Twine(kMaxModelJsonBytes) + " seqc accepts");
-  ErrorOr<std::unique_ptr<MemoryBuffer>> buffer = MemoryBuffer::getFile(path);
+  Expected<std::unique_ptr<MemoryBuffer>> buffer =
+      readModelFile(path, kMaxModelJsonBytes, /*linkAllowed=*/true);
   if (!buffer)
-    return fileError(path, "cannot read the config: " + buffer.getError().message());
+    return buffer.takeError();
   return parseModelJson((*buffer)->getBuffer(), path, "the config");
 }
 
@@ -193,15 +190,10 @@ Expected<std::vector<KerasMetadataNode>> readSavedKerasObjects(StringRef dir) {
     file = dir;
     sys::path::append(file, "saved_model.pb");
   }
-  uint64_t cap = metadataFile ? kMaxKerasMetadataBytes : kMaxSavedModelBytes;
-  uint64_t size = 0;
-  if (!sys::fs::file_size(file, size) && size > cap)
-    return fileError(file, "a file of " + Twine(size) + " bytes, more than the " + Twine(cap) +
-                               " seqc reads");
-  ErrorOr<std::unique_ptr<MemoryBuffer>> bytes = MemoryBuffer::getFile(
-      file, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  Expected<std::unique_ptr<MemoryBuffer>> bytes =
+      readModelFile(file, metadataFile ? kMaxKerasMetadataBytes : kMaxSavedModelBytes);
   if (!bytes)
-    return fileError(file, "cannot read: " + bytes.getError().message());
+    return bytes.takeError();
   return metadataFile ? readKerasMetadata((*bytes)->getBuffer(), file)
                       : readSavedModelKerasNodes((*bytes)->getBuffer(), file);
 }
@@ -288,10 +280,13 @@ Expected<std::string> checkpointPrefix(StringRef path) {
   SmallString<256> state(path);
   sys::path::append(state, "checkpoint");
   std::string name;
-  if (ErrorOr<std::unique_ptr<MemoryBuffer>> text = MemoryBuffer::getFile(state)) {
+  if (sys::fs::exists(state)) {
+    Expected<std::unique_ptr<MemoryBuffer>> text = readModelFile(state, 1 << 20);
+    if (!text)
+      return text.takeError();
     static const Regex latest("^model_checkpoint_path: \"([^\"]+)\"");
     SmallVector<StringRef> match;
-    for (StringRef line : split((*text)->getBuffer().take_front(1 << 16), '\n'))
+    for (StringRef line : split((*text)->getBuffer(), '\n'))
       if (latest.match(line, &match))
         name = sys::path::filename(match[1]).str();
   }

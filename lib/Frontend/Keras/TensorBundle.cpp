@@ -11,6 +11,7 @@
 
 #include "seq/Frontend/Keras/TensorBundle.h"
 
+#include "seq/Frontend/Keras/ModelFile.h"
 #include "seq/Frontend/Keras/ProtoWire.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -291,27 +292,19 @@ TensorBundle::openBuffers(std::unique_ptr<MemoryBuffer> index,
 }
 
 Expected<TensorBundle> TensorBundle::open(StringRef prefix) {
-  std::string indexPath = (prefix + ".index").str();
   TensorBundle named(prefix.str());
-  uint64_t size = 0;
-  if (!sys::fs::file_size(indexPath, size) && size > kMaxIndexBytes)
-    return named.error("a checkpoint index of " + Twine(size) + " bytes, more than the " +
-                       Twine(kMaxIndexBytes) + " seqc reads");
-  ErrorOr<std::unique_ptr<MemoryBuffer>> index =
-      MemoryBuffer::getFile(indexPath, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  Expected<std::unique_ptr<MemoryBuffer>> index =
+      readModelFile((prefix + ".index").str(), kMaxIndexBytes);
   if (!index)
-    return named.error("cannot read " + sys::path::filename(indexPath) + ": " +
-                       index.getError().message());
+    return index.takeError();
   if (Error e = named.readIndex((*index)->getBuffer()))
     return std::move(e);
   std::vector<std::unique_ptr<MemoryBuffer>> shards;
   for (uint32_t i = 0; i < named.numShards; ++i) {
-    std::string name = shardName(prefix, i, named.numShards);
-    ErrorOr<std::unique_ptr<MemoryBuffer>> shard = MemoryBuffer::getFile(
-        name, /*IsText=*/false, /*RequiresNullTerminator=*/false, /*IsVolatile=*/false);
+    Expected<std::unique_ptr<MemoryBuffer>> shard =
+        readModelFile(shardName(prefix, i, named.numShards), UINT64_MAX);
     if (!shard)
-      return named.error("cannot read the data shard " + sys::path::filename(name) +
-                         ": " + shard.getError().message());
+      return shard.takeError();
     shards.push_back(std::move(*shard));
   }
   named.shards = std::move(shards);
