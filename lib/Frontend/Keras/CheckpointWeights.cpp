@@ -1,6 +1,7 @@
 #include "CheckpointWeights.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/Endian.h"
 
@@ -53,6 +54,7 @@ class CheckpointWeightStore : public WeightStore {
 public:
   CheckpointWeightStore(CheckpointSource source, json::Value modelConfig)
       : source(std::move(source)), modelConfig(std::move(modelConfig)) {
+    findModel();
     for (const KerasMetadataNode &node : this->source.kerasNodes) {
       int id = resolve(node.nodePath);
       Expected<json::Value> metadata =
@@ -89,6 +91,23 @@ public:
   }
 
 private:
+  /// The model's object: the checkpoint's root (save_weights, a SavedModel),
+  /// or the one child of the root that has layers: a training checkpoint's
+  /// model (tf.train.Checkpoint(model=..., optimizer=...)).
+  void findModel() {
+    const CheckpointObject &root = source.objects[0];
+    if (childNamed(root, "layer-0") >= 0)
+      return;
+    std::vector<int> models;
+    for (const auto &[name, id] : root.children)
+      if (id != 0 && childNamed(source.objects[id], "layer-0") >= 0 &&
+          !llvm::is_contained(models, id)) {
+        models.push_back(id);
+        modelNames.push_back(name);
+      }
+    modelNode = models.size() == 1 ? models.front() : models.empty() ? -1 : -2;
+  }
+
   /// The object at a keras_metadata.pb path ("root.layer-1.cell"); -1 if
   /// the object graph has none there.
   int resolve(StringRef path) const {
@@ -113,8 +132,16 @@ private:
       own.consume_front(scope.name + "/");
     }
     names.push_back(own.str());
+    if (modelNode == -1)
+      return layer.error("the checkpoint '" + source.bundle.path() +
+                         "' holds no Keras model: no object with layers at its root "
+                         "or one level below");
+    if (modelNode == -2)
+      return layer.error("the checkpoint '" + source.bundle.path() + "' holds several models ('" +
+                         join(modelNames, "', '") +
+                         "'): save the one to compile with model.save_weights");
     const json::Object *entry = modelConfig.getAsObject();
-    int node = 0;
+    int node = modelNode;
     std::string path = "the model";
     for (const std::string &name : names) {
       if (!entry)
@@ -244,6 +271,9 @@ private:
 
   CheckpointSource source;
   json::Value modelConfig;
+  /// -1: no model in the checkpoint; -2: several (modelNames).
+  int modelNode = 0;
+  std::vector<std::string> modelNames;
   DenseMap<int, std::string> savedNames;
 };
 

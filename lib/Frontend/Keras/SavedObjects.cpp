@@ -20,10 +20,9 @@ namespace {
 
 constexpr size_t kMaxNodes = size_t(1) << 22;
 
-Error tooMany(StringRef where, StringRef what) {
-  return createStringError(inconvertibleErrorCode(), "'" + where + "': " + what +
-                                                         " has more than " +
-                                                         Twine(kMaxNodes) + " objects");
+Error tooMany(StringRef what) {
+  return createStringError(inconvertibleErrorCode(),
+                           what + " has more than " + Twine(kMaxNodes) + " objects");
 }
 
 /// Longer paths from the model are not Keras layers' (and not kept).
@@ -62,6 +61,31 @@ Error checkChildren(const std::vector<std::vector<std::pair<std::string, int>>> 
   return Error::success();
 }
 
+/// Copies the string fields of `message` numbered as in `fields`.
+Error readStrings(StringRef message, StringRef what,
+                  std::initializer_list<std::pair<uint32_t, std::string *>> fields) {
+  return forEachProtoField(message, what, [&](const ProtoField &f) {
+    for (auto [number, value] : fields)
+      if (f.number == number && f.type == ProtoField::Bytes)
+        *value = f.bytes.str();
+    return Error::success();
+  });
+}
+
+/// Calls `visit` with the bytes of each `number` field of `message` (a
+/// repeated message: the objects of a graph), at most kMaxNodes of them.
+Error forEachObject(StringRef message, uint32_t number, StringRef what,
+                    function_ref<Error(StringRef)> visit) {
+  size_t count = 0;
+  return forEachProtoField(message, what, [&](const ProtoField &f) -> Error {
+    if (f.number != number || f.type != ProtoField::Bytes)
+      return Error::success();
+    if (++count > kMaxNodes)
+      return tooMany(what);
+    return visit(f.bytes);
+  });
+}
+
 /// The message of `number` (the first one) in `message`; empty if none.
 Expected<StringRef> firstMessage(StringRef message, uint32_t number, StringRef what) {
   StringRef found;
@@ -83,23 +107,10 @@ Expected<std::vector<KerasMetadataNode>> readKerasMetadata(StringRef bytes,
                                                            StringRef where) {
   std::string what = ("'" + where + "'").str();
   std::vector<KerasMetadataNode> nodes;
-  Error e = forEachProtoField(bytes, what, [&](const ProtoField &f) -> Error {
-    if (f.number != 1 || f.type != ProtoField::Bytes)
-      return Error::success();
-    if (nodes.size() >= kMaxNodes)
-      return tooMany(where, "keras_metadata.pb");
+  Error e = forEachObject(bytes, 1, what, [&](StringRef object) -> Error {
     KerasMetadataNode node;
-    if (Error e = forEachProtoField(f.bytes, what, [&](const ProtoField &g) {
-          if (g.type == ProtoField::Bytes) {
-            if (g.number == 3)
-              node.nodePath = g.bytes.str();
-            else if (g.number == 4)
-              node.identifier = g.bytes.str();
-            else if (g.number == 5)
-              node.metadata = g.bytes.str();
-          }
-          return Error::success();
-        }))
+    if (Error e = readStrings(object, what,
+                              {{3, &node.nodePath}, {4, &node.identifier}, {5, &node.metadata}}))
       return e;
     nodes.push_back(std::move(node));
     return Error::success();
@@ -113,26 +124,16 @@ Expected<std::vector<CheckpointObject>> readObjectGraph(StringRef bytes,
                                                         StringRef where) {
   std::string what = ("the object graph of '" + where + "'").str();
   std::vector<CheckpointObject> nodes;
-  Error e = forEachProtoField(bytes, what, [&](const ProtoField &f) -> Error {
-    if (f.number != 1 || f.type != ProtoField::Bytes)
-      return Error::success();
-    if (nodes.size() >= kMaxNodes)
-      return tooMany(where, "the checkpoint's object graph");
+  Error e = forEachObject(bytes, 1, what, [&](StringRef object) -> Error {
     CheckpointObject node;
-    if (Error e = forEachProtoField(f.bytes, what, [&](const ProtoField &g) -> Error {
+    if (Error e = forEachProtoField(object, what, [&](const ProtoField &g) -> Error {
           if (g.type != ProtoField::Bytes)
             return Error::success();
           if (g.number == 1)
             return readReference(g.bytes, what, node.children);
           if (g.number == 2) { // SerializedTensor: name = 1, checkpoint_key = 3
             std::string name, key;
-            if (Error e = forEachProtoField(g.bytes, what, [&](const ProtoField &t) {
-                  if (t.type == ProtoField::Bytes && t.number == 1)
-                    name = t.bytes.str();
-                  else if (t.type == ProtoField::Bytes && t.number == 3)
-                    key = t.bytes.str();
-                  return Error::success();
-                }))
+            if (Error e = readStrings(g.bytes, what, {{1, &name}, {3, &key}}))
               return e;
             if (name == "VARIABLE_VALUE")
               node.variableKey = std::move(key);
@@ -167,26 +168,16 @@ Expected<std::vector<KerasMetadataNode>> readSavedModelKerasNodes(StringRef byte
   // (SavedUserObject identifier = 1, metadata = 3).
   std::vector<std::vector<std::pair<std::string, int>>> children;
   std::vector<KerasMetadataNode> objects;
-  Error e = forEachProtoField(*objectGraph, what, [&](const ProtoField &f) -> Error {
-    if (f.number != 1 || f.type != ProtoField::Bytes)
-      return Error::success();
-    if (objects.size() >= kMaxNodes)
-      return tooMany(where, "saved_model.pb");
+  Error e = forEachObject(*objectGraph, 1, what, [&](StringRef saved) -> Error {
     children.emplace_back();
     KerasMetadataNode object;
-    if (Error e = forEachProtoField(f.bytes, what, [&](const ProtoField &g) -> Error {
+    if (Error e = forEachProtoField(saved, what, [&](const ProtoField &g) -> Error {
           if (g.type != ProtoField::Bytes)
             return Error::success();
           if (g.number == 1)
             return readReference(g.bytes, what, children.back());
           if (g.number == 4)
-            return forEachProtoField(g.bytes, what, [&](const ProtoField &u) {
-              if (u.type == ProtoField::Bytes && u.number == 1)
-                object.identifier = u.bytes.str();
-              else if (u.type == ProtoField::Bytes && u.number == 3)
-                object.metadata = u.bytes.str();
-              return Error::success();
-            });
+            return readStrings(g.bytes, what, {{1, &object.identifier}, {3, &object.metadata}});
           return Error::success();
         }))
       return e;

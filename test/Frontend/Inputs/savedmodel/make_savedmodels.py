@@ -63,3 +63,24 @@ save(K.Sequential([K.Input((4,)), L.Dense(3, dtype="float16"), L.Dense(2, dtype=
 # bfloat16 and float64 variables: refused by name.
 save(K.Sequential([K.Input((4,)), L.Dense(2, dtype="bfloat16", name="narrow")]), "tf215_bfloat16", None)
 save(K.Sequential([K.Input((4,)), L.Dense(2, dtype="float64", name="wide")]), "tf215_float64", None)
+
+# A training checkpoint (tf.train.Checkpoint(model=..., optimizer=...) under a
+# CheckpointManager, as custom training loops write them): the model is the
+# checkpoint's child "model", and the "checkpoint" file names the latest of
+# two saves (the weights changed between them).
+m = K.Sequential([K.Input((5, 3)), L.GRU(4), L.Dense(2)])
+optimizer = K.optimizers.Adam()
+m.compile(optimizer, "mse")
+m.fit(np.zeros((2, 5, 3)), np.zeros((2, 2)), verbose=0)
+shutil.rmtree("tf215_training_checkpoint", ignore_errors=True)
+manager = tf.train.CheckpointManager(tf.train.Checkpoint(model=m, optimizer=optimizer),
+                                     "tf215_training_checkpoint", max_to_keep=2)
+randomize(m)
+manager.save()
+randomize(m)
+manager.save()
+with open("tf215_training_checkpoint.json", "w") as f:
+    f.write(m.to_json())
+x = rng.normal(size=(2, 5, 3)).astype(np.float32)
+np.save("tf215_training_checkpoint.x.npy", x)
+np.save("tf215_training_checkpoint.y.npy", np.asarray(m.predict(x, verbose=0), np.float32))
