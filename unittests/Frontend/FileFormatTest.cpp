@@ -68,6 +68,16 @@ TEST_F(FileFormatTest, ZipWhoseMemberStartsAtAUserBlockOffset) {
   FAIL() << "no padding put the member at offset 512";
 }
 
+TEST_F(FileFormatTest, KerasDirectory) {
+  // Keras 3's model.save(DIR, zipped=False); config.json alone is not one.
+  writeFile("unzipped/config.json", "{}");
+  EXPECT_EQ(formatOf(pathOf("unzipped")), FileFormat::Directory);
+  writeFile("unzipped/model.weights.h5", "\x89HDF\r\n\x1a\n");
+  FormatInfo info = detectFormat(pathOf("unzipped"));
+  EXPECT_EQ(info.format, FileFormat::KerasDir);
+  EXPECT_EQ(info.description, "a Keras 3 model directory (model.save(..., zipped=False))");
+}
+
 TEST_F(FileFormatTest, SavedModel) {
   writeFile("saved/saved_model.pb", "\x08\x01");
   makeDirectory("saved/variables");

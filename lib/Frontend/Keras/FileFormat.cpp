@@ -82,6 +82,13 @@ FormatInfo detectDirectory(llvm::StringRef path) {
   if (fs::exists(savedModel))
     return {FileFormat::SavedModelDir, "a TensorFlow SavedModel directory"};
 
+  llvm::SmallString<256> config(path), weights(path);
+  llvm::sys::path::append(config, "config.json");
+  llvm::sys::path::append(weights, "model.weights.h5");
+  if (fs::exists(config) && fs::exists(weights))
+    return {FileFormat::KerasDir,
+            "a Keras 3 model directory (model.save(..., zipped=False))"};
+
   std::error_code ec;
   for (fs::directory_iterator it(path, ec), end; it != end && !ec;
        it.increment(ec)) {
@@ -153,6 +160,8 @@ const char *seq::keras::formatName(FileFormat format) {
     return "HDF5";
   case FileFormat::Zip:
     return "zip";
+  case FileFormat::KerasDir:
+    return "Keras directory";
   case FileFormat::SavedModelDir:
     return "SavedModel";
   case FileFormat::TFCheckpoint:

@@ -325,6 +325,48 @@ Error openCheckpoint(StringRef path, StringRef configPath, ModelSource &source) 
   return Error::success();
 }
 
+/// Keras 3's model.save(DIR, zipped=False): the .keras archive's members
+/// as files of a directory.
+Error openKerasDirectory(StringRef path, StringRef configPath, ModelSource &source) {
+  auto member = [&](StringRef name) {
+    SmallString<256> file(path);
+    sys::path::append(file, name);
+    return file.str().str();
+  };
+  auto readJsonMember = [&](StringRef name) -> Expected<json::Value> {
+    Expected<std::unique_ptr<MemoryBuffer>> bytes =
+        readModelFile(member(name), kMaxJsonMemberBytes);
+    if (!bytes)
+      return bytes.takeError();
+    return parseModelJson((*bytes)->getBuffer(), member(name), "the file");
+  };
+  source.format = "keras";
+  if (sys::fs::exists(member("metadata.json"))) {
+    Expected<json::Value> metadata = readJsonMember("metadata.json");
+    if (!metadata)
+      return metadata.takeError();
+    if (const json::Object *o = metadata->getAsObject())
+      source.kerasVersion = o->getString("keras_version").value_or("").str();
+  }
+  Expected<json::Value> config =
+      configPath.empty() ? readJsonMember("config.json") : readJsonFile(configPath);
+  if (!config)
+    return config.takeError();
+  source.config = std::move(*config);
+  Expected<std::unique_ptr<MemoryBuffer>> weights =
+      readModelFile(member("model.weights.h5"), UINT64_MAX);
+  if (!weights)
+    return weights.takeError();
+  StringRef bytes = (*weights)->getBuffer();
+  Expected<HDF5File> file =
+      HDF5File::openImage(ArrayRef<char>(bytes.data(), bytes.size()), member("model.weights.h5"));
+  if (!file)
+    return file.takeError();
+  source.keras3Layout = true;
+  source.weightsFile.emplace(std::move(*file));
+  return Error::success();
+}
+
 } // namespace
 
 Expected<ModelSource> openModelSource(StringRef path, StringRef configPath) {
@@ -338,6 +380,9 @@ Expected<ModelSource> openModelSource(StringRef path, StringRef configPath) {
     break;
   case FileFormat::Zip:
     error = openKerasZip(path, configPath, source);
+    break;
+  case FileFormat::KerasDir:
+    error = openKerasDirectory(path, configPath, source);
     break;
   case FileFormat::Missing:
     return fileError(path, "no such file");

@@ -18,6 +18,7 @@ namespace seq::keras {
 enum class FileFormat {
   HDF5,          ///< HDF5 signature at offset 0 or after a user block.
   Zip,           ///< A zip archive (e.g. a Keras 3 .keras file).
+  KerasDir,      ///< Keras 3's model.save(path, zipped=False): a directory.
   SavedModelDir, ///< A TensorFlow SavedModel directory or its saved_model.pb.
   TFCheckpoint,  ///< A TensorFlow checkpoint: prefix, .index, data shard, dir.
   Json,          ///< A file whose first non-space byte is '{'.
