@@ -196,12 +196,13 @@ std::shared_ptr<Model> Model::load(const std::string &path, nb::handle inputShap
   options.configPath = config.value_or("");
   std::shared_ptr<Model> model = unwrap(import(options));
   model->sourcePath = path;
-  // A SavedModel or TF checkpoint is several files: what pickling keeps of
-  // it is the module it imported to, which holds the config, the weights
-  // and the options.
+  // A SavedModel, TF checkpoint or unzipped .keras is several files: what
+  // pickling keeps of it is the module it imported to, which holds the
+  // config, the weights and the options.
   seq::keras::FileFormat format = seq::keras::detectFormat(path).format;
   if (format == seq::keras::FileFormat::SavedModelDir ||
-      format == seq::keras::FileFormat::TFCheckpoint) {
+      format == seq::keras::FileFormat::TFCheckpoint ||
+      format == seq::keras::FileFormat::KerasDir) {
     llvm::raw_string_ostream os(model->bytes);
     model->module().print(os, mlir::OpPrintingFlags().enableDebugInfo(true, false));
     model->shapeOption.reset();

@@ -117,10 +117,10 @@ def test_bad_state_is_an_error():
 
 
 def test_directory_models_pickle_as_their_module(tmp_path):
-    """A SavedModel or TF checkpoint is several files: a Model of one pickles
-    as the module it imported to (config, weights and options inside), and
-    unpickles after the directory is gone."""
-    for name in ("savedmodel_keras2", "checkpoint_keras2"):
+    """A SavedModel, a TF checkpoint or an unzipped .keras is several files:
+    a Model of one pickles as the module it imported to (config, weights and
+    options inside), and unpickles after the directory is gone."""
+    for name in ("savedmodel_keras2", "checkpoint_keras2", "keras3_unzipped"):
         fixture = by_name(name)
         copy = tmp_path / fixture["model"]
         shutil.copytree(FIXTURES / fixture["model"], copy)
