@@ -1,3 +1,5 @@
+//===- CheckpointWeights.cpp - A Keras model's weights in a TF checkpoint -===//
+
 #include "CheckpointWeights.h"
 
 #include "llvm/ADT/DenseSet.h"
@@ -57,6 +59,8 @@ public:
     findModel();
     for (const KerasMetadataNode &node : this->source.kerasNodes) {
       int id = resolve(node.nodePath);
+      if (id <= 0)
+        continue;
       Expected<json::Value> metadata =
           parseModelJson(node.metadata, this->source.bundle.path(), "keras_metadata.pb");
       if (!metadata) {
@@ -64,7 +68,7 @@ public:
         continue;
       }
       if (const json::Object *object = metadata->getAsObject())
-        if (std::optional<StringRef> name = object->getString("name"); name && id > 0)
+        if (std::optional<StringRef> name = object->getString("name"))
           savedNames[id] = name->str();
     }
   }
