@@ -165,7 +165,7 @@ TEST(SavedObjectsTest, ReadsObjectGraphsAndKerasMetadata) {
 }
 
 TEST(SavedObjectsTest, ReadsKerasObjectsOfSavedModels) {
-  // TensorFlow 2.0-2.4: SavedModel.meta_graphs[0].object_graph_def's
+  // TensorFlow before 2.5: SavedModel.meta_graphs[0].object_graph_def's
   // objects; paths breadth first, Keras' user objects only.
   auto user = [](const std::string &identifier, const std::string &metadata) {
     return ProtoWriter().bytes(1, identifier).bytes(3, metadata).out;

@@ -181,7 +181,7 @@ constexpr uint64_t kMaxKerasMetadataBytes = uint64_t(256) << 20;
 constexpr uint64_t kMaxSavedModelBytes = uint64_t(2) << 30;
 
 /// The Keras objects of a SavedModel: keras_metadata.pb's (TensorFlow 2.5
-/// on), else those saved_model.pb holds (TensorFlow 2.0-2.4).
+/// on), else those saved_model.pb holds (TensorFlow before 2.5).
 Expected<std::vector<KerasMetadataNode>> readSavedKerasObjects(StringRef dir) {
   SmallString<256> file(dir);
   sys::path::append(file, "keras_metadata.pb");

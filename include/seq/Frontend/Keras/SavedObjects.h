@@ -5,7 +5,7 @@
 // - keras_metadata.pb (a SavedModel of tf.keras >= 2.5 / tf_keras): one node
 //   per Keras object with its path from the model ("root.layer-1") and a
 //   JSON metadata string; the model's own holds its config (model_config).
-//   TensorFlow 2.0-2.4 kept the same metadata in saved_model.pb, on the
+//   TensorFlow before 2.5 kept the same metadata in saved_model.pb, on the
 //   objects of its SavedObjectGraph;
 // - the checkpoint's object graph (_CHECKPOINTABLE_OBJECT_GRAPH): the tree
 //   of tracked objects, children by local name ("layer_with_weights-0",
