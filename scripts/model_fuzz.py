@@ -23,8 +23,9 @@ with two inputs and often two outputs (an encoder-decoder whose encoder's
 states, a Bidirectional one's joined, are the decoder's initial_state; a
 shared layer or a nested model called on both inputs; a sequence beside a
 vector; a decoder whose states are inputs; a masked query attending to a
-masked value), made with tf_keras and saved as .h5 or (--keras3 of them)
-with Keras 3 as .keras; random weights and random inputs (with masked
+masked value), made with tf_keras and saved as .h5 (or, --savedmodel of
+them, as a SavedModel directory) or (--keras3 of them) with Keras 3 as
+.keras; random weights and random inputs (with masked
 time steps where the model masks). It saves the model, its inputs, Keras'
 outputs and the same in float64 (the float32 ones again where TensorFlow
 has no float64 kernel, max pooling in 3-D), listed in NAME.json. A layer
@@ -789,8 +790,11 @@ def generate(args, work):
     r = random.Random(args.seed)
     made = []
     for index in range(args.count):
-        # tf_keras (Keras 2) models saved as .h5, Keras 3 ones as .keras.
+        # tf_keras (Keras 2) models saved as .h5 or SavedModels, Keras 3 ones as .keras.
         k, suffix = (keras, ".keras") if r.random() < args.keras3 else (tf_keras, ".h5")
+        # (Drawn only when asked, so that a seed makes the models it made before.)
+        if k is tf_keras and args.savedmodel and r.random() < args.savedmodel:
+            suffix = "_savedmodel"
         name = "m%04d" % index
         while True:  # until Keras itself can run the model drawn
             try:
@@ -800,7 +804,14 @@ def generate(args, work):
             except Exception:
                 continue
         path = os.path.join(work, name)
-        model.save(path + suffix)
+        try:
+            if suffix == "_savedmodel":  # a directory; traces seqc does not read left out
+                model.save(path + suffix, save_format="tf", save_traces=False)
+            else:
+                model.save(path + suffix)
+        except Exception:  # what tf_keras cannot save as a SavedModel goes to .h5
+            suffix = ".h5"
+            model.save(path + suffix)
         try:
             exact = float64_prediction(k, model, [x for _, x in inputs])
         except Exception:  # a layer TensorFlow has no float64 kernel for
@@ -947,6 +958,8 @@ def main():
     p.add_argument("--conditioning", type=float, default=8.0,
                    help="allowed multiple of |keras float32 - keras float64| (default 8)")
     p.add_argument("--keep", action="store_true", help="keep every model, not only findings")
+    p.add_argument("--savedmodel", type=float, default=0.0,
+                   help="the share of tf_keras models saved as SavedModel directories, not .h5")
     p.add_argument("--keras3", type=float, default=0.3,
                    help="share of the models made with Keras 3 and saved as .keras (0.3)")
     p.add_argument("--recheck", action="store_true",
