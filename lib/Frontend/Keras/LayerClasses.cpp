@@ -9,7 +9,7 @@ using namespace llvm;
 namespace seq::keras {
 
 StringRef pythonClassName(StringRef className) {
-  if (className.starts_with("keras.applications."))
+  if (className.starts_with("keras.applications.") || className.starts_with("keras_hub."))
     return className.rsplit('.').second;
   return className == "GroupQueryAttention" ? StringRef("GroupedQueryAttention")
                                             : className;
@@ -27,11 +27,22 @@ struct ApplicationLayer {
 ArrayRef<ApplicationLayer> applicationLayers() {
   static const StringRef layerScaleKeys[] = {"init_values", "projection_dim"};
   static const StringRef customScaleKeys[] = {"scale"};
+  static const StringRef encoderKeys[] = {
+      "intermediate_dim",   "num_heads",          "dropout",          "activation",
+      "layer_norm_epsilon", "kernel_initializer", "bias_initializer", "normalize_first"};
+  static const StringRef tokenAndPositionKeys[] = {
+      "vocabulary_size", "sequence_length", "embedding_dim", "embeddings_initializer",
+      "tie_weights",     "mask_zero"};
   static const ApplicationLayer layers[] = {
       {"LayerScale", "applications.convnext", "keras.applications.convnext.LayerScale",
        layerScaleKeys},
       {"CustomScaleLayer", "applications.inception_resnet_v2",
        "keras.applications.inception_resnet_v2.CustomScaleLayer", customScaleKeys},
+      // keras_hub (formerly keras_nlp): KerasHubLayers.cpp.
+      {"TransformerEncoder", "layers.modeling.transformer_encoder",
+       "keras_hub.layers.TransformerEncoder", encoderKeys},
+      {"TokenAndPositionEmbedding", "layers.modeling.token_and_position_embedding",
+       "keras_hub.layers.TokenAndPositionEmbedding", tokenAndPositionKeys},
   };
   return layers;
 }
@@ -44,7 +55,8 @@ std::optional<StringRef> applicationLayerPath(const json::Object &entry) {
     cls = "CustomScaleLayer";
   std::optional<StringRef> module = entry.getString("module");
   if (module)
-    for (StringRef package : {"tf_keras.src.", "keras.src.", "tf_keras.", "keras."})
+    for (StringRef package :
+         {"tf_keras.src.", "keras.src.", "tf_keras.", "keras.", "keras_hub.src.", "keras_nlp.src."})
       if (module->consume_front(package))
         break;
   const json::Object *config = entry.getObject("config");

@@ -125,6 +125,15 @@ private:
   llvm::Expected<mlir::Value> emitConcatenate(const LayerConfig &layer,
                                               llvm::ArrayRef<mlir::Value> inputs,
                                               llvm::ArrayRef<mlir::Value> masks);
+  /// keras_hub's layers as the built-in layers they are made of
+  /// (KerasHubLayers.cpp).
+  llvm::Expected<mlir::Value> emitTokenAndPositionEmbedding(const LayerConfig &layer,
+                                                            mlir::Value input,
+                                                            llvm::ArrayRef<WeightArray> weights);
+  llvm::Expected<mlir::Value> emitTransformerEncoder(const LayerConfig &layer,
+                                                     mlir::Value input,
+                                                     llvm::ArrayRef<WeightArray> weights,
+                                                     mlir::Value incomingMask);
   /// `incomingMask`: the mask the layer receives, or null.
   llvm::Expected<mlir::Value> emitLayer(const LayerConfig &layer,
                                         mlir::Value input,

@@ -198,7 +198,16 @@ private:
         {"value_dense", "value_dense"},
         {"_value_dense", "_value_dense"},
         {"output_dense", "output_dense"},
-        {"_output_dense", "_output_dense"}};
+        {"_output_dense", "_output_dense"},
+        // keras_hub's TransformerEncoder and TokenAndPositionEmbedding
+        // (KerasHubLayers.cpp), in the order they are built.
+        {"_self_attention_layer", "_self_attention_layer"},
+        {"_self_attention_layer_norm", "_self_attention_layer_norm"},
+        {"_feedforward_layer_norm", "_feedforward_layer_norm"},
+        {"_feedforward_intermediate_dense", "_feedforward_intermediate_dense"},
+        {"_feedforward_output_dense", "_feedforward_output_dense"},
+        {"token_embedding", "token_embedding"},
+        {"position_embedding", "position_embedding"}};
     for (auto [child, key] : kChildren) {
       std::string path = group + "/" + child;
       if (!file.isGroup(path))
