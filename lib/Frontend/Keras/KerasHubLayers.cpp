@@ -134,55 +134,45 @@ Expected<Value> LayerEmitter::emitTransformerEncoder(const LayerConfig &layer, V
   LayerConfig inner = layer.readAs("Dense", &innerConfig);
   LayerConfig outer = layer.readAs("Dense", &outerConfig);
   Location loc = layerLoc(builder, layer.getName());
-  auto norm = [&](const LayerConfig &config, Value v, size_t at) {
+  // LayerNormalization `config` (weights from `at`) of v, where `when`.
+  auto normalized = [&](bool when, const LayerConfig &config, Value v,
+                        size_t at) -> Expected<Value> {
+    if (!when)
+      return v;
     return emitLayer(config, v, arrays.slice(at, 2), Value());
   };
 
   // Self-attention block. The attention reads the mask as the query's and
   // the value's (keras_hub's padding mask over the keys is the value's).
-  Value h = input;
-  if (*normalizeFirst) {
-    Expected<Value> n = norm(attentionNorm, h, 8);
-    if (!n)
-      return n.takeError();
-    h = *n;
-  }
+  Expected<Value> h = normalized(*normalizeFirst, attentionNorm, input, 8);
+  if (!h)
+    return h.takeError();
   Value masks[] = {incomingMask, incomingMask};
   Expected<Value> attended =
-      emitAttention(attention, {h, h}, masks, masks, arrays.take_front(8));
+      emitAttention(attention, {*h, *h}, masks, masks, arrays.take_front(8));
   if (!attended)
     return attended.takeError();
-  Value residual = add(builder, loc, *attended, input);
-  if (!*normalizeFirst) {
-    Expected<Value> n = norm(attentionNorm, residual, 8);
-    if (!n)
-      return n.takeError();
-    residual = *n;
-  }
+  Expected<Value> residual =
+      normalized(!*normalizeFirst, attentionNorm, add(builder, loc, *attended, input), 8);
+  if (!residual)
+    return residual.takeError();
 
   // Feedforward block.
-  h = residual;
-  if (*normalizeFirst) {
-    Expected<Value> n = norm(feedforwardNorm, h, 10);
-    if (!n)
-      return n.takeError();
-    h = *n;
-  }
-  Expected<Value> widened = emitLayer(inner, h, arrays.slice(12, 2), Value());
+  Expected<Value> g = normalized(*normalizeFirst, feedforwardNorm, *residual, 10);
+  if (!g)
+    return g.takeError();
+  Expected<Value> widened = emitLayer(inner, *g, arrays.slice(12, 2), Value());
   if (!widened)
     return widened.takeError();
   Expected<Value> narrowed = emitLayer(outer, *widened, arrays.slice(14, 2), Value());
   if (!narrowed)
     return narrowed.takeError();
-  Value out = add(builder, loc, *narrowed, residual);
-  if (!*normalizeFirst) {
-    Expected<Value> n = norm(feedforwardNorm, out, 10);
-    if (!n)
-      return n.takeError();
-    out = *n;
-  }
+  Expected<Value> out =
+      normalized(!*normalizeFirst, feedforwardNorm, add(builder, loc, *narrowed, *residual), 10);
+  if (!out)
+    return out.takeError();
   mask = incomingMask;
-  return out;
+  return *out;
 }
 
 } // namespace seq::keras
