@@ -89,8 +89,11 @@ public:
     char stored[4];
     llvm::support::endian::write32le(stored, lengthCrc);
     std::string bytes = length.out + std::string(stored, 4) + text;
-    entries[name] = entry(keras::TensorBundle::String, {}, data.size(), bytes.size(),
-                          stringCrc(text.size(), stored, text));
+    // (CRC-32C extended over the three parts, computed here the slow way: as
+    // the CRC of their concatenation.)
+    entries[name] =
+        entry(keras::TensorBundle::String, {}, data.size(), bytes.size(),
+              keras::maskedCrc32c(std::string(length4, 4) + std::string(stored, 4) + text));
     data += bytes;
   }
 
@@ -143,15 +146,6 @@ private:
     llvm::support::endian::write32le(trailer + 1,
                                      keras::maskedCrc32c(block + std::string(1, type)));
     file += block + std::string(trailer, 5);
-  }
-
-  /// TensorFlow's entry CRC of a string: CRC-32C extended over the length
-  /// (4 bytes), the stored masked length CRC, then the bytes; computed here
-  /// the slow way, as the CRC of their concatenation.
-  static uint32_t stringCrc(uint64_t length, const char stored[4], const std::string &text) {
-    char length4[4];
-    llvm::support::endian::write32le(length4, static_cast<uint32_t>(length));
-    return keras::maskedCrc32c(std::string(length4, 4) + std::string(stored, 4) + text);
   }
 };
 

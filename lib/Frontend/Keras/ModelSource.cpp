@@ -135,6 +135,34 @@ Expected<json::Value> readZipJson(const ZipArchive &zip, StringRef member) {
   return parseModelJson(StringRef(bytes->data(), bytes->size()), zip.path(), member);
 }
 
+/// A Keras 3 model from its members, wherever they are (a .keras zip, or the
+/// directory model.save(DIR, zipped=False) writes): metadata.json for the
+/// version, config.json unless --config gives it, model.weights.h5.
+Error readKeras3Members(StringRef configPath, ModelSource &source,
+                        function_ref<bool(StringRef)> contains,
+                        function_ref<Expected<json::Value>(StringRef)> readJson,
+                        function_ref<Expected<HDF5File>()> openWeights) {
+  source.format = "keras";
+  if (contains("metadata.json")) {
+    Expected<json::Value> metadata = readJson("metadata.json");
+    if (!metadata)
+      return metadata.takeError();
+    if (const json::Object *o = metadata->getAsObject())
+      source.kerasVersion = o->getString("keras_version").value_or("").str();
+  }
+  Expected<json::Value> config =
+      configPath.empty() ? readJson("config.json") : readJsonFile(configPath);
+  if (!config)
+    return config.takeError();
+  source.config = std::move(*config);
+  Expected<HDF5File> file = openWeights();
+  if (!file)
+    return file.takeError();
+  source.keras3Layout = true;
+  source.weightsFile.emplace(std::move(*file));
+  return Error::success();
+}
+
 Error openKerasZip(StringRef path, StringRef configPath, ModelSource &source) {
   Expected<ZipArchive> zip = ZipArchive::open(path);
   if (!zip)
@@ -143,35 +171,19 @@ Error openKerasZip(StringRef path, StringRef configPath, ModelSource &source) {
     if (!zip->contains(member))
       return fileError(path, "a zip archive without '" + member +
                                  "': not a Keras 3 .keras file");
-  source.format = "keras";
-  if (zip->contains("metadata.json")) {
-    Expected<json::Value> metadata = readZipJson(*zip, "metadata.json");
-    if (!metadata)
-      return metadata.takeError();
-    if (const json::Object *o = metadata->getAsObject())
-      source.kerasVersion = o->getString("keras_version").value_or("").str();
-  }
-  Expected<json::Value> config = configPath.empty()
-                                     ? readZipJson(*zip, "config.json")
-                                     : readJsonFile(configPath);
-  if (!config)
-    return config.takeError();
-  source.config = std::move(*config);
-  // Stored weights are as large as the file; deflated ones may be larger,
-  // within reason.
-  uint64_t weightsCap = std::max<uint64_t>(
-      uint64_t(256) << 20, 64 * zip->storedSize("model.weights.h5"));
-  Expected<std::vector<char>> weights =
-      zip->read("model.weights.h5", weightsCap);
-  if (!weights)
-    return weights.takeError();
-  Expected<HDF5File> file =
-      HDF5File::openImage(*weights, (path + ":model.weights.h5").str());
-  if (!file)
-    return file.takeError();
-  source.keras3Layout = true;
-  source.weightsFile.emplace(std::move(*file));
-  return Error::success();
+  return readKeras3Members(
+      configPath, source, [&](StringRef member) { return zip->contains(member); },
+      [&](StringRef member) { return readZipJson(*zip, member); },
+      [&]() -> Expected<HDF5File> {
+        // Stored weights are as large as the file; deflated ones may be
+        // larger, within reason.
+        uint64_t cap = std::max<uint64_t>(uint64_t(256) << 20,
+                                          64 * zip->storedSize("model.weights.h5"));
+        Expected<std::vector<char>> weights = zip->read("model.weights.h5", cap);
+        if (!weights)
+          return weights.takeError();
+        return HDF5File::openImage(*weights, (path + ":model.weights.h5").str());
+      });
 }
 
 /// The most bytes of keras_metadata.pb read (the config of each layer and
@@ -333,38 +345,24 @@ Error openKerasDirectory(StringRef path, StringRef configPath, ModelSource &sour
     sys::path::append(file, name);
     return file.str().str();
   };
-  auto readJsonMember = [&](StringRef name) -> Expected<json::Value> {
-    Expected<std::unique_ptr<MemoryBuffer>> bytes =
-        readModelFile(member(name), kMaxJsonMemberBytes);
-    if (!bytes)
-      return bytes.takeError();
-    return parseModelJson((*bytes)->getBuffer(), member(name), "the file");
-  };
-  source.format = "keras";
-  if (sys::fs::exists(member("metadata.json"))) {
-    Expected<json::Value> metadata = readJsonMember("metadata.json");
-    if (!metadata)
-      return metadata.takeError();
-    if (const json::Object *o = metadata->getAsObject())
-      source.kerasVersion = o->getString("keras_version").value_or("").str();
-  }
-  Expected<json::Value> config =
-      configPath.empty() ? readJsonMember("config.json") : readJsonFile(configPath);
-  if (!config)
-    return config.takeError();
-  source.config = std::move(*config);
-  Expected<std::unique_ptr<MemoryBuffer>> weights =
-      readModelFile(member("model.weights.h5"), UINT64_MAX);
-  if (!weights)
-    return weights.takeError();
-  StringRef bytes = (*weights)->getBuffer();
-  Expected<HDF5File> file =
-      HDF5File::openImage(ArrayRef<char>(bytes.data(), bytes.size()), member("model.weights.h5"));
-  if (!file)
-    return file.takeError();
-  source.keras3Layout = true;
-  source.weightsFile.emplace(std::move(*file));
-  return Error::success();
+  return readKeras3Members(
+      configPath, source, [&](StringRef name) { return sys::fs::exists(member(name)); },
+      [&](StringRef name) -> Expected<json::Value> {
+        Expected<std::unique_ptr<MemoryBuffer>> bytes =
+            readModelFile(member(name), kMaxJsonMemberBytes);
+        if (!bytes)
+          return bytes.takeError();
+        return parseModelJson((*bytes)->getBuffer(), member(name), "the file");
+      },
+      [&]() -> Expected<HDF5File> {
+        Expected<std::unique_ptr<MemoryBuffer>> weights =
+            readModelFile(member("model.weights.h5"), UINT64_MAX);
+        if (!weights)
+          return weights.takeError();
+        StringRef bytes = (*weights)->getBuffer();
+        return HDF5File::openImage(ArrayRef<char>(bytes.data(), bytes.size()),
+                                   member("model.weights.h5"));
+      });
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 // Opens a Keras model in any supported form and hands back its config, its
 // version facts and its weights file, whatever the container:
-//   .h5 full model (Keras 2, Keras 3 legacy), .keras zip (Keras 3),
+//   .h5 full model (Keras 2, Keras 3 legacy), .keras zip (Keras 3) or its
+//   members unzipped in a directory (model.save(DIR, zipped=False)),
 //   --config model.json + weights-only .h5 / .weights.h5,
 //   a TensorFlow SavedModel directory of tf.keras / tf_keras (the config in
 //   keras_metadata.pb, the weights a TF checkpoint in variables/),

@@ -51,13 +51,12 @@ Error readReference(StringRef bytes, StringRef what,
   return Error::success();
 }
 
-/// Every child index names a node.
-Error checkChildren(const std::vector<std::vector<std::pair<std::string, int>>> &children,
+/// Every child index names one of `count` objects.
+Error checkChildren(ArrayRef<std::pair<std::string, int>> children, size_t count,
                     StringRef what) {
-  for (const auto &list : children)
-    for (const auto &[name, id] : list)
-      if (static_cast<size_t>(id) >= children.size())
-        return objectError(what, "names object " + Twine(id) + " of " + Twine(children.size()));
+  for (const auto &[name, id] : children)
+    if (static_cast<size_t>(id) >= count)
+      return objectError(what, "names object " + Twine(id) + " of " + Twine(count));
   return Error::success();
 }
 
@@ -146,11 +145,9 @@ Expected<std::vector<CheckpointObject>> readObjectGraph(StringRef bytes,
   });
   if (e)
     return std::move(e);
-  std::vector<std::vector<std::pair<std::string, int>>> children;
   for (const CheckpointObject &node : nodes)
-    children.push_back(node.children);
-  if (Error e = checkChildren(children, what))
-    return std::move(e);
+    if (Error e = checkChildren(node.children, nodes.size(), what))
+      return std::move(e);
   return nodes;
 }
 
@@ -186,8 +183,9 @@ Expected<std::vector<KerasMetadataNode>> readSavedModelKerasNodes(StringRef byte
   });
   if (e)
     return std::move(e);
-  if (Error e = checkChildren(children, what))
-    return std::move(e);
+  for (const auto &list : children)
+    if (Error e = checkChildren(list, children.size(), what))
+      return std::move(e);
   // Paths from the model, breadth first: each object's first.
   std::vector<KerasMetadataNode> nodes;
   if (objects.empty())

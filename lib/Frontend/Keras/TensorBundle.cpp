@@ -14,10 +14,7 @@
 #include "seq/Frontend/Keras/ModelFile.h"
 #include "seq/Frontend/Keras/ProtoWire.h"
 
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
 
 #include <array>
 #include <cstdio>
