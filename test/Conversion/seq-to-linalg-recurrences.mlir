@@ -88,23 +88,86 @@ func.func @simple_rnn(%xp: tensor<?x5x4xf32>, %wr: tensor<4x4xf32>) -> tensor<?x
   return %0 : tensor<?x4xf32>
 }
 
-// The layer-level op: the input projection is one matmul over batch*time
-// rows before the loop, marked streamed_output (seq-cpu-kernels may write a
-// large one past the caches), then the same recurrence.
+// The layer-level op. At a batch of 32 rows or more (a branch on the batch
+// where it is dynamic) each step computes its own rows of the input
+// projection, x_t @ K + b, into a buffer the loop carries, and the recurrent
+// matmul starts from them; with fewer rows the projection is one matmul over
+// batch*time rows before the loop, marked streamed_output (seq-cpu-kernels
+// may write a large one past the caches), and each step starts from its
+// slice.
 // CHECK-LABEL: func.func @lstm_layer(
 // CHECK-SAME:      %[[X:.*]]: tensor<?x6x3xf32>, %[[K:.*]]: tensor<3x16xf32>, %[[WR:.*]]: tensor<4x16xf32>, %[[B:.*]]: tensor<16xf32>)
-// CHECK:         %[[ROWS:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : tensor<?x6x3xf32> into tensor<?x3xf32>
-// CHECK:         %[[ACC:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<16xf32>)
-// CHECK:         %[[PROJ:.*]] = linalg.matmul {streamed_output} ins(%[[ROWS]], %[[K]] : tensor<?x3xf32>, tensor<3x16xf32>) outs(%[[ACC]] : tensor<?x16xf32>)
-// CHECK:         %[[XP:.*]] = tensor.expand_shape %[[PROJ]] {{\[\[}}0, 1], [2]] output_shape [%{{.*}}, 6, 16]
-// CHECK:         scf.for {{.*}} = %c0 to %c6 step %c1
-// CHECK:           tensor.extract_slice %[[XP]]
-// CHECK:           linalg.matmul ins(%{{.*}}, %[[WR]] : tensor<?x4xf32>, tensor<4x16xf32>)
-// CHECK-NOT:       linalg.matmul
-// CHECK:           scf.yield
+// CHECK:         %[[N:.*]] = tensor.dim %[[X]], %c0
+// CHECK:         %[[WIDE:.*]] = arith.cmpi sge, %[[N]], %c32
+// CHECK:         %[[OUT:.*]] = scf.if %[[WIDE]] -> (tensor<?x4xf32>) {
+// CHECK-NOT:       tensor.collapse_shape
+// CHECK:           %[[G0:.*]] = bufferization.alloc_tensor(%[[N]]) : tensor<?x16xf32>
+// CHECK:           %[[P0:.*]] = bufferization.alloc_tensor(%[[N]]) : tensor<?x16xf32>
+// CHECK:           scf.for %[[T:.*]] = %c0 to %c6 step %c1 iter_args({{.*}}, %[[P:.*]] = %[[P0]])
+// CHECK:             %[[START:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<16xf32>) outs(%[[P]] : tensor<?x16xf32>)
+// CHECK:             %[[XT:.*]] = tensor.extract_slice %[[X]][0, %[[T]], 0] [%[[N]], 1, 3] [1, 1, 1] : tensor<?x6x3xf32> to tensor<?x3xf32>
+// CHECK:             %[[ROWS:.*]] = linalg.matmul ins(%[[XT]], %[[K]] : tensor<?x3xf32>, tensor<3x16xf32>) outs(%[[START]] : tensor<?x16xf32>)
+// CHECK:             linalg.copy ins(%[[ROWS]] : tensor<?x16xf32>)
+// CHECK:             linalg.matmul ins(%{{.*}}, %[[WR]] : tensor<?x4xf32>, tensor<4x16xf32>)
+// CHECK:             scf.yield {{.*}}, %[[ROWS]] : {{.*}}
+// CHECK:         } else {
+// CHECK:           %[[ROWS:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : tensor<?x6x3xf32> into tensor<?x3xf32>
+// CHECK:           %[[ACC:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<16xf32>)
+// CHECK:           %[[PROJ:.*]] = linalg.matmul {streamed_output} ins(%[[ROWS]], %[[K]] : tensor<?x3xf32>, tensor<3x16xf32>) outs(%[[ACC]] : tensor<?x16xf32>)
+// CHECK:           %[[XP:.*]] = tensor.expand_shape %[[PROJ]] {{\[\[}}0, 1], [2]] output_shape [%{{.*}}, 6, 16]
+// CHECK:           scf.for {{.*}} = %c0 to %c6 step %c1
+// CHECK:             tensor.extract_slice %[[XP]]
+// CHECK:             linalg.matmul ins(%{{.*}}, %[[WR]] : tensor<?x4xf32>, tensor<4x16xf32>)
+// CHECK-NOT:         linalg.matmul
+// CHECK:             scf.yield
+// CHECK:         return %[[OUT]]
 func.func @lstm_layer(%x: tensor<?x6x3xf32>, %k: tensor<3x16xf32>, %wr: tensor<4x16xf32>, %b: tensor<16xf32>) -> tensor<?x4xf32> {
   %0 = seq.lstm %x, %k, %wr, %b activation(tanh, sigmoid) : (tensor<?x6x3xf32>, tensor<3x16xf32>, tensor<4x16xf32>, tensor<16xf32>) -> tensor<?x4xf32>
   return %0 : tensor<?x4xf32>
+}
+
+// A static batch decides without a branch: 64 rows step by step (GRU
+// reset_after reads the step's rows in its cell), 4 rows from the
+// projection before the loop.
+// CHECK-LABEL: func.func @gru_layer_static(
+// CHECK-NOT:     scf.if {{.*}} -> (tensor<64x4xf32>)
+// CHECK-NOT:     tensor.collapse_shape
+// CHECK:         scf.for
+// CHECK:           linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x3xf32>, tensor<3x12xf32>)
+// CHECK:           linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x4xf32>, tensor<4x12xf32>)
+// CHECK:         tensor.collapse_shape {{.*}} : tensor<4x6x3xf32> into tensor<24x3xf32>
+// CHECK:         linalg.matmul {streamed_output}
+// CHECK:         scf.for
+// CHECK:           linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x4xf32>, tensor<4x12xf32>)
+// CHECK-NOT:       linalg.matmul
+func.func @gru_layer_static(%x: tensor<64x6x3xf32>, %y: tensor<4x6x3xf32>, %k: tensor<3x12xf32>, %wr: tensor<4x12xf32>, %b: tensor<2x12xf32>) -> (tensor<64x4xf32>, tensor<4x4xf32>) {
+  %0 = seq.gru %x, %k, %wr, %b activation(tanh, sigmoid) {reset_after} : (tensor<64x6x3xf32>, tensor<3x12xf32>, tensor<4x12xf32>, tensor<2x12xf32>) -> tensor<64x4xf32>
+  %1 = seq.gru %y, %k, %wr, %b activation(tanh, sigmoid) {reset_after} : (tensor<4x6x3xf32>, tensor<3x12xf32>, tensor<4x12xf32>, tensor<2x12xf32>) -> tensor<4x4xf32>
+  return %0, %1 : tensor<64x4xf32>, tensor<4x4xf32>
+}
+
+// After fusion a recurrence reads its projection from a seq.linear: the
+// recurrence lowers it as its parts (step by step at 32 rows). A linear
+// with another user is lowered on its own, before the loop.
+// CHECK-LABEL: func.func @projected_by_linear(
+// CHECK-SAME:      %[[X:.*]]: tensor<32x6x3xf32>, %[[K:.*]]: tensor<3x4xf32>
+// CHECK-NOT:     tensor.collapse_shape
+// CHECK:         scf.for
+// CHECK:           %[[XT:.*]] = tensor.extract_slice %[[X]]
+// CHECK:           linalg.matmul ins(%[[XT]], %[[K]] : tensor<32x3xf32>, tensor<3x4xf32>)
+// CHECK:           linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<32x4xf32>, tensor<4x4xf32>)
+// CHECK:         scf.yield
+// CHECK:         tensor.collapse_shape %[[X]]
+// CHECK:         linalg.matmul {streamed_output}
+// CHECK:         scf.for
+// CHECK:           linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<32x4xf32>, tensor<4x4xf32>)
+// CHECK-NOT:       linalg.matmul
+func.func @projected_by_linear(%x: tensor<32x6x3xf32>, %k: tensor<3x4xf32>, %wr: tensor<4x4xf32>) -> (tensor<32x4xf32>, tensor<32x4xf32>, tensor<32x6x4xf32>) {
+  %p = seq.linear %x, %k activation(linear) : (tensor<32x6x3xf32>, tensor<3x4xf32>) -> tensor<32x6x4xf32>
+  %0 = seq.simple_rnn_recurrence %p, %wr activation(tanh) : (tensor<32x6x4xf32>, tensor<4x4xf32>) -> tensor<32x4xf32>
+  %q = seq.linear %x, %k activation(linear) : (tensor<32x6x3xf32>, tensor<3x4xf32>) -> tensor<32x6x4xf32>
+  %1 = seq.simple_rnn_recurrence %q, %wr activation(tanh) : (tensor<32x6x4xf32>, tensor<4x4xf32>) -> tensor<32x4xf32>
+  return %0, %1, %q : tensor<32x4xf32>, tensor<32x4xf32>, tensor<32x6x4xf32>
 }
 
 // A softmax cell activation needs each (B, u) block as a whole: the step

@@ -247,6 +247,12 @@ Value lowerAttention(LinalgBuilder &lb, mlir::Operation *op);
 /// recurrent.
 llvm::SmallVector<Value, 2> lowerRecurrent(LinalgBuilder &lb, mlir::Operation *op);
 
+/// Whether `op` is a linear op that computes the input projection of one
+/// recurrence and nothing else: lowerRecurrent reads it as its parts (it
+/// may compute it step by step), so it is lowered with the recurrence,
+/// not before it.
+bool isProjectionOfRecurrence(mlir::Operation *op);
+
 } // namespace seq::lowering
 
 #endif

@@ -928,10 +928,13 @@ Value lower(LinalgBuilder &lb, Operation *op) {
   return nullptr;
 }
 
+/// The first seq op to lower: a recurrence's input projection waits for
+/// the recurrence (isProjectionOfRecurrence).
 Operation *firstSeqOp(Operation *root) {
   Operation *found = nullptr;
   root->walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (isa<SeqDialect>(op->getDialect()) && !isa<YieldOp>(op)) {
+    if (isa<SeqDialect>(op->getDialect()) && !isa<YieldOp>(op) &&
+        !isProjectionOfRecurrence(op)) {
       found = op;
       return WalkResult::interrupt();
     }
@@ -959,7 +962,15 @@ struct ConvertSeqToLinalgPass
                                                replacement);
         result.replaceAllUsesWith(replacement);
       }
+      // What the op's lowering read in its place (a recurrence's projection).
+      SmallVector<Operation *> producers;
+      for (Value operand : op->getOperands())
+        if (Operation *producer = operand.getDefiningOp();
+            producer && isProjectionOfRecurrence(producer))
+          producers.push_back(producer);
       op->erase();
+      for (Operation *producer : producers)
+        producer->erase();
     }
   }
 };
