@@ -1,4 +1,4 @@
-//===- KerasHubLayers.cpp - keras_hub's TransformerEncoder and embeddings -===//
+//===- KerasHubLayers.cpp - keras_hub's Transformer blocks and embeddings -===//
 //
 // Layers keras_hub (formerly keras_nlp) defines outside keras.layers,
 // recognized like the applications' (applicationLayerPath: class, exact
@@ -14,6 +14,11 @@
 //   (features), a residual Add and LayerNormalization; normalize_first puts
 //   each LayerNormalization before its block instead. Dropouts are
 //   identities at inference; the input's mask passes through.
+// - TransformerDecoder without an encoder sequence (a decoder-only model):
+//   the same blocks, but its attention (keras_hub's CachedMultiHeadAttention,
+//   which leaves the inputs' own masks to its caller) hides the keys the
+//   input's mask hides and, unless called with use_causal_mask=False, the
+//   keys after each query; no query mask.
 //
 //===----------------------------------------------------------------------===//
 
@@ -91,9 +96,20 @@ Expected<Value> LayerEmitter::emitTokenAndPositionEmbedding(const LayerConfig &l
   return reshapeAxes(builder, loc, shifted, {steps, *dim});
 }
 
-Expected<Value> LayerEmitter::emitTransformerEncoder(const LayerConfig &layer, Value input,
-                                                     ArrayRef<WeightArray> arrays,
-                                                     Value incomingMask) {
+llvm::Error LayerEmitter::crossAttentionError(const LayerConfig &layer) {
+  return layer.error("has cross-attention (it was called with an encoder sequence), which seqc "
+                     "does not support yet: only decoder-only TransformerDecoders are read");
+}
+
+Expected<Value> LayerEmitter::emitTransformerBlock(const LayerConfig &layer, Value input,
+                                                   ArrayRef<WeightArray> arrays,
+                                                   Value incomingMask) {
+  bool decoder = layer.getClassName() == "TransformerDecoder";
+  if (decoder) {
+    const json::Value *encoderShape = layer.getObject().get("encoder_sequence_shape");
+    if (encoderShape && !encoderShape->getAsNull())
+      return crossAttentionError(layer);
+  }
   Expected<int64_t> heads = layer.getSize("num_heads");
   Expected<int64_t> intermediate = layer.getSize("intermediate_dim");
   Expected<double> epsilon = layer.getDoubleOr("layer_norm_epsilon", 1e-5);
@@ -117,13 +133,16 @@ Expected<Value> LayerEmitter::emitTransformerEncoder(const LayerConfig &layer, V
                        " weight arrays for this layer, expected 16 (attention projections, "
                        "two normalizations, two Dense layers): the weights do not match the "
                        "config");
+  // The decoder's causal mask: tf_keras' `causal` option, which the call's
+  // own use_causal_mask overrides where the decoder was called with it.
   json::Object attentionConfig{{"num_heads", *heads},
                                {"key_dim", features / *heads},
                                {"value_dim", features / *heads},
                                {"use_bias", true},
                                {"output_shape", nullptr},
                                {"attention_axes", nullptr},
-                               {"dropout", 0.0}};
+                               {"dropout", 0.0},
+                               {"causal", decoder}};
   json::Object normConfig{{"axis", -1}, {"epsilon", *epsilon}};
   json::Object innerConfig{{"units", *intermediate},
                            {"activation", activation ? *activation : json::Value("relu")}};
@@ -142,12 +161,13 @@ Expected<Value> LayerEmitter::emitTransformerEncoder(const LayerConfig &layer, V
     return emitLayer(config, v, arrays.slice(at, 2), Value());
   };
 
-  // Self-attention block. The attention reads the mask as the query's and
-  // the value's (keras_hub's padding mask over the keys is the value's).
+  // Self-attention block. The encoder's attention reads the mask as the
+  // query's and the value's (keras_hub's padding mask over the keys is the
+  // value's), the decoder's as the value's only.
   Expected<Value> h = normalized(*normalizeFirst, attentionNorm, input, 8);
   if (!h)
     return h.takeError();
-  Value masks[] = {incomingMask, incomingMask};
+  Value masks[] = {decoder ? Value() : incomingMask, incomingMask};
   Expected<Value> attended =
       emitAttention(attention, {*h, *h}, masks, masks, arrays.take_front(8));
   if (!attended)

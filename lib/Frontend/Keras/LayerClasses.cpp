@@ -30,6 +30,10 @@ ArrayRef<ApplicationLayer> applicationLayers() {
   static const StringRef encoderKeys[] = {
       "intermediate_dim",   "num_heads",          "dropout",          "activation",
       "layer_norm_epsilon", "kernel_initializer", "bias_initializer", "normalize_first"};
+  static const StringRef decoderKeys[] = {
+      "intermediate_dim",   "num_heads",          "dropout",          "activation",
+      "layer_norm_epsilon", "kernel_initializer", "bias_initializer", "normalize_first",
+      "decoder_sequence_shape", "encoder_sequence_shape"};
   static const StringRef tokenAndPositionKeys[] = {
       "vocabulary_size", "sequence_length", "embedding_dim", "embeddings_initializer",
       "tie_weights",     "mask_zero"};
@@ -41,6 +45,8 @@ ArrayRef<ApplicationLayer> applicationLayers() {
       // keras_hub (formerly keras_nlp): KerasHubLayers.cpp.
       {"TransformerEncoder", "layers.modeling.transformer_encoder",
        "keras_hub.layers.TransformerEncoder", encoderKeys},
+      {"TransformerDecoder", "layers.modeling.transformer_decoder",
+       "keras_hub.layers.TransformerDecoder", decoderKeys},
       {"TokenAndPositionEmbedding", "layers.modeling.token_and_position_embedding",
        "keras_hub.layers.TokenAndPositionEmbedding", tokenAndPositionKeys},
   };

@@ -492,7 +492,7 @@ ArrayRef<StringRef> LayerEmitter::ownClasses() {
       "GlobalAveragePooling1D", "GlobalAvgPool1D", "BatchNormalization",
       "LayerNormalization", "Embedding", "Reshape", "RepeatVector", "PReLU",
       "Activation", "LeakyReLU", "ELU", "ReLU", "ThresholdedReLU", "Softmax",
-      "Masking", "TransformerEncoder", "TokenAndPositionEmbedding"};
+      "Masking", "TransformerEncoder", "TransformerDecoder", "TokenAndPositionEmbedding"};
   return classes;
 }
 
@@ -508,12 +508,13 @@ Expected<Value> LayerEmitter::emitLayer(const LayerConfig &layer, Value input,
 
   if (cls == "LSTM" || cls == "GRU" || cls == "SimpleRNN")
     return emitRecurrent(layer, input, arrays, incomingMask, {}, name);
-  if (cls == "TransformerEncoder" || cls == "TokenAndPositionEmbedding") {
+  if (cls == "TransformerEncoder" || cls == "TransformerDecoder" ||
+      cls == "TokenAndPositionEmbedding") {
     if (!isApplicationLayer(layer))
       return unsupportedLayerError(layer);
-    return cls == "TransformerEncoder"
-               ? emitTransformerEncoder(layer, input, arrays, incomingMask)
-               : emitTokenAndPositionEmbedding(layer, input, arrays);
+    return cls == "TokenAndPositionEmbedding"
+               ? emitTokenAndPositionEmbedding(layer, input, arrays)
+               : emitTransformerBlock(layer, input, arrays, incomingMask);
   }
   if (cls == "RNN")
     return emitGenericRNN(layer, input, arrays, incomingMask);

@@ -62,6 +62,9 @@ public:
   /// itself, not through a layer family.
   static llvm::ArrayRef<llvm::StringRef> mergeClasses();
   static llvm::ArrayRef<llvm::StringRef> ownClasses();
+  /// A TransformerDecoder with cross-attention (called with an encoder
+  /// sequence), which seqc refuses.
+  static llvm::Error crossAttentionError(const LayerConfig &layer);
   /// The timestep mask of a merge of inputs with `masks` (null where an
   /// input has none) along `axis` (-1: elementwise) of rank-`rank` inputs,
   /// as the file's Keras version computes it; null for none.
@@ -130,10 +133,11 @@ private:
   llvm::Expected<mlir::Value> emitTokenAndPositionEmbedding(const LayerConfig &layer,
                                                             mlir::Value input,
                                                             llvm::ArrayRef<WeightArray> weights);
-  llvm::Expected<mlir::Value> emitTransformerEncoder(const LayerConfig &layer,
-                                                     mlir::Value input,
-                                                     llvm::ArrayRef<WeightArray> weights,
-                                                     mlir::Value incomingMask);
+  /// TransformerEncoder, or TransformerDecoder without cross-attention.
+  llvm::Expected<mlir::Value> emitTransformerBlock(const LayerConfig &layer,
+                                                   mlir::Value input,
+                                                   llvm::ArrayRef<WeightArray> weights,
+                                                   mlir::Value incomingMask);
   /// `incomingMask`: the mask the layer receives, or null.
   llvm::Expected<mlir::Value> emitLayer(const LayerConfig &layer,
                                         mlir::Value input,

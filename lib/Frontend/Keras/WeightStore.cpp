@@ -199,7 +199,7 @@ private:
         {"_value_dense", "_value_dense"},
         {"output_dense", "output_dense"},
         {"_output_dense", "_output_dense"},
-        // keras_hub's TransformerEncoder and TokenAndPositionEmbedding
+        // keras_hub's TransformerEncoder/Decoder and TokenAndPositionEmbedding
         // (KerasHubLayers.cpp), in the order they are built.
         {"_self_attention_layer", "_self_attention_layer"},
         {"_self_attention_layer_norm", "_self_attention_layer_norm"},

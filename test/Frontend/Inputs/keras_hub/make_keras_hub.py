@@ -1,9 +1,13 @@
 """Makes the keras_hub models of test/Frontend/keras-hub.test: ids through a
 TokenAndPositionEmbedding (mask_zero or not) and two TransformerEncoders
 (normalize_first or not; relu, gelu), masked GlobalAveragePooling1D, Dense,
-saved as .keras with random weights, with the ids and Keras' prediction; and
+saved as .keras with random weights, with the ids and Keras' prediction;
 forged_encoder.keras, an encoder whose config has a key keras_hub's has not
-(a user's class of that name).
+(a user's class of that name); decoder-only language models: the embedding
+and two TransformerDecoders (normalize_first or not, masked or not, one
+called with use_causal_mask=False), a Dense over each step's features; and
+decoder_cross.keras, a decoder with cross-attention over an encoder's
+output (refused).
     pip install keras-hub==0.32.0   # with the fixtures' keras 3.15.1
     python3 make_keras_hub.py
 The outputs are committed; tests never run this.
@@ -56,3 +60,35 @@ members["config.json"] = json.dumps(config).encode()
 with zipfile.ZipFile("forged_encoder.keras", "w") as z:
     for n, data in members.items():
         z.writestr(n, data)
+
+
+def build_decoder(normalize_first, mask_zero, causal):
+    ids = keras.Input((8,), dtype="int32")
+    x = keras_hub.layers.TokenAndPositionEmbedding(
+        vocabulary_size=20, sequence_length=10, embedding_dim=6, mask_zero=mask_zero)(ids)
+    x = keras_hub.layers.TransformerDecoder(intermediate_dim=10, num_heads=2,
+                                            normalize_first=normalize_first,
+                                            activation="gelu" if normalize_first else "relu")(
+        x, use_causal_mask=causal)
+    x = keras_hub.layers.TransformerDecoder(intermediate_dim=7, num_heads=3,
+                                            normalize_first=normalize_first)(x)
+    model = keras.Model(ids, keras.layers.Dense(5)(x))
+    for w in model.weights:
+        w.assign(rng.uniform(-0.5, 0.5, w.shape).astype("float32"))
+    return model
+
+
+for normalize_first, mask_zero, causal in ((False, True, True), (True, False, True),
+                                           (False, True, False)):
+    name = "decoder_nf%d_mz%d%s" % (normalize_first, mask_zero, "" if causal else "_nocausal")
+    model = build_decoder(normalize_first, mask_zero, causal)
+    model.save(name + ".keras")
+    np.save(name + ".y.npy", np.asarray(model.predict(ids, verbose=0), np.float32))
+
+source = keras.Input((8,), dtype="int32")
+target = keras.Input((8,), dtype="int32")
+embed = keras.layers.Embedding(20, 6)
+encoded = keras_hub.layers.TransformerEncoder(intermediate_dim=10, num_heads=2)(embed(source))
+decoded = keras_hub.layers.TransformerDecoder(intermediate_dim=10, num_heads=2)(
+    embed(target), encoded)
+keras.Model([source, target], keras.layers.Dense(5)(decoded)).save("decoder_cross.keras")
