@@ -626,9 +626,8 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
                              "return_attention_scores=True");
         attentionScores[layer.getCallId()] = emitter.attentionScores();
       }
-    } else if (inputs.size() != 1 && layer.getClassName() == "TransformerDecoder" &&
-               isApplicationLayer(layer)) {
-      out = LayerEmitter::crossAttentionError(layer);
+    } else if (inputs.size() != 1 && LayerEmitter::isTransformerBlock(layer)) {
+      out = emitter.emitTransformerBlock(layer, inputs, masks, weights[i]);
     } else if (inputs.size() != 1) {
       out = layer.error("reads " + Twine(inputs.size()) +
                         " inputs; only merge and attention layers read several");

@@ -14,11 +14,12 @@
 //   (features), a residual Add and LayerNormalization; normalize_first puts
 //   each LayerNormalization before its block instead. Dropouts are
 //   identities at inference; the input's mask passes through.
-// - TransformerDecoder without an encoder sequence (a decoder-only model):
-//   the same blocks, but its attention (keras_hub's CachedMultiHeadAttention,
-//   which leaves the inputs' own masks to its caller) hides the keys the
-//   input's mask hides and, unless called with use_causal_mask=False, the
-//   keys after each query; no query mask.
+// - TransformerDecoder: the same blocks, but its self-attention (keras_hub's
+//   CachedMultiHeadAttention, which leaves the inputs' own masks to its
+//   caller) hides the keys the input's mask hides and, unless called with
+//   use_causal_mask=False, the keys after each query; no query mask. Called
+//   with an encoder sequence, a cross-attention block onto it (its mask
+//   over the keys) comes between the two, with its own normalization.
 //
 //===----------------------------------------------------------------------===//
 
@@ -96,99 +97,154 @@ Expected<Value> LayerEmitter::emitTokenAndPositionEmbedding(const LayerConfig &l
   return reshapeAxes(builder, loc, shifted, {steps, *dim});
 }
 
-llvm::Error LayerEmitter::crossAttentionError(const LayerConfig &layer) {
-  return layer.error("has cross-attention (it was called with an encoder sequence), which seqc "
-                     "does not support yet: only decoder-only TransformerDecoders are read");
-}
-
-Expected<Value> LayerEmitter::emitTransformerBlock(const LayerConfig &layer, Value input,
-                                                   ArrayRef<WeightArray> arrays,
-                                                   Value incomingMask) {
+Expected<Value> LayerEmitter::emitTransformerBlock(const LayerConfig &layer,
+                                                   ArrayRef<Value> inputs,
+                                                   ArrayRef<Value> inputMasks,
+                                                   ArrayRef<WeightArray> arrays) {
   bool decoder = layer.getClassName() == "TransformerDecoder";
-  if (decoder) {
-    const json::Value *encoderShape = layer.getObject().get("encoder_sequence_shape");
-    if (encoderShape && !encoderShape->getAsNull())
-      return crossAttentionError(layer);
+  // The decoder sequence (or the encoder's input), then a decoder's encoder
+  // sequence: positional or by keyword.
+  Value input, encoder, incomingMask, encoderMask;
+  const std::vector<std::string> &arguments = layer.getInputArguments();
+  for (size_t i = 0, positional = 0; i < inputs.size(); ++i) {
+    StringRef argument = i < arguments.size() ? StringRef(arguments[i]) : "";
+    int slot = argument.empty()                                           ? int(positional++)
+               : argument == (decoder ? "decoder_sequence" : "inputs")   ? 0
+               : decoder && argument == "encoder_sequence"                ? 1
+                                                                          : -1;
+    if (slot < 0 || slot > (decoder ? 1 : 0) || (slot == 0 ? input : encoder))
+      return layer.error(argument.empty() || slot >= 0
+                             ? Twine("reads ") + Twine(inputs.size()) + " inputs, more than its " +
+                                   (decoder ? "decoder and encoder sequences" : "input")
+                             : "is called with " + argument +
+                                   ", which seqc does not apply yet; build the model without it");
+    (slot == 0 ? input : encoder) = inputs[i];
+    (slot == 0 ? incomingMask : encoderMask) = inputMasks[i];
   }
+  if (!input)
+    return layer.error(decoder ? "is called without a decoder sequence"
+                               : "is called without its input");
+  const json::Value *encoderShape = layer.getObject().get("encoder_sequence_shape");
+  if (decoder && !encoder && encoderShape && !encoderShape->getAsNull())
+    return layer.error("was built with cross-attention (encoder_sequence_shape) but is called "
+                       "without an encoder sequence");
   Expected<int64_t> heads = layer.getSize("num_heads");
   Expected<int64_t> intermediate = layer.getSize("intermediate_dim");
   Expected<double> epsilon = layer.getDoubleOr("layer_norm_epsilon", 1e-5);
   Expected<bool> normalizeFirst = layer.getBoolOr("normalize_first", false);
   if (Error e = firstError(heads, intermediate, epsilon, normalizeFirst))
     return std::move(e);
+  // The decoder's self-attention is causal unless called otherwise.
+  bool causal = false;
+  if (decoder) {
+    const json::Value *v = layer.getCallArgument("use_causal_mask");
+    std::optional<bool> given = v ? v->getAsBoolean() : std::nullopt;
+    if (v && !v->getAsNull() && !given)
+      return layer.error("use_causal_mask is not a boolean");
+    causal = given.value_or(true);
+  }
   const json::Value *activation = layer.getObject().get("activation");
-  ArrayRef<int64_t> x = shapeOf(input);
-  if (x.size() != 3 || ShapedType::isDynamic(x.back()))
-    return layer.error("encodes (batch, steps, features) with a fixed number of features, got " +
-                       shapeText(x));
-  int64_t features = x.back();
+  for (Value v : {input, encoder}) {
+    if (!v)
+      continue;
+    ArrayRef<int64_t> shape = shapeOf(v);
+    if (shape.size() != 3 || ShapedType::isDynamic(shape.back()))
+      return layer.error("reads (batch, steps, features) with a fixed number of features, got " +
+                         shapeText(shape));
+  }
+  int64_t features = shapeOf(input).back();
   if (features / *heads == 0)
     return layer.error("has " + Twine(*heads) + " heads for " + Twine(features) +
                        " features: its key_dim would be 0");
-  // Weights: the attention's query, key, value and output projections
-  // (kernel and bias each), then the two normalizations (gamma, beta) and
-  // the two Dense layers (kernel, bias).
-  if (arrays.size() != 16)
-    return layer.error("the file has " + Twine(arrays.size()) +
-                       " weight arrays for this layer, expected 16 (attention projections, "
-                       "two normalizations, two Dense layers): the weights do not match the "
-                       "config");
-  // The decoder's causal mask: tf_keras' `causal` option, which the call's
-  // own use_causal_mask overrides where the decoder was called with it.
-  json::Object attentionConfig{{"num_heads", *heads},
-                               {"key_dim", features / *heads},
-                               {"value_dim", features / *heads},
-                               {"use_bias", true},
-                               {"output_shape", nullptr},
-                               {"attention_axes", nullptr},
-                               {"dropout", 0.0},
-                               {"causal", decoder}};
+  // Weights: the self-attention's query, key, value and output projections
+  // (kernel and bias each) and its normalization (gamma, beta); the
+  // cross-attention's and its normalization where there is one; the
+  // feedforward normalization and the two Dense layers (kernel, bias).
+  size_t expected = encoder ? 26 : 16;
+  if (arrays.size() != expected)
+    return layer.error("the file has " + Twine(arrays.size()) + " weight arrays for this layer, "
+                       "expected " + Twine(expected) + " (attention projections, normalizations, "
+                       "two Dense layers): the weights do not match the config");
+  size_t feedforwardAt = encoder ? 20 : 10;
+  auto attentionConfig = [&](bool isCausal) {
+    return json::Object{{"num_heads", *heads},
+                        {"key_dim", features / *heads},
+                        {"value_dim", features / *heads},
+                        {"use_bias", true},
+                        {"output_shape", nullptr},
+                        {"attention_axes", nullptr},
+                        {"dropout", 0.0},
+                        {"causal", isCausal}};
+  };
+  json::Object selfConfig = attentionConfig(causal), crossConfig = attentionConfig(false);
   json::Object normConfig{{"axis", -1}, {"epsilon", *epsilon}};
   json::Object innerConfig{{"units", *intermediate},
                            {"activation", activation ? *activation : json::Value("relu")}};
   json::Object outerConfig{{"units", features}};
-  LayerConfig attention = layer.readAs("MultiHeadAttention", &attentionConfig);
-  LayerConfig attentionNorm = layer.readAs("LayerNormalization", &normConfig);
-  LayerConfig feedforwardNorm = layer.readAs("LayerNormalization", &normConfig);
-  LayerConfig inner = layer.readAs("Dense", &innerConfig);
-  LayerConfig outer = layer.readAs("Dense", &outerConfig);
+  // The built-in layers it is made of, each called on its inputs alone
+  // (none of this call's arguments).
+  auto part = [&](StringRef className, const json::Object *config) {
+    LayerConfig as = layer.readAs(className.str(), config);
+    as.setCallNode(nullptr);
+    as.setInputArguments({});
+    return as;
+  };
+  LayerConfig selfAttention = part("MultiHeadAttention", &selfConfig);
+  LayerConfig crossAttention = part("MultiHeadAttention", &crossConfig);
+  LayerConfig norm = part("LayerNormalization", &normConfig);
+  LayerConfig inner = part("Dense", &innerConfig);
+  LayerConfig outer = part("Dense", &outerConfig);
   Location loc = layerLoc(builder, layer.getName());
-  // LayerNormalization `config` (weights from `at`) of v, where `when`.
-  auto normalized = [&](bool when, const LayerConfig &config, Value v,
-                        size_t at) -> Expected<Value> {
+  // The LayerNormalization whose weights are at `at` of v, where `when`.
+  auto normalized = [&](bool when, Value v, size_t at) -> Expected<Value> {
     if (!when)
       return v;
-    return emitLayer(config, v, arrays.slice(at, 2), Value());
+    return emitLayer(norm, v, arrays.slice(at, 2), Value());
+  };
+  // x + attention(x normalized first or not, onto `value`), normalized
+  // after where not first; the attention's weights at `at`, its norm's
+  // after them.
+  auto block = [&](const LayerConfig &attention, Value x, Value value, ArrayRef<Value> masks,
+                   size_t at) -> Expected<Value> {
+    Expected<Value> h = normalized(*normalizeFirst, x, at + 8);
+    if (!h)
+      return h.takeError();
+    Value both[] = {*h, value ? value : *h};
+    Expected<Value> attended = emitAttention(attention, both, masks, masks, arrays.slice(at, 8));
+    if (!attended)
+      return attended.takeError();
+    return normalized(!*normalizeFirst, add(builder, loc, *attended, x), at + 8);
   };
 
-  // Self-attention block. The encoder's attention reads the mask as the
-  // query's and the value's (keras_hub's padding mask over the keys is the
-  // value's), the decoder's as the value's only.
-  Expected<Value> h = normalized(*normalizeFirst, attentionNorm, input, 8);
-  if (!h)
-    return h.takeError();
-  Value masks[] = {decoder ? Value() : incomingMask, incomingMask};
-  Expected<Value> attended =
-      emitAttention(attention, {*h, *h}, masks, masks, arrays.take_front(8));
-  if (!attended)
-    return attended.takeError();
-  Expected<Value> residual =
-      normalized(!*normalizeFirst, attentionNorm, add(builder, loc, *attended, input), 8);
+  // Self-attention. The encoder's reads the mask as the query's and the
+  // value's (keras_hub's padding mask over the keys is the value's), the
+  // decoder's as the value's only: keras_hub's CachedMultiHeadAttention
+  // takes only the attention mask its caller builds (padding and causal).
+  Value selfMasks[] = {decoder ? Value() : incomingMask, incomingMask};
+  Expected<Value> residual = block(selfAttention, input, Value(), selfMasks, 0);
   if (!residual)
     return residual.takeError();
+  // Cross-attention onto the encoder sequence, its mask over the keys.
+  if (encoder) {
+    Value crossMasks[] = {Value(), encoderMask};
+    residual = block(crossAttention, *residual, encoder, crossMasks, 10);
+    if (!residual)
+      return residual.takeError();
+  }
 
   // Feedforward block.
-  Expected<Value> g = normalized(*normalizeFirst, feedforwardNorm, *residual, 10);
+  Expected<Value> g = normalized(*normalizeFirst, *residual, feedforwardAt);
   if (!g)
     return g.takeError();
-  Expected<Value> widened = emitLayer(inner, *g, arrays.slice(12, 2), Value());
+  Expected<Value> widened = emitLayer(inner, *g, arrays.slice(feedforwardAt + 2, 2), Value());
   if (!widened)
     return widened.takeError();
-  Expected<Value> narrowed = emitLayer(outer, *widened, arrays.slice(14, 2), Value());
+  Expected<Value> narrowed =
+      emitLayer(outer, *widened, arrays.slice(feedforwardAt + 4, 2), Value());
   if (!narrowed)
     return narrowed.takeError();
-  Expected<Value> out =
-      normalized(!*normalizeFirst, feedforwardNorm, add(builder, loc, *narrowed, *residual), 10);
+  Expected<Value> out = normalized(!*normalizeFirst, add(builder, loc, *narrowed, *residual),
+                                   feedforwardAt);
   if (!out)
     return out.takeError();
   mask = incomingMask;

@@ -496,6 +496,12 @@ ArrayRef<StringRef> LayerEmitter::ownClasses() {
   return classes;
 }
 
+bool LayerEmitter::isTransformerBlock(const LayerConfig &layer) {
+  StringRef cls = layer.getClassName();
+  return (cls == "TransformerEncoder" || cls == "TransformerDecoder") &&
+         isApplicationLayer(layer);
+}
+
 Expected<Value> LayerEmitter::emitLayer(const LayerConfig &layer, Value input,
                                         ArrayRef<WeightArray> arrays,
                                         Value incomingMask) {
@@ -514,7 +520,7 @@ Expected<Value> LayerEmitter::emitLayer(const LayerConfig &layer, Value input,
       return unsupportedLayerError(layer);
     return cls == "TokenAndPositionEmbedding"
                ? emitTokenAndPositionEmbedding(layer, input, arrays)
-               : emitTransformerBlock(layer, input, arrays, incomingMask);
+               : emitTransformerBlock(layer, {input}, {incomingMask}, arrays);
   }
   if (cls == "RNN")
     return emitGenericRNN(layer, input, arrays, incomingMask);

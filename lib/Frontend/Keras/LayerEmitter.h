@@ -62,9 +62,9 @@ public:
   /// itself, not through a layer family.
   static llvm::ArrayRef<llvm::StringRef> mergeClasses();
   static llvm::ArrayRef<llvm::StringRef> ownClasses();
-  /// A TransformerDecoder with cross-attention (called with an encoder
-  /// sequence), which seqc refuses.
-  static llvm::Error crossAttentionError(const LayerConfig &layer);
+  /// Whether emitTransformerBlock imports this layer (keras_hub's Transformer
+  /// blocks, which may read several inputs).
+  static bool isTransformerBlock(const LayerConfig &layer);
   /// The timestep mask of a merge of inputs with `masks` (null where an
   /// input has none) along `axis` (-1: elementwise) of rank-`rank` inputs,
   /// as the file's Keras version computes it; null for none.
@@ -82,6 +82,12 @@ public:
                                         llvm::ArrayRef<mlir::Value> masks,
                                         llvm::ArrayRef<mlir::Value> callMasks);
 
+  /// TransformerEncoder(input), TransformerDecoder(decoder_sequence[,
+  /// encoder_sequence]); `masks`: each input's mask, or null.
+  llvm::Expected<mlir::Value> emitTransformerBlock(const LayerConfig &layer,
+                                                   llvm::ArrayRef<mlir::Value> inputs,
+                                                   llvm::ArrayRef<mlir::Value> masks,
+                                                   llvm::ArrayRef<WeightArray> weights);
   /// Attention, AdditiveAttention, MultiHeadAttention,
   /// GroupedQueryAttention and Dot (AttentionLayers.cpp): layers that read
   /// several values and may have weights.
@@ -133,11 +139,6 @@ private:
   llvm::Expected<mlir::Value> emitTokenAndPositionEmbedding(const LayerConfig &layer,
                                                             mlir::Value input,
                                                             llvm::ArrayRef<WeightArray> weights);
-  /// TransformerEncoder, or TransformerDecoder without cross-attention.
-  llvm::Expected<mlir::Value> emitTransformerBlock(const LayerConfig &layer,
-                                                   mlir::Value input,
-                                                   llvm::ArrayRef<WeightArray> weights,
-                                                   mlir::Value incomingMask);
   /// `incomingMask`: the mask the layer receives, or null.
   llvm::Expected<mlir::Value> emitLayer(const LayerConfig &layer,
                                         mlir::Value input,

@@ -203,6 +203,8 @@ private:
         // (KerasHubLayers.cpp), in the order they are built.
         {"_self_attention_layer", "_self_attention_layer"},
         {"_self_attention_layer_norm", "_self_attention_layer_norm"},
+        {"_cross_attention_layer", "_cross_attention_layer"},
+        {"_cross_attention_layer_norm", "_cross_attention_layer_norm"},
         {"_feedforward_layer_norm", "_feedforward_layer_norm"},
         {"_feedforward_intermediate_dense", "_feedforward_intermediate_dense"},
         {"_feedforward_output_dense", "_feedforward_output_dense"},

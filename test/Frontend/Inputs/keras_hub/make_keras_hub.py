@@ -6,8 +6,11 @@ forged_encoder.keras, an encoder whose config has a key keras_hub's has not
 (a user's class of that name); decoder-only language models: the embedding
 and two TransformerDecoders (normalize_first or not, masked or not, one
 called with use_causal_mask=False), a Dense over each step's features; and
-decoder_cross.keras, a decoder with cross-attention over an encoder's
-output (refused).
+decoder_cross.keras, a translation model: an encoder over source ids, two
+decoders over target ids with cross-attention onto it (one called by
+keyword), with the target ids and Keras' prediction; and
+decoder_padding_mask.keras, the same with its encoder sequence passed as
+decoder_padding_mask (refused).
     pip install keras-hub==0.32.0   # with the fixtures' keras 3.15.1
     python3 make_keras_hub.py
 The outputs are committed; tests never run this.
@@ -85,10 +88,32 @@ for normalize_first, mask_zero, causal in ((False, True, True), (True, False, Tr
     model.save(name + ".keras")
     np.save(name + ".y.npy", np.asarray(model.predict(ids, verbose=0), np.float32))
 
-source = keras.Input((8,), dtype="int32")
-target = keras.Input((8,), dtype="int32")
-embed = keras.layers.Embedding(20, 6)
-encoded = keras_hub.layers.TransformerEncoder(intermediate_dim=10, num_heads=2)(embed(source))
-decoded = keras_hub.layers.TransformerDecoder(intermediate_dim=10, num_heads=2)(
-    embed(target), encoded)
-keras.Model([source, target], keras.layers.Dense(5)(decoded)).save("decoder_cross.keras")
+source = keras.Input((8,), dtype="int32", name="source")
+target = keras.Input((8,), dtype="int32", name="target")
+source_embedding = keras.layers.Embedding(20, 6, mask_zero=True)
+target_embedding = keras.layers.Embedding(20, 6, mask_zero=True)
+encoded = keras_hub.layers.TransformerEncoder(intermediate_dim=10, num_heads=2)(
+    source_embedding(source))
+decoded = keras_hub.layers.TransformerDecoder(intermediate_dim=9, num_heads=3)(
+    target_embedding(target), encoded)
+decoded = keras_hub.layers.TransformerDecoder(intermediate_dim=7, num_heads=2,
+                                              normalize_first=True)(
+    decoded, encoder_sequence=encoded, use_causal_mask=True)
+model = keras.Model([source, target], keras.layers.Dense(5)(decoded))
+for w in model.weights:
+    w.assign(rng.uniform(-0.5, 0.5, w.shape).astype("float32"))
+model.save("decoder_cross.keras")
+target_ids = np.array([[2, 7, 1, 0, 0, 0, 0, 0], [4, 4, 9, 3, 12, 6, 1, 8], [11, 3, 0, 0, 0, 0, 0, 0]])
+np.save("target_ids.npy", target_ids.astype(np.float32))
+np.save("decoder_cross.y.npy",
+        np.asarray(model.predict({"source": ids, "target": target_ids}, verbose=0), np.float32))
+
+# The same file with the second decoder's encoder sequence passed as
+# decoder_padding_mask (an explicit mask, which seqc refuses by name).
+with zipfile.ZipFile("decoder_cross.keras") as z:
+    members = {n: z.read(n) for n in z.namelist()}
+members["config.json"] = members["config.json"].replace(
+    b'"encoder_sequence":', b'"decoder_padding_mask":')
+with zipfile.ZipFile("decoder_padding_mask.keras", "w", zipfile.ZIP_DEFLATED) as z:
+    for n, data in members.items():
+        z.writestr(n, data)
