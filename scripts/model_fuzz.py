@@ -26,7 +26,8 @@ vector; a decoder whose states are inputs; a masked query attending to a
 masked value), made with tf_keras and saved as .h5 (or, --savedmodel of
 them, as a SavedModel directory) or (--keras3 of them) with Keras 3 as
 .keras; random weights and random inputs (with masked
-time steps where the model masks). It saves the model, its inputs, Keras'
+time steps where the model masks) of 1, 2 or 5 rows (--large-batch of them:
+70). It saves the model, its inputs, Keras'
 outputs and the same in float64 (the float32 ones again where TensorFlow
 has no float64 kernel, max pooling in 3-D), listed in NAME.json. A layer
 whose configuration Keras refuses for the shape so far is drawn again, and
@@ -692,8 +693,11 @@ def ports_model(k, r):
     return k.Model(inputs, outputs if len(outputs) > 1 else t), specs
 
 
-def random_model(k, np, r, index):
-    """(model, [(input name, array)] in the model's input order)."""
+def random_model(k, np, r, index, large=False):
+    """(model, [(input name, array)] in the model's input order); `large`: 70
+    rows (35 per thread of two: a recurrence computes each step's input
+    projection in the step from 32 rows), a stateful model's fixed batch 35
+    times."""
     roll = r.random()
     if roll < 0.12:
         model, specs = embedding_model(k, r)
@@ -705,6 +709,8 @@ def random_model(k, np, r, index):
     randomize(model, np, rng)
     fixed = stateful_batch(model)
     batch = fixed * r.choice([1, 2, 3]) if fixed else r.choice([1, 2, 5])
+    if large:
+        batch = (fixed or 2) * 35
     inputs = []
     for name, spec in specs.items():
         if spec[0] == "ids":
@@ -795,10 +801,11 @@ def generate(args, work):
         # (Drawn only when asked, so that a seed makes the models it made before.)
         if k is tf_keras and args.savedmodel and r.random() < args.savedmodel:
             suffix = "_savedmodel"
+        large = bool(args.large_batch) and r.random() < args.large_batch
         name = "m%04d" % index
         while True:  # until Keras itself can run the model drawn
             try:
-                model, inputs = random_model(k, np, r, args.seed * 100003 + index)
+                model, inputs = random_model(k, np, r, args.seed * 100003 + index, large)
                 want = predict(model, [x for _, x in inputs])
                 break
             except Exception:
@@ -960,6 +967,9 @@ def main():
     p.add_argument("--keep", action="store_true", help="keep every model, not only findings")
     p.add_argument("--savedmodel", type=float, default=0.0,
                    help="the share of tf_keras models saved as SavedModel directories, not .h5")
+    p.add_argument("--large-batch", type=float, default=0.0,
+                   help="the share of models run on 70 rows (a recurrence's stepwise input "
+                        "projection), not 1, 2 or 5")
     p.add_argument("--keras3", type=float, default=0.3,
                    help="share of the models made with Keras 3 and saved as .keras (0.3)")
     p.add_argument("--recheck", action="store_true",
