@@ -1,4 +1,5 @@
-// RUN: seq-opt --seq-to-linalg --canonicalize --cse %s | FileCheck %s
+// RUN: seq-opt --seq-to-linalg --seq-stepwise-projection-row-floats=0 --canonicalize --cse %s | FileCheck %s
+// RUN: seq-opt --seq-to-linalg --canonicalize --cse %s | FileCheck %s --check-prefix=SHORT
 
 // The time loop carries h, c, the gate scratch and the output sequence;
 // each step is one matmul for all four gates, accumulating onto the step's
@@ -94,7 +95,16 @@ func.func @simple_rnn(%xp: tensor<?x5x4xf32>, %wr: tensor<4x4xf32>) -> tensor<?x
 // matmul starts from them; with fewer rows the projection is one matmul over
 // batch*time rows before the loop, marked streamed_output (seq-cpu-kernels
 // may write a large one past the caches), and each step starts from its
-// slice.
+// slice. Only where a row of that projection takes 8192 floats or more
+// (steps x gates*u), or the steps are not known: these tests set the bound
+// to 0; by default 6 steps of 16 floats keep the projection before the loop,
+// with no branch.
+// SHORT-LABEL: func.func @lstm_layer(
+// SHORT-NOT:     arith.cmpi sge
+// SHORT:         linalg.matmul {streamed_output}
+// SHORT:         scf.for
+// SHORT-NOT:     scf.for
+// SHORT:         return
 // CHECK-LABEL: func.func @lstm_layer(
 // CHECK-SAME:      %[[X:.*]]: tensor<?x6x3xf32>, %[[K:.*]]: tensor<3x16xf32>, %[[WR:.*]]: tensor<4x16xf32>, %[[B:.*]]: tensor<16xf32>)
 // CHECK:         %[[N:.*]] = tensor.dim %[[X]], %c0

@@ -21,7 +21,12 @@ def ConvertSeqToLinalg : Pass<"seq-to-linalg", "mlir::ModuleOp"> {
       projection, then one `linalg.generic` cell. (A GRU without
       `reset_after` needs `(r * h) @ U_h`, so its step has a second matmul.)
     - The layer-level `seq.lstm` / `gru` / `simple_rnn` become their input
-      projection (one matmul over batch*time rows) plus the recurrence.
+      projection (one matmul over batch*time rows) plus the recurrence; so
+      does a recurrence whose projection is a `seq.linear` for it alone. At
+      a batch of 32 rows or more, where a row of that projection takes
+      `--seq-stepwise-projection-row-floats` (8192) floats or more or the
+      steps are not known, each step computes its own rows instead (a
+      branch between the two loops when the batch is dynamic).
     - conv1d, pooling, global pooling, normalisation, embedding, bidirectional
       merge, repeat_vector, flatten, reshape, activation: `linalg.generic`,
       `linalg.fill` and tensor reshapes; `seq.time_distributed` becomes an

@@ -22,6 +22,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/CommandLine.h"
 
 using namespace mlir;
 using namespace seq;
@@ -39,6 +40,17 @@ enum class Cell { LSTM, GRU, SimpleRNN };
 /// batch 32: 3-5% faster). With fewer rows a step would read the input
 /// kernel for them alone (LSTM(256) at batch 1: 1.7x slower, at 16 2%).
 constexpr int64_t kStepwiseProjectionRows = 32;
+
+/// ...and where a row of the projection before the loop takes this many
+/// floats or more (steps x gates*u; or its steps are not known when
+/// compiling): a shorter one stays in the cache whole (the seed model's
+/// LSTM(64) over 10 steps gained nothing), and the second loop would only
+/// add code and compile time. A hidden option, so that tests can take the
+/// stepwise path with small models.
+llvm::cl::opt<int64_t> stepwiseRowFloats(
+    "seq-stepwise-projection-row-floats", llvm::cl::Hidden, llvm::cl::init(8192),
+    llvm::cl::desc("Floats per row of a recurrence's input projection from which a "
+                   "batch of 32 rows or more computes it step by step"));
 
 struct Recurrence {
   Cell cell;
@@ -688,10 +700,11 @@ SmallVector<Value, 2> buildLoop(LinalgBuilder &lb, const Recurrence &r,
 }
 
 /// buildLoop over the projection computed before the loop, or where r.input
-/// gives its parts and no mask says which rows take a step (a masked step
-/// gathers its rows from the projection), at a batch of
-/// kStepwiseProjectionRows or more, over rows each step computes: decided
-/// here for a static batch, else by a branch between the two loops.
+/// gives its parts, no mask says which rows take a step (a masked step
+/// gathers its rows from the projection) and its rows are long
+/// (stepwiseRowFloats), at a batch of kStepwiseProjectionRows or more, over
+/// rows each step computes: decided here for a static batch, else by a
+/// branch between the two loops.
 SmallVector<Value, 2> buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
   if (!r.input) {
     markStreamed(r.projection);
@@ -703,7 +716,9 @@ SmallVector<Value, 2> buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
     markStreamed(projection);
     return buildLoop(x, r, projection, /*stepwise=*/false);
   };
-  if (r.mask)
+  std::optional<int64_t> steps = getConstantIntValue(lb.dimOfr(r.input, 1));
+  int64_t width = cast<RankedTensorType>(r.inputKernel.getType()).getDimSize(1);
+  if (r.mask || (steps && *steps * width < stepwiseRowFloats))
     return projectBefore(lb);
   if (std::optional<int64_t> rows = getConstantIntValue(lb.dimOfr(r.input, 0)))
     return *rows >= kStepwiseProjectionRows
