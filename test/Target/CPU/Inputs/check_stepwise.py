@@ -12,36 +12,14 @@ fixture of one float32 input; its input's rows are repeated up to
 ROWS, each nonzero value of row r shifted by r / 1000 where the input holds
 floats that are not ids (zeros stay, which a Masking layer masks). Prints
 one line per fixture and exits 1 if any differs."""
-import ast
+import array
 import os
-import struct
 import subprocess
 import sys
 
-
-def read_npy(path):
-    """(shape, values) of a little-endian float32 .npy file."""
-    with open(path, "rb") as f:
-        data = f.read()
-    assert data[:6] == b"\x93NUMPY", path
-    length = struct.unpack("<H", data[8:10])[0]
-    header = ast.literal_eval(data[10:10 + length].decode("latin1"))
-    assert header["descr"] == "<f4" and not header["fortran_order"], path
-    shape = tuple(header["shape"])
-    count = 1
-    for d in shape:
-        count *= d
-    body = data[10 + length:]
-    return shape, list(struct.unpack("<%df" % count, body[:4 * count]))
-
-
-def write_npy(path, shape, values):
-    header = "{'descr': '<f4', 'fortran_order': False, 'shape': %s, }" % (tuple(shape),)
-    header += " " * (63 - (len(header) + 10) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)))
-        f.write(header.encode("latin1"))
-        f.write(struct.pack("<%df" % len(values), *values))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                                "Inputs"))
+import npy_rows  # noqa: E402
 
 
 def rows_of(shape, values, rows):
@@ -51,7 +29,7 @@ def rows_of(shape, values, rows):
     for r in range(rows):
         source = values[(r % shape[0]) * per_row:(r % shape[0] + 1) * per_row]
         out += source if ids else [v + r / 1000.0 if v else v for v in source]
-    return (rows,) + shape[1:], out
+    return (rows,) + shape[1:], array.array("f", out)
 
 
 def run(args):
@@ -68,9 +46,9 @@ def main():
     for name in sys.argv[5:]:
         model = os.path.join(fixtures, name)
         stem = os.path.splitext(name)[0]
-        shape, values = read_npy(os.path.join(fixtures, stem + ".input.npy"))
+        shape, values = npy_rows.read(os.path.join(fixtures, stem + ".input.npy"))
         x = os.path.join(work, stem + ".npy")
-        write_npy(x, *rows_of(shape, values, rows))
+        npy_rows.write(x, *rows_of(shape, values, rows))
         outputs = {}
         for label, flags in [("one", ["--batch", "1", "--threads", "1"]),
                              ("jit", ["--batch", str(rows), "--threads", "1"]),
