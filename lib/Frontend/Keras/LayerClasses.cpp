@@ -27,13 +27,12 @@ struct ApplicationLayer {
 ArrayRef<ApplicationLayer> applicationLayers() {
   static const StringRef layerScaleKeys[] = {"init_values", "projection_dim"};
   static const StringRef customScaleKeys[] = {"scale"};
-  static const StringRef encoderKeys[] = {
-      "intermediate_dim",   "num_heads",          "dropout",          "activation",
-      "layer_norm_epsilon", "kernel_initializer", "bias_initializer", "normalize_first"};
+  // The decoder's keys are the encoder's and the two shapes it was built for.
   static const StringRef decoderKeys[] = {
       "intermediate_dim",   "num_heads",          "dropout",          "activation",
       "layer_norm_epsilon", "kernel_initializer", "bias_initializer", "normalize_first",
       "decoder_sequence_shape", "encoder_sequence_shape"};
+  static const ArrayRef<StringRef> encoderKeys = ArrayRef(decoderKeys).drop_back(2);
   static const StringRef tokenAndPositionKeys[] = {
       "vocabulary_size", "sequence_length", "embedding_dim", "embeddings_initializer",
       "tie_weights",     "mask_zero"};

@@ -199,8 +199,8 @@ private:
         {"_value_dense", "_value_dense"},
         {"output_dense", "output_dense"},
         {"_output_dense", "_output_dense"},
-        // keras_hub's TransformerEncoder/Decoder and TokenAndPositionEmbedding
-        // (KerasHubLayers.cpp), in the order they are built.
+        // keras_hub's TransformerEncoder/Decoder and TokenAndPositionEmbedding,
+        // in the order KerasHubLayers.cpp reads their weights.
         {"_self_attention_layer", "_self_attention_layer"},
         {"_self_attention_layer_norm", "_self_attention_layer_norm"},
         {"_cross_attention_layer", "_cross_attention_layer"},
