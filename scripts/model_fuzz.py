@@ -872,9 +872,10 @@ def compare(args, got, want, exact, overflowed_inside=False, moved=None):
             not finite.any()):
         return "overflow"
     # Within the tests' tolerance of the float64 output, widened by what
-    # float32 rounding alone moves it (Keras' own float32 run, its largest
-    # move over the output: at one element it may be small by chance): a
-    # model that amplifies rounding is not held to 1e-5.
+    # float32 rounding alone moves it (Keras' own float32 run against the
+    # float64 one, and against itself on inputs moved by half an ulp; the
+    # largest move over the output: at one element it may be small by
+    # chance): a model that amplifies rounding is not held to 1e-5.
     got, keras32, keras64 = got[finite], want[finite], exact[finite]
     rounding = np.max(np.abs(keras32.astype("float64") - keras64))
     if moved is not None and moved.shape == want.shape and np.all(np.isfinite(moved[finite])):
