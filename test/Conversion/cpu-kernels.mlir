@@ -3,7 +3,8 @@
 // packed into 32-column panels at compile time, and the op that set C just
 // before (a bias broadcast, a copy, a fill) becomes where the accumulators
 // start instead of a pass of its own.
-// RUN: seq-opt %s --seq-cpu-kernels | FileCheck %s
+// RUN: seq-opt %s --seq-cpu-kernels --seq-alternate-sweep-bytes=0 | FileCheck %s
+// RUN: seq-opt %s --seq-cpu-kernels | FileCheck %s --check-prefix=SMALL
 // RUN: seq-opt %s --seq-cpu-kernels=vector-bits=256 | FileCheck %s --check-prefix=AVX2
 // RUN: not seq-opt %s --seq-cpu-kernels=vector-bits=100 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: seq-cpu-kernels: vector-bits must be 128, 256 or 512, not 100
@@ -209,5 +210,58 @@ memref.global "private" constant @w2 : memref<2x32xf32> = dense<1.0>
 func.func @leftover_rows(%a: memref<?x2xf32>, %c: memref<?x32xf32>) {
   %w = memref.get_global @w2 : memref<2x32xf32>
   linalg.matmul ins(%a, %w : memref<?x2xf32>, memref<2x32xf32>) outs(%c : memref<?x32xf32>)
+  return
+}
+
+// A row taken alone (a batch-1 GEMV) sweeps B's groups of 4 panels (128
+// columns) forward or backward: backward when its sweep is odd, counting
+// the rows before it in this GEMM and, for a matmul marked
+// recurrent_product, the iterations of the loop around it before this one
+// ((t - lower) / step). Group p (its first panel, 0 or 4 of 8) is then 4 -
+// p. So consecutive sweeps start where the last one
+// ended, in the cache. Each group computes its columns whole, so both
+// orders give the same values.
+// CHECK-LABEL: func.func @alternating_sweeps(
+// CHECK-SAME: %[[H:.*]]: memref<?x2xf32>, %[[C:.*]]: memref<?x256xf32>, %[[STEPS:.*]]: index)
+// CHECK: scf.for %[[T:.*]] = %[[LO:.*]] to %[[STEPS]] step %[[STEP:[^ ]*]] {
+// CHECK:   %[[SINCE:.*]] = arith.subi %[[T]], %[[LO]]
+// CHECK:   %[[DONE:.*]] = arith.divui %[[SINCE]], %[[STEP]]
+// CHECK:   %[[PARITY:.*]] = arith.andi %[[DONE]], %[[ONE:.*]] : index
+// CHECK:   } else {
+// CHECK:     scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
+// CHECK:       %[[SWEEP:.*]] = arith.addi %[[PARITY]], %[[I]]
+// CHECK:       %[[ODD:.*]] = arith.andi %[[SWEEP]], %{{.*}}
+// CHECK:       %[[BACKWARD:.*]] = arith.cmpi ne, %[[ODD]], %{{.*}}
+// CHECK:       scf.for %[[P:.*]] = %{{.*}} to %c8{{.*}} step %c4{{.*}} {
+// CHECK:         %[[MIRROR:.*]] = arith.subi %c4{{.*}}, %[[P]]
+// CHECK:         %[[GROUP:.*]] = arith.select %[[BACKWARD]], %[[MIRROR]], %[[P]]
+// CHECK:         arith.muli %[[GROUP]], %c64
+// Unmarked, a GEMM's rows alternate among themselves only. By default only
+// a weight of 512 KiB or more is swept both ways (a smaller one fits in
+// half of the L2 cache whichever way it goes); the tests set the bound to 0.
+// SMALL-LABEL: func.func @alternating_sweeps(
+// SMALL-NOT: arith.select
+// SMALL-LABEL: func.func @rows_alternate(
+// SMALL-NOT: arith.select
+// CHECK-LABEL: func.func @rows_alternate(
+// CHECK-NOT: arith.divui %{{.*}}, %c1
+// CHECK: } else {
+// CHECK:   scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
+// CHECK:     %[[ODD:.*]] = arith.andi %[[I]], %{{.*}}
+// CHECK:     %[[BACKWARD:.*]] = arith.cmpi ne, %[[ODD]], %{{.*}}
+// CHECK:     arith.select %[[BACKWARD]]
+memref.global "private" constant @w256 : memref<2x256xf32> = dense<1.0>
+func.func @alternating_sweeps(%h: memref<?x2xf32>, %c: memref<?x256xf32>, %steps: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %w = memref.get_global @w256 : memref<2x256xf32>
+  scf.for %t = %c0 to %steps step %c1 {
+    linalg.matmul {recurrent_product} ins(%h, %w : memref<?x2xf32>, memref<2x256xf32>) outs(%c : memref<?x256xf32>)
+  }
+  return
+}
+func.func @rows_alternate(%a: memref<?x2xf32>, %c: memref<?x256xf32>) {
+  %w = memref.get_global @w256 : memref<2x256xf32>
+  linalg.matmul ins(%a, %w : memref<?x2xf32>, memref<2x256xf32>) outs(%c : memref<?x256xf32>)
   return
 }

@@ -8,7 +8,9 @@
 // sigmoid(i) tanh(g) and sigmoid(o) tanh(c) one each) where five
 // activations would take five. go_backwards reads step T-1-t and stores it
 // at t. h starts at zero, so the first step's gates are its projection
-// alone: the matmul is in the branch of the steps after it.
+// alone: the matmul is in the branch of the steps after it, marked
+// recurrent_product (seq-cpu-kernels alternates its sweeps over the kernel
+// from one step to the next).
 // CHECK-LABEL: func.func @lstm_backward_sequences(
 // CHECK-SAME:      %[[XP:.*]]: tensor<?x?x32xf32>, %[[WR:.*]]: tensor<8x32xf32>)
 // CHECK:         %[[T:.*]] = tensor.dim %[[XP]], %c1
@@ -26,7 +28,7 @@
 // CHECK-NEXT:        scf.yield %[[ONLY]]
 // CHECK-NEXT:      } else {
 // CHECK-NEXT:        %[[PRE:.*]] = linalg.copy ins(%[[X]] : tensor<?x32xf32>) outs(%[[G]] : tensor<?x32xf32>)
-// CHECK-NEXT:        %[[SUM:.*]] = linalg.matmul ins(%[[H]], %[[WR]] : tensor<?x8xf32>, tensor<8x32xf32>) outs(%[[PRE]] : tensor<?x32xf32>)
+// CHECK-NEXT:        %[[SUM:.*]] = linalg.matmul {recurrent_product} ins(%[[H]], %[[WR]] : tensor<?x8xf32>, tensor<8x32xf32>) outs(%[[PRE]] : tensor<?x32xf32>)
 // CHECK-NEXT:        scf.yield %[[SUM]]
 // CHECK-NEXT:      }
 // CHECK-NOT:       linalg.matmul
@@ -47,7 +49,7 @@ func.func @lstm_backward_sequences(%xp: tensor<?x?x32xf32>, %wr: tensor<8x32xf32
 // CHECK-SAME:      %[[XP:.*]]: tensor<?x5x12xf32>, %[[WR:.*]]: tensor<4x12xf32>, %[[RB:.*]]: tensor<12xf32>)
 // CHECK:         scf.for {{.*}} = %c0 to %c5 step %c1 iter_args(%[[H:.*]] = %{{.*}}, %[[G:.*]] = %{{.*}})
 // CHECK:           %[[BIAS:.*]] = linalg.generic {{.*}} ins(%[[RB]] : tensor<12xf32>) outs(%[[G]] : tensor<?x12xf32>)
-// CHECK:           linalg.matmul ins(%[[H]], %[[WR]] : tensor<?x4xf32>, tensor<4x12xf32>) outs(%[[BIAS]] : tensor<?x12xf32>)
+// CHECK:           linalg.matmul {recurrent_product} ins(%[[H]], %[[WR]] : tensor<?x4xf32>, tensor<4x12xf32>) outs(%[[BIAS]] : tensor<?x12xf32>)
 // CHECK-NOT:       linalg.matmul
 // CHECK:           linalg.generic {{.*}} outs(%[[H]] : tensor<?x4xf32>)
 // CHECK:           scf.yield
@@ -62,11 +64,11 @@ func.func @gru_reset_after(%xp: tensor<?x5x12xf32>, %wr: tensor<4x12xf32>, %rb: 
 // CHECK-SAME:      %[[XP:.*]]: tensor<?x5x12xf32>, %[[WR:.*]]: tensor<4x12xf32>)
 // CHECK:         scf.for {{.*}} iter_args(%[[H:.*]] = %{{.*}}, %[[ZR:.*]] = %{{.*}}, %[[RH:.*]] = %{{.*}}, %[[CAND:.*]] = %{{.*}})
 // CHECK:           %[[UZR:.*]] = tensor.extract_slice %[[WR]][0, 0] [4, 8] [1, 1]
-// CHECK:           linalg.matmul ins(%[[H]], %[[UZR]] : tensor<?x4xf32>, tensor<4x8xf32>)
+// CHECK:           linalg.matmul {recurrent_product} ins(%[[H]], %[[UZR]] : tensor<?x4xf32>, tensor<4x8xf32>)
 // CHECK:           %[[R:.*]] = linalg.generic {{.*}} outs(%[[RH]] : tensor<?x4xf32>)
 // CHECK:             arith.minimumf
 // CHECK:           %[[UH:.*]] = tensor.extract_slice %[[WR]][0, 8] [4, 4] [1, 1]
-// CHECK:           linalg.matmul ins(%[[R]], %[[UH]] : tensor<?x4xf32>, tensor<4x4xf32>)
+// CHECK:           linalg.matmul {recurrent_product} ins(%[[R]], %[[UH]] : tensor<?x4xf32>, tensor<4x4xf32>)
 // CHECK-NOT:       linalg.matmul
 // CHECK:           linalg.generic {{.*}} outs(%[[H]] : tensor<?x4xf32>)
 func.func @gru_reset_before(%xp: tensor<?x5x12xf32>, %wr: tensor<4x12xf32>) -> tensor<?x4xf32> {
@@ -80,7 +82,7 @@ func.func @gru_reset_before(%xp: tensor<?x5x12xf32>, %wr: tensor<4x12xf32>) -> t
 // CHECK:             linalg.copy {{.*}} outs(%[[P]] : tensor<?x4xf32>)
 // CHECK:           } else {
 // CHECK:             %[[START:.*]] = linalg.copy {{.*}} outs(%[[P]] : tensor<?x4xf32>)
-// CHECK:             linalg.matmul ins(%[[H]], %{{.*}}) outs(%[[START]] : tensor<?x4xf32>)
+// CHECK:             linalg.matmul {recurrent_product} ins(%[[H]], %{{.*}}) outs(%[[START]] : tensor<?x4xf32>)
 // CHECK:           }
 // CHECK:           linalg.generic {{.*}} ins(%[[PRE]] : tensor<?x4xf32>) outs(%[[H]] : tensor<?x4xf32>)
 // CHECK:             arith.maximumf
@@ -118,7 +120,7 @@ func.func @simple_rnn(%xp: tensor<?x5x4xf32>, %wr: tensor<4x4xf32>) -> tensor<?x
 // CHECK:             %[[XT:.*]] = tensor.extract_slice %[[X]][0, %[[T]], 0] [%[[N]], 1, 3] [1, 1, 1] : tensor<?x6x3xf32> to tensor<?x3xf32>
 // CHECK:             %[[ROWS:.*]] = linalg.matmul ins(%[[XT]], %[[K]] : tensor<?x3xf32>, tensor<3x16xf32>) outs(%[[START]] : tensor<?x16xf32>)
 // CHECK:             linalg.copy ins(%[[ROWS]] : tensor<?x16xf32>)
-// CHECK:             linalg.matmul ins(%{{.*}}, %[[WR]] : tensor<?x4xf32>, tensor<4x16xf32>)
+// CHECK:             linalg.matmul {recurrent_product} ins(%{{.*}}, %[[WR]] : tensor<?x4xf32>, tensor<4x16xf32>)
 // CHECK:             scf.yield {{.*}}, %[[ROWS]] : {{.*}}
 // CHECK:         } else {
 // CHECK:           %[[ROWS:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : tensor<?x6x3xf32> into tensor<?x3xf32>
@@ -127,7 +129,7 @@ func.func @simple_rnn(%xp: tensor<?x5x4xf32>, %wr: tensor<4x4xf32>) -> tensor<?x
 // CHECK:           %[[XP:.*]] = tensor.expand_shape %[[PROJ]] {{\[\[}}0, 1], [2]] output_shape [%{{.*}}, 6, 16]
 // CHECK:           scf.for {{.*}} = %c0 to %c6 step %c1
 // CHECK:             tensor.extract_slice %[[XP]]
-// CHECK:             linalg.matmul ins(%{{.*}}, %[[WR]] : tensor<?x4xf32>, tensor<4x16xf32>)
+// CHECK:             linalg.matmul {recurrent_product} ins(%{{.*}}, %[[WR]] : tensor<?x4xf32>, tensor<4x16xf32>)
 // CHECK-NOT:         linalg.matmul
 // CHECK:             scf.yield
 // CHECK:         return %[[OUT]]
@@ -144,11 +146,11 @@ func.func @lstm_layer(%x: tensor<?x6x3xf32>, %k: tensor<3x16xf32>, %wr: tensor<4
 // CHECK-NOT:     tensor.collapse_shape
 // CHECK:         scf.for
 // CHECK:           linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x3xf32>, tensor<3x12xf32>)
-// CHECK:           linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x4xf32>, tensor<4x12xf32>)
+// CHECK:           linalg.matmul {recurrent_product} ins(%{{.*}}, %{{.*}} : tensor<64x4xf32>, tensor<4x12xf32>)
 // CHECK:         tensor.collapse_shape {{.*}} : tensor<4x6x3xf32> into tensor<24x3xf32>
 // CHECK:         linalg.matmul {streamed_output}
 // CHECK:         scf.for
-// CHECK:           linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x4xf32>, tensor<4x12xf32>)
+// CHECK:           linalg.matmul {recurrent_product} ins(%{{.*}}, %{{.*}} : tensor<4x4xf32>, tensor<4x12xf32>)
 // CHECK-NOT:       linalg.matmul
 func.func @gru_layer_static(%x: tensor<64x6x3xf32>, %y: tensor<4x6x3xf32>, %k: tensor<3x12xf32>, %wr: tensor<4x12xf32>, %b: tensor<2x12xf32>) -> (tensor<64x4xf32>, tensor<4x4xf32>) {
   %0 = seq.gru %x, %k, %wr, %b activation(tanh, sigmoid) {reset_after} : (tensor<64x6x3xf32>, tensor<3x12xf32>, tensor<4x12xf32>, tensor<2x12xf32>) -> tensor<64x4xf32>
@@ -165,12 +167,12 @@ func.func @gru_layer_static(%x: tensor<64x6x3xf32>, %y: tensor<4x6x3xf32>, %k: t
 // CHECK:         scf.for
 // CHECK:           %[[XT:.*]] = tensor.extract_slice %[[X]]
 // CHECK:           linalg.matmul ins(%[[XT]], %[[K]] : tensor<32x3xf32>, tensor<3x4xf32>)
-// CHECK:           linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<32x4xf32>, tensor<4x4xf32>)
+// CHECK:           linalg.matmul {recurrent_product} ins(%{{.*}}, %{{.*}} : tensor<32x4xf32>, tensor<4x4xf32>)
 // CHECK:         scf.yield
 // CHECK:         tensor.collapse_shape %[[X]]
 // CHECK:         linalg.matmul {streamed_output}
 // CHECK:         scf.for
-// CHECK:           linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<32x4xf32>, tensor<4x4xf32>)
+// CHECK:           linalg.matmul {recurrent_product} ins(%{{.*}}, %{{.*}} : tensor<32x4xf32>, tensor<4x4xf32>)
 // CHECK-NOT:       linalg.matmul
 func.func @projected_by_linear(%x: tensor<32x6x3xf32>, %k: tensor<3x4xf32>, %wr: tensor<4x4xf32>) -> (tensor<32x4xf32>, tensor<32x4xf32>, tensor<32x6x4xf32>) {
   %p = seq.linear %x, %k activation(linear) : (tensor<32x6x3xf32>, tensor<3x4xf32>) -> tensor<32x6x4xf32>
@@ -230,14 +232,14 @@ func.func @lstm_elu_leaky_cell(%xp: tensor<?x5x16xf32>, %wr: tensor<4x16xf32>) -
 // CHECK:           } else {
 // CHECK:             %[[ALL:.*]] = arith.cmpi eq, %[[LIST]]#0,
 // CHECK:             scf.if %[[ALL]]
-// CHECK:               linalg.matmul ins(%[[H]], %[[WR]]
+// CHECK:               linalg.matmul {recurrent_product} ins(%[[H]], %[[WR]]
 // CHECK:               linalg.generic {{.*}} outs(%[[H]], %[[C]] : tensor<?x8xf32>, tensor<?x8xf32>)
 // CHECK:             } else {
 // CHECK:               %[[HK:.*]] = tensor.extract_slice %[[HR]][0, 0] [%[[LIST]]#0, 8]
 // CHECK:               %[[HG:.*]] = linalg.generic {{.*}} outs(%[[HK]] : tensor<?x8xf32>)
 // CHECK:                 tensor.extract %[[LIST]]#1
 // CHECK:                 tensor.extract %[[H]]
-// CHECK:               linalg.matmul ins(%[[HG]], %[[WR]]
+// CHECK:               linalg.matmul {recurrent_product} ins(%[[HG]], %[[WR]]
 // CHECK:               %[[CELL:.*]]:2 = linalg.generic
 // CHECK:               scf.for %[[J:.*]] = %c0 to %[[LIST]]#0 {{.*}} iter_args(%[[HS:.*]] = %[[H]], %[[CS:.*]] = %[[C]])
 // CHECK:                 %[[TO:.*]] = tensor.extract %[[LIST]]#1[%[[J]]]

@@ -14,6 +14,13 @@ namespace seq {
 /// (seq-cpu-kernels' streamed stores).
 inline constexpr llvm::StringLiteral kStreamedOutputAttr = "streamed_output";
 
+/// Set by --seq-to-linalg on the linalg.matmul of a recurrence's state and
+/// recurrent kernel, run once per iteration of the step loop around it:
+/// seq-cpu-kernels alternates the direction in which a row taken alone
+/// sweeps the kernel's panels with that loop's iterations (GemmKernel.cpp,
+/// stepParity).
+inline constexpr llvm::StringLiteral kRecurrentProductAttr = "recurrent_product";
+
 #define GEN_PASS_DECL
 #include "seq/Conversion/Passes.h.inc"
 

@@ -164,22 +164,27 @@ Value weightColumns(LinalgBuilder &lb, Value w, int64_t col, int64_t width) {
 }
 
 /// `acc` set by `start` (to the step's input projection, a bias, zeros),
-/// plus lhs @ rhs. Where `lhsIsZero` holds (the first step of a state that
+/// plus lhs @ rhs, marked kRecurrentProductAttr. Where `lhsIsZero` holds (the first step of a state that
 /// starts at zero) the product is zero and is left out: a tenth of the
 /// recurrent GEMMs of a 10-step sequence. `start` runs in each branch, so
 /// that the GEMM kernel still folds it into its accumulators.
 Value startPlusProduct(LinalgBuilder &lb, Value lhsIsZero, Value acc,
                        function_ref<Value(LinalgBuilder &, Value)> start,
                        Value lhs, Value rhs) {
+  auto product = [&]() {
+    Value result = matmulInto(lb, lhs, rhs, start(lb, acc));
+    result.getDefiningOp()->setAttr(kRecurrentProductAttr, lb.b.getUnitAttr());
+    return result;
+  };
   if (!lhsIsZero)
-    return matmulInto(lb, lhs, rhs, start(lb, acc));
+    return product();
   auto choice = scf::IfOp::create(lb.b, lb.loc, TypeRange{acc.getType()},
                                   lhsIsZero, /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(lb.b);
   lb.b.setInsertionPointToStart(&choice.getThenRegion().front());
   scf::YieldOp::create(lb.b, lb.loc, start(lb, acc));
   lb.b.setInsertionPointToStart(&choice.getElseRegion().front());
-  scf::YieldOp::create(lb.b, lb.loc, matmulInto(lb, lhs, rhs, start(lb, acc)));
+  scf::YieldOp::create(lb.b, lb.loc, product());
   return choice.getResult(0);
 }
 

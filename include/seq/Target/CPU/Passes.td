@@ -74,7 +74,11 @@ def SeqCpuKernels : Pass<"seq-cpu-kernels", "mlir::ModuleOp"> {
     order: 128-row chunks of A, slices of K (at most 256 deep, about
     equal), panels, register blocks; rows left over run as one more block
     (its rows past the last one repeating it) when they are half a block or
-    more, else one at a time across 8 vectors. When C was set
+    more, else one at a time across 8 vectors; from one such row to the
+    next, and for a matmul marked `recurrent_product` from one iteration of
+    the loop around it to the next, the sweep over a packed B of 512 KiB or
+    more (hidden `--seq-alternate-sweep-bytes`) alternates direction over its
+    groups of 128 columns. When C was set
     just before the matmul by a bias broadcast (`linalg.generic` of a row
     vector), a copy or a fill, that op is erased and the accumulators start
     from its source instead; when an elementwise `linalg.generic` rewrites C

@@ -4,14 +4,15 @@ thread's chunk of it), and one row at a time, where the projection is
 computed before the loop, and checks that the outputs are bitwise equal:
 jit and aot on one thread, jit on two threads (ROWS / 2 rows each).
 
-  check_stepwise.py FIXTURES_DIR WORK_DIR SEQ_COMPILE ROWS NAME...
+  check_stepwise.py FIXTURES_DIR WORK_DIR SEQ_COMPILE ROWS NAME... [-- FLAG...]
 
 The fixtures' sequences are short, so every run sets the bound on a row of
 the projection (--seq-stepwise-projection-row-floats) to 0. NAME is a
 fixture of one float32 input; its input's rows are repeated up to
 ROWS, each nonzero value of row r shifted by r / 1000 where the input holds
-floats that are not ids (zeros stay, which a Masking layer masks). Prints
-one line per fixture and exits 1 if any differs."""
+floats that are not ids (zeros stay, which a Masking layer masks). FLAGs
+after -- go to every seq-compile run. Prints one line per fixture and
+exits 1 if any differs."""
 import array
 import os
 import subprocess
@@ -39,11 +40,14 @@ def run(args):
 
 
 def main():
-    fixtures, work, seq_compile, rows = sys.argv[1:5]
+    args = sys.argv[1:]
+    extra = args[args.index("--") + 1:] if "--" in args else []
+    args = args[:args.index("--")] if "--" in args else args
+    fixtures, work, seq_compile, rows = args[:4]
     rows = int(rows)
     os.makedirs(work, exist_ok=True)
     failed = 0
-    for name in sys.argv[5:]:
+    for name in args[4:]:
         model = os.path.join(fixtures, name)
         stem = os.path.splitext(name)[0]
         shape, values = npy_rows.read(os.path.join(fixtures, stem + ".input.npy"))
@@ -56,7 +60,7 @@ def main():
                              ("jit2", ["--batch", str(rows), "--threads", "2"])]:
             out = os.path.join(work, "%s.%s.npy" % (stem, label))
             run([seq_compile, model, "--run", "--input", x, "-o", out,
-                 "--seq-stepwise-projection-row-floats=0"] + flags)
+                 "--seq-stepwise-projection-row-floats=0"] + extra + flags)
             with open(out, "rb") as f:
                 outputs[label] = f.read()
         same = len(set(outputs.values())) == 1
