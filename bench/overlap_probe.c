@@ -10,7 +10,9 @@
  *      of 8 rows inside the k loop of each group of the GEMV (the GEMV
  *      waits on its L2 reads with half of the FMA issue idle; the
  *      projection reads Kx from L1, 8 rows to a vector).
- * The cell is a stand-in (h = gates / 1000): it is the same in both.
+ * The cell is a stand-in (h = gates / 1000): it is the same in both. The
+ * check value sums the projection and h after the last step
+ * (test/Target/CPU/overlap-probe.test: equal in both).
  *   cc -O3 -march=native -DU=128 -DF=128 bench/overlap_probe.c -o probe
  *   ./probe 0; ./probe 1        (prints microseconds, best of 200) */
 #include <immintrin.h>
@@ -160,7 +162,12 @@ int main(int argc, char **argv) {
     if (elapsed < best)
       best = elapsed;
   }
-  printf("LSTM(%d) on %d features, batch 1, %s: %.1f us (check %g)\n", U, F,
-         overlapped ? "overlapped" : "projection first", best * 1e6, h[0] + h[U - 1]);
+  double check = 0;
+  for (int i = 0; i < T * G; ++i)
+    check += P[i];
+  for (int i = 0; i < U; ++i)
+    check += h[i];
+  printf("LSTM(%d) on %d features, batch 1, %s: %.1f us (check %.17g)\n", U, F,
+         overlapped ? "overlapped" : "projection first", best * 1e6, check);
   return 0;
 }

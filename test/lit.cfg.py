@@ -39,6 +39,12 @@ if "address" in getattr(config, "seq_sanitize", ""):
 import platform
 if platform.machine() == "x86_64":
     config.available_features.add("x86_64")
+# bench/'s C probes use AVX-512 intrinsics.
+try:
+    if " avx512f " in open("/proc/cpuinfo").read().replace("\n", " "):
+        config.available_features.add("avx512")
+except OSError:
+    pass
 
 import shutil
 # AArch64 libraries (--target-triple aarch64-linux-gnu): tested when this
