@@ -164,10 +164,11 @@ Value weightColumns(LinalgBuilder &lb, Value w, int64_t col, int64_t width) {
 }
 
 /// `acc` set by `start` (to the step's input projection, a bias, zeros),
-/// plus lhs @ rhs, marked kRecurrentProductAttr. Where `lhsIsZero` holds (the first step of a state that
-/// starts at zero) the product is zero and is left out: a tenth of the
-/// recurrent GEMMs of a 10-step sequence. `start` runs in each branch, so
-/// that the GEMM kernel still folds it into its accumulators.
+/// plus lhs @ rhs, marked kRecurrentProductAttr. Where `lhsIsZero` holds
+/// (the first step of a state that starts at zero) the product is zero and
+/// is left out: a tenth of the recurrent GEMMs of a 10-step sequence.
+/// `start` runs in each branch, so that the GEMM kernel still folds it into
+/// its accumulators.
 Value startPlusProduct(LinalgBuilder &lb, Value lhsIsZero, Value acc,
                        function_ref<Value(LinalgBuilder &, Value)> start,
                        Value lhs, Value rhs) {
