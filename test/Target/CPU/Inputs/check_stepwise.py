@@ -1,8 +1,9 @@
-"""Runs recurrent fixtures on ROWS rows at once, where each step computes
-its own rows of the input projection (32 rows or more in a call, or in a
-thread's chunk of it), and one row at a time, where the projection is
-computed before the loop, and checks that the outputs are bitwise equal:
-jit and aot on one thread, jit on two threads (ROWS / 2 rows each).
+"""Runs recurrent fixtures on ROWS rows at once and one row at a time, and
+checks that the outputs are bitwise equal: jit and aot on one thread, jit on
+two threads (ROWS / 2 rows each). From 32 rows in a call (or in a thread's
+chunk of it) each step computes its own rows of the input projection; one
+row at a time, the projection is computed before the loop and each step's
+recurrent product is a row swept alone.
 
   check_stepwise.py FIXTURES_DIR WORK_DIR SEQ_COMPILE ROWS NAME... [-- FLAG...]
 
