@@ -132,8 +132,9 @@ struct Gemm {
   /// Whether the final stores of C go past the caches (the loops emitted
   /// under streamedCondition).
   bool streamed = false;
-  /// 0 or 1, the parity of the sweeps over B before this GEMM (the
-  /// iteration of the step loop around a recurrent product); null for 0.
+  /// Where a packed B of alternateFromBytes or more is swept in
+  /// alternating directions: 0 or 1, the parity of the sweeps over it
+  /// before this GEMM (stepParity); null where B is swept forward only.
   Value sweepParity = nullptr;
 
   Gemm at(OpBuilder &nb, Location l) const {
@@ -529,12 +530,12 @@ SmallVector<Slice> depthSlices(int64_t taps, int64_t channels) {
 /// KiB kernel 0.6% at batch 1).
 ///
 /// stepParity: for a recurrent product in a loop, that loop's iterations
-/// so far modulo 2 (the parity of its first sweep); else null.
+/// so far modulo 2 (the parity of its first sweep); else 0.
 Value stepParity(Operation *op, OpBuilder &b) {
+  Location loc = op->getLoc();
   auto loop = op->getParentOfType<scf::ForOp>();
   if (!op->hasAttr(seq::kRecurrentProductAttr) || !loop)
-    return nullptr;
-  Location loc = op->getLoc();
+    return arith::ConstantIndexOp::create(b, loc, 0);
   Value done = arith::DivUIOp::create(
       b, loc,
       arith::SubIOp::create(b, loc, loop.getInductionVar(), loop.getLowerBound()),
@@ -630,15 +631,17 @@ void emitPacked(Gemm &g, const BlockShape &shape, PanelLayout layout) {
       return columns;
     };
     if (groups > 0) {
-      // Backward at odd sweeps (stepParity), for a large B.
-      Value backward;
-      if (layout.size() * 4 >= alternateFromBytes) {
-        Value sweep = g.sweepParity ? g.add(g.sweepParity, i) : i;
+      // Backward at odd sweeps (stepParity).
+      Value backward, lastGroup;
+      if (g.sweepParity) {
         backward = arith::CmpIOp::create(
             g.b, g.loc, arith::CmpIPredicate::ne,
-            arith::AndIOp::create(g.b, g.loc, sweep, g.index(1)), g.index(0));
+            arith::AndIOp::create(
+                g.b, g.loc, g.b.createOrFold<arith::AddIOp>(g.loc, g.sweepParity, i),
+                g.index(1)),
+            g.index(0));
+        lastGroup = g.index((groups - 1) * groupPanels);
       }
-      Value lastGroup = g.index((groups - 1) * groupPanels);
       g.loop(g.index(0), g.index(groups * groupPanels), g.index(groupPanels),
              [&](Gemm &g, Value p) {
                Value first = backward ? arith::SelectOp::create(g.b, g.loc, backward,
@@ -866,9 +869,10 @@ bool emit(Operation *op, Value A, Value B, Value C, const Geometry &geometry,
                                                packed.getSymName());
     Gemm g{b, loc, A, panels, C, /*packed=*/true, vec, target.lanes, init, epilogue,
            geometry};
-    g.sweepParity = stepParity(op, b);
     auto type = cast<MemRefType>(B.getType());
     PanelLayout layout{type.getNumElements() / n, n};
+    if (layout.size() * 4 >= alternateFromBytes)
+      g.sweepParity = stepParity(op, b);
     if (op->hasAttr(seq::kStreamedOutputAttr) && !geometry.convolution() &&
         n % target.lanes == 0) {
       // The loops twice, so that LLVM cannot merge the stores of the two

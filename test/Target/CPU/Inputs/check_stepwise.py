@@ -41,9 +41,8 @@ def run(args):
 
 
 def main():
-    args = sys.argv[1:]
-    extra = args[args.index("--") + 1:] if "--" in args else []
-    args = args[:args.index("--")] if "--" in args else args
+    cut = sys.argv.index("--") if "--" in sys.argv else len(sys.argv)
+    args, extra = sys.argv[1:cut], sys.argv[cut + 1:]
     fixtures, work, seq_compile, rows = args[:4]
     rows = int(rows)
     os.makedirs(work, exist_ok=True)
