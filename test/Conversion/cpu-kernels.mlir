@@ -5,6 +5,8 @@
 // start instead of a pass of its own.
 // RUN: seq-opt %s --seq-cpu-kernels --seq-alternate-sweep-bytes=0 | FileCheck %s
 // RUN: seq-opt %s --seq-cpu-kernels | FileCheck %s --check-prefix=SMALL
+// RUN: seq-opt %s --seq-cpu-kernels --seq-prefetch-panels-bytes=0 --canonicalize --cse \
+// RUN:   | FileCheck %s --check-prefix=PREFETCH
 // RUN: seq-opt %s --seq-cpu-kernels=vector-bits=256 | FileCheck %s --check-prefix=AVX2
 // RUN: not seq-opt %s --seq-cpu-kernels=vector-bits=100 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: seq-cpu-kernels: vector-bits must be 128, 256 or 512, not 100
@@ -243,6 +245,7 @@ func.func @leftover_rows(%a: memref<?x2xf32>, %c: memref<?x32xf32>) {
 // SMALL-NOT: arith.select
 // SMALL-LABEL: func.func @rows_alternate(
 // SMALL-NOT: arith.select
+// SMALL-NOT: memref.prefetch
 // CHECK-LABEL: func.func @rows_alternate(
 // CHECK-NOT: arith.divui %{{.*}}, %c1
 // CHECK: } else {
@@ -250,6 +253,35 @@ func.func @leftover_rows(%a: memref<?x2xf32>, %c: memref<?x32xf32>) {
 // CHECK:     %[[ODD:.*]] = arith.andi %[[I]], %{{.*}}
 // CHECK:     %[[BACKWARD:.*]] = arith.cmpi ne, %[[ODD]], %{{.*}}
 // CHECK:     arith.select %[[BACKWARD]]
+// A packed weight of 512 KiB or more (here of any size: the bound is 0)
+// comes from the L3 cache at each pass: the register blocks of a chunk of
+// rows prefetch the next panel's slice into the L2 cache (locality 2), each
+// block its share (block * depth * 32 / blocks floats on), 32 / blocks floats
+// further at each step of the reduction; the last panel (at 448) its own.
+// Rows taken alone read B whole and prefetch nothing.
+// PREFETCH-LABEL: func.func @rows_alternate(
+// PREFETCH: %[[PACKED:.*]] = memref.get_global @w256_packed
+// PREFETCH: scf.for %[[I0C:.*]] = %c0 to %{{.*}} step %c128 {
+// PREFETCH:   %[[END:.*]] = arith.minsi
+// PREFETCH:   %[[SPAN:.*]] = arith.subi %[[END]], %[[I0C]]
+// PREFETCH:   %[[BLOCKS:.*]] = arith.divui %[[SPAN]], %c8
+// PREFETCH:   %[[STEP:.*]] = arith.divui %c32, %[[BLOCKS]]
+// PREFETCH:   scf.for %[[P:.*]] = %c0 to %c8 step %c1 {
+// PREFETCH:     %[[BASE:.*]] = arith.muli %[[P]], %c64
+// PREFETCH:     scf.for %[[I0:.*]] = %[[I0C]] to %[[END]] step %c8 {
+// PREFETCH:       %[[AHEAD:.*]] = arith.addi %[[BASE]], %c64
+// PREFETCH:       %[[NEXT:.*]] = arith.minsi %[[AHEAD]], %c448
+// PREFETCH:       %[[SINCE:.*]] = arith.subi %[[I0]], %[[I0C]]
+// PREFETCH:       %[[BLOCK:.*]] = arith.divui %[[SINCE]], %c8
+// PREFETCH:       %[[FLOATS:.*]] = arith.muli %[[BLOCK]], %c64
+// PREFETCH:       %[[SHARE:.*]] = arith.divui %[[FLOATS]], %[[BLOCKS]]
+// PREFETCH:       %[[ORIGIN:.*]] = arith.addi %[[NEXT]], %[[SHARE]]
+// PREFETCH:       scf.for %[[K:.*]] = %c0 to %c2 step %c1 iter_args(
+// PREFETCH:         %[[FROM:.*]] = arith.muli %[[K]], %[[STEP]]
+// PREFETCH:         %[[AT:.*]] = arith.addi %[[ORIGIN]], %[[FROM]]
+// PREFETCH:         memref.prefetch %[[PACKED]][%[[AT]]], read, locality<2>, data
+// PREFETCH-NOT: memref.prefetch
+// PREFETCH: return
 memref.global "private" constant @w256 : memref<2x256xf32> = dense<1.0>
 func.func @alternating_sweeps(%h: memref<?x2xf32>, %c: memref<?x256xf32>, %steps: index) {
   %c0 = arith.constant 0 : index
