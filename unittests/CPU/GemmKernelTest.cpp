@@ -88,11 +88,12 @@ void expectProduct(const std::vector<float> &y, const std::vector<float> &x,
 const Shape kShapes[] = {
     {3, 1, true},     // one column: a masked vector, a 16-wide tail panel
     {5, 40, false},   // a full panel and an 8-column tail; C starts at zero
-    {300, 33, true, true}, // two depth slices (relu after the last); a 1-column tail
-    {257, 64, true},  // two full panels; two depth slices (129 and 128)
+    {1100, 33, true, true}, // two depth slices (relu after the last); a 1-column tail
+    {1025, 64, true},  // two full panels; two depth slices (513 and 512)
     {64, 1000, true, true}, // 31 panels and an 8-column tail (GEMV groups + rest)
-    {600, 17, false, true}, // three depth slices, tail only; relu
+    {2100, 17, false, true}, // three depth slices, tail only; relu
     {16, 128, true},  // exactly four panels (one GEMV group)
+    {1030, 160, true}, // 644 KiB packed: blocks prefetch the next panel (the last its own)
 };
 // Rows left over from the register blocks: none, one at a time (1, 3, 9,
 // 17), as one block whose extra rows repeat the last (5: no full block

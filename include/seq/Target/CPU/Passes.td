@@ -71,8 +71,11 @@ def SeqCpuKernels : Pass<"seq-cpu-kernels", "mlir::ModuleOp"> {
     wide). A B operand that is a constant global is packed at compile time
     into a new global of 32-column panels (K rows of 32 floats, the last
     panel's rows rounded up to 16, zero-padded), read with GotoBLAS' loop
-    order: 128-row chunks of A, slices of K (at most 256 deep, about
-    equal), panels, register blocks; rows left over run as one more block
+    order: 128-row chunks of A, slices of K (a matmul's at most 1024
+    deep, a convolution's 256, about equal), panels, register blocks,
+    which prefetch the next panel's slice into the L2 cache when the packed
+    B is 512 KiB or more (hidden `--seq-prefetch-panels-bytes`), each block
+    its share; rows left over run as one more block
     (its rows past the last one repeating it) when they are half a block or
     more, else one at a time across 8 vectors; from one such row to the
     next, and for a matmul marked `recurrent_product` from one iteration of
