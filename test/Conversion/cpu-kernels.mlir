@@ -7,6 +7,7 @@
 // RUN: seq-opt %s --seq-cpu-kernels | FileCheck %s --check-prefix=SMALL
 // RUN: seq-opt %s --seq-cpu-kernels --seq-prefetch-panels-bytes=0 --canonicalize --cse \
 // RUN:   | FileCheck %s --check-prefix=PREFETCH
+// RUN: seq-opt %s --seq-cpu-kernels --canonicalize --cse | FileCheck %s --check-prefix=FUSED
 // RUN: seq-opt %s --seq-cpu-kernels=vector-bits=256 | FileCheck %s --check-prefix=AVX2
 // RUN: not seq-opt %s --seq-cpu-kernels=vector-bits=100 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: seq-cpu-kernels: vector-bits must be 128, 256 or 512, not 100
@@ -269,10 +270,10 @@ func.func @leftover_rows(%a: memref<?x2xf32>, %c: memref<?x32xf32>) {
 // PREFETCH:   scf.for %[[P:.*]] = %c0 to %c8 step %c1 {
 // PREFETCH:     %[[BASE:.*]] = arith.muli %[[P]], %c64
 // PREFETCH:     scf.for %[[I0:.*]] = %[[I0C]] to %[[END]] step %c8 {
-// PREFETCH:       %[[AHEAD:.*]] = arith.addi %[[BASE]], %c64
-// PREFETCH:       %[[NEXT:.*]] = arith.minsi %[[AHEAD]], %c448
 // PREFETCH:       %[[SINCE:.*]] = arith.subi %[[I0]], %[[I0C]]
 // PREFETCH:       %[[BLOCK:.*]] = arith.divui %[[SINCE]], %c8
+// PREFETCH:       %[[AHEAD:.*]] = arith.addi %[[BASE]], %c64
+// PREFETCH:       %[[NEXT:.*]] = arith.minsi %[[AHEAD]], %c448
 // PREFETCH:       %[[FLOATS:.*]] = arith.muli %[[BLOCK]], %c64
 // PREFETCH:       %[[SHARE:.*]] = arith.divui %[[FLOATS]], %[[BLOCKS]]
 // PREFETCH:       %[[ORIGIN:.*]] = arith.addi %[[NEXT]], %[[SHARE]]
@@ -295,5 +296,60 @@ func.func @alternating_sweeps(%h: memref<?x2xf32>, %c: memref<?x256xf32>, %steps
 func.func @rows_alternate(%a: memref<?x2xf32>, %c: memref<?x256xf32>) {
   %w = memref.get_global @w256 : memref<2x256xf32>
   linalg.matmul ins(%a, %w : memref<?x2xf32>, memref<2x256xf32>) outs(%c : memref<?x256xf32>)
+  return
+}
+
+// A matmul into C right after another one into the same C, both on packed
+// weights (a recurrence's step at a large batch: x_t @ Kx + b, then + h @
+// Kh), is one kernel: each block's accumulators start as the first one's
+// start (the bias), run its k loop (over @wx's panels: the tail panel at
+// 32 * 3), then the second's, and are stored once; rows left over, as one
+// block or one at a time, likewise. The order of the FMAs on each column
+// is the two matmuls' one after the other: the same bits.
+// FUSED-LABEL: func.func @leading_product(
+// FUSED-SAME: %[[X:.*]]: memref<?x3xf32>, %[[H:.*]]: memref<?x2xf32>, %[[BIAS:.*]]: memref<36xf32>, %[[C:.*]]: memref<?x36xf32>)
+// FUSED-NOT: linalg.
+// FUSED: %[[WP:.*]] = memref.get_global @w_packed
+// FUSED: %[[WXP:.*]] = memref.get_global @wx_packed
+// FUSED: scf.for
+// FUSED:   scf.for %[[I0:.*]] =
+// FUSED:     %[[B0:.*]] = vector.load %[[BIAS]][%c0]
+// FUSED:     %[[XS:.*]]:16 = scf.for %[[K:.*]] = %c0 to %c3 step %c1 iter_args(%{{.*}} = %[[B0]],
+// FUSED:       vector.load %[[WXP]]
+// FUSED:       memref.load %[[X]][%[[I0]], %[[K]]]
+// FUSED:     %[[HS:.*]]:16 = scf.for %[[K2:.*]] = %c0 to %c2 step %c1 iter_args(%{{.*}} = %[[XS]]#0,
+// FUSED:       vector.load %[[WP]]
+// FUSED:       memref.load %[[H]][%[[I0]], %[[K2]]]
+// FUSED:     vector.store %[[HS]]#0, %[[C]][%[[I0]], %c0]
+// FUSED:   scf.for %[[I0:.*]] =
+// FUSED:     %[[TAIL:.*]]:8 = scf.for %[[K:.*]] = %c0 to %c3 step %c1
+// FUSED:       %[[AT:.*]] = arith.muli %[[K]], %c16
+// FUSED:       %[[TAILK:.*]] = arith.addi %[[AT]], %c96
+// FUSED:       vector.load %[[WXP]][%[[TAILK]]]
+// FUSED:     scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args(%{{.*}} = %[[TAIL]]#0,
+// FUSED:       vector.load %[[WP]]
+// FUSED: scf.if
+// FUSED:   scf.for %{{.*}} = %c0 to %c3 step %c1
+// FUSED:   scf.for %{{.*}} = %c0 to %c2 step %c1
+// FUSED: } else {
+// FUSED:   scf.for
+// FUSED:     scf.for %{{.*}} = %c0 to %c3 step %c1
+// FUSED:       vector.load %[[WXP]]
+// FUSED:     scf.for %{{.*}} = %c0 to %c2 step %c1
+// FUSED:       vector.load %[[WP]]
+// FUSED-NOT: linalg.
+// FUSED: return
+memref.global "private" constant @wx : memref<3x36xf32> = dense<2.0>
+func.func @leading_product(%x: memref<?x3xf32>, %h: memref<?x2xf32>, %bias: memref<36xf32>, %c: memref<?x36xf32>) {
+  %wx = memref.get_global @wx : memref<3x36xf32>
+  %w = memref.get_global @w : memref<2x36xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%bias : memref<36xf32>) outs(%c : memref<?x36xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  linalg.matmul ins(%x, %wx : memref<?x3xf32>, memref<3x36xf32>) outs(%c : memref<?x36xf32>)
+  linalg.matmul {recurrent_product} ins(%h, %w : memref<?x2xf32>, memref<2x36xf32>) outs(%c : memref<?x36xf32>)
   return
 }

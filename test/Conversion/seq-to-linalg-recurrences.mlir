@@ -93,8 +93,10 @@ func.func @simple_rnn(%xp: tensor<?x5x4xf32>, %wr: tensor<4x4xf32>) -> tensor<?x
 
 // The layer-level op. At a batch of 32 rows or more (a branch on the batch
 // where it is dynamic) each step computes its own rows of the input
-// projection, x_t @ K + b, into a buffer the loop carries, and the recurrent
-// matmul starts from them; with fewer rows the projection is one matmul over
+// projection, x_t @ K + b: an LSTM (and a SimpleRNN) into the gates'
+// buffer, just before the recurrent matmul into the same buffer (which
+// seq-cpu-kernels fuses into one pass; the first step, whose h is zero, has
+// the projection alone); with fewer rows the projection is one matmul over
 // batch*time rows before the loop, marked streamed_output (seq-cpu-kernels
 // may write a large one past the caches), and each step starts from its
 // slice. Only where a row of that projection takes 8192 floats or more
@@ -114,14 +116,23 @@ func.func @simple_rnn(%xp: tensor<?x5x4xf32>, %wr: tensor<4x4xf32>) -> tensor<?x
 // CHECK:         %[[OUT:.*]] = scf.if %[[WIDE]] -> (tensor<?x4xf32>) {
 // CHECK-NOT:       tensor.collapse_shape
 // CHECK:           %[[G0:.*]] = bufferization.alloc_tensor(%[[N]]) : tensor<?x16xf32>
-// CHECK:           %[[P0:.*]] = bufferization.alloc_tensor(%[[N]]) : tensor<?x16xf32>
-// CHECK:           scf.for %[[T:.*]] = %c0 to %c6 step %c1 iter_args({{.*}}, %[[P:.*]] = %[[P0]])
-// CHECK:             %[[START:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<16xf32>) outs(%[[P]] : tensor<?x16xf32>)
-// CHECK:             %[[XT:.*]] = tensor.extract_slice %[[X]][0, %[[T]], 0] [%[[N]], 1, 3] [1, 1, 1] : tensor<?x6x3xf32> to tensor<?x3xf32>
-// CHECK:             %[[ROWS:.*]] = linalg.matmul ins(%[[XT]], %[[K]] : tensor<?x3xf32>, tensor<3x16xf32>) outs(%[[START]] : tensor<?x16xf32>)
-// CHECK:             linalg.copy ins(%[[ROWS]] : tensor<?x16xf32>)
-// CHECK:             linalg.matmul {recurrent_product} ins(%{{.*}}, %[[WR]] : tensor<?x4xf32>, tensor<4x16xf32>)
-// CHECK:             scf.yield {{.*}}, %[[ROWS]] : {{.*}}
+// CHECK-NOT:       bufferization.alloc_tensor
+// CHECK:           scf.for %[[T:.*]] = %c0 to %c6 step %c1 iter_args(%[[H:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %[[G:.*]] = %[[G0]])
+// CHECK:             %[[FIRST:.*]] = arith.cmpi eq, %[[T]], %c0
+// CHECK:             scf.if %[[FIRST]] -> (tensor<?x16xf32>) {
+// CHECK:               %[[START:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<16xf32>) outs(%[[G]] : tensor<?x16xf32>)
+// CHECK:               %[[XT:.*]] = tensor.extract_slice %[[X]][0, %[[T]], 0] [%[[N]], 1, 3] [1, 1, 1] : tensor<?x6x3xf32> to tensor<?x3xf32>
+// CHECK:               %[[ROWS:.*]] = linalg.matmul ins(%[[XT]], %[[K]] : tensor<?x3xf32>, tensor<3x16xf32>) outs(%[[START]] : tensor<?x16xf32>)
+// CHECK-NOT:           linalg.matmul
+// CHECK:               scf.yield %[[ROWS]]
+// CHECK:             } else {
+// CHECK:               %[[START:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<16xf32>) outs(%[[G]] : tensor<?x16xf32>)
+// CHECK:               %[[XT:.*]] = tensor.extract_slice %[[X]][0, %[[T]], 0] [%[[N]], 1, 3] [1, 1, 1] : tensor<?x6x3xf32> to tensor<?x3xf32>
+// CHECK:               %[[ROWS:.*]] = linalg.matmul ins(%[[XT]], %[[K]] : tensor<?x3xf32>, tensor<3x16xf32>) outs(%[[START]] : tensor<?x16xf32>)
+// CHECK-NOT:           linalg.copy
+// CHECK:               %[[GATES:.*]] = linalg.matmul {recurrent_product} ins(%[[H]], %[[WR]] : tensor<?x4xf32>, tensor<4x16xf32>) outs(%[[ROWS]] : tensor<?x16xf32>)
+// CHECK:               scf.yield %[[GATES]]
+// CHECK:             }
 // CHECK:         } else {
 // CHECK:           %[[ROWS:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : tensor<?x6x3xf32> into tensor<?x3xf32>
 // CHECK:           %[[ACC:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<16xf32>)

@@ -26,7 +26,9 @@ def ConvertSeqToLinalg : Pass<"seq-to-linalg", "mlir::ModuleOp"> {
       a batch of 32 rows or more, where a row of that projection takes
       `--seq-stepwise-projection-row-floats` (8192) floats or more or the
       steps are not known, each step computes its own rows instead (a
-      branch between the two loops when the batch is dynamic).
+      branch between the two loops when the batch is dynamic): an LSTM or
+      a SimpleRNN into the gates' buffer, right before the recurrent
+      matmul onto it (the GEMM kernel fuses the two).
     - conv1d, pooling, global pooling, normalisation, embedding, bidirectional
       merge, repeat_vector, flatten, reshape, activation: `linalg.generic`,
       `linalg.fill` and tensor reshapes; `seq.time_distributed` becomes an

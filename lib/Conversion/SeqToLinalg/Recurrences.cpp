@@ -243,9 +243,15 @@ SmallVector<Value, 2> buildLoop(LinalgBuilder &lb, const Recurrence &r,
   }
   size_t stateCount = r.cell == Cell::LSTM ? 2 : 1;
   size_t cellArgs = inits.size();
-  // Where stepwise: the step's rows of the input projection.
+  // Where stepwise: the step's rows of the input projection, in a buffer of
+  // their own; or, for a cell with a single recurrent product over all the
+  // projection's columns (LSTM, SimpleRNN), computed into the product's
+  // accumulator just before it, which the GEMM kernel then fuses into one
+  // pass (LeadingProduct in GemmKernel.cpp).
+  bool projectionIntoProduct =
+      stepwise && (r.cell == Cell::LSTM || r.cell == Cell::SimpleRNN);
   size_t stepRowsArg = inits.size();
-  if (stepwise)
+  if (stepwise && !projectionIntoProduct)
     inits.push_back(lb.fresh({batch, b.getIndexAttr(projectionWidth)}));
   // With a mask, a step runs the cell on the rows it takes only, gathered
   // into dense blocks: their indices, then their h, [c] and projection.
@@ -292,12 +298,23 @@ SmallVector<Value, 2> buildLoop(LinalgBuilder &lb, const Recurrence &r,
         r.initialState ? Value()
                        : arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, t,
                                                sb.index(0));
-    // `from` (the step's projection columns) into `scratch`, plus lhs @ kernel.
+    // The step's rows of the input projection, r.input[:, step] @
+    // r.inputKernel + r.inputBias, computed into `acc`.
+    auto projectInto = [&](LinalgBuilder &x, Value acc) {
+      Value start = r.inputBias ? x.broadcastLastAxisInto(r.inputBias, acc)
+                                : x.fill(acc, 0.0);
+      int64_t features = cast<RankedTensorType>(r.input.getType()).getDimSize(2);
+      return matmulInto(x, x.timeStep(r.input, step, 0, features), r.inputKernel, start);
+    };
+    // `from` (the step's projection columns; null: projectInto) into
+    // `scratch`, plus lhs @ kernel.
     auto projected = [&](Value from, Value scratch, Value lhs, Value kernel) {
       return startPlusProduct(
           sb, hIsZero, scratch,
-          [&](LinalgBuilder &x, Value acc) { return copyInto(x, from, acc); }, lhs,
-          kernel);
+          [&](LinalgBuilder &x, Value acc) {
+            return from ? copyInto(x, from, acc) : projectInto(x, acc);
+          },
+          lhs, kernel);
     };
     // GRU reset_after: h U + b_rec for all three gates in one matmul.
     auto gruRecurrentTerms = [&](Value h, Value scratch) {
@@ -518,21 +535,18 @@ SmallVector<Value, 2> buildLoop(LinalgBuilder &lb, const Recurrence &r,
     };
     // Where stepwise, the step's rows of the projection, into their buffer.
     Value stepRows;
-    if (stepwise) {
-      Value start = r.inputBias ? sb.broadcastLastAxisInto(r.inputBias, iters[stepRowsArg])
-                                : sb.fill(iters[stepRowsArg], 0.0);
-      int64_t features = cast<RankedTensorType>(r.input.getType()).getDimSize(2);
-      stepRows = matmulInto(sb, sb.timeStep(r.input, step, 0, features),
-                            r.inputKernel, start);
-    }
-    auto stepProj = [&](int64_t col, int64_t w) {
+    if (stepwise && !projectionIntoProduct)
+      stepRows = projectInto(sb, iters[stepRowsArg]);
+    auto stepProj = [&](int64_t col, int64_t w) -> Value {
+      if (projectionIntoProduct)
+        return nullptr; // LSTM and SimpleRNN read it all, in `projected`
       return stepRows ? sb.columns(stepRows, col, w)
                       : sb.timeStep(projection, step, col, w);
     };
     SmallVector<Value> yields;
     if (!m) {
       yields = cellStep(stepProj, iters.take_front(cellArgs), Value());
-      if (stepwise)
+      if (stepRows)
         yields.push_back(stepRows);
     } else {
       // idx[0, k) lists the rows that take this step (the mask is data: it

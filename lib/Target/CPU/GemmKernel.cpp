@@ -86,12 +86,38 @@ BlockShape blockShape(const seq::cpu::VectorTarget &t, int64_t n) {
   return {rows, vectors, 8};
 }
 
+/// The (K, N) weight packed into panels (PackedWeights' layout).
+struct PanelLayout {
+  int64_t k, n;
+  int64_t fullPanels() const { return n / kPanelColumns; }
+  int64_t tail() const { return n % kPanelColumns; }
+  int64_t tailStride() const {
+    return (tail() + kTailQuantum - 1) / kTailQuantum * kTailQuantum;
+  }
+  int64_t panelFloats() const { return k * kPanelColumns; }
+  int64_t size() const { return fullPanels() * panelFloats() + k * tailStride(); }
+};
+
 /// One vector of C columns in a block, and where it reads B at step k:
-/// B[k, column] unpacked, packed[base + k * stride] packed.
+/// B[k, column] unpacked, packed[base + k * stride] packed. `panel` is the
+/// first column of its panel and `offset` its own in it: a packed weight
+/// of depth k holds it at panel * k + offset (Gemm::columnsIn).
 struct VectorColumn {
   Value column;
   Value base;
   int64_t stride = 0;
+  Value panel;
+  int64_t offset = 0;
+};
+
+/// A matmul into the same C just before this one whose product is fused
+/// into this one's register blocks: its k loop runs first, on the
+/// accumulators it starts, and C is stored once. A recurrence's step at a
+/// large batch is x_t @ Kx + b, then + h @ Kh (Recurrences.cpp): one start
+/// and end of each block instead of two, and no pass over C in between.
+struct LeadingProduct {
+  Value A, B;
+  PanelLayout layout;
 };
 
 /// A packed weight that does not stay in the L2 cache between passes is
@@ -100,12 +126,16 @@ struct VectorColumn {
 /// keep up with that first block (two lines per 16 FMAs, and it starts
 /// afresh at each 4 KiB page), so the blocks of a panel prefetch the next
 /// panel's slice into the L2 cache, each its share, spread over its
-/// reduction loop: at step k a block prefetches B[origin + k * step]. On
+/// reduction loop: at step k block `block` of `blocks` (PrefetchShare)
+/// prefetches B[origin + k * step]. On
 /// Intel Emerald Rapids at batch 32 (2 MiB L2): LSTM(1024) 238 -> 199 ms,
 /// LSTM(512) 64 -> 54 ms, LSTM(256) (1 MiB and 512 KiB kernels) 16.9 ->
 /// 16.4 ms; LSTM(128)'s 256 KiB kernels, prefetched, took 1% longer.
 struct PanelPrefetch {
   Value origin, step;
+};
+struct PrefetchShare {
+  Value block, blocks, step;
 };
 
 /// Where C's accumulators start: C itself, or what the op that filled C
@@ -164,10 +194,13 @@ struct Gemm {
   /// alternating directions: 0 or 1, the parity of the sweeps over it
   /// before this GEMM (stepParity); null where B is swept forward only.
   Value sweepParity = nullptr;
+  /// A packed B's layout; the product fused before this one, if any.
+  std::optional<PanelLayout> layout;
+  std::optional<LeadingProduct> lead;
 
   Gemm at(OpBuilder &nb, Location l) const {
     return Gemm{nb, l, A, B, C, packed, vec, lanes, init, epilogue, geometry, streamed,
-                sweepParity};
+                sweepParity, layout, lead};
   }
 
   /// `epilogue`'s body on one vector of accumulators: each scalar op cloned
@@ -316,10 +349,94 @@ struct Gemm {
   /// `last` (the last slice). With `lastRow`, rows past it are that row
   /// again: they compute and store its values once more (the same bits),
   /// so that a few rows left over run as one block.
+  /// `columns` in another packed weight of depth k (a LeadingProduct's).
+  SmallVector<VectorColumn> columnsIn(int64_t k, ArrayRef<VectorColumn> columns) {
+    SmallVector<VectorColumn> moved(columns.begin(), columns.end());
+    for (VectorColumn &col : moved)
+      col.base = add(mul(col.panel, k), col.offset);
+    return moved;
+  }
+
+  /// Where a block prefetches the next panel of its packed B (laid out as
+  /// `layout`), for its `share` of the panel's `depth` slice; none for a B
+  /// that stays in the cache or for the last, partial panel.
+  std::optional<PanelPrefetch> panelPrefetch(const PanelLayout &layout,
+                                             ArrayRef<VectorColumn> columns,
+                                             const Depth &depth,
+                                             std::optional<PrefetchShare> share) {
+    if (!share || geometry.convolution() || layout.fullPanels() < 2 ||
+        layout.size() * 4 < prefetchPanelsFromBytes ||
+        int64_t(columns.size()) * lanes != kPanelColumns ||
+        columns.front().stride != kPanelColumns)
+      return std::nullopt;
+    // The last panel prefetches its own slice (still in the cache).
+    Value lastPanel = index((layout.fullPanels() - 1) * layout.panelFloats());
+    Value next = min(add(columns.front().base, layout.panelFloats()), lastPanel);
+    Value depthSteps = sub(depth.channelEnd, depth.channelBegin);
+    Value start = arith::DivUIOp::create(
+        b, loc, mul(arith::MulIOp::create(b, loc, share->block, depthSteps), kPanelColumns),
+        share->blocks);
+    // origin + channelBegin * step is the share's start in the slice.
+    Value origin = sub(add(add(next, mul(depth.channelBegin, kPanelColumns)), start),
+                       arith::MulIOp::create(b, loc, depth.channelBegin, share->step));
+    return PanelPrefetch{origin, share->step};
+  }
+
+  /// acc + A[rows from rowStart, depth] @ B[depth, columns], the last vector
+  /// of B loaded under `mask` (unpacked); prefetching where `prefetch` says.
+  SmallVector<Value> reduce(ValueRange acc, ArrayRef<SmallVector<Value>> rowStart,
+                            ArrayRef<VectorColumn> columns, Value mask,
+                            const Depth &depth, std::optional<PanelPrefetch> prefetch) {
+    size_t vectors = columns.size();
+    int64_t rows = rowStart.size();
+    auto maskOf = [&](size_t v) { return v + 1 == vectors ? mask : nullptr; };
+    // One step of the reduction: every row's A value times every B vector.
+    auto channels = [&](OpBuilder &ob, Location ol, ValueRange accIn, Value tapNumber,
+                        ArrayRef<Value> tap) {
+      return scf::ForOp::create(
+          ob, ol, depth.channelBegin, depth.channelEnd, index(1), accIn,
+          [&](OpBuilder &nb, Location l, Value c, ValueRange iters) {
+            Gemm inner = at(nb, l);
+            SmallVector<Value> bv;
+            for (size_t v = 0; v < vectors; ++v)
+              bv.push_back(inner.loadB(columns[v], tapNumber, tap, c, maskOf(v)));
+            if (prefetch)
+              memref::PrefetchOp::create(
+                  nb, l, B,
+                  ValueRange{inner.add(prefetch->origin,
+                                       arith::MulIOp::create(nb, l, c, prefetch->step))},
+                  /*isWrite=*/false, /*localityHint=*/2, /*isDataCache=*/true);
+            SmallVector<Value> next;
+            for (int64_t r = 0; r < rows; ++r) {
+              Value a = inner.loadA(rowStart[r], tap, c);
+              Value splat = vector::BroadcastOp::create(nb, l, vec, a);
+              for (size_t v = 0; v < vectors; ++v)
+                next.push_back(vector::FMAOp::create(nb, l, splat, bv[v],
+                                                     iters[r * vectors + v]));
+            }
+            scf::YieldOp::create(nb, l, next);
+          });
+    };
+    scf::ForOp loop;
+    if (!geometry.convolution()) {
+      loop = channels(b, loc, acc, nullptr, {});
+    } else {
+      loop = scf::ForOp::create(
+          b, loc, index(depth.tapBegin), index(depth.tapEnd), index(1), acc,
+          [&](OpBuilder &nb, Location l, Value tapNumber, ValueRange iters) {
+            Gemm inner = at(nb, l);
+            scf::ForOp perTap =
+                channels(nb, l, iters, tapNumber, inner.tapIndices(tapNumber));
+            scf::YieldOp::create(nb, l, perTap.getResults());
+          });
+    }
+    return SmallVector<Value>(loop.getResults());
+  }
+
   void block(Value i0, int64_t rows, ArrayRef<VectorColumn> columns,
              int64_t lastWidth, const Depth &depth, bool first = true,
              bool last = true, Value lastRow = nullptr,
-             std::optional<PanelPrefetch> prefetch = std::nullopt) {
+             std::optional<PrefetchShare> share = std::nullopt) {
     Value mask = maskFor(lastWidth);
     size_t vectors = columns.size();
     auto maskOf = [&](size_t v) { return v + 1 == vectors ? mask : nullptr; };
@@ -358,47 +475,23 @@ struct Gemm {
       if (start.kind == InitSource::Rows)
         prefetchIfFarApart(from, rows, columns, indicesOf);
     }
-    // One step of the reduction: every row's A value times every B vector.
-    auto channels = [&](OpBuilder &ob, Location ol, ValueRange accIn, Value tapNumber,
-                        ArrayRef<Value> tap) {
-      return scf::ForOp::create(
-          ob, ol, depth.channelBegin, depth.channelEnd, index(1), accIn,
-          [&](OpBuilder &nb, Location l, Value c, ValueRange iters) {
-            Gemm inner = at(nb, l);
-            SmallVector<Value> bv;
-            for (size_t v = 0; v < vectors; ++v)
-              bv.push_back(inner.loadB(columns[v], tapNumber, tap, c, maskOf(v)));
-            if (prefetch)
-              memref::PrefetchOp::create(
-                  nb, l, B, ValueRange{inner.add(prefetch->origin, inner.b.createOrFold<arith::MulIOp>(l, c, prefetch->step))},
-                  /*isWrite=*/false, /*localityHint=*/2, /*isDataCache=*/true);
-            SmallVector<Value> next;
-            for (int64_t r = 0; r < rows; ++r) {
-              Value a = inner.loadA(rowStart[r], tap, c);
-              Value splat = vector::BroadcastOp::create(nb, l, vec, a);
-              for (size_t v = 0; v < vectors; ++v)
-                next.push_back(vector::FMAOp::create(nb, l, splat, bv[v],
-                                                     iters[r * vectors + v]));
-            }
-            scf::YieldOp::create(nb, l, next);
-          });
-    };
-    scf::ForOp loop;
-    if (!geometry.convolution()) {
-      loop = channels(b, loc, acc, nullptr, {});
-    } else {
-      loop = scf::ForOp::create(
-          b, loc, index(depth.tapBegin), index(depth.tapEnd), index(1), acc,
-          [&](OpBuilder &nb, Location l, Value tapNumber, ValueRange iters) {
-            Gemm inner = at(nb, l);
-            scf::ForOp perTap =
-                channels(nb, l, iters, tapNumber, inner.tapIndices(tapNumber));
-            scf::YieldOp::create(nb, l, perTap.getResults());
-          });
+    if (first && lead) {
+      Gemm leading = at(b, loc);
+      leading.A = lead->A;
+      leading.B = lead->B;
+      leading.lead.reset();
+      SmallVector<VectorColumn> leadColumns = columnsIn(lead->layout.k, columns);
+      Depth whole{0, 1, index(0), index(lead->layout.k)};
+      acc = leading.reduce(acc, rowStart, leadColumns, mask, whole,
+                           leading.panelPrefetch(lead->layout, leadColumns, whole, share));
     }
+    std::optional<PanelPrefetch> prefetch;
+    if (layout)
+      prefetch = panelPrefetch(*layout, columns, depth, share);
+    SmallVector<Value> sums = reduce(acc, rowStart, columns, mask, depth, prefetch);
     for (int64_t r = 0; r < rows; ++r)
       for (size_t v = 0; v < vectors; ++v) {
-        Value result = loop.getResult(r * vectors + v);
+        Value result = sums[r * vectors + v];
         if (last && epilogue)
           result = applyEpilogue(result);
         SmallVector<Value> indices = indicesOf(r, columns[v].column);
@@ -498,24 +591,12 @@ struct Gemm {
                                       int64_t stride) {
     SmallVector<VectorColumn> columns;
     for (int64_t c = 0; c < width; c += lanes)
-      columns.push_back({add(column0, c), base0 ? add(base0, c) : nullptr, stride});
+      columns.push_back({add(column0, c), base0 ? add(base0, c) : nullptr, stride, column0, c});
     return columns;
   }
   static int64_t lastWidth(int64_t width, int64_t lanes) {
     return width - (width - 1) / lanes * lanes;
   }
-};
-
-/// The (K, N) weight packed into panels (PackedWeights' layout).
-struct PanelLayout {
-  int64_t k, n;
-  int64_t fullPanels() const { return n / kPanelColumns; }
-  int64_t tail() const { return n % kPanelColumns; }
-  int64_t tailStride() const {
-    return (tail() + kTailQuantum - 1) / kTailQuantum * kTailQuantum;
-  }
-  int64_t panelFloats() const { return k * kPanelColumns; }
-  int64_t size() const { return fullPanels() * panelFloats() + k * tailStride(); }
 };
 
 /// `n` in `ceil(n / most)` parts of equal size (the last smaller), so that
@@ -617,8 +698,6 @@ void emitPacked(Gemm &g, const BlockShape &shape, PanelLayout layout) {
     }
   };
   int64_t chunk = std::max<int64_t>(kRowChunk / shape.rows, 1) * shape.rows;
-  bool prefetchPanels = !g.geometry.convolution() && layout.fullPanels() > 1 &&
-                        layout.size() * 4 >= prefetchPanelsFromBytes;
   g.loop(g.index(0), mainRows, g.index(chunk), [&](Gemm &g, Value i0c) {
     Value iEnd = g.min(g.add(i0c, chunk), mainRows);
     // The chunk's blocks share the next panel's slice (kPanelColumns floats
@@ -626,28 +705,13 @@ void emitPacked(Gemm &g, const BlockShape &shape, PanelLayout layout) {
     // floats on from where the last one's share ended, at each step.
     Value blocks = arith::DivUIOp::create(g.b, g.loc, g.sub(iEnd, i0c), rows);
     Value step = arith::DivUIOp::create(g.b, g.loc, g.index(kPanelColumns), blocks);
-    Value lastPanel = g.index((layout.fullPanels() - 1) * layout.panelFloats());
     slicesAndPanels(g, [&](Gemm &g, const Depth &depth,
                            ArrayRef<VectorColumn> columns, int64_t lastWidth,
                            bool first, bool last) {
-      bool fullPanel = columns.size() * lanes == kPanelColumns &&
-                       columns.front().stride == kPanelColumns;
       g.loop(i0c, iEnd, rows, [&](Gemm &g, Value i0) {
-        std::optional<PanelPrefetch> prefetch;
-        if (prefetchPanels && fullPanel) {
-          // The last panel prefetches its own slice (still in the cache).
-          Value next = g.min(g.add(columns.front().base, layout.panelFloats()), lastPanel);
-          Value block = arith::DivUIOp::create(g.b, g.loc, g.sub(i0, i0c), rows);
-          Value depthSteps = g.sub(depth.channelEnd, depth.channelBegin);
-          Value share = arith::DivUIOp::create(
-              g.b, g.loc, g.mul(arith::MulIOp::create(g.b, g.loc, block, depthSteps), kPanelColumns),
-              blocks);
-          // origin + channelBegin * step is the share's start in the slice.
-          Value origin = g.sub(g.add(g.add(next, g.mul(depth.channelBegin, kPanelColumns)), share),
-                               arith::MulIOp::create(g.b, g.loc, depth.channelBegin, step));
-          prefetch = PanelPrefetch{origin, step};
-        }
-        g.block(i0, shape.rows, columns, lastWidth, depth, first, last, nullptr, prefetch);
+        Value block = arith::DivUIOp::create(g.b, g.loc, g.sub(i0, i0c), rows);
+        g.block(i0, shape.rows, columns, lastWidth, depth, first, last, nullptr,
+                PrefetchShare{block, blocks, step});
       });
     });
   });
@@ -906,6 +970,27 @@ memref::GlobalOp seq::cpu::PackedWeights::packedOf(Value weight) {
 
 namespace {
 
+/// The matmul that `op` (a matmul) fuses before its own product
+/// (LeadingProduct): the op just before it (nothing but side-effect free ops
+/// in between) when that is a matmul into the same C with a packed weight,
+/// as is op's own; else null.
+linalg::MatmulOp leadingProductOf(linalg::MatmulOp op, seq::cpu::PackedWeights &weights) {
+  Value C = op.getDpsInits()[0];
+  Operation *prev = op->getPrevNode();
+  while (prev && isMemoryEffectFree(prev))
+    prev = prev->getPrevNode();
+  auto lead = dyn_cast_or_null<linalg::MatmulOp>(prev);
+  if (!lead || !lead.hasPureBufferSemantics() || lead.hasUserDefinedMaps() ||
+      lead.getDpsInits()[0] != C || lead->hasAttr(seq::kStreamedOutputAttr) ||
+      !unitInnerStride(lead.getDpsInputs()[0]) || !unitInnerStride(lead.getDpsInputs()[1]) ||
+      !op.hasPureBufferSemantics() || op.hasUserDefinedMaps() ||
+      !unitInnerStride(op.getDpsInputs()[0]) || !unitInnerStride(op.getDpsInputs()[1]) ||
+      !unitInnerStride(C) || ShapedType::isDynamic(cast<MemRefType>(C.getType()).getShape().back()) ||
+      !weights.packedOf(op.getDpsInputs()[1]) || !weights.packedOf(lead.getDpsInputs()[1]))
+    return {};
+  return lead;
+}
+
 /// Replaces `op` (C = A @ B in `geometry`'s sense, C's last axis static) by
 /// the register-blocked loops, with the op that set C before and the
 /// activation after it folded in.
@@ -919,8 +1004,11 @@ bool emit(Operation *op, Value A, Value B, Value C, const Geometry &geometry,
   Location loc = op->getLoc();
   BlockShape shape = blockShape(target, n);
   auto vec = VectorType::get({target.lanes}, b.getF32Type());
-  Operation *filler = nullptr;
-  InitSource init = initSourceOf(op, C, filler);
+  Operation *filler = nullptr, *leadFiller = nullptr;
+  linalg::MatmulOp leadOp;
+  if (auto matmul = dyn_cast<linalg::MatmulOp>(op))
+    leadOp = leadingProductOf(matmul, weights);
+  InitSource init = leadOp ? initSourceOf(leadOp, C, leadFiller) : initSourceOf(op, C, filler);
   linalg::GenericOp epilogue = epilogueOf(op, C);
   if (memref::GlobalOp packed = weights.packedOf(B)) {
     Value panels = memref::GetGlobalOp::create(b, loc, packed.getType(),
@@ -929,6 +1017,15 @@ bool emit(Operation *op, Value A, Value B, Value C, const Geometry &geometry,
            geometry};
     auto type = cast<MemRefType>(B.getType());
     PanelLayout layout{type.getNumElements() / n, n};
+    g.layout = layout;
+    if (leadOp) {
+      Value leadB = leadOp.getDpsInputs()[1];
+      memref::GlobalOp leadPacked = weights.packedOf(leadB);
+      g.lead = LeadingProduct{
+          leadOp.getDpsInputs()[0],
+          memref::GetGlobalOp::create(b, loc, leadPacked.getType(), leadPacked.getSymName()),
+          PanelLayout{cast<MemRefType>(leadB.getType()).getNumElements() / n, n}};
+    }
     if (layout.size() * 4 >= alternateFromBytes)
       g.sweepParity = stepParity(op, b);
     if (op->hasAttr(seq::kStreamedOutputAttr) && !geometry.convolution() &&
@@ -955,6 +1052,10 @@ bool emit(Operation *op, Value A, Value B, Value C, const Geometry &geometry,
   op->erase();
   if (filler)
     filler->erase();
+  if (leadOp)
+    leadOp->erase();
+  if (leadFiller)
+    leadFiller->erase();
   if (epilogue)
     epilogue->erase();
   return true;
@@ -970,6 +1071,13 @@ bool seq::cpu::emitGemm(linalg::MatmulOp op, const VectorTarget &target,
   Value C = op.getDpsInits()[0];
   if (!unitInnerStride(A) || !unitInnerStride(B) || !unitInnerStride(C))
     return false;
+  // A matmul that the next one fuses as its leading product is emitted there.
+  Operation *next = op->getNextNode();
+  while (next && isMemoryEffectFree(next))
+    next = next->getNextNode();
+  if (auto follower = dyn_cast_or_null<linalg::MatmulOp>(next))
+    if (leadingProductOf(follower, weights) == op)
+      return true;
   return emit(op, A, B, C, Geometry{}, target, weights);
 }
 

@@ -84,7 +84,10 @@ def SeqCpuKernels : Pass<"seq-cpu-kernels", "mlir::ModuleOp"> {
     groups of 128 columns. When C was set
     just before the matmul by a bias broadcast (`linalg.generic` of a row
     vector), a copy or a fill, that op is erased and the accumulators start
-    from its source instead; when an elementwise `linalg.generic` rewrites C
+    from its source instead; when it was set by another matmul on a packed
+    weight (a recurrence's step: x_t @ Kx onto the bias, then h @ Kh), the
+    two are one kernel whose blocks run the first one's k loop, then this
+    one's, and store C once; when an elementwise `linalg.generic` rewrites C
     in place right after the matmul (an activation; frees in between are
     passed), its body, cloned as vector ops, runs on the accumulators before
     they are stored, and it is erased. A matmul with the `streamed_output`
