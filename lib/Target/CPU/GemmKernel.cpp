@@ -49,9 +49,6 @@ constexpr int64_t kDepthChunk = 256;
 constexpr int64_t kMatmulDepthChunk = 1024;
 /// The last panel's rows are N mod 32 columns rounded up to this.
 constexpr int64_t kTailQuantum = 16;
-/// Packed weights from this size on are swept in alternating directions by
-/// rows taken alone (stepParity). A hidden option, so that tests can take
-/// that path with small models.
 /// Packed weights from this size on are prefetched a panel ahead by the
 /// register blocks (PanelPrefetch): a smaller one stays in the L2 cache
 /// between passes. A hidden option, so that tests can take that path with
@@ -60,6 +57,9 @@ llvm::cl::opt<int64_t> prefetchPanelsFromBytes(
     "seq-prefetch-panels-bytes", llvm::cl::Hidden, llvm::cl::init(512 << 10),
     llvm::cl::desc("Bytes of a packed weight from which its register blocks "
                    "prefetch the next panel into the L2 cache"));
+/// Packed weights from this size on are swept in alternating directions by
+/// rows taken alone (stepParity). A hidden option, so that tests can take
+/// that path with small models.
 llvm::cl::opt<int64_t> alternateFromBytes(
     "seq-alternate-sweep-bytes", llvm::cl::Hidden, llvm::cl::init(512 << 10),
     llvm::cl::desc("Bytes of a packed weight from which rows computed alone sweep "
@@ -127,10 +127,10 @@ struct LeadingProduct {
 /// afresh at each 4 KiB page), so the blocks of a panel prefetch the next
 /// panel's slice into the L2 cache, each its share, spread over its
 /// reduction loop: at step k block `block` of `blocks` (PrefetchShare)
-/// prefetches B[origin + k * step]. On
-/// Intel Emerald Rapids at batch 32 (2 MiB L2): LSTM(1024) 238 -> 199 ms,
-/// LSTM(512) 64 -> 54 ms, LSTM(256) (1 MiB and 512 KiB kernels) 16.9 ->
-/// 16.4 ms; LSTM(128)'s 256 KiB kernels, prefetched, took 1% longer.
+/// prefetches B[origin + k * step]. On Intel Emerald Rapids at batch 32
+/// (2 MiB L2): LSTM(1024) 238 -> 199 ms, LSTM(512) 64 -> 54 ms, LSTM(256)
+/// (1 MiB and 512 KiB kernels) 16.9 -> 16.4 ms; LSTM(128)'s 256 KiB
+/// kernels, prefetched, took 1% longer.
 struct PanelPrefetch {
   Value origin, step;
 };
@@ -343,12 +343,6 @@ struct Gemm {
     return load(B, {add(col.base, mul(k, col.stride))}, nullptr);
   }
 
-  /// C[i0 : i0+rows, columns] = start + A[rows, depth] @ B[depth, columns],
-  /// the last vector `lastWidth` lanes wide; start is `init` when `first`
-  /// (the first slice of the reduction), else C; the epilogue applies when
-  /// `last` (the last slice). With `lastRow`, rows past it are that row
-  /// again: they compute and store its values once more (the same bits),
-  /// so that a few rows left over run as one block.
   /// `columns` in another packed weight of depth k (a LeadingProduct's).
   SmallVector<VectorColumn> columnsIn(int64_t k, ArrayRef<VectorColumn> columns) {
     SmallVector<VectorColumn> moved(columns.begin(), columns.end());
@@ -433,6 +427,14 @@ struct Gemm {
     return SmallVector<Value>(loop.getResults());
   }
 
+  /// C[i0 : i0+rows, columns] = start + A[rows, depth] @ B[depth, columns],
+  /// the last vector `lastWidth` lanes wide; start is `init` when `first`
+  /// (the first slice of the reduction), else C; the epilogue applies when
+  /// `last` (the last slice). With `lastRow`, rows past it are that row
+  /// again: they compute and store its values once more (the same bits),
+  /// so that a few rows left over run as one block. A leading product's
+  /// k loop runs first where `first`; `share` is this block's share of the
+  /// next panels' prefetch (PanelPrefetch).
   void block(Value i0, int64_t rows, ArrayRef<VectorColumn> columns,
              int64_t lastWidth, const Depth &depth, bool first = true,
              bool last = true, Value lastRow = nullptr,
@@ -985,7 +987,8 @@ linalg::MatmulOp leadingProductOf(linalg::MatmulOp op, seq::cpu::PackedWeights &
       !unitInnerStride(lead.getDpsInputs()[0]) || !unitInnerStride(lead.getDpsInputs()[1]) ||
       !op.hasPureBufferSemantics() || op.hasUserDefinedMaps() ||
       !unitInnerStride(op.getDpsInputs()[0]) || !unitInnerStride(op.getDpsInputs()[1]) ||
-      !unitInnerStride(C) || ShapedType::isDynamic(cast<MemRefType>(C.getType()).getShape().back()) ||
+      !unitInnerStride(C) ||
+      ShapedType::isDynamic(cast<MemRefType>(C.getType()).getShape().back()) ||
       !weights.packedOf(op.getDpsInputs()[1]) || !weights.packedOf(lead.getDpsInputs()[1]))
     return {};
   return lead;
