@@ -601,6 +601,11 @@ struct Gemm {
   }
 };
 
+/// The layout of `weight` (a constant of N = n columns) once packed.
+PanelLayout layoutOf(Value weight, int64_t n) {
+  return {cast<MemRefType>(weight.getType()).getNumElements() / n, n};
+}
+
 /// `n` in `ceil(n / most)` parts of equal size (the last smaller), so that
 /// no part is a sliver.
 int64_t evenPart(int64_t n, int64_t most) {
@@ -663,7 +668,8 @@ Value stepParity(Operation *op, OpBuilder &b) {
 /// GotoBLAS' loop order on a packed weight: chunks of rows, then slices of
 /// the reduction, then panels, then register blocks of rows; the rows left
 /// over take one row at a time across several panels.
-void emitPacked(Gemm &g, const BlockShape &shape, PanelLayout layout) {
+void emitPacked(Gemm &g, const BlockShape &shape) {
+  PanelLayout layout = *g.layout;
   Value m = g.rowCount();
   Value rows = g.index(shape.rows);
   Value mainRows = arith::MulIOp::create(
@@ -826,6 +832,28 @@ bool unitInnerStride(Value v, int64_t rank = 2) {
          type.isLastDimUnitStride();
 }
 
+/// A matmul this kernel takes: on buffers, the standard maps, f32 operands
+/// of rank 2 with unit inner strides.
+bool plainMatmul(linalg::MatmulOp op) {
+  return op.hasPureBufferSemantics() && !op.hasUserDefinedMaps() &&
+         unitInnerStride(op.getDpsInputs()[0]) && unitInnerStride(op.getDpsInputs()[1]) &&
+         unitInnerStride(op.getDpsInits()[0]);
+}
+
+/// The op just before / after `op`, passing side-effect free ones; or null.
+Operation *previousWithEffects(Operation *op) {
+  Operation *prev = op->getPrevNode();
+  while (prev && isMemoryEffectFree(prev))
+    prev = prev->getPrevNode();
+  return prev;
+}
+Operation *nextWithEffects(Operation *op) {
+  Operation *next = op->getNextNode();
+  while (next && isMemoryEffectFree(next))
+    next = next->getNextNode();
+  return next;
+}
+
 /// A linalg.generic that broadcasts a row vector down the rows of `c`
 /// (along its last axis).
 bool broadcastsRow(linalg::GenericOp op, Value c) {
@@ -876,9 +904,7 @@ linalg::GenericOp epilogueOf(Operation *op, Value c) {
 /// The op that sets all of `op`'s C just before it (nothing but side-effect
 /// free ops in between), as an InitSource; `filler` is set to it.
 InitSource initSourceOf(Operation *op, Value c, Operation *&filler) {
-  Operation *prev = op->getPrevNode();
-  while (prev && isMemoryEffectFree(prev))
-    prev = prev->getPrevNode();
+  Operation *prev = previousWithEffects(op);
   filler = prev;
   if (!prev)
     return {};
@@ -978,16 +1004,9 @@ namespace {
 /// as is op's own; else null.
 linalg::MatmulOp leadingProductOf(linalg::MatmulOp op, seq::cpu::PackedWeights &weights) {
   Value C = op.getDpsInits()[0];
-  Operation *prev = op->getPrevNode();
-  while (prev && isMemoryEffectFree(prev))
-    prev = prev->getPrevNode();
-  auto lead = dyn_cast_or_null<linalg::MatmulOp>(prev);
-  if (!lead || !lead.hasPureBufferSemantics() || lead.hasUserDefinedMaps() ||
-      lead.getDpsInits()[0] != C || lead->hasAttr(seq::kStreamedOutputAttr) ||
-      !unitInnerStride(lead.getDpsInputs()[0]) || !unitInnerStride(lead.getDpsInputs()[1]) ||
-      !op.hasPureBufferSemantics() || op.hasUserDefinedMaps() ||
-      !unitInnerStride(op.getDpsInputs()[0]) || !unitInnerStride(op.getDpsInputs()[1]) ||
-      !unitInnerStride(C) ||
+  auto lead = dyn_cast_or_null<linalg::MatmulOp>(previousWithEffects(op));
+  if (!lead || !plainMatmul(lead) || !plainMatmul(op) || lead.getDpsInits()[0] != C ||
+      lead->hasAttr(seq::kStreamedOutputAttr) ||
       ShapedType::isDynamic(cast<MemRefType>(C.getType()).getShape().back()) ||
       !weights.packedOf(op.getDpsInputs()[1]) || !weights.packedOf(lead.getDpsInputs()[1]))
     return {};
@@ -1018,18 +1037,16 @@ bool emit(Operation *op, Value A, Value B, Value C, const Geometry &geometry,
                                                packed.getSymName());
     Gemm g{b, loc, A, panels, C, /*packed=*/true, vec, target.lanes, init, epilogue,
            geometry};
-    auto type = cast<MemRefType>(B.getType());
-    PanelLayout layout{type.getNumElements() / n, n};
-    g.layout = layout;
+    g.layout = layoutOf(B, n);
     if (leadOp) {
       Value leadB = leadOp.getDpsInputs()[1];
       memref::GlobalOp leadPacked = weights.packedOf(leadB);
       g.lead = LeadingProduct{
           leadOp.getDpsInputs()[0],
           memref::GetGlobalOp::create(b, loc, leadPacked.getType(), leadPacked.getSymName()),
-          PanelLayout{cast<MemRefType>(leadB.getType()).getNumElements() / n, n}};
+          layoutOf(leadB, n)};
     }
-    if (layout.size() * 4 >= alternateFromBytes)
+    if (g.layout->size() * 4 >= alternateFromBytes)
       g.sweepParity = stepParity(op, b);
     if (op->hasAttr(seq::kStreamedOutputAttr) && !geometry.convolution() &&
         n % target.lanes == 0) {
@@ -1039,13 +1056,13 @@ bool emit(Operation *op, Value A, Value B, Value C, const Geometry &geometry,
         return [&, streamed](OpBuilder &nb, Location l) {
           Gemm inner = g.at(nb, l);
           inner.streamed = streamed;
-          emitPacked(inner, shape, layout);
+          emitPacked(inner, shape);
           scf::YieldOp::create(nb, l);
         };
       };
       scf::IfOp::create(b, loc, g.streamedCondition(n), loops(true), loops(false));
     } else {
-      emitPacked(g, shape, layout);
+      emitPacked(g, shape);
     }
   } else {
     Gemm g{b, loc, A, B, C, /*packed=*/false, vec, target.lanes, init, epilogue,
@@ -1068,20 +1085,14 @@ bool emit(Operation *op, Value A, Value B, Value C, const Geometry &geometry,
 
 bool seq::cpu::emitGemm(linalg::MatmulOp op, const VectorTarget &target,
                         PackedWeights &weights) {
-  if (!op.hasPureBufferSemantics() || op.hasUserDefinedMaps())
-    return false;
-  Value A = op.getDpsInputs()[0], B = op.getDpsInputs()[1];
-  Value C = op.getDpsInits()[0];
-  if (!unitInnerStride(A) || !unitInnerStride(B) || !unitInnerStride(C))
+  if (!plainMatmul(op))
     return false;
   // A matmul that the next one fuses as its leading product is emitted there.
-  Operation *next = op->getNextNode();
-  while (next && isMemoryEffectFree(next))
-    next = next->getNextNode();
-  if (auto follower = dyn_cast_or_null<linalg::MatmulOp>(next))
+  if (auto follower = dyn_cast_or_null<linalg::MatmulOp>(nextWithEffects(op)))
     if (leadingProductOf(follower, weights) == op)
       return true;
-  return emit(op, A, B, C, Geometry{}, target, weights);
+  return emit(op, op.getDpsInputs()[0], op.getDpsInputs()[1], op.getDpsInits()[0],
+              Geometry{}, target, weights);
 }
 
 bool seq::cpu::emitConvolutionGemm(linalg::LinalgOp op, const VectorTarget &target,
