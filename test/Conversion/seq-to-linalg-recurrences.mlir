@@ -99,8 +99,9 @@ func.func @simple_rnn(%xp: tensor<?x5x4xf32>, %wr: tensor<4x4xf32>) -> tensor<?x
 // the projection alone); with fewer rows the projection is one matmul over
 // batch*time rows before the loop, marked streamed_output (seq-cpu-kernels
 // may write a large one past the caches), and each step starts from its
-// slice. Only where a row of that projection takes 8192 floats or more
-// (steps x gates*u), or the steps are not known: these tests set the bound
+// slice. Only where a row of that projection takes 1024 floats or more
+// for an LSTM or a SimpleRNN (lstm_layer_fused_rows below), 8192 for a GRU
+// (gru_layer_static), or the steps are not known: these tests set the bound
 // to 0; by default 6 steps of 16 floats keep the projection before the loop,
 // with no branch.
 // SHORT-LABEL: func.func @lstm_layer(
@@ -149,9 +150,42 @@ func.func @lstm_layer(%x: tensor<?x6x3xf32>, %k: tensor<3x16xf32>, %wr: tensor<4
   return %0 : tensor<?x4xf32>
 }
 
+// 16 steps of 64 floats: by default an LSTM computes them step by step at
+// 32 rows, its step one GEMM kernel; a GRU's rows as long stay before the
+// loop (below 8192 floats).
+// SHORT-LABEL: func.func @lstm_layer_fused_rows(
+// SHORT:         arith.cmpi sge, %{{.*}}, %c32
+// SHORT:         scf.if
+// SHORT:           scf.for
+// SHORT:         } else {
+// SHORT:           linalg.matmul {streamed_output}
+// SHORT:           scf.for
+// SHORT-LABEL: func.func @gru_layer_rows(
+// SHORT-NOT:     scf.if
+// SHORT:         linalg.matmul {streamed_output}
+// SHORT:         scf.for
+// SHORT-NOT:     scf.for
+// SHORT:         return
+func.func @lstm_layer_fused_rows(%x: tensor<?x16x3xf32>, %k: tensor<3x64xf32>, %wr: tensor<16x64xf32>, %b: tensor<64xf32>) -> tensor<?x16xf32> {
+  %0 = seq.lstm %x, %k, %wr, %b activation(tanh, sigmoid) : (tensor<?x16x3xf32>, tensor<3x64xf32>, tensor<16x64xf32>, tensor<64xf32>) -> tensor<?x16xf32>
+  return %0 : tensor<?x16xf32>
+}
+func.func @gru_layer_rows(%x: tensor<?x16x3xf32>, %k: tensor<3x72xf32>, %wr: tensor<24x72xf32>, %b: tensor<2x72xf32>) -> tensor<?x24xf32> {
+  %0 = seq.gru %x, %k, %wr, %b activation(tanh, sigmoid) {reset_after} : (tensor<?x16x3xf32>, tensor<3x72xf32>, tensor<24x72xf32>, tensor<2x72xf32>) -> tensor<?x24xf32>
+  return %0 : tensor<?x24xf32>
+}
+
 // A static batch decides without a branch: 64 rows step by step (GRU
 // reset_after reads the step's rows in its cell), 4 rows from the
-// projection before the loop.
+// projection before the loop. By default (SHORT) a GRU's rows of 6 x 12
+// floats keep the projection before the loop at 64 rows too.
+// SHORT-LABEL: func.func @gru_layer_static(
+// SHORT-NOT:     scf.if
+// SHORT:         tensor.collapse_shape {{.*}} : tensor<64x6x3xf32> into tensor<384x3xf32>
+// SHORT:         linalg.matmul {streamed_output}
+// SHORT:         tensor.collapse_shape {{.*}} : tensor<4x6x3xf32> into tensor<24x3xf32>
+// SHORT:         linalg.matmul {streamed_output}
+// SHORT:         return
 // CHECK-LABEL: func.func @gru_layer_static(
 // CHECK-NOT:     scf.if {{.*}} -> (tensor<64x4xf32>)
 // CHECK-NOT:     tensor.collapse_shape

@@ -24,11 +24,12 @@ def ConvertSeqToLinalg : Pass<"seq-to-linalg", "mlir::ModuleOp"> {
       projection (one matmul over batch*time rows) plus the recurrence; so
       does a recurrence whose projection is a `seq.linear` for it alone. At
       a batch of 32 rows or more, where a row of that projection takes
-      `--seq-stepwise-projection-row-floats` (8192) floats or more or the
-      steps are not known, each step computes its own rows instead (a
-      branch between the two loops when the batch is dynamic): an LSTM or
-      a SimpleRNN into the gates' buffer, right before the recurrent
-      matmul onto it (the GEMM kernel fuses the two).
+      `--seq-stepwise-projection-row-floats` (8192; for an LSTM or a
+      SimpleRNN at most 1024) floats or more or the steps are not known,
+      each step computes its own rows instead (a branch between the two
+      loops when the batch is dynamic): an LSTM or a SimpleRNN into the
+      gates' buffer, right before the recurrent matmul onto it (the GEMM
+      kernel fuses the two), a GRU into a buffer of its own.
     - conv1d, pooling, global pooling, normalisation, embedding, bidirectional
       merge, repeat_vector, flatten, reshape, activation: `linalg.generic`,
       `linalg.fill` and tensor reshapes; `seq.time_distributed` becomes an

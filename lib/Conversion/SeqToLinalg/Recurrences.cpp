@@ -43,14 +43,35 @@ constexpr int64_t kStepwiseProjectionRows = 32;
 
 /// ...and where a row of the projection before the loop takes this many
 /// floats or more (steps x gates*u; or its steps are not known when
-/// compiling): a shorter one stays in the cache whole (the seed model's
-/// LSTM(64) over 10 steps gained nothing), and the second loop would only
-/// add code and compile time. A hidden option, so that tests can take the
-/// stepwise path with small models.
+/// compiling). A GRU's step only moves where the projection is read from,
+/// which pays once the projection has left the cache: a shorter one stays in
+/// it whole (GRU(64) and GRU(128) over 10 steps gained 0-1%). An LSTM's or a
+/// SimpleRNN's step is one GEMM kernel (stepProjectionFuses), which pays at
+/// any length, so its bound is kFusedStepRowFloats at most. Below a bound the
+/// second loop would only add code and compile time. A hidden option, so
+/// that tests can take the stepwise path with small models.
 llvm::cl::opt<int64_t> stepwiseRowFloats(
     "seq-stepwise-projection-row-floats", llvm::cl::Hidden, llvm::cl::init(8192),
     llvm::cl::desc("Floats per row of a recurrence's input projection from which a "
                    "batch of 32 rows or more computes it step by step"));
+
+/// Whether a stepwise step computes its input projection into the recurrent
+/// product's accumulator, which the GEMM kernel then runs in the same
+/// register blocks as that product (LeadingProduct in GemmKernel.cpp): a cell
+/// with a single recurrent product over all the projection's columns. That
+/// pays at any length (the seed model's LSTM(64) over 10 steps: 4-5% faster
+/// at 32 to 1024 rows; LSTMs of 16 to 128 units over 4 to 10 steps 3.5-7%);
+/// a GRU's step keeps the projection's rows in a buffer of their own.
+bool stepProjectionFuses(Cell cell) {
+  return cell == Cell::LSTM || cell == Cell::SimpleRNN;
+}
+
+/// The bound on a fused step's projection rows: below it a call's
+/// recurrence takes under a microsecond per row (LSTM(16) over 10 steps:
+/// 0.5; a model of a few units over a few steps, the test fixtures' kind),
+/// where the fused step saves nanoseconds and its second loop costs 0.2-0.5
+/// s of compile time (a recurrent model compiles 50-80% slower with both).
+constexpr int64_t kFusedStepRowFloats = 1024;
 
 struct Recurrence {
   Cell cell;
@@ -244,12 +265,8 @@ SmallVector<Value, 2> buildLoop(LinalgBuilder &lb, const Recurrence &r,
   size_t stateCount = r.cell == Cell::LSTM ? 2 : 1;
   size_t cellArgs = inits.size();
   // Where stepwise: the step's rows of the input projection, in a buffer of
-  // their own; or, for a cell with a single recurrent product over all the
-  // projection's columns (LSTM, SimpleRNN), computed into the product's
-  // accumulator just before it, which the GEMM kernel then fuses into one
-  // pass (LeadingProduct in GemmKernel.cpp).
-  bool projectionIntoProduct =
-      stepwise && (r.cell == Cell::LSTM || r.cell == Cell::SimpleRNN);
+  // their own, or computed into the recurrent product's accumulator.
+  bool projectionIntoProduct = stepwise && stepProjectionFuses(r.cell);
   size_t stepRowsArg = inits.size();
   if (stepwise && !projectionIntoProduct)
     inits.push_back(lb.fresh({batch, b.getIndexAttr(projectionWidth)}));
@@ -738,7 +755,10 @@ SmallVector<Value, 2> buildRecurrence(LinalgBuilder &lb, const Recurrence &r) {
   };
   std::optional<int64_t> steps = getConstantIntValue(lb.dimOfr(r.input, 1));
   int64_t width = cast<RankedTensorType>(r.inputKernel.getType()).getDimSize(1);
-  if (r.mask || (steps && *steps * width < stepwiseRowFloats))
+  int64_t rowBound = stepProjectionFuses(r.cell)
+                         ? std::min<int64_t>(stepwiseRowFloats, kFusedStepRowFloats)
+                         : stepwiseRowFloats;
+  if (r.mask || (steps && *steps * width < rowBound))
     return projectBefore(lb);
   if (std::optional<int64_t> rows = getConstantIntValue(lb.dimOfr(r.input, 0)))
     return *rows >= kStepwiseProjectionRows
