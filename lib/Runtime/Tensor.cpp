@@ -16,12 +16,29 @@ Tensor Tensor::zeros(std::vector<int64_t> shape) {
   return t;
 }
 
-int64_t Tensor::numElements() const {
+namespace {
+int64_t elementCount(const std::vector<int64_t> &shape) {
   int64_t n = 1;
   for (int64_t d : shape)
     n *= d;
   return n;
 }
+
+/// As Python prints a tuple: "(2, 5, 3)", "(4,)", "()".
+std::string tupleText(const std::vector<int64_t> &shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i)
+      s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  if (shape.size() == 1)
+    s += ",";
+  return s + ")";
+}
+} // namespace
+
+int64_t Tensor::numElements() const { return elementCount(shape); }
 
 std::vector<int64_t> Tensor::strides() const {
   std::vector<int64_t> s(shape.size(), 1);
@@ -47,25 +64,27 @@ int64_t Tensor::offset(std::initializer_list<int64_t> index) const {
 }
 
 Tensor Tensor::rows(int64_t first, int64_t count) const {
+  return TensorView(*this).rows(first, count).copy();
+}
+
+std::string Tensor::shapeString() const { return tupleText(shape); }
+
+int64_t TensorView::numElements() const { return elementCount(shape); }
+
+TensorView TensorView::rows(int64_t first, int64_t count) const {
   int64_t rowSize = shape.empty() || shape[0] == 0 ? 0 : numElements() / shape[0];
-  Tensor part{shape, {}};
+  TensorView part = *this;
   part.shape[0] = count;
-  part.data.assign(data.begin() + first * rowSize,
-                   data.begin() + (first + count) * rowSize);
+  part.data = data + first * rowSize;
+  part.size = count * rowSize;
   return part;
 }
 
-std::string Tensor::shapeString() const {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i)
-      s += ", ";
-    s += std::to_string(shape[i]);
-  }
-  if (shape.size() == 1)
-    s += ",";
-  return s + ")";
+Tensor TensorView::copy() const {
+  return Tensor{shape, std::vector<float>(data, data + size)};
 }
+
+std::string TensorView::shapeString() const { return tupleText(shape); }
 
 void detail::require(bool ok, const llvm::Twine &message) {
   if (!ok)

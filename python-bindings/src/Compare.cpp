@@ -26,7 +26,7 @@ namespace {
 
 /// `iterations` timed runs, with the process' RSS and heap after each. An
 /// engine error ends the run and is reported as its failure.
-seq::rt::EngineRun measure(Compiled &compiled, const Tensor &input,
+seq::rt::EngineRun measure(Compiled &compiled, const seq::rt::TensorView &input,
                            int64_t iterations) {
   seq::rt::EngineRun run;
   run.engine = compiled.engineName();
@@ -74,7 +74,7 @@ void bindCompare(nb::module_ &m) {
           throw Error("iterations must be at least 2");
         std::shared_ptr<Compiled> compiled = compiledOf(target, engine);
         InputArray x = asInputArray(arrayLike);
-        Tensor input = toTensor(x);
+        seq::rt::TensorView input = viewOf(x);
         // A wrong shape is the caller's mistake, not a failed run.
         if (llvm::Error e = seq::rt::checkInputShape(compiled->model()->module(),
                                                      input.shape))

@@ -16,6 +16,7 @@
 
 namespace nb = nanobind;
 using seq::rt::Tensor;
+using seq::rt::TensorView;
 
 namespace seqc::python {
 
@@ -54,8 +55,8 @@ std::shared_ptr<Compiled> Compiled::create(std::shared_ptr<Model> model,
 }
 
 llvm::Expected<std::vector<Tensor>>
-Compiled::runAll(const std::vector<Tensor> &inputs) {
-  for (const Tensor &input : inputs)
+Compiled::runAll(const std::vector<TensorView> &inputs) {
+  for (const TensorView &input : inputs)
     if (input.rank() < 1)
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "input has shape " + input.shapeString() +
@@ -80,7 +81,7 @@ Compiled::runAll(const std::vector<Tensor> &inputs) {
   return outputs;
 }
 
-llvm::Expected<Tensor> Compiled::run(const Tensor &input) {
+llvm::Expected<Tensor> Compiled::run(const TensorView &input) {
   if (io().inputs.size() != 1 || io().outputs.size() != 1)
     return engine->run(input); // its error names the ports
   llvm::Expected<std::vector<Tensor>> outputs = runAll({input});
@@ -95,12 +96,11 @@ InputArray asInputArray(nb::handle x) {
   return nb::cast<InputArray>(array);
 }
 
-Tensor toTensor(const InputArray &array) {
-  Tensor tensor;
+TensorView viewOf(const InputArray &array) {
+  std::vector<int64_t> shape;
   for (size_t i = 0; i < array.ndim(); ++i)
-    tensor.shape.push_back(static_cast<int64_t>(array.shape(i)));
-  tensor.data.assign(array.data(), array.data() + array.size());
-  return tensor;
+    shape.push_back(static_cast<int64_t>(array.shape(i)));
+  return TensorView(std::move(shape), array.data(), static_cast<int64_t>(array.size()));
 }
 
 namespace {
@@ -174,9 +174,10 @@ void bindCompiled(nb::module_ &m) {
                             "): pass a dict by name or a list in that order");
               arrays.push_back(asInputArray(given));
             }
-            std::vector<Tensor> inputs;
+            // Read in place: `arrays` keeps them alive through the call.
+            std::vector<TensorView> inputs;
             for (const InputArray &a : arrays)
-              inputs.push_back(toTensor(a));
+              inputs.push_back(viewOf(a));
             llvm::Expected<std::vector<Tensor>> outputs = [&] {
               nb::gil_scoped_release release;
               return self.runAll(inputs);
@@ -196,7 +197,8 @@ void bindCompiled(nb::module_ &m) {
                   "numpy.typing.NDArray[numpy.float32] | "
                   "dict[str, numpy.typing.NDArray[numpy.float32]]"),
           "Runs one batch: x is batch-major float32 (other dtypes, layouts "
-          "and nested lists are converted), any batch size; returns a new "
+          "and nested lists are converted; a float32 C-contiguous array is read "
+          "in place), any batch size; returns a new "
           "float32 array. A model with several inputs takes a dict {input name: "
           "array} (or a list in input_names order), all with the same rows; a "
           "model with several outputs returns a dict {output name: array}. A "
@@ -223,12 +225,13 @@ void bindCompiled(nb::module_ &m) {
               nb::str key(slot.layer.c_str());
               if (!states.contains(key))
                 continue;
-              Tensor t = toTensor(asInputArray(states[key]));
+              InputArray array = asInputArray(states[key]);
+              TensorView t = viewOf(array);
               if (t.shape != slot.shape)
                 throw Error("state of layer '" + slot.layer + "' has shape " +
                             Tensor{slot.shape, {}}.shapeString() + ", got " +
                             t.shapeString());
-              std::copy(t.data.begin(), t.data.end(), flat.begin() + slot.offset);
+              std::copy(t.data, t.data + t.size, flat.begin() + slot.offset);
               ++given;
             }
             if (given != nb::len(states))

@@ -30,10 +30,10 @@ public:
 
   /// Runs one batch; checks the shape first. Call without the GIL: engines
   /// that are not reentrant are called one thread at a time.
-  llvm::Expected<seq::rt::Tensor> run(const seq::rt::Tensor &input);
+  llvm::Expected<seq::rt::Tensor> run(const seq::rt::TensorView &input);
   /// One batch of each input (the model's input order); each output.
   llvm::Expected<std::vector<seq::rt::Tensor>>
-  runAll(const std::vector<seq::rt::Tensor> &inputs);
+  runAll(const std::vector<seq::rt::TensorView> &inputs);
   const seq::ModelIO &io() const { return engine->io(); }
 
   /// The engine's state slots (a stateful model's; empty otherwise), its
@@ -66,8 +66,8 @@ using InputArray =
 /// already is one.
 InputArray asInputArray(nanobind::handle x);
 
-/// Copies `array` into a runtime tensor.
-seq::rt::Tensor toTensor(const InputArray &array);
+/// `array` as an engine's input, read in place: the array must outlive it.
+seq::rt::TensorView viewOf(const InputArray &array);
 
 void bindCompiled(nanobind::module_ &m);
 

@@ -31,6 +31,21 @@ def test_converts_other_arrays(predict, x, convert):
     np.testing.assert_array_equal(predict(converted), predict(x))
 
 
+@pytest.mark.parametrize("engine", ["eager", "jit", "aot"])
+def test_reads_a_float32_array_in_place(x, engine):
+    # A C-contiguous float32 array (a slice of rows, a read-only one) is read
+    # where it is: the call gives what a copy of it gives, and leaves it alone.
+    compiled = load_fixture(SEED).compile(engine)
+    rows = np.concatenate([x, x[::-1]])
+    middle = rows[1:4]
+    assert middle.flags["C_CONTIGUOUS"] and not middle.flags["OWNDATA"]
+    frozen = rows.copy()
+    frozen.flags["WRITEABLE"] = False
+    np.testing.assert_array_equal(compiled(middle), compiled(middle.copy()))
+    np.testing.assert_array_equal(compiled(frozen), compiled(rows.copy()))
+    np.testing.assert_array_equal(rows, np.concatenate([x, x[::-1]]))
+
+
 def test_output_is_a_new_array(predict, x):
     before = x.copy()
     first, second = predict(x), predict(x)

@@ -184,7 +184,7 @@ int runWorker(seqc::Session &session) {
     Expected<std::vector<Tensor>> outputs = std::vector<Tensor>();
     if (fixed) {
       (*engine)->resetState();
-      outputs = seq::rt::runInBatches(**engine, inputs, *fixed);
+      outputs = seq::rt::runInBatches(**engine, seq::rt::views(inputs), *fixed);
     } else {
       outputs = (*engine)->runAll(inputs);
     }

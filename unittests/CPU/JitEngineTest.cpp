@@ -123,7 +123,8 @@ protected:
       out = e.runAll(input);
     } else {
       e.resetState();
-      out = seq::rt::runInBatches(e, input, e.stateSlots().front().shape[1]);
+      out = seq::rt::runInBatches(e, seq::rt::views(input),
+                                  e.stateSlots().front().shape[1]);
     }
     if (!out) {
       ADD_FAILURE() << llvm::toString(out.takeError());
@@ -218,6 +219,31 @@ TEST_F(CpuTest, DynamicBatchAndTime) {
       EXPECT_TRUE(allClose(run(*jit, x), run(*eager, x)))
           << "batch " << batch << ", steps " << steps;
     }
+}
+
+// An input is read where its owner keeps it (a NumPy array's buffer): a
+// view of some rows of a larger buffer runs as a tensor of those rows, on
+// every engine, and a view that holds fewer values than its shape is an
+// error, not a read past its end.
+TEST_F(CpuTest, InputsAreReadInPlace) {
+  seq::keras::ImportedModel model = import("seed_build_dynamic");
+  ASSERT_TRUE(model.module);
+  Tensor all = randomInput({9, 10, 12}, 3);
+  seq::rt::TensorView middle = seq::rt::TensorView(all).rows(2, 5);
+  EXPECT_EQ(middle.data, all.data.data() + 2 * 10 * 12);
+  for (llvm::StringRef name : {"jit", "eager"}) {
+    auto e = engine(name, *model.module);
+    ASSERT_TRUE(e);
+    llvm::Expected<Tensor> viewed = e->run(middle);
+    ASSERT_TRUE(bool(viewed)) << llvm::toString(viewed.takeError());
+    EXPECT_TRUE(allClose(*viewed, run(*e, all.rows(2, 5)), 0, 0)) << name.str();
+    seq::rt::TensorView shorter = middle;
+    shorter.size -= 1;
+    llvm::Expected<Tensor> refused = e->run(shorter);
+    ASSERT_FALSE(bool(refused)) << name.str();
+    EXPECT_EQ(llvm::toString(refused.takeError()),
+              "input of shape (5, 10, 12) holds 599 values");
+  }
 }
 
 TEST_F(CpuTest, ThreadsShareOneEngine) {

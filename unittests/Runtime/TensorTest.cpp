@@ -28,6 +28,24 @@ TEST(TensorTest, ShapeStringLikePython) {
   EXPECT_EQ(Tensor::zeros({}).shapeString(), "()");
 }
 
+TEST(TensorTest, ViewsReadTheOwnersBuffer) {
+  Tensor t = Tensor::zeros({4, 3});
+  for (size_t i = 0; i < t.data.size(); ++i)
+    t.data[i] = float(i);
+  TensorView all(t);
+  EXPECT_EQ(all.data, t.data.data());
+  EXPECT_EQ(all.size, 12);
+  EXPECT_EQ(all.shapeString(), "(4, 3)");
+  TensorView rows = all.rows(1, 2);
+  EXPECT_EQ(rows.data, t.data.data() + 3);
+  EXPECT_EQ(rows.shape, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(rows.size, 6);
+  EXPECT_EQ(rows.numElements(), 6);
+  Tensor copied = rows.copy();
+  EXPECT_EQ(copied.data, (std::vector<float>{3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(t.rows(1, 2).data, copied.data);
+}
+
 TEST(TensorDeathTest, OutOfBoundsIndexAborts) {
   Tensor t = Tensor::zeros({2, 3});
   EXPECT_DEATH(t.offset({0, 3}), "index 3 out of bounds for axis 1");

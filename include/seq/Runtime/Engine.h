@@ -31,9 +31,11 @@ public:
   /// not a crash. A stateful model starts from the state the last call left
   /// and leaves its new state (see ModelState.h); its calls run one at a
   /// time.
+  /// The inputs are read in place (no copy) and not kept past the call.
+  llvm::Expected<std::vector<Tensor>> runAll(llvm::ArrayRef<TensorView> inputs);
   llvm::Expected<std::vector<Tensor>> runAll(llvm::ArrayRef<Tensor> inputs);
   /// runAll for a model with one input and one output.
-  llvm::Expected<Tensor> run(const Tensor &input);
+  llvm::Expected<Tensor> run(const TensorView &input);
 
   /// The model's inputs, outputs and state slots.
   const ModelIO &io() const { return ports; }
@@ -52,7 +54,7 @@ protected:
   void initIO(ModelIO io);
   /// runAll once the inputs are checked against io().
   virtual llvm::Expected<std::vector<Tensor>>
-  execute(llvm::ArrayRef<Tensor> inputs) = 0;
+  execute(llvm::ArrayRef<TensorView> inputs) = 0;
   /// Held by execute() of a stateful engine while it reads and writes
   /// `stateValues`.
   mutable std::mutex stateMutex;
@@ -64,14 +66,17 @@ private:
 
 /// Checks `inputs` against the model's inputs: their count, each shape
 /// (static sizes equal), the values each holds, one batch for all.
-llvm::Error checkInputs(const ModelIO &io, llvm::ArrayRef<Tensor> inputs);
+llvm::Error checkInputs(const ModelIO &io, llvm::ArrayRef<TensorView> inputs);
+
+/// Views of `tensors`, which must outlive them.
+std::vector<TensorView> views(llvm::ArrayRef<Tensor> tensors);
 
 /// Runs `inputs` on a model built for a fixed batch of `batch` rows (a
 /// stateful one): their rows, a multiple of `batch`, as consecutive calls,
 /// each from the state the one before left (Keras' predict(x,
 /// batch_size)); each output joined. Any other row count is an error.
 llvm::Expected<std::vector<Tensor>>
-runInBatches(Engine &engine, llvm::ArrayRef<Tensor> inputs, int64_t batch);
+runInBatches(Engine &engine, llvm::ArrayRef<TensorView> inputs, int64_t batch);
 
 /// How an engine runs its calls; an engine ignores what does not apply.
 struct EngineOptions {

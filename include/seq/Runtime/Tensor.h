@@ -42,6 +42,33 @@ struct Tensor {
   std::string shapeString() const;
 };
 
+/// A row-major float32 array someone else keeps (a Tensor's, a NumPy
+/// array's, a C caller's buffer) and its shape: what an engine reads a
+/// call's inputs from, without a copy. Valid while that owner is.
+struct TensorView {
+  std::vector<int64_t> shape;
+  const float *data = nullptr;
+  /// Floats at `data` (an engine checks it against the shape).
+  int64_t size = 0;
+
+  TensorView() = default;
+  TensorView(std::vector<int64_t> shape, const float *data, int64_t size)
+      : shape(std::move(shape)), data(data), size(size) {}
+  /// A view of `t`, which must outlive it.
+  TensorView(const Tensor &t)
+      : shape(t.shape), data(t.data.data()), size(static_cast<int64_t>(t.data.size())) {}
+
+  int64_t rank() const { return static_cast<int64_t>(shape.size()); }
+  /// Product of the dimensions (1 for a rank-0 tensor).
+  int64_t numElements() const;
+  /// Rows [first, first + count) of axis 0, still in the owner's buffer.
+  TensorView rows(int64_t first, int64_t count) const;
+  /// The values, copied.
+  Tensor copy() const;
+  /// As Tensor::shapeString.
+  std::string shapeString() const;
+};
+
 } // namespace seq::rt
 
 #endif // SEQ_RUNTIME_TENSOR_H

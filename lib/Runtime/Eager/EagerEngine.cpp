@@ -57,7 +57,7 @@ class EagerEngine final : public Engine {
 public:
   static Expected<std::unique_ptr<Engine>> create(ModuleOp module);
 
-  Expected<std::vector<Tensor>> execute(ArrayRef<Tensor> inputs) override;
+  Expected<std::vector<Tensor>> execute(ArrayRef<TensorView> inputs) override;
 
 private:
   /// Intermediate values of one run.
@@ -124,10 +124,10 @@ const Tensor &EagerEngine::lookup(Value v, const Frame &frame) const {
   return weights.find(v)->second;
 }
 
-Expected<std::vector<Tensor>> EagerEngine::execute(ArrayRef<Tensor> inputs) {
+Expected<std::vector<Tensor>> EagerEngine::execute(ArrayRef<TensorView> inputs) {
   Frame frame;
   for (auto [i, input] : llvm::enumerate(inputs))
-    frame[predict.getArgument(i)] = input;
+    frame[predict.getArgument(i)] = input.copy();
   const std::vector<StateSlot> &slots = stateSlots();
   std::unique_lock<std::mutex> lock(stateMutex, std::defer_lock);
   if (!slots.empty()) {

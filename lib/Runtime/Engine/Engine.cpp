@@ -34,7 +34,7 @@ void Engine::initIO(ModelIO io) {
   stateValues.assign(stateSize(ports.state), 0.0f);
 }
 
-llvm::Error checkInputs(const ModelIO &io, llvm::ArrayRef<Tensor> inputs) {
+llvm::Error checkInputs(const ModelIO &io, llvm::ArrayRef<TensorView> inputs) {
   if (inputs.size() != io.inputs.size())
     return llvm::createStringError(
         "the model takes " + std::to_string(io.inputs.size()) + " input(s) (" +
@@ -53,9 +53,9 @@ llvm::Error checkInputs(const ModelIO &io, llvm::ArrayRef<Tensor> inputs) {
         return llvm::createStringError(which + " has shape " + shapeText(input.shape) +
                                        ": its axis " + std::to_string(i) +
                                        " (of any length) is empty; give it at least one step");
-    if (static_cast<int64_t>(input.data.size()) != input.numElements())
+    if (input.size != input.numElements())
       return llvm::createStringError(which + " of shape " + input.shapeString() +
-                                     " holds " + std::to_string(input.data.size()) +
+                                     " holds " + std::to_string(input.size) +
                                      " values");
     if (input.shape[0] != inputs[0].shape[0])
       return llvm::createStringError(
@@ -66,13 +66,21 @@ llvm::Error checkInputs(const ModelIO &io, llvm::ArrayRef<Tensor> inputs) {
   return llvm::Error::success();
 }
 
-llvm::Expected<std::vector<Tensor>> Engine::runAll(llvm::ArrayRef<Tensor> inputs) {
+std::vector<TensorView> views(llvm::ArrayRef<Tensor> tensors) {
+  return std::vector<TensorView>(tensors.begin(), tensors.end());
+}
+
+llvm::Expected<std::vector<Tensor>> Engine::runAll(llvm::ArrayRef<TensorView> inputs) {
   if (llvm::Error e = checkInputs(ports, inputs))
     return std::move(e);
   return execute(inputs);
 }
 
-llvm::Expected<Tensor> Engine::run(const Tensor &input) {
+llvm::Expected<std::vector<Tensor>> Engine::runAll(llvm::ArrayRef<Tensor> inputs) {
+  return runAll(views(inputs));
+}
+
+llvm::Expected<Tensor> Engine::run(const TensorView &input) {
   if (ports.inputs.size() != 1 || ports.outputs.size() != 1)
     return llvm::createStringError(
         "the model has " + std::to_string(ports.inputs.size()) + " input(s) and " +
@@ -85,7 +93,7 @@ llvm::Expected<Tensor> Engine::run(const Tensor &input) {
 }
 
 llvm::Expected<std::vector<Tensor>>
-runInBatches(Engine &engine, llvm::ArrayRef<Tensor> inputs, int64_t batch) {
+runInBatches(Engine &engine, llvm::ArrayRef<TensorView> inputs, int64_t batch) {
   int64_t rows = !inputs.empty() && inputs[0].rank() >= 1 ? inputs[0].shape[0] : 0;
   if (batch < 1 || rows % batch)
     return llvm::createStringError(
@@ -94,8 +102,8 @@ runInBatches(Engine &engine, llvm::ArrayRef<Tensor> inputs, int64_t batch) {
         "multiple of " + std::to_string(batch));
   std::vector<Tensor> outputs;
   for (int64_t first = 0; first < rows; first += batch) {
-    std::vector<Tensor> parts;
-    for (const Tensor &input : inputs)
+    std::vector<TensorView> parts;
+    for (const TensorView &input : inputs)
       parts.push_back(input.rows(first, batch));
     llvm::Expected<std::vector<Tensor>> out = engine.runAll(parts);
     if (!out)

@@ -42,7 +42,7 @@ public:
   }
 
   llvm::Expected<std::vector<Tensor>>
-  execute(llvm::ArrayRef<Tensor> inputs) override {
+  execute(llvm::ArrayRef<seq::rt::TensorView> inputs) override {
     std::lock_guard<std::mutex> lock(mutex);
     std::lock_guard<std::mutex> stateLock(stateMutex);
     int64_t batch = inputs[0].shape[0];
@@ -53,7 +53,7 @@ public:
       bool dynamic = port.shape.size() >= 2 && port.shape[1] < 0;
       seqLens.push_back(dynamic ? input.shape[1] : 0);
       longest = std::max(longest, seqLens.back());
-      inputData.push_back(input.data.data());
+      inputData.push_back(input.data);
     }
     // An instance (with its pool of threads) is sized for its largest call;
     // a larger one replaces it.

@@ -22,6 +22,7 @@
 
 using namespace mlir;
 using seq::rt::Tensor;
+using seq::rt::TensorView;
 
 namespace {
 
@@ -86,7 +87,7 @@ public:
   }
 
   llvm::Expected<std::vector<Tensor>>
-  execute(llvm::ArrayRef<Tensor> inputs) override {
+  execute(llvm::ArrayRef<TensorView> inputs) override {
     int64_t batch = inputs[0].shape[0];
     int chunks = chunksFor(batch);
     if (chunks > 1) {
@@ -163,7 +164,7 @@ private:
   /// Runs rows [first, first + rows) of every input in tiles of at most
   /// SEQC_TILE_ROWS rows (seqc_arena.h) when the rows are independent, one
   /// result per tile.
-  void runTiles(llvm::ArrayRef<Tensor> inputs, int64_t first, int64_t rows,
+  void runTiles(llvm::ArrayRef<TensorView> inputs, int64_t first, int64_t rows,
                 llvm::SmallVectorImpl<ChunkResult> &results,
                 seqc_arena *arena = nullptr) {
     int64_t tiles = rowsIndependent ? std::max<int64_t>(
@@ -178,21 +179,21 @@ private:
 
   /// Runs rows [first, first + rows) of every input in `arena`, or in one
   /// of the shared ones no other call is using.
-  ChunkResult runRows(llvm::ArrayRef<Tensor> inputs, int64_t first, int64_t rows,
+  ChunkResult runRows(llvm::ArrayRef<TensorView> inputs, int64_t first, int64_t rows,
                       seqc_arena *arena) {
     bool shared = !arena;
     if (shared)
       arena = acquireArena();
     std::vector<std::vector<int64_t>> descriptors;
     std::vector<void *> inputPointers;
-    for (const Tensor &input : inputs) {
+    for (const TensorView &input : inputs) {
       std::vector<int64_t> shape = input.shape;
       int64_t rowFloats = 1;
       for (size_t i = 1; i < shape.size(); ++i)
         rowFloats *= shape[i];
       shape[0] = rows;
       descriptors.push_back(
-          seq::cpu::describe(input.data.data() + first * rowFloats, shape));
+          seq::cpu::describe(input.data + first * rowFloats, shape));
     }
     for (std::vector<int64_t> &d : descriptors)
       inputPointers.push_back(d.data());

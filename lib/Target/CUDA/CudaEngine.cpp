@@ -52,7 +52,7 @@ public:
 
   /// The inputs fit io() (Engine::runAll checked them): every port through
   /// seqc_model_run_all, in chunks of rows.
-  Expected<std::vector<rt::Tensor>> execute(ArrayRef<rt::Tensor> inputs) override {
+  Expected<std::vector<rt::Tensor>> execute(ArrayRef<rt::TensorView> inputs) override {
     const ModelIO &ports = io();
     int64_t batch = inputs.front().shape[0];
     // A fixed batch (a stateful model's) is the one batch every call takes.
@@ -94,7 +94,7 @@ public:
     for (int64_t first = 0; first < batch; first += chunk) {
       int64_t rows = std::min(chunk, batch - first);
       for (auto [k, x] : llvm::enumerate(inputs))
-        in[k] = x.data.data() + first * (x.numElements() / batch);
+        in[k] = x.data + first * (x.numElements() / batch);
       for (size_t k = 0; k < outputs.size(); ++k)
         out[k] = outputs[k].data.data() + first * rowOut[k];
       if (api.runAll(model, in.data(), rows, seqLens.data(), out.data()))
