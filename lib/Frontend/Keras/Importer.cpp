@@ -26,6 +26,8 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 
+#include <map>
+
 using namespace mlir;
 using llvm::Error;
 using llvm::Expected;
@@ -379,36 +381,47 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   if (Error e = checkNotQuantized(config->layers))
     return std::move(e);
   // A shared layer's later calls use its first call's weights: the store
-  // sees each layer once.
+  // sees each layer once. A later call may come before the first in the
+  // model's order (it follows its own input: Conv1D called on `a` first and
+  // on `b` second, `b` listed first), so every first call is read before
+  // any later call takes its weights.
   std::vector<LayerConfig> firstCalls;
   for (const LayerConfig &layer : config->layers)
     if (layer.getCallNode() == 0)
       firstCalls.push_back(layer);
   std::unique_ptr<WeightStore> store = source->openWeights(firstCalls);
-  std::vector<std::vector<WeightArray>> weights;
+  std::vector<std::vector<WeightArray>> weights(config->layers.size());
   // What each layer stores, as Keras counts its parameters (a CuDNNLSTM's
   // two biases are one after translation).
-  std::vector<int64_t> storedParams;
+  std::vector<int64_t> storedParams(config->layers.size(), 0);
   llvm::StringMap<size_t> firstCallOf;
-  for (const LayerConfig &layer : config->layers) {
-    if (layer.getCallNode() > 0) {
-      weights.push_back(weights[firstCallOf.lookup(layer.getName())]);
-      storedParams.push_back(storedParams[firstCallOf.lookup(layer.getName())]);
+  for (auto [i, layer] : llvm::enumerate(config->layers)) {
+    if (layer.getCallNode() > 0)
       continue;
-    }
-    firstCallOf[layer.getName()] = weights.size();
+    firstCallOf[layer.getName()] = i;
     Expected<std::vector<WeightArray>> w = store->read(layer);
     if (!w)
       return w.takeError();
-    storedParams.push_back(0);
     for (const WeightArray &array : *w)
-      storedParams.back() += static_cast<int64_t>(array.data.size());
+      storedParams[i] += static_cast<int64_t>(array.data.size());
     if (keras1)
       if (Error e = translateKeras1Weights(layer, *w, source->backend))
         return std::move(e);
     if (Error e = translateCuDNNWeights(layer, *w))
       return std::move(e);
-    weights.push_back(std::move(*w));
+    weights[i] = std::move(*w);
+  }
+  for (auto [i, layer] : llvm::enumerate(config->layers)) {
+    if (layer.getCallNode() == 0)
+      continue;
+    auto first = firstCallOf.find(layer.getName());
+    if (first == firstCallOf.end())
+      return fileError(where, "layer '" + layer.getName() + "' is called as its node " +
+                                  Twine(layer.getCallNode()) +
+                                  " but never as its node 0, which holds its weights: "
+                                  "the model's config is damaged; save the model again");
+    weights[i] = weights[first->second];
+    storedParams[i] = storedParams[first->second];
   }
 
   // A model file (config and weights saved together) in which no layer has
@@ -523,6 +536,8 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   for (auto [i, name] : llvm::enumerate(inputNames))
     produced[name] = {inputValues[i], nullptr};
   std::vector<std::string> layerNames;
+  // What each summary row's calls read, by call node.
+  llvm::StringMap<std::map<int64_t, std::vector<std::string>>> connectionsByCall;
   // A graph (a layer reads several, or several read one) lists what each
   // layer reads in its summary, as Keras does for such models.
   // A nested model is one row: only what its layers read from outside it
@@ -649,38 +664,34 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
     if (layer.getClassName() == "Operation" &&
         !StringRef(layer.getSourceClassName()).ends_with("OpLambda"))
       continue;
-    // A shared layer is one row (its weights counted once) listing what
-    // every call reads, as Keras' summary does.
-    // A nested model's row sums its layers' weights and shows the shape
-    // its last layer makes.
-    std::vector<std::string> connections = connectionsOf(layer, rows);
-    std::vector<int64_t> shape(cast<RankedTensorType>(value.getType()).getShape());
-    auto existing = llvm::find_if(model.layers, [&](const LayerSummary &row) {
+    // A shared layer is one row (its weights counted once, its shape its
+    // first call's) listing what every call reads in the order of its calls,
+    // as Keras' summary does, wherever its first call comes in the model's
+    // order. A nested model's row sums its layers' weights and shows the
+    // shape its last layer makes.
+    auto row = llvm::find_if(model.layers, [&](const LayerSummary &row) {
       return row.name == rowName(layer);
     });
-    if (layer.getCallNode() > 0 || existing != model.layers.end()) {
-      if (existing == model.layers.end())
-        continue;
-      if (graph)
-        existing->connectedTo.insert(existing->connectedTo.end(), connections.begin(),
-                                     connections.end());
-      if (layer.getCallNode() == 0) {
-        existing->outputShape = shape;
-        existing->nonTrainableParams += LayerEmitter::nonTrainableParams(layer, weights[i]);
-        existing->params += storedParams[i];
-      }
-      continue;
+    if (row == model.layers.end()) {
+      StringRef className = layer.getScopes().empty()
+                                ? pythonClassName(layer.getSourceClassName())
+                                : StringRef(layer.getScopes().front().className);
+      layerNames.push_back(rowName(layer).str());
+      model.layers.push_back({rowName(layer).str(), className.str()});
+      row = std::prev(model.layers.end());
     }
-    StringRef className = layer.getScopes().empty()
-                              ? pythonClassName(layer.getSourceClassName())
-                              : StringRef(layer.getScopes().front().className);
-    LayerSummary row{rowName(layer).str(), className.str(), shape, storedParams[i],
-                     LayerEmitter::nonTrainableParams(layer, weights[i])};
+    if (layer.getCallNode() == 0) {
+      row->outputShape = cast<RankedTensorType>(value.getType()).getShape().vec();
+      row->params += storedParams[i];
+      row->nonTrainableParams += LayerEmitter::nonTrainableParams(layer, weights[i]);
+    }
     if (graph)
-      row.connectedTo = std::move(connections);
-    layerNames.push_back(row.name);
-    model.layers.push_back(std::move(row));
+      llvm::append_range(connectionsByCall[row->name][layer.getCallNode()],
+                         connectionsOf(layer, rows));
   }
+  for (LayerSummary &row : model.layers)
+    for (auto &[node, connections] : connectionsByCall[row.name])
+      llvm::append_range(row.connectedTo, connections);
   shareWeights(func);
   std::vector<std::string> outputCalls = config->outputs;
   std::vector<int64_t> outputIndices = config->outputIndices;
