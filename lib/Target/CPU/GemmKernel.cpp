@@ -1026,11 +1026,12 @@ bool emit(Operation *op, Value A, Value B, Value C, const Geometry &geometry,
   Location loc = op->getLoc();
   BlockShape shape = blockShape(target, n);
   auto vec = VectorType::get({target.lanes}, b.getF32Type());
-  Operation *filler = nullptr, *leadFiller = nullptr;
   linalg::MatmulOp leadOp;
   if (auto matmul = dyn_cast<linalg::MatmulOp>(op))
     leadOp = leadingProductOf(matmul, weights);
-  InitSource init = leadOp ? initSourceOf(leadOp, C, leadFiller) : initSourceOf(op, C, filler);
+  // C starts from what set it before the first of the products.
+  Operation *filler = nullptr;
+  InitSource init = initSourceOf(leadOp ? leadOp.getOperation() : op, C, filler);
   linalg::GenericOp epilogue = epilogueOf(op, C);
   if (memref::GlobalOp packed = weights.packedOf(B)) {
     Value panels = memref::GetGlobalOp::create(b, loc, packed.getType(),
@@ -1070,12 +1071,10 @@ bool emit(Operation *op, Value A, Value B, Value C, const Geometry &geometry,
     emitUnpacked(g, shape, n);
   }
   op->erase();
-  if (filler)
-    filler->erase();
   if (leadOp)
     leadOp->erase();
-  if (leadFiller)
-    leadFiller->erase();
+  if (filler)
+    filler->erase();
   if (epilogue)
     epilogue->erase();
   return true;
