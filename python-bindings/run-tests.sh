@@ -27,5 +27,8 @@ python="$venv/bin/python"
   -C build-dir="$build" -C cmake.define.SEQ_BUILD_TESTS=ON "$here"
 
 # From tests/, so that `import seqc` is the installed package, not ./seqc.
+# One worker per core (SEQC_TEST_JOBS=N for N): most tests compile a model on
+# one core. The tests that start a Ray cluster share a worker (xdist_group).
 cd "$here/tests"
-"$python" -m pytest -q -p no:cacheprovider ${junit:+--junitxml="$junit"} .
+"$python" -m pytest -q -p no:cacheprovider -n "${SEQC_TEST_JOBS:-$(nproc)}" --dist loadgroup \
+  ${junit:+--junitxml="$junit"} .

@@ -13,7 +13,8 @@
 # crashed or timed out (isolated as designed; kept in the campaign folder),
 # the peak RSS of the harness and of its largest child, and any
 # crash/timeout/oom/leak files (copied to fuzz/findings/<harness>/, which git
-# ignores). Exits 1 on any finding or a child over 1 GiB.
+# ignores). Exits 1 on any finding or a child over 1 GiB. The harnesses run
+# side by side, one per core (SEQ_JOBS=N: N at a time, and N compile jobs).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build="$root/build-fuzz"
@@ -48,11 +49,11 @@ export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0${ASAN_OPTIONS:+:$ASAN_OPTIO
 export LSAN_OPTIONS="suppressions=$root/scripts/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 campaign="$build/campaign"
-[ -z "$results" ] || : > "$results"
-findings=0
-printf '%-12s %11s %7s %6s %8s %9s %9s %s\n' harness executions seconds corpus isolated rss_mb child_mb findings
-for h in "${harnesses[@]}"; do
-  work="$campaign/$h"
+
+# One harness's run: its table row in $work/row, its findings (if any) in
+# $work/found.
+fuzz_one() {
+  local h=$1 work="$campaign/$1" start elapsed execs found isolated rss child
   rm -rf "$work"
   mkdir -p "$work/corpus" "$work/artifacts" "$work/isolated"
   cp "$root/fuzz/corpus/$h/"* "$work/corpus/"
@@ -75,8 +76,32 @@ for h in "${harnesses[@]}"; do
     found="${found:+$found }(a sandboxed child peaked at $child MB)"
   fi
   printf '%-12s %11s %7s %6s %8s %9s %9s %s\n' "$h" "${execs:-?}" "$elapsed" \
-    "$(ls "$work/corpus" | wc -l)" "${isolated:-?}" "${rss:-?}" "${child:-0}" "${found:-none}"
-  if [ -n "$found" ]; then
+    "$(ls "$work/corpus" | wc -l)" "${isolated:-?}" "${rss:-?}" "${child:-0}" \
+    "${found:-none}" > "$work/row"
+  printf '%s' "$found" > "$work/found"
+}
+
+# The harnesses run side by side, one per core (SEQ_JOBS=N: N at a time);
+# their rows come in the order they were named.
+side_by_side=${SEQ_JOBS:-$(nproc)}
+for h in "${harnesses[@]}"; do
+  while (( $(jobs -rp | wc -l) >= side_by_side )); do wait -n || true; done
+  fuzz_one "$h" &
+done
+wait
+
+[ -z "$results" ] || : > "$results"
+findings=0
+printf '%-12s %11s %7s %6s %8s %9s %9s %s\n' harness executions seconds corpus isolated rss_mb child_mb findings
+for h in "${harnesses[@]}"; do
+  work="$campaign/$h"
+  if [ ! -f "$work/row" ]; then  # fuzz_one itself failed
+    printf '%-12s %s\n' "$h" "(the run did not finish: see $work)"
+    echo "run failed" > "$work/found"
+  else
+    cat "$work/row"
+  fi
+  if [ -s "$work/found" ]; then
     findings=1
     mkdir -p "$root/fuzz/findings/$h"
     cp "$work/artifacts/"* "$root/fuzz/findings/$h/" 2>/dev/null || true

@@ -33,7 +33,15 @@ def test_there_are_python_blocks():
     assert any(b.path == "docs/Python.md" for b in BLOCKS)
 
 
-@pytest.mark.parametrize("block", BLOCKS, ids=[b.id for b in BLOCKS])
+def block_param(block):
+    """A block that starts a local Ray cluster runs on the pytest worker that
+    runs test_ray.py (run-tests.sh's --dist loadgroup), never beside another
+    cluster."""
+    marks = [pytest.mark.xdist_group("ray")] if "ray" in block.requires else []
+    return pytest.param(block, marks=marks, id=block.id)
+
+
+@pytest.mark.parametrize("block", [block_param(b) for b in BLOCKS])
 def test_doc_block(block):
     if block.skip:
         pytest.skip(block.skip)

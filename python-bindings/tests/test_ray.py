@@ -41,8 +41,11 @@ import seqc  # noqa: E402
 import seqc.ray  # noqa: E402
 from conftest import FIXTURES  # noqa: E402
 
-# Ray Data's own configuration warns about its deprecated settings.
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+# Ray Data's own configuration warns about its deprecated settings; one
+# pytest worker runs every test that starts a cluster (run-tests.sh's --dist
+# loadgroup).
+pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+              pytest.mark.xdist_group("ray")]
 
 MODEL = FIXTURES / "seed_build_dynamic.h5"
 PARQUET_ROWS = NPY_ROWS = 1_000_000

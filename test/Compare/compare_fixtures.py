@@ -1,4 +1,7 @@
-"""Runs seq-compile --compare on every good fixture, each on its own input.
+"""Runs seq-compile --compare on every good fixture, each on its own input,
+with the numerics verdict at atol 1e-5 and rtol 0: every fixture's ENGINE
+output within 1e-5 of the eager interpreter's, as shipped (fused and
+lowered).
 
 usage: compare_fixtures.py SEQ_COMPILE FIXTURES_DIR ENGINE ITERATIONS
 Prints one line per fixture and exits 1 if any verdict failed.
@@ -19,6 +22,7 @@ def main():
         if fixture.get("config"):
             args += ["--config", os.path.join(fixtures, fixture["config"])]
         args += ["--compare", "--engine=" + engine, "--iterations=" + iterations,
+                 "--atol=1e-5", "--rtol=0",
                  "--input", os.path.join(fixtures, fixture["input"]), "--json"]
         result = subprocess.run(args, capture_output=True, text=True)
         try:
