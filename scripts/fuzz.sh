@@ -7,7 +7,7 @@
 #            --update-corpus         merge what the campaign found (libFuzzer
 #                                    -merge=1: only inputs with new coverage)
 #                                    into fuzz/corpus/<harness>/
-#            HARNESS...              run only these (default: all six)
+#            HARNESS...              run only these (default: all seven)
 # Every run uses -timeout=10 -rss_limit_mb=1024. Prints per harness the
 # executions, the corpus size, the inputs on which the sandboxed reader child
 # crashed or timed out (isolated as designed; kept in the campaign folder),
@@ -18,7 +18,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build="$root/build-fuzz"
-all=(hdf5_reader zip_reader json_config npy_reader mlir_loader tf_checkpoint)
+all=(hdf5_reader zip_reader json_config npy_reader mlir_loader tf_checkpoint keras_import)
 seconds=20 results="" update=0 harnesses=()
 while (($#)); do
   case "$1" in

@@ -295,9 +295,9 @@ Error checkNotQuantized(ArrayRef<LayerConfig> layers) {
     std::string mode;
     if (const llvm::json::Object *inner = policy ? policy->getObject("config") : nullptr)
       mode = inner->getString("mode").value_or("").split('/').first.str(); // "int4/128"
-    StringRef name(dtypeOf(layer));
-    if (mode.empty() && name.contains("_from_"))
-      mode = name.split("_from_").first.str();
+    std::string name = dtypeOf(layer);
+    if (mode.empty() && StringRef(name).contains("_from_"))
+      mode = StringRef(name).split("_from_").first.str();
     const llvm::json::Value *quantization = config.get("quantization_config");
     bool quantized = !mode.empty() || (quantization && quantization->getAsObject());
     if (quantized)
@@ -357,19 +357,24 @@ Expected<ImportedModel> importModel(MLIRContext &context,
 
 Expected<ImportedModel> importKerasModel(MLIRContext &context,
                                          const ImportOptions &options) {
-  registerImporterDialects(context);
   Expected<ModelSource> source =
       openModelSource(options.modelPath, options.configPath);
   if (!source)
     return source.takeError();
-  StringRef where = source->path;
-  clearSourceClasses(source->config);
-  bool keras1 = isKeras1Model(source->kerasVersion, source->config);
+  return importModelSource(context, *source, options);
+}
+
+Expected<ImportedModel> importModelSource(MLIRContext &context, ModelSource &source,
+                                          const ImportOptions &options) {
+  registerImporterDialects(context);
+  StringRef where = source.path;
+  clearSourceClasses(source.config);
+  bool keras1 = isKeras1Model(source.kerasVersion, source.config);
   if (keras1)
-    if (Error e = translateKeras1Config(source->config, where, source->kerasVersion))
+    if (Error e = translateKeras1Config(source.config, where, source.kerasVersion))
       return std::move(e);
-  translateCuDNNConfig(source->config);
-  Expected<ModelConfig> config = parseModelConfig(source->config, where);
+  translateCuDNNConfig(source.config);
+  Expected<ModelConfig> config = parseModelConfig(source.config, where);
   if (!config)
     return config.takeError();
   if (config->layers.empty())
@@ -389,7 +394,7 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   for (const LayerConfig &layer : config->layers)
     if (layer.getCallNode() == 0)
       firstCalls.push_back(layer);
-  std::unique_ptr<WeightStore> store = source->openWeights(firstCalls);
+  std::unique_ptr<WeightStore> store = source.openWeights(firstCalls);
   std::vector<std::vector<WeightArray>> weights(config->layers.size());
   // What each layer stores, as Keras counts its parameters (a CuDNNLSTM's
   // two biases are one after translation).
@@ -405,7 +410,7 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
     for (const WeightArray &array : *w)
       storedParams[i] += static_cast<int64_t>(array.data.size());
     if (keras1)
-      if (Error e = translateKeras1Weights(layer, *w, source->backend))
+      if (Error e = translateKeras1Weights(layer, *w, source.backend))
         return std::move(e);
     if (Error e = translateCuDNNWeights(layer, *w))
       return std::move(e);
@@ -502,7 +507,7 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
     }
   }
 
-  LayerEmitter emitter(builder, KerasVersion::parse(source->kerasVersion, source->keras3Layout),
+  LayerEmitter emitter(builder, KerasVersion::parse(source.kerasVersion, source.keras3Layout),
                        savedUnbuilt);
   emitter.setStateBlock(entry);
   Value value = inputValues[0];
@@ -740,14 +745,14 @@ Expected<ImportedModel> importKerasModel(MLIRContext &context,
   // Metadata: the file's own entries, then seqc's (which a file cannot
   // override), then the user's --metadata on top.
   llvm::StringMap<std::string> metadata;
-  for (auto &[k, v] : source->userAttributes)
+  for (auto &[k, v] : source.userAttributes)
     metadata[k] = v;
   metadata["source"] = llvm::sys::path::filename(where).str();
-  metadata["format"] = source->format;
-  if (!source->kerasVersion.empty())
-    metadata["keras_version"] = source->kerasVersion;
-  if (!source->backend.empty())
-    metadata["backend"] = source->backend;
+  metadata["format"] = source.format;
+  if (!source.kerasVersion.empty())
+    metadata["keras_version"] = source.kerasVersion;
+  if (!source.backend.empty())
+    metadata["backend"] = source.backend;
   metadata["model_name"] = config->modelName;
   metadata["layers"] = jsonList(layerNames);
   std::vector<std::string> policies;

@@ -19,6 +19,8 @@ namespace seq::keras {
 
 std::unique_ptr<WeightStore>
 ModelSource::openWeights(const std::vector<LayerConfig> &layers) {
+  if (suppliedWeights)
+    return std::move(suppliedWeights);
   if (checkpoint)
     return makeCheckpointWeightStore(std::move(*checkpoint), config);
   if (keras3Layout)

@@ -13,6 +13,8 @@
 
 #include "CheckpointWeights.h"
 
+#include "seq/Frontend/Keras/Importer.h"
+
 #include <optional>
 
 namespace seq::keras {
@@ -38,11 +40,22 @@ struct ModelSource {
   std::optional<CheckpointSource> checkpoint;
   bool keras3Layout = false;
   std::string legacyRoot;
+  /// Weights that come from elsewhere than a file (the importer fuzz
+  /// harness's, fuzz/keras_import.cpp): openWeights hands them over.
+  std::unique_ptr<WeightStore> suppliedWeights;
 };
 
 /// `configPath` may be empty; when given it supplies the architecture.
 llvm::Expected<ModelSource> openModelSource(llvm::StringRef path,
                                             llvm::StringRef configPath);
+
+/// The model of an opened source: its config read (Keras 1 and CuDNN layers
+/// translated), its weights taken, its layers emitted as seq ops.
+/// importKerasModel is openModelSource and this; `options` gives the input
+/// shape, metadata and whether the config came apart from the weights.
+llvm::Expected<ImportedModel> importModelSource(mlir::MLIRContext &context,
+                                                ModelSource &source,
+                                                const ImportOptions &options);
 
 } // namespace seq::keras
 
