@@ -2,10 +2,12 @@
 //
 // parseModelJson (size and depth bounds), parseModelConfig, then every typed
 // accessor on every key of every layer, and wrapped layers one level down.
+// Mutations are structure-aware (JsonMutator.h) three times in four.
 //
 //===----------------------------------------------------------------------===//
 
 #include "FuzzCommon.h"
+#include "JsonMutator.h"
 #include "KerasConfig.h"
 
 using namespace seq;
@@ -55,6 +57,11 @@ void touch(const LayerConfig &layer, int depth) {
 }
 
 } // namespace
+
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t maxSize,
+                                          unsigned seed) {
+  return fuzz::mutateJson(data, size, maxSize, seed);
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   auto root = keras::parseModelJson(

@@ -14,11 +14,14 @@
 // Each named layer (or nested layer, by its own name) has arrays of those
 // shapes (at most 2^22 floats in all) and fixed positive values; a layer
 // not named has none. A stage may refuse a model with an error; one that
-// builds IR that does not verify aborts the harness.
+// builds IR that does not verify aborts the harness. Mutations are
+// structure-aware (JsonMutator.h) three times in four: they change the
+// input's values, not its syntax.
 //
 //===----------------------------------------------------------------------===//
 
 #include "FuzzCommon.h"
+#include "JsonMutator.h"
 #include "KerasConfig.h"
 #include "ModelSource.h"
 
@@ -104,6 +107,11 @@ std::string stringOr(const llvm::json::Object &object, llvm::StringRef key) {
 }
 
 } // namespace
+
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t maxSize,
+                                          unsigned seed) {
+  return fuzz::mutateJson(data, size, maxSize, seed);
+}
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   fuzz::setReaderTimeout();
