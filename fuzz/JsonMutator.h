@@ -14,10 +14,11 @@
 #ifndef SEQ_FUZZ_JSONMUTATOR_H
 #define SEQ_FUZZ_JSONMUTATOR_H
 
+#include "KerasConfig.h"
+
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <algorithm>
 #include <cstring>
 #include <random>
 #include <string>
@@ -29,29 +30,6 @@ extern "C" size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t maxSize)
 namespace seq::fuzz {
 
 namespace json_mutator {
-
-/// How deep arrays and objects nest in `text` (strings skipped), for the
-/// recursive parser's sake.
-inline int nesting(llvm::StringRef text) {
-  int depth = 0, deepest = 0;
-  bool inString = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (inString) {
-      if (c == '\\')
-        ++i;
-      else if (c == '"')
-        inString = false;
-    } else if (c == '"') {
-      inString = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return deepest;
-}
 
 /// Every value of the document, depth first.
 inline void collect(llvm::json::Value &value, std::vector<llvm::json::Value *> &values) {
@@ -132,9 +110,10 @@ inline size_t mutateJson(uint8_t *data, size_t size, size_t maxSize, unsigned se
   std::minstd_rand random(seed);
   // A quarter of the time libFuzzer's own (odd bytes inside strings too).
   llvm::StringRef input(reinterpret_cast<const char *>(data), size);
-  if (random() % 4 == 0 || json_mutator::nesting(input) > 64)
+  if (random() % 4 == 0)
     return bytewise();
-  llvm::Expected<llvm::json::Value> document = llvm::json::parse(input);
+  // Parsed within the importer's bounds on size and nesting.
+  llvm::Expected<llvm::json::Value> document = keras::parseModelJson(input, "fuzz", "input");
   if (!document) {
     llvm::consumeError(document.takeError());
     return bytewise();
