@@ -65,7 +65,9 @@ TEST(SandboxTest, CrashHangAndMemoryExhaustionAreReported) {
 
   SandboxResult hung = runSandboxed(
       [](SandboxWriter &) {
-        for (volatile int i = 0;; i = i + 1)
+        // Unsigned, so that it wraps: an int would overflow after 2^31
+        // steps, which UBSan reports as a crash.
+        for (volatile unsigned i = 0;; i = i + 1)
           ;
       },
       quick());
