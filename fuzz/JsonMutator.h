@@ -126,10 +126,10 @@ inline size_t mutateJson(uint8_t *data, size_t size, size_t maxSize, unsigned se
       strings.push_back(s->str());
   int changes = 1 + static_cast<int>(random() % 3);
   for (int i = 0; i < changes; ++i) {
-    // A change may free the values under it: collect again after each.
+    json_mutator::mutateOne(*values[random() % values.size()], strings, random);
+    // A change may free the values under it: collect them again.
     values.clear();
     json_mutator::collect(*document, values);
-    json_mutator::mutateOne(*values[random() % values.size()], strings, random);
   }
   std::string text;
   llvm::raw_string_ostream os(text);

@@ -63,7 +63,7 @@ public:
       if (!dims || dims->size() > kMaxRank)
         return layer.error("fuzz: a weight shape is a list of at most 8 sizes");
       WeightArray array;
-      array.name = layer.getName() + "/" + std::to_string(arrays.size());
+      array.name = name + "/" + std::to_string(arrays.size());
       int64_t count = 1;
       for (const llvm::json::Value &dim : *dims) {
         std::optional<int64_t> size = dim.getAsInteger();
@@ -101,11 +101,6 @@ void mustVerify(mlir::ModuleOp module, const char *stage) {
   std::abort();
 }
 
-std::string stringOr(const llvm::json::Object &object, llvm::StringRef key) {
-  std::optional<llvm::StringRef> value = object.getString(key);
-  return value ? value->str() : std::string();
-}
-
 } // namespace
 
 extern "C" size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t maxSize,
@@ -131,8 +126,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   source.path = "fuzz.json";
   source.format = "json+weights";
   source.config = *config;
-  source.kerasVersion = stringOr(*input, "keras_version");
-  source.backend = stringOr(*input, "backend");
+  source.kerasVersion = input->getString("keras_version").value_or("").str();
+  source.backend = input->getString("backend").value_or("").str();
   source.keras3Layout = input->getBoolean("keras3").value_or(false);
   source.suppliedWeights = std::make_unique<SynthesizedWeights>(input->getObject("weights"));
 

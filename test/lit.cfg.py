@@ -25,10 +25,8 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(["seq-opt", "seq-compile", "seq-allclose"], [config.seq_tools_dir])
 # The fuzz harnesses linked with a replay main (fuzz/ReplayMain.cpp).
-llvm_config.add_tool_substitutions(
-    ["seq-fuzz-" + h for h in ("hdf5_reader", "zip_reader", "json_config", "npy_reader",
-                                "mlir_loader", "tf_checkpoint", "keras_import")],
-    [config.seq_tools_dir])
+llvm_config.add_tool_substitutions([t for t in config.seq_fuzz_targets.split(";") if t],
+                                   [config.seq_tools_dir])
 
 # -DSEQ_SANITIZE builds (scripts/sanitize-test.sh): `asan` marks tests whose
 # measurements AddressSanitizer skews (RSS growth per iteration).

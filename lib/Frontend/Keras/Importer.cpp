@@ -295,9 +295,10 @@ Error checkNotQuantized(ArrayRef<LayerConfig> layers) {
     std::string mode;
     if (const llvm::json::Object *inner = policy ? policy->getObject("config") : nullptr)
       mode = inner->getString("mode").value_or("").split('/').first.str(); // "int4/128"
-    std::string name = dtypeOf(layer);
-    if (mode.empty() && StringRef(name).contains("_from_"))
-      mode = StringRef(name).split("_from_").first.str();
+    std::string dtype = dtypeOf(layer);
+    StringRef name = dtype;
+    if (mode.empty() && name.contains("_from_"))
+      mode = name.split("_from_").first.str();
     const llvm::json::Value *quantization = config.get("quantization_config");
     bool quantized = !mode.empty() || (quantization && quantization->getAsObject());
     if (quantized)
