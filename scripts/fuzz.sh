@@ -7,7 +7,8 @@
 #            --update-corpus         merge what the campaign found (libFuzzer
 #                                    -merge=1: only inputs with new coverage)
 #                                    into fuzz/corpus/<harness>/
-#            HARNESS...              run only these (default: all seven)
+#            HARNESS...              run only these (default: every harness,
+#                                    one per folder of fuzz/corpus/)
 # Every run uses -timeout=10 -rss_limit_mb=1024. Prints per harness the
 # executions, the corpus size, the inputs on which the sandboxed reader child
 # crashed or timed out (isolated as designed; kept in the campaign folder),
@@ -18,7 +19,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build="$root/build-fuzz"
-all=(hdf5_reader zip_reader json_config npy_reader mlir_loader tf_checkpoint keras_import)
+# Each harness has its corpus folder (fuzz/CMakeLists.txt lists the targets).
+all=()
+for dir in "$root"/fuzz/corpus/*/; do all+=("$(basename "$dir")"); done
 seconds=20 results="" update=0 harnesses=()
 while (($#)); do
   case "$1" in
@@ -26,7 +29,7 @@ while (($#)); do
     --seconds) seconds="$2"; shift ;;
     --results) results="$2"; shift ;;
     --update-corpus) update=1 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) harnesses+=("$1") ;;
   esac
