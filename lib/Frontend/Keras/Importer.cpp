@@ -408,8 +408,15 @@ Expected<ImportedModel> importModelSource(MLIRContext &context, ModelSource &sou
     Expected<std::vector<WeightArray>> w = store->read(layer);
     if (!w)
       return w.takeError();
-    for (const WeightArray &array : *w)
+    for (const WeightArray &array : *w) {
+      // Every size a config gives is at least 1 (LayerConfig::checkSize);
+      // an array with an axis of length 0 is not a layer's weight.
+      if (array.data.empty())
+        return layer.error("weight '" + array.name + "' has shape " +
+                           shapes::format(array.shape) +
+                           ", with no values: the file is damaged; save the model again");
       storedParams[i] += static_cast<int64_t>(array.data.size());
+    }
     if (keras1)
       if (Error e = translateKeras1Weights(layer, *w, source.backend))
         return std::move(e);

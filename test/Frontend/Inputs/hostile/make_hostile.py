@@ -73,6 +73,11 @@ with h5py.File(seed_copy("half_gigafloat.h5"), "r+") as f:
     del f[KERNEL]
     f.create_dataset(KERNEL, shape=(2**15, 2**14), dtype="<f4",
                      chunks=(64, 64))
+# A kernel with an axis of length 0: no values, whatever the config says.
+with h5py.File(seed_copy("empty_weight.h5"), "r+") as f:
+    rows = f[KERNEL].shape[0]
+    del f[KERNEL]
+    f.create_dataset(KERNEL, shape=(rows, 0), dtype="<f4")
 
 # 5. Root attributes that try to override seqc's own metadata keys, with
 # text that would break out of C strings and comments.
