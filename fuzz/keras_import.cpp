@@ -18,6 +18,10 @@
 // structure-aware (JsonMutator.h) three times in four: they change the
 // input's values, not its syntax.
 //
+// With SEQ_FUZZ_LOWER set (campaigns: scripts/fuzz.sh --lower), a module that
+// reached linalg goes on through the rest of the CPU lowering, bufferization
+// and kernels to the LLVM dialect (about 100 times slower per input).
+//
 //===----------------------------------------------------------------------===//
 
 #include "FuzzCommon.h"
@@ -27,6 +31,7 @@
 
 #include "seq/Conversion/Passes.h"
 #include "seq/Dialect/Seq/Transforms/Pipelines.h"
+#include "seq/Target/CPU/Pipeline.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
@@ -108,8 +113,11 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max
   return fuzz::mutateJson(data, size, maxSize, seed);
 }
 
+bool lowerToLLVM = false;
+
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   fuzz::setReaderTimeout();
+  lowerToLLVM = std::getenv("SEQ_FUZZ_LOWER") != nullptr;
   return 0;
 }
 
@@ -133,6 +141,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   mlir::MLIRContext context;
   context.disableMultithreading();
+  if (lowerToLLVM) {
+    mlir::DialectRegistry registry;
+    seq::cpu::registerPipelineDialects(registry);
+    context.appendDialectRegistry(registry);
+  }
   // Diagnostics are part of a refusal: they must not reach stderr.
   context.getDiagEngine().registerHandler([](mlir::Diagnostic &) {});
   ImportOptions options;
@@ -153,7 +166,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   mlir::PassManager lower(&context);
   lower.enableVerifier(false);
   lower.addPass(createConvertSeqToLinalg());
-  if (mlir::succeeded(lower.run(module)))
-    mustVerify(module, "--seq-to-linalg");
+  if (mlir::failed(lower.run(module)))
+    return 0;
+  mustVerify(module, "--seq-to-linalg");
+  if (!lowerToLLVM)
+    return 0;
+  // The same pipeline every compile runs; --seq-to-linalg finds nothing left.
+  if (llvm::Error error = seq::cpu::lowerToLLVMDialect(module, /*fuse=*/false))
+    fuzz::consume(std::move(error));
+  else
+    mustVerify(module, "the CPU lowering");
   return 0;
 }

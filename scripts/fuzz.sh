@@ -4,6 +4,9 @@
 #   scripts/fuzz.sh --smoke          about 20 s per harness (what CI runs)
 #   scripts/fuzz.sh --seconds N      N s per harness (campaigns; docs/Security.md)
 #   options: --results FILE          one "PASS|FAIL <harness>" line per harness
+#            --lower                 keras_import also lowers each module it
+#                                    converts to linalg on to the LLVM dialect
+#                                    (bufferization, kernels; ~100x slower)
 #            --update-corpus         merge what the campaign found (libFuzzer
 #                                    -merge=1: only inputs with new coverage)
 #                                    into fuzz/corpus/<harness>/
@@ -28,8 +31,9 @@ while (($#)); do
     --smoke) seconds=20 ;;
     --seconds) seconds="$2"; shift ;;
     --results) results="$2"; shift ;;
+    --lower) export SEQ_FUZZ_LOWER=1 ;;
     --update-corpus) update=1 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) harnesses+=("$1") ;;
   esac
