@@ -567,7 +567,28 @@ Value lowerEmbedding(LinalgBuilder &lb, EmbeddingOp op) {
 // Shapes, Bidirectional and TimeDistributed
 //===----------------------------------------------------------------------===//
 
-Value lowerReshape(LinalgBuilder &lb, Value x, RankedTensorType resultType) {
+/// `rows` (batch, ?) as (batch, width) for a target shape whose sizes are all
+/// known: a sample whose size differs is reported (as Keras fails), and the
+/// columns are copied into zeros of that width, so that nothing reads past
+/// a shorter row.
+Value fitRowWidth(LinalgBuilder &lb, Operation *op, Value rows, int64_t width) {
+  IndexMath m{lb};
+  OpBuilder &b = lb.b;
+  Value actual = lb.dim(rows, 1);
+  Value differs = arith::CmpIOp::create(b, lb.loc, arith::CmpIPredicate::ne, actual,
+                                        lb.index(width));
+  Value samples = arith::IndexCastOp::create(b, lb.loc, b.getI64Type(), lb.dim(rows, 0));
+  reportIf(lb, op, differs, samples,
+           "layer '" + layerName(op) + "': inputs whose size per sample is not the " +
+               std::to_string(width) + " of its target shape");
+  OpFoldResult batch = lb.dimOfr(rows, 0), kept = m.min(lb.dimOfr(rows, 1), m.c(width));
+  Value part = lb.extractSlice(rows, {m.c(0), m.c(0)}, {batch, kept});
+  return lb.insertSlice(part, lb.full({batch, m.c(width)}, 0.0), {m.c(0), m.c(0)},
+                        {batch, kept});
+}
+
+Value lowerReshape(LinalgBuilder &lb, Operation *op, Value x,
+                   RankedTensorType resultType) {
   Value rows = x;
   auto type = cast<RankedTensorType>(x.getType());
   if (type.getRank() > 2) {
@@ -578,6 +599,12 @@ Value lowerReshape(LinalgBuilder &lb, Value x, RankedTensorType resultType) {
                                            ArrayRef<ReassociationIndices>{{0}, rest});
   }
   int64_t rank = resultType.getRank();
+  // An input with an axis of unknown size into a shape whose sizes are known.
+  int64_t width = 1;
+  for (int64_t i = 1; i < rank && width > 0; ++i)
+    width = resultType.isDynamicDim(i) ? 0 : width * resultType.getDimSize(i);
+  if (width > 0 && cast<RankedTensorType>(rows.getType()).isDynamicDim(1))
+    rows = fitRowWidth(lb, op, rows, width);
   if (rank == 2)
     return rows;
   IndexMath m{lb};
@@ -906,9 +933,9 @@ Value lower(LinalgBuilder &lb, Operation *op) {
   if (auto o = dyn_cast<EmbeddingOp>(op))
     return lowerEmbedding(lb, o);
   if (auto o = dyn_cast<FlattenOp>(op))
-    return lowerReshape(lb, o.getInput(), resultType);
+    return lowerReshape(lb, op, o.getInput(), resultType);
   if (auto o = dyn_cast<ReshapeOp>(op))
-    return lowerReshape(lb, o.getInput(), resultType);
+    return lowerReshape(lb, op, o.getInput(), resultType);
   if (auto o = dyn_cast<RepeatVectorOp>(op))
     return lowerRepeatVector(lb, o);
   if (auto o = dyn_cast<ActivationOp>(op)) {
