@@ -600,10 +600,11 @@ Value lowerReshape(LinalgBuilder &lb, Operation *op, Value x,
   }
   int64_t rank = resultType.getRank();
   // An input with an axis of unknown size into a shape whose sizes are known.
-  int64_t width = 1;
+  auto rowsType = cast<RankedTensorType>(rows.getType());
+  int64_t width = rank >= 2 && rowsType.getRank() == 2 && rowsType.isDynamicDim(1);
   for (int64_t i = 1; i < rank && width > 0; ++i)
     width = resultType.isDynamicDim(i) ? 0 : width * resultType.getDimSize(i);
-  if (width > 0 && cast<RankedTensorType>(rows.getType()).isDynamicDim(1))
+  if (width > 0)
     rows = fitRowWidth(lb, op, rows, width);
   if (rank == 2)
     return rows;
