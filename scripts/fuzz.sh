@@ -13,13 +13,14 @@
 #                                    into fuzz/corpus/<harness>/
 #            HARNESS...              run only these (default: every harness,
 #                                    one per folder of fuzz/corpus/)
-# Every run uses -timeout=10 -rss_limit_mb=1024 (2048 with --lower). Prints per harness the
-# executions, the corpus size, the inputs on which the sandboxed reader child
-# crashed or timed out (isolated as designed; kept in the campaign folder),
-# the peak RSS of the harness and of its largest child, and any
-# crash/timeout/oom/leak files (copied to fuzz/findings/<harness>/, which git
-# ignores). Exits 1 on any finding or a child over 1 GiB. The harnesses run
-# side by side, one per core (SEQ_JOBS=N: N at a time, and N compile jobs).
+# Every run uses -timeout=10 -rss_limit_mb=1024 (2048 with --lower). Prints
+# per harness the executions, the corpus size, the inputs on which the
+# sandboxed reader child crashed or timed out (isolated as designed; kept in
+# the campaign folder), the peak RSS of the harness and of its largest child,
+# and any crash/timeout/oom/leak files (copied to fuzz/findings/<harness>/,
+# which git ignores). Exits 1 on any finding or a child over 1 GiB. The
+# harnesses run side by side, one per core (SEQ_JOBS=N: N at a time, and N
+# compile jobs).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build="$root/build-fuzz"
@@ -34,7 +35,7 @@ while (($#)); do
     --results) results="$2"; shift ;;
     --lower) export SEQ_FUZZ_LOWER=1; rss_limit=2048 ;;
     --update-corpus) update=1 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) harnesses+=("$1") ;;
   esac

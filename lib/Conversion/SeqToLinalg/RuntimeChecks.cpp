@@ -57,11 +57,16 @@ void seq::lowering::reportShort(LinalgBuilder &lb, Operation *op, Value input,
   IndexMath m{lb};
   if (m.constant(length))
     return;
-  OpBuilder &b = lb.b;
-  Value tooShort = arith::CmpIOp::create(b, lb.loc, arith::CmpIPredicate::slt,
+  Value tooShort = arith::CmpIOp::create(lb.b, lb.loc, arith::CmpIPredicate::slt,
                                          lb.toValue(length), lb.index(minimum));
-  Value rows = arith::IndexCastOp::create(b, lb.loc, b.getI64Type(), lb.dim(input, 0));
-  reportIf(lb, op, tooShort, rows, message);
+  reportRowsIf(lb, op, input, tooShort, message);
+}
+
+void seq::lowering::reportRowsIf(LinalgBuilder &lb, Operation *op, Value input,
+                                 Value failed, StringRef message) {
+  Value rows =
+      arith::IndexCastOp::create(lb.b, lb.loc, lb.b.getI64Type(), lb.dim(input, 0));
+  reportIf(lb, op, failed, rows, message);
 }
 
 OpFoldResult seq::lowering::fitWindow(LinalgBuilder &lb, Operation *op, Value input,
@@ -74,4 +79,18 @@ OpFoldResult seq::lowering::fitWindow(LinalgBuilder &lb, Operation *op, Value in
               "layer '" + layerName(op) + "': inputs shorter than its window of " +
                   std::to_string(span) + " along axis " + std::to_string(axis));
   return m.max(paddedLength, m.c(span));
+}
+
+Value seq::lowering::fitRowWidth(LinalgBuilder &lb, Operation *op, Value rows,
+                                 int64_t width) {
+  IndexMath m{lb};
+  Value differs = arith::CmpIOp::create(lb.b, lb.loc, arith::CmpIPredicate::ne,
+                                        lb.dim(rows, 1), lb.index(width));
+  reportRowsIf(lb, op, rows, differs,
+               "layer '" + layerName(op) + "': inputs whose size per sample is not the " +
+                   std::to_string(width) + " of its target shape");
+  OpFoldResult batch = lb.dimOfr(rows, 0), kept = m.min(lb.dimOfr(rows, 1), m.c(width));
+  Value part = lb.extractSlice(rows, {m.c(0), m.c(0)}, {batch, kept});
+  return lb.insertSlice(part, lb.full({batch, m.c(width)}, 0.0), {m.c(0), m.c(0)},
+                        {batch, kept});
 }

@@ -19,6 +19,11 @@ std::string layerName(mlir::Operation *op);
 void reportIf(LinalgBuilder &lb, mlir::Operation *op, Value failed, Value count,
               llvm::StringRef message);
 
+/// Reports `message`, one value per batch row of `input`, where `failed`
+/// holds.
+void reportRowsIf(LinalgBuilder &lb, mlir::Operation *op, Value input, Value failed,
+                  llvm::StringRef message);
+
 /// Reports `message`, one value per batch row of `input`, where `length`
 /// (dynamic: a static one is the verifier's to check) is below `minimum`.
 void reportShort(LinalgBuilder &lb, mlir::Operation *op, Value input,
@@ -29,6 +34,12 @@ void reportShort(LinalgBuilder &lb, mlir::Operation *op, Value input,
 /// than the window, no output step) is reported and raised to `span`.
 OpFoldResult fitWindow(LinalgBuilder &lb, mlir::Operation *op, Value input,
                        OpFoldResult paddedLength, int64_t span, int64_t axis);
+
+/// `rows` (batch, a dynamic width) as (batch, `width`), for a reshape into
+/// sizes that are all known: rows of another width are reported (Keras
+/// fails there), and the rows are copied into zeros of `width` columns, so
+/// that nothing reads past a shorter one.
+Value fitRowWidth(LinalgBuilder &lb, mlir::Operation *op, Value rows, int64_t width);
 
 } // namespace seq::lowering
 

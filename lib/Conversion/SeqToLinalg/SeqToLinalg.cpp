@@ -567,26 +567,6 @@ Value lowerEmbedding(LinalgBuilder &lb, EmbeddingOp op) {
 // Shapes, Bidirectional and TimeDistributed
 //===----------------------------------------------------------------------===//
 
-/// `rows` (batch, ?) as (batch, width) for a target shape whose sizes are all
-/// known: a sample whose size differs is reported (as Keras fails), and the
-/// columns are copied into zeros of that width, so that nothing reads past
-/// a shorter row.
-Value fitRowWidth(LinalgBuilder &lb, Operation *op, Value rows, int64_t width) {
-  IndexMath m{lb};
-  OpBuilder &b = lb.b;
-  Value actual = lb.dim(rows, 1);
-  Value differs = arith::CmpIOp::create(b, lb.loc, arith::CmpIPredicate::ne, actual,
-                                        lb.index(width));
-  Value samples = arith::IndexCastOp::create(b, lb.loc, b.getI64Type(), lb.dim(rows, 0));
-  reportIf(lb, op, differs, samples,
-           "layer '" + layerName(op) + "': inputs whose size per sample is not the " +
-               std::to_string(width) + " of its target shape");
-  OpFoldResult batch = lb.dimOfr(rows, 0), kept = m.min(lb.dimOfr(rows, 1), m.c(width));
-  Value part = lb.extractSlice(rows, {m.c(0), m.c(0)}, {batch, kept});
-  return lb.insertSlice(part, lb.full({batch, m.c(width)}, 0.0), {m.c(0), m.c(0)},
-                        {batch, kept});
-}
-
 Value lowerReshape(LinalgBuilder &lb, Operation *op, Value x,
                    RankedTensorType resultType) {
   Value rows = x;
@@ -599,13 +579,12 @@ Value lowerReshape(LinalgBuilder &lb, Operation *op, Value x,
                                            ArrayRef<ReassociationIndices>{{0}, rest});
   }
   int64_t rank = resultType.getRank();
-  // An input with an axis of unknown size into a shape whose sizes are known.
+  // An input with an axis of unknown size into sizes that are all known.
   auto rowsType = cast<RankedTensorType>(rows.getType());
-  int64_t width = rank >= 2 && rowsType.getRank() == 2 && rowsType.isDynamicDim(1);
-  for (int64_t i = 1; i < rank && width > 0; ++i)
-    width = resultType.isDynamicDim(i) ? 0 : width * resultType.getDimSize(i);
-  if (width > 0)
-    rows = fitRowWidth(lb, op, rows, width);
+  ArrayRef<int64_t> targetSizes = resultType.getShape().drop_front();
+  if (rowsType.getRank() == 2 && rowsType.isDynamicDim(1) && !targetSizes.empty() &&
+      !ShapedType::isDynamicShape(targetSizes))
+    rows = fitRowWidth(lb, op, rows, ShapedType::getNumElements(targetSizes));
   if (rank == 2)
     return rows;
   IndexMath m{lb};
