@@ -192,20 +192,46 @@ int runWorker(seqc::Session &session) {
       return outputs.takeError();
     return joinOutputs(std::move(*outputs));
   };
+  // Every call's output is checked bit for bit against the first call's;
+  // the first that differs is recorded (changed.txt) for the verdict.
+  std::optional<Tensor> first;
+  int64_t calls = 0;
+  bool changed = false;
+  auto check = [&](const Tensor &output) -> Error {
+    ++calls;
+    if (!first) {
+      first = output;
+      return Error::success();
+    }
+    std::optional<std::string> difference;
+    if (changed || !(difference = seq::rt::bitwiseDifference(*first, output)))
+      return Error::success();
+    changed = true;
+    return writeToOutput(join(workerDir, "changed.txt"), [&](raw_ostream &os) {
+      os << "call " << calls << " differs from call 1: " << *difference << "\n";
+      return Error::success();
+    });
+  };
   Tensor output;
   for (int64_t i = 0; seq::rt::nextWorkerCommand() == seq::rt::WorkerCommand::Round;
        ++i) {
     // The other engine's process ran just before: one untimed run first, so
     // that the timed one finds this engine's caches and TLB warm, as they are
     // in a loop of inferences, instead of timing how long refilling them takes.
-    if (Expected<Tensor> warm = run(); !warm)
+    Expected<Tensor> warm = run();
+    if (!warm)
       return fail(toString(warm.takeError()));
+    seq::rt::injectFault(fault, i, *warm, /*timed=*/false);
+    if (Error e = check(*warm))
+      return fail(toString(std::move(e)));
     auto start = std::chrono::steady_clock::now();
     Expected<Tensor> result = run();
     if (!result)
       return fail(toString(result.takeError()));
     seq::rt::injectFault(fault, i, *result);
     auto end = std::chrono::steady_clock::now();
+    if (Error e = check(*result))
+      return fail(toString(std::move(e)));
     output = std::move(*result);
     log->write({i, std::chrono::duration<double, std::micro>(end - start).count(),
                 seq::rt::residentBytes(), seq::rt::heapBytesInUse()});

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 using namespace seq::rt;
@@ -178,6 +179,36 @@ TEST(Judge, ShapeMismatchIsNumericalFailure) {
   EXPECT_FALSE(verdict(r, VerdictKind::Numerics).passed);
 }
 
+// An engine whose calls differ fails numerics, even when the last output
+// is right, and the detail says which engine and where.
+TEST(Judge, OutputThatChangedBetweenCalls) {
+  for (const char *which : {"jit", "eager"}) {
+    EngineRun jit = makeRun("jit", 10, 10, 0, {1, 2});
+    EngineRun eager = makeRun("eager", 10, 100, 0, {1, 2});
+    (which == std::string("jit") ? jit : eager).changed =
+        "call 5 differs from call 1: element 0 is 1, was 1.0000001";
+    CompareReport r = judge(jit, eager, Thresholds{});
+    const Verdict &numerics = verdict(r, VerdictKind::Numerics);
+    EXPECT_FALSE(numerics.passed) << which;
+    EXPECT_NE(numerics.detail.find(std::string("the ") + which +
+                                   " engine's output changed between calls: call 5"),
+              std::string::npos)
+        << numerics.detail;
+  }
+}
+
+TEST(BitwiseDifference, FirstDifferingBitNamed) {
+  Tensor first{{1, 3}, {1, 0.0f, 3}};
+  EXPECT_FALSE(bitwiseDifference(first, first));
+  Tensor signedZero{{1, 3}, {1, -0.0f, 3}};
+  EXPECT_EQ(bitwiseDifference(first, signedZero).value_or(""),
+            "element 1 is -0.00000000e+00, was 0.00000000e+00");
+  Tensor nan{{1, 3}, {1, 0.0f, NAN}};
+  EXPECT_FALSE(bitwiseDifference(nan, nan)) << "the same NaN is the same bits";
+  Tensor wider{{1, 4}, {1, 0.0f, 3, 4}};
+  EXPECT_EQ(bitwiseDifference(first, wider).value_or(""), "its shape is (1, 4), was (1, 3)");
+}
+
 TEST(Judge, Slowdown) {
   CompareReport r = judge(makeRun("jit", 10, 300, 0, {1}),
                           makeRun("eager", 10, 100, 0, {1}), Thresholds{});
@@ -225,6 +256,15 @@ TEST(Faults, Environment) {
   Tensor t{{1}, {1}};
   injectFault(*fault, 0, t);
   EXPECT_EQ(t.data[0], 2.0f);
+  setenv("SEQC_INJECT_FAULT", "flaky", 1);
+  fault = faultFromEnvironment();
+  ASSERT_TRUE(static_cast<bool>(fault));
+  EXPECT_EQ(*fault, Fault::Flaky);
+  Tensor flaky{{1}, {1}};
+  injectFault(*fault, 1, flaky, /*timed=*/false);
+  EXPECT_EQ(flaky.data[0], 1.0f);
+  injectFault(*fault, 2, flaky, /*timed=*/false);
+  EXPECT_EQ(flaky.data[0], std::nextafter(1.0f, 2.0f)) << "untimed calls too";
   setenv("SEQC_INJECT_FAULT", "bogus", 1);
   llvm::Expected<Fault> bad = faultFromEnvironment();
   EXPECT_FALSE(static_cast<bool>(bad));

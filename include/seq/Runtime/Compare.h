@@ -33,6 +33,9 @@ struct EngineRun {
   bool crashed = false;
   int signal = 0;           ///< The signal that killed it, if any.
   std::string failure;      ///< Why it failed, in words (empty if it did not).
+  /// The first call whose output was not bit for bit the first call's, in
+  /// words (empty when every call gave the same bits).
+  std::string changed;
 };
 
 struct Thresholds {
@@ -172,8 +175,12 @@ WorkerCommand nextWorkerCommand();
 /// Tells the parent the round is done.
 void workerRoundDone();
 
-/// Reads a worker's results from `dir` (samples.jsonl, output.npy) and how
-/// its process ended.
+/// Where `later` is not bit for bit `first`, in words ("element 3 is 0.25,
+/// was 0.5"), or nothing when every bit is the same.
+std::optional<std::string> bitwiseDifference(const Tensor &first, const Tensor &later);
+
+/// Reads a worker's results from `dir` (samples.jsonl, output.npy,
+/// changed.txt when a call's output changed) and how its process ended.
 EngineRun collectRun(llvm::StringRef engine, llvm::StringRef dir,
                      const ChildStatus &status);
 
@@ -192,11 +199,13 @@ private:
 };
 
 /// Faults a test can inject into the compiled engine's worker through the
-/// SEQC_INJECT_FAULT environment variable: leak, slow, corrupt, crash.
-enum class Fault { None, Leak, Slow, Corrupt, Crash };
+/// SEQC_INJECT_FAULT environment variable: leak, slow, corrupt, flaky, crash.
+enum class Fault { None, Leak, Slow, Corrupt, Flaky, Crash };
 llvm::Expected<Fault> faultFromEnvironment();
-/// Applies `fault` after iteration `iteration` produced `output`.
-void injectFault(Fault fault, int64_t iteration, Tensor &output);
+/// Applies `fault` after a call of iteration `iteration` produced `output`.
+/// A round makes an untimed call and a timed one: the faults of the output
+/// (corrupt, flaky) apply to both, the others to the timed one only.
+void injectFault(Fault fault, int64_t iteration, Tensor &output, bool timed = true);
 
 } // namespace seq::rt
 

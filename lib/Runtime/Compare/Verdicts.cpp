@@ -78,11 +78,19 @@ CompareReport judge(EngineRun compiled, EngineRun eager, const Thresholds &t) {
         report.maxRelError = std::max(report.maxRelError, diff / scale);
       close &= diff <= t.atol + t.rtol * scale && !std::isnan(got.data[i]);
     }
+    std::string detail =
+        llvm::formatv("max abs error {0:e2}, max rel error {1:e2} (allowed: "
+                      "atol {2:e1} + rtol {3:e1} * |eager|)",
+                      report.maxAbsError, report.maxRelError, t.atol, t.rtol);
+    // Every call of an engine computes the same bits: a call that does not
+    // reads memory it should not (a stale arena, state left from the last
+    // call), even when its numbers happen to stay close.
+    for (const EngineRun *run : {&c, &e})
+      if (!run->changed.empty())
+        detail += "; the " + run->engine + " engine's output changed between calls: " +
+                  run->changed;
     report.verdicts.push_back(
-        {VerdictKind::Numerics, close,
-         llvm::formatv("max abs error {0:e2}, max rel error {1:e2} (allowed: "
-                       "atol {2:e1} + rtol {3:e1} * |eager|)",
-                       report.maxAbsError, report.maxRelError, t.atol, t.rtol)});
+        {VerdictKind::Numerics, close && c.changed.empty() && e.changed.empty(), detail});
   }
 
   report.latencyRatio = report.eagerLatency.medianUs > 0

@@ -1,8 +1,10 @@
 // The files a compare worker leaves for the parent: samples.jsonl (one
-// sample per line, written as it goes) and output.npy.
+// sample per line, written as it goes), output.npy, and changed.txt when a
+// call's output was not the first call's.
 #include "seq/Runtime/Compare.h"
 #include "seq/Runtime/Npy.h"
 
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -72,6 +74,17 @@ static std::vector<Sample> readSamples(llvm::StringRef path) {
   return samples;
 }
 
+std::optional<std::string> bitwiseDifference(const Tensor &first, const Tensor &later) {
+  if (first.shape != later.shape)
+    return "its shape is " + later.shapeString() + ", was " + first.shapeString();
+  for (size_t i = 0; i < first.data.size(); ++i)
+    if (std::memcmp(&first.data[i], &later.data[i], sizeof(float)) != 0)
+      return llvm::formatv("element {0} is {1:e8}, was {2:e8}", i, later.data[i],
+                           first.data[i])
+          .str();
+  return std::nullopt;
+}
+
 EngineRun collectRun(llvm::StringRef engine, llvm::StringRef dir,
                      const ChildStatus &status) {
   EngineRun run;
@@ -99,6 +112,8 @@ EngineRun collectRun(llvm::StringRef engine, llvm::StringRef dir,
     return run;
   }
   run.output = std::move(*output);
+  if (auto changed = llvm::MemoryBuffer::getFile(join(dir, "changed.txt")))
+    run.changed = (*changed)->getBuffer().trim().str();
   return run;
 }
 
