@@ -46,6 +46,28 @@ def engine_params():
 ENGINES = engine_params()
 
 
+def binding_case(fixture):
+    """What the binding sees of a fixture's model: the ranks of its input and
+    output, a fixed batch (a stateful model), an open axis past the batch."""
+    shape = fixture["input_shape"]
+    return (len(shape), len(fixture["output_shape"]), shape[0] is None, None in shape[1:])
+
+
+# The first fixture of each binding case. The bindings pass arrays to and from
+# an engine the same way whichever engine it is, so each compiled engine runs
+# these through Python; every fixture on every engine is lit's sweep
+# (test/Compare/all-fixtures.test, test/Target/CPU/fixtures-aot.test,
+# test/Target/CUDA/gpu-fixtures.test), here only eager takes them all.
+def one_per_binding_case(fixtures):
+    cases = {}
+    for f in fixtures:
+        cases.setdefault(binding_case(f), f)
+    return list(cases.values())
+
+
+ONE_PER_BINDING_CASE = one_per_binding_case(GOOD)
+
+
 def by_name(name):
     return next(f for f in GOOD if f["name"] == name)
 

@@ -1,13 +1,24 @@
-"""Every good fixture, on every engine, gives Keras' own stored prediction."""
+"""Through the bindings, every good fixture on the eager engine, and one of
+each binding case (conftest.binding_case) on every engine, gives Keras' own
+stored prediction."""
 import numpy as np
 import pytest
 
-from conftest import (ENGINES, GOOD, by_name, fixture_expected, fixture_input,
-                      load_fixture)
+from conftest import (ENGINES, GOOD, ONE_PER_BINDING_CASE, by_name, fixture_expected,
+                      fixture_input, load_fixture)
 
 
-@pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize("fixture", GOOD, ids=[f["name"] for f in GOOD])
+def cases():
+    for f in GOOD:
+        yield pytest.param(f, "eager", id=f["name"] + "-eager")
+    for f in ONE_PER_BINDING_CASE:
+        for engine in ENGINES:
+            name = engine.values[0]
+            if name != "eager":
+                yield pytest.param(f, name, marks=engine.marks, id=f["name"] + "-" + name)
+
+
+@pytest.mark.parametrize("fixture,engine", cases())
 def test_matches_keras(fixture, engine):
     predict = load_fixture(fixture).compile(engine)
     assert predict.engine == engine

@@ -1,6 +1,8 @@
-// The JIT engine against the eager reference (and Keras' own outputs) on
-// every good fixture of test/fixtures/manifest.json, plus dynamic batch and
-// sequence lengths, runtime errors and the --jit=off fallback.
+// The JIT engine's library interface: dynamic batch and sequence lengths,
+// state, runtime errors and the --jit=off fallback. (Every good fixture of
+// test/fixtures/manifest.json against eager and Keras is a lit sweep:
+// test/Compare/all-fixtures.test on the CLI, with every call's output
+// checked bit for bit, and test/Transforms/fused-numerics.)
 #include "seq/Frontend/Keras/Importer.h"
 #include "seq/Runtime/Eager.h"
 #include "seq/Runtime/Engine.h"
@@ -135,27 +137,6 @@ protected:
   mlir::MLIRContext context;
 };
 
-class FixtureTest : public CpuTest,
-                    public ::testing::WithParamInterface<Fixture> {};
-
-TEST_P(FixtureTest, JitMatchesEagerAndKeras) {
-  const Fixture &f = GetParam();
-  seq::keras::ImportedModel model = import(f);
-  ASSERT_TRUE(model.module);
-  auto jit = engine("jit", *model.module);
-  auto eager = engine("eager", *model.module);
-  ASSERT_TRUE(jit && eager);
-  llvm::Expected<Tensor> input = seq::rt::readNpy(fixture(f.input));
-  llvm::Expected<Tensor> keras = seq::rt::readNpy(fixture(f.expected));
-  ASSERT_TRUE(bool(input) && bool(keras));
-  Tensor expected = run(*eager, *input);
-  Tensor actual = run(*jit, *input);
-  EXPECT_TRUE(allClose(actual, expected)) << "jit vs eager";
-  EXPECT_TRUE(allClose(actual, *keras)) << "jit vs Keras";
-  // A second call reuses the grown arena and must give the same numbers.
-  EXPECT_TRUE(allClose(run(*jit, *input), actual, 0, 0));
-}
-
 // A stateful model's engine keeps the state between calls, resets it, and
 // takes a new one of the right size only; a failed call leaves it as it was.
 TEST_F(CpuTest, StatefulEnginesKeepTheirState) {
@@ -192,10 +173,6 @@ TEST_F(CpuTest, StatefulEnginesKeepTheirState) {
     EXPECT_TRUE(allClose(*again, first, 0, 0)) << name.str();
   }
 }
-
-INSTANTIATE_TEST_SUITE_P(
-    Fixtures, FixtureTest, ::testing::ValuesIn(goodFixtures()),
-    [](const ::testing::TestParamInfo<Fixture> &info) { return info.param.name; });
 
 Tensor randomInput(std::vector<int64_t> shape, unsigned seed) {
   Tensor t = Tensor::zeros(std::move(shape));

@@ -1,6 +1,7 @@
 """Runs every good fixture of test/fixtures/manifest.json through an engine
-and the eager interpreter with `seq-compile --run`, and compares the two
-outputs with seq-allclose (atol 1e-5, rtol 0).
+and the eager interpreter with `seq-compile --run`, and compares the
+engine's output with eager's (seq-allclose, atol 1e-5, rtol 0) and with
+Keras' own (atol 1e-5, rtol 1e-5).
 
   check_fixtures.py ENGINE FIXTURES_DIR WORK_DIR SEQ_COMPILE SEQ_ALLCLOSE
 
@@ -33,9 +34,12 @@ def check(fixture, engine, fixtures, work, seq_compile, allclose):
         if rc != 0:
             return "%s: engine %s failed: %s" % (name, e, text)
         outputs[e] = out
-    rc, text = run([allclose, outputs[engine], outputs["eager"],
-                    "--atol", "1e-5", "--rtol", "0"])
-    return None if rc == 0 else "%s: %s" % (name, text)
+    for against, want, rtol in (("eager", outputs["eager"], "0"),
+                                ("Keras", os.path.join(fixtures, fixture["expected"]), "1e-5")):
+        rc, text = run([allclose, outputs[engine], want, "--atol", "1e-5", "--rtol", rtol])
+        if rc != 0:
+            return "%s: against %s: %s" % (name, against, text)
+    return None
 
 
 def main():
@@ -49,7 +53,7 @@ def main():
             good) if p]
     for p in problems:
         print("MISMATCH " + p)
-    print("%s: %d of %d fixtures match eager" %
+    print("%s: %d of %d fixtures match eager and Keras" %
           (engine, len(good) - len(problems), len(good)))
     return 1 if problems else 0
 
