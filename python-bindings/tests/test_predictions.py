@@ -18,7 +18,7 @@ def cases():
                 yield pytest.param(f, name, marks=engine.marks, id=f["name"] + "-" + name)
 
 
-@pytest.mark.parametrize("fixture,engine", cases())
+@pytest.mark.parametrize("fixture,engine", list(cases()))
 def test_matches_keras(fixture, engine):
     predict = load_fixture(fixture).compile(engine)
     assert predict.engine == engine
