@@ -194,6 +194,12 @@ TEST(Judge, OutputThatChangedBetweenCalls) {
                                    " engine's output changed between calls: call 5"),
               std::string::npos)
         << numerics.detail;
+    llvm::Expected<llvm::json::Value> json = llvm::json::parse(reportJson(r));
+    ASSERT_TRUE(static_cast<bool>(json));
+    const llvm::json::Object *run = json->getAsObject()->getObject(
+        which == std::string("jit") ? "compiled" : "eager");
+    EXPECT_EQ(run->getString("changed").value_or(""),
+              "call 5 differs from call 1: element 0 is 1, was 1.0000001");
   }
 }
 

@@ -62,6 +62,8 @@ llvm::json::Object runJson(const EngineRun &run, const LatencyStats &latency,
     o["failure"] = run.failure;
     o["signal"] = run.signal;
   }
+  if (!run.changed.empty())
+    o["changed"] = run.changed;
   return o;
 }
 
