@@ -24,15 +24,19 @@ namespace seqc::python {
 
 namespace {
 
-/// `iterations` timed runs, with the process' RSS and heap after each. An
-/// engine error ends the run and is reported as its failure.
+/// `iterations` timed runs, with the process' RSS and heap after each, and
+/// each run's output checked bit for bit against the first's. An engine
+/// error ends the run and is reported as its failure. `fault` is the test
+/// fault of SEQC_INJECT_FAULT (the compiled engine only).
 seq::rt::EngineRun measure(Compiled &compiled, const seq::rt::TensorView &input,
-                           int64_t iterations) {
+                           int64_t iterations, seq::rt::Fault fault) {
   seq::rt::EngineRun run;
   run.engine = compiled.engineName();
   for (int64_t i = 0; i < iterations; ++i) {
     auto start = std::chrono::steady_clock::now();
     llvm::Expected<Tensor> output = compiled.run(input);
+    if (output)
+      seq::rt::injectFault(fault, i, *output);
     auto end = std::chrono::steady_clock::now();
     if (!output) {
       run.crashed = true;
@@ -43,6 +47,13 @@ seq::rt::EngineRun measure(Compiled &compiled, const seq::rt::TensorView &input,
     run.samples.push_back(
         {i, std::chrono::duration<double, std::micro>(end - start).count(),
          seq::rt::residentBytes(), seq::rt::heapBytesInUse()});
+    if (!run.output) {
+      run.output = std::move(*output);
+      continue;
+    }
+    if (run.changed.empty())
+      if (std::optional<std::string> d = seq::rt::bitwiseDifference(*run.output, *output))
+        run.changed = "call " + std::to_string(i + 1) + " differs from call 1: " + *d;
     run.output = std::move(*output);
   }
   return run;
@@ -79,12 +90,16 @@ void bindCompare(nb::module_ &m) {
         if (llvm::Error e = seq::rt::checkInputShape(compiled->model()->module(),
                                                      input.shape))
           raise(std::move(e));
+        llvm::Expected<seq::rt::Fault> fault = seq::rt::faultFromEnvironment();
+        if (!fault)
+          raise(fault.takeError());
         std::shared_ptr<Compiled> eager = Compiled::create(compiled->model(), "eager");
         seq::rt::CompareReport report;
         {
           nb::gil_scoped_release release;
-          seq::rt::EngineRun compiledRun = measure(*compiled, input, iterations);
-          seq::rt::EngineRun eagerRun = measure(*eager, input, iterations);
+          seq::rt::EngineRun compiledRun = measure(*compiled, input, iterations, *fault);
+          seq::rt::EngineRun eagerRun =
+              measure(*eager, input, iterations, seq::rt::Fault::None);
           report = seq::rt::judge(std::move(compiledRun), std::move(eagerRun),
                                   {atol, rtol, maxSlowdown, maxGrowth});
         }

@@ -31,6 +31,21 @@ def test_report(engine):
     assert report["passed"] == all(v["passed"] for v in report["verdicts"])
 
 
+def test_every_call_gives_the_same_bits(monkeypatch):
+    model = load_fixture(SEED)
+    x = fixture_input(SEED)
+    clean = seqc.compare(model, x, iterations=4, engine="jit")
+    assert "changed" not in clean["compiled"] and "changed" not in clean["eager"]
+    # The test fault moves the first value by one ulp in iteration 2 only.
+    monkeypatch.setenv("SEQC_INJECT_FAULT", "flaky")
+    report = seqc.compare(model, x, iterations=4, engine="jit")
+    assert report["compiled"]["changed"].startswith("call 3 differs from call 1: element 0 is ")
+    assert "changed" not in report["eager"]
+    numerics = next(v for v in report["verdicts"] if v["kind"] == "numerics")
+    assert not numerics["passed"] and not report["passed"]
+    assert "the jit engine's output changed between calls: call 3" in numerics["detail"]
+
+
 def test_takes_a_compiled_model():
     predict = load_fixture(SEED).compile("eager")
     report = seqc.compare(predict, fixture_input(SEED), iterations=2)
