@@ -212,10 +212,6 @@ Expected<Value> LayerEmitter::emitRecurrent(const LayerConfig &layer,
   return op->getResult(0);
 }
 
-/// The longest sequence of a masked backward stack: its reversed mask takes
-/// a steps x steps constant.
-constexpr int64_t kMaxReversedMaskSteps = 2048;
-
 /// Keras' RNN layer over an LSTMCell, GRUCell or SimpleRNNCell is that
 /// layer; over StackedRNNCells it is those layers stacked, every one but
 /// the last returning sequences (each cell reads the one before it at the
@@ -250,32 +246,13 @@ Expected<Value> LayerEmitter::emitGenericRNN(const LayerConfig &layer, Value inp
                        "supported; stack the recurrent layers instead");
   // Keras runs a stack backwards as one cell, the mask reversed with the
   // input. The first cell goes backwards; the others read its output, which
-  // is in processing order, so they take the mask in that order: the mask
-  // times the exchange matrix (a Dense over time, exact on a 0/1 mask).
+  // is in processing order, so they take the mask in that order: reversed
+  // over time.
   Value laterMask = mask;
-  if (mask && *backwards && cells.size() > 1) {
-    auto maskType = cast<RankedTensorType>(mask.getType());
-    int64_t steps = maskType.getDimSize(1);
-    if (ShapedType::isDynamic(steps) || steps > kMaxReversedMaskSteps)
-      return layer.error(
-          "a masked StackedRNNCells with go_backwards=True needs a fixed "
-          "sequence length of at most " + Twine(kMaxReversedMaskSteps) +
-          " steps, got " +
-          (ShapedType::isDynamic(steps) ? std::string("a dynamic one")
-                                        : std::to_string(steps)) +
-          "; stack the recurrent layers instead");
-    std::vector<float> exchange(steps * steps, 0.0f);
-    for (int64_t t = 0; t < steps; ++t)
-      exchange[t * steps + steps - 1 - t] = 1.0f;
-    auto kernelType = tensorType(builder, {steps, steps});
-    Location reversed = layerLoc(builder, name + "/reversed_mask");
-    Value kernel = arith::ConstantOp::create(
-        builder, reversed, kernelType,
-        DenseElementsAttr::get(kernelType, ArrayRef<float>(exchange)));
-    laterMask = DenseOp::create(builder, reversed, maskType, mask, kernel,
-                                Value(), Activation::Linear, FloatAttr())
+  if (mask && *backwards && cells.size() > 1)
+    laterMask = ReverseOp::create(builder, layerLoc(builder, name + "/reversed_mask"),
+                                  mask.getType(), mask, 1)
                     .getResult();
-  }
   // Each cell's config with the layer's options (the cell does not have
   // them), read as the layer the cell makes.
   std::vector<json::Object> merged;

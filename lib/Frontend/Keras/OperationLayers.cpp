@@ -760,7 +760,8 @@ struct OperationBuilder {
   Expected<Value> l2Normalize(Value x) const {
     int64_t rank = static_cast<int64_t>(shapeOf(x).size());
     if (!option("axis"))
-      return fail("normalizes over every axis (no axis): seqc normalizes over one");
+      return fail("normalizes over every axis, the batch axis too (no axis given): seqc "
+                  "normalizes over one axis after it");
     Expected<int64_t> a = axis("axis", rank);
     if (!a)
       return a.takeError();

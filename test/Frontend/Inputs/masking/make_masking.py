@@ -22,12 +22,6 @@ def save(model, name):
 # Keras' own shape check quiet).
 save(keras.Sequential([keras.Input((3, 3)), L.Masking(), L.Softmax()]), "mask_softmax")
 
-# StackedRNNCells going backwards with a mask over a dynamic time axis
-# (its reversed mask needs a fixed length).
-save(keras.Sequential([keras.Input((None, 3)), L.Masking(),
-                       L.RNN(L.StackedRNNCells([L.LSTMCell(2), L.GRUCell(2)]),
-                             go_backwards=True)]), "mask_stacked_backwards")
-
 # A mask made by hand (NotEqual(x, 5.0) then Any) for a Masking(0.0) chain.
 inp = keras.Input((4, 3), name="x")
 hand = keras.ops.any(keras.ops.not_equal(inp, 5.0), axis=-1)

@@ -101,3 +101,6 @@ x = keras.Input((4, 6), name="x")
 keras.Model(x, keras.ops.flip(x)).save(os.path.join(HERE, "flip_all.keras"))
 x = tf_keras.Input((4, 6), name="x")
 tf_keras.Model(x, tf.reverse(x, [0])).save(os.path.join(HERE, "reverse_batch.h5"))
+# tf.math.l2_normalize without an axis: over every value of the batch.
+x = tf_keras.Input((4, 6), name="x")
+tf_keras.Model(x, tf.math.l2_normalize(x)).save(os.path.join(HERE, "l2_normalize_all.h5"))
