@@ -65,12 +65,28 @@ namespace {
 /// Multiply, Maximum or Minimum of `inputs` as Keras 3.4+ computes them
 /// where some are masked (`masks`, null where an input has none): a masked
 /// step counts as 1 in a product and as the other inputs' value in a
-/// maximum or minimum, and a product is 0 where every input is masked.
+/// maximum or minimum, and a product is 0 where every input is masked. A
+/// masked input has the result's shape; an unmasked one may broadcast
+/// (Keras' where and ops broadcast it as NumPy does).
 Value maskedMerge(OpBuilder &builder, Location loc, MergeKind kind, ArrayRef<Value> inputs,
                   ArrayRef<Value> masks) {
-  Type type = inputs[0].getType();
   auto merge = [&](MergeKind k, Value a, Value b) {
-    return MergeOp::create(builder, loc, a.getType(), ValueRange{a, b}, k).getResult();
+    SmallVector<int64_t> shape(shapeOf(a));
+    for (auto [size, other] : llvm::zip(shape, shapeOf(b)))
+      size = *shapes::broadcast(size, other);
+    return MergeOp::create(builder, loc, tensorType(builder, shape), ValueRange{a, b}, k)
+        .getResult();
+  };
+  // x where `m` is set, 0 elsewhere: seq.apply_mask, or for an x whose steps
+  // broadcast (an axis 1 of size 1 beside more) a product with the mask
+  // given x's rank, which broadcasts both.
+  auto keep = [&](Value x, Value m) {
+    ArrayRef<int64_t> shape = shapeOf(x);
+    if (shape[1] != 1 || shapeOf(m)[1] == 1)
+      return ApplyMaskOp::create(builder, loc, x.getType(), x, m).getResult();
+    SmallVector<int64_t> target(shape.size() - 1, 1);
+    target[0] = shapeOf(m)[1] == kDynamic ? -1 : shapeOf(m)[1];
+    return merge(MergeKind::Multiply, x, reshapeAxes(builder, loc, m, target));
   };
   // where(m, a, b) exactly: a * m + b * (1 - m) adds a value and a zero;
   // 1 - m made once per mask.
@@ -80,8 +96,7 @@ Value maskedMerge(OpBuilder &builder, Location loc, MergeKind kind, ArrayRef<Val
     if (!unset)
       unset = SequenceMaskOp::create(builder, loc, m.getType(), m,
                                      builder.getF32FloatAttr(1.0f));
-    return merge(MergeKind::Add, ApplyMaskOp::create(builder, loc, type, a, m),
-                 ApplyMaskOp::create(builder, loc, type, b, unset));
+    return merge(MergeKind::Add, keep(a, m), keep(b, unset));
   };
   // `result` holds the merge of the inputs so far that are valid where
   // `valid` is set (null: everywhere).
@@ -99,7 +114,7 @@ Value maskedMerge(OpBuilder &builder, Location loc, MergeKind kind, ArrayRef<Val
     valid = !valid || !m ? Value() : valid == m ? valid : merge(MergeKind::Maximum, valid, m);
   }
   if (kind == MergeKind::Multiply && valid)
-    result = ApplyMaskOp::create(builder, loc, type, result, valid);
+    result = ApplyMaskOp::create(builder, loc, result.getType(), result, valid);
   return result;
 }
 } // namespace
@@ -140,16 +155,8 @@ Expected<Value> LayerEmitter::emitMerge(const LayerConfig &layer,
   bool skipsMasked = kind == MergeKind::Multiply || kind == MergeKind::Maximum ||
                      kind == MergeKind::Minimum;
   // Keras 3.4 and later skip the masked steps of Multiply, Maximum, Minimum.
-  if (version.atLeast(3, 4) && skipsMasked && llvm::any_of(callMasks, [](Value m) { return m; })) {
-    for (auto [i, operand] : llvm::enumerate(operands))
-      if (shapeOf(operand) != result)
-        return layer.error("broadcasts input " + Twine(i) + " of shape " +
-                           shapes::format(shapeOf(inputs[i])) + " to " +
-                           shapes::format(result) + " beside a masked input, whose masked "
-                           "steps Keras skips: seqc skips them in inputs of one shape only; "
-                           "give the inputs one shape");
+  if (version.atLeast(3, 4) && skipsMasked && llvm::any_of(callMasks, [](Value m) { return m; }))
     return maskedMerge(builder, loc, kind, operands, callMasks);
-  }
   return MergeOp::create(builder, loc, tensorType(builder, result), operands, kind)
       .getResult();
 }
