@@ -32,6 +32,7 @@ seq::rt::EngineRun measure(Compiled &compiled, const seq::rt::TensorView &input,
                            int64_t iterations, seq::rt::Fault fault) {
   seq::rt::EngineRun run;
   run.engine = compiled.engineName();
+  seq::rt::RepeatCheck repeats;
   for (int64_t i = 0; i < iterations; ++i) {
     auto start = std::chrono::steady_clock::now();
     llvm::Expected<Tensor> output = compiled.run(input);
@@ -47,13 +48,8 @@ seq::rt::EngineRun measure(Compiled &compiled, const seq::rt::TensorView &input,
     run.samples.push_back(
         {i, std::chrono::duration<double, std::micro>(end - start).count(),
          seq::rt::residentBytes(), seq::rt::heapBytesInUse()});
-    if (!run.output) {
-      run.output = std::move(*output);
-      continue;
-    }
-    if (run.changed.empty())
-      if (std::optional<std::string> d = seq::rt::bitwiseDifference(*run.output, *output))
-        run.changed = "call " + std::to_string(i + 1) + " differs from call 1: " + *d;
+    if (std::optional<std::string> changed = repeats.next(*output))
+      run.changed = *changed;
     run.output = std::move(*output);
   }
   return run;

@@ -194,21 +194,13 @@ int runWorker(seqc::Session &session) {
   };
   // Every call's output is checked bit for bit against the first call's;
   // the first that differs is recorded (changed.txt) for the verdict.
-  std::optional<Tensor> first;
-  int64_t calls = 0;
-  bool changed = false;
+  seq::rt::RepeatCheck repeats;
   auto check = [&](const Tensor &output) -> Error {
-    ++calls;
-    if (!first) {
-      first = output;
+    std::optional<std::string> changed = repeats.next(output);
+    if (!changed)
       return Error::success();
-    }
-    std::optional<std::string> difference;
-    if (changed || !(difference = seq::rt::bitwiseDifference(*first, output)))
-      return Error::success();
-    changed = true;
     return writeToOutput(join(workerDir, "changed.txt"), [&](raw_ostream &os) {
-      os << "call " << calls << " differs from call 1: " << *difference << "\n";
+      os << *changed << "\n";
       return Error::success();
     });
   };

@@ -215,6 +215,17 @@ TEST(BitwiseDifference, FirstDifferingBitNamed) {
   EXPECT_EQ(bitwiseDifference(first, wider).value_or(""), "its shape is (1, 4), was (1, 3)");
 }
 
+TEST(RepeatCheck, FirstDifferingCallNamedOnce) {
+  RepeatCheck repeats;
+  Tensor one{{1, 2}, {1, 2}}, other{{1, 2}, {1, 3}};
+  EXPECT_FALSE(repeats.next(one)) << "the first call";
+  EXPECT_FALSE(repeats.next(one));
+  EXPECT_EQ(repeats.next(other).value_or(""),
+            "call 3 differs from call 1: element 1 is 3.00000000e+00, was 2.00000000e+00");
+  EXPECT_FALSE(repeats.next(other)) << "described once";
+  EXPECT_FALSE(repeats.next(one));
+}
+
 TEST(Judge, Slowdown) {
   CompareReport r = judge(makeRun("jit", 10, 300, 0, {1}),
                           makeRun("eager", 10, 100, 0, {1}), Thresholds{});

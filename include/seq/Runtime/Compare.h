@@ -175,9 +175,26 @@ WorkerCommand nextWorkerCommand();
 /// Tells the parent the round is done.
 void workerRoundDone();
 
+// Repeatability (Repeatability.cpp): every call of an engine on one input
+// gives the same bits.
+
 /// Where `later` is not bit for bit `first`, in words ("element 3 is 0.25,
 /// was 0.5"), or nothing when every bit is the same.
 std::optional<std::string> bitwiseDifference(const Tensor &first, const Tensor &later);
+
+/// An engine's outputs call by call: the first call's is kept, and the
+/// first later call whose output is not bit for bit the same is described,
+/// once ("call 5 differs from call 1: element 0 is ..., was ...").
+class RepeatCheck {
+public:
+  /// The description for the first call that differs; nothing for any other.
+  std::optional<std::string> next(const Tensor &output);
+
+private:
+  std::optional<Tensor> first;
+  int64_t calls = 0;
+  bool differed = false;
+};
 
 /// Reads a worker's results from `dir` (samples.jsonl, output.npy,
 /// changed.txt when a call's output changed) and how its process ended.

@@ -4,7 +4,6 @@
 #include "seq/Runtime/Compare.h"
 #include "seq/Runtime/Npy.h"
 
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -72,17 +71,6 @@ static std::vector<Sample> readSamples(llvm::StringRef path) {
                              o->getInteger("heap").value_or(0)});
   }
   return samples;
-}
-
-std::optional<std::string> bitwiseDifference(const Tensor &first, const Tensor &later) {
-  if (first.shape != later.shape)
-    return "its shape is " + later.shapeString() + ", was " + first.shapeString();
-  for (size_t i = 0; i < first.data.size(); ++i)
-    if (std::memcmp(&first.data[i], &later.data[i], sizeof(float)) != 0)
-      return llvm::formatv("element {0} is {1:e8}, was {2:e8}", i, later.data[i],
-                           first.data[i])
-          .str();
-  return std::nullopt;
 }
 
 EngineRun collectRun(llvm::StringRef engine, llvm::StringRef dir,
