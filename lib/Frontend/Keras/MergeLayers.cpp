@@ -82,10 +82,11 @@ Value maskedMerge(OpBuilder &builder, Location loc, MergeKind kind, ArrayRef<Val
   // given x's rank, which broadcasts both.
   auto keep = [&](Value x, Value m) {
     ArrayRef<int64_t> shape = shapeOf(x);
-    if (shape[1] != 1 || shapeOf(m)[1] == 1)
+    int64_t steps = shapeOf(m)[1];
+    if (shape[1] != 1 || steps == 1)
       return ApplyMaskOp::create(builder, loc, x.getType(), x, m).getResult();
     SmallVector<int64_t> target(shape.size() - 1, 1);
-    target[0] = shapeOf(m)[1] == kDynamic ? -1 : shapeOf(m)[1];
+    target[0] = steps == kDynamic ? -1 : steps;
     return merge(MergeKind::Multiply, x, reshapeAxes(builder, loc, m, target));
   };
   // where(m, a, b) exactly: a * m + b * (1 - m) adds a value and a zero;
