@@ -345,8 +345,7 @@ Tensor seq::rt::convLstm(const Tensor &x, const Tensor &kernel,
                          llvm::ArrayRef<int64_t> strides,
                          llvm::ArrayRef<int64_t> dilations, Padding padding,
                          const RnnOptions &options) {
-  require(!options.mask && !options.initialState && !options.finalState,
-          "conv_lstm takes no mask and no state");
+  require(!options.mask, "conv_lstm takes no mask");
   int64_t n = x.rank() - 3;
   require(n >= 1 && n <= 3, "conv_lstm input " + x.shapeString() +
                                 " must have 1 to 3 spatial axes");
@@ -371,6 +370,16 @@ Tensor seq::rt::convLstm(const Tensor &x, const Tensor &kernel,
     positions *= stateShape[i];
 
   Tensor h = Tensor::zeros(stateShape), c = Tensor::zeros(stateShape);
+  // The states together are (2, B, d..., u): h then c.
+  Tensor states{{2}, {}};
+  states.shape.insert(states.shape.end(), stateShape.begin(), stateShape.end());
+  if (const Tensor *s0 = options.initialState) {
+    require(s0->shape == states.shape, "conv_lstm initial state " + s0->shapeString() +
+                                           " must be " + states.shapeString());
+    auto half = s0->data.begin() + static_cast<std::ptrdiff_t>(h.data.size());
+    std::copy(s0->data.begin(), half, h.data.begin());
+    std::copy(half, s0->data.end(), c.data.begin());
+  }
   std::vector<int64_t> outShape = stateShape;
   if (options.returnSequences)
     outShape.insert(outShape.begin() + 1, steps);
@@ -394,6 +403,11 @@ Tensor seq::rt::convLstm(const Tensor &x, const Tensor &kernel,
       for (int64_t b = 0; b < batch; ++b)
         std::copy_n(&h.data[b * stepSize], stepSize,
                     &y.data[(b * steps + s) * stepSize]);
+  }
+  if (options.finalState) {
+    states.data = h.data;
+    states.data.insert(states.data.end(), c.data.begin(), c.data.end());
+    *options.finalState = std::move(states);
   }
   return options.returnSequences ? y : h;
 }

@@ -244,7 +244,8 @@ void bindCompiled(nb::module_ &m) {
           "The state of the model's stateful layers (Keras stateful=True), which "
           "persists from one call to the next: {layer name: array of shape "
           "(states, batch, units)}, states 2 for an LSTM (h, c), 1 for GRU and "
-          "SimpleRNN; a Bidirectional layer's directions are 'name/forward' and "
+          "SimpleRNN (a ConvLSTM's: (2, batch, positions..., filters) in its "
+          "data_format); a Bidirectional layer's directions are 'name/forward' and "
           "'name/backward'. Empty for a stateless model. Assigning a dict sets the "
           "layers it names.")
       .def(

@@ -8,7 +8,7 @@ import seqc
 from conftest import ENGINES, by_name, fixture_expected, fixture_input, load_fixture
 
 STATEFUL = ["stateful_lstm_keras3", "stateful_gru_keras2", "stateful_bidi_keras3",
-            "stateful_masked_keras2"]
+            "stateful_masked_keras2", "stateful_convlstm_keras3"]
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -55,6 +55,21 @@ def test_state_read_and_set(engine):
     # Setting one layer leaves the others as they are.
     predict.state = {"gru": np.zeros((1, 2, 2), np.float32)}
     assert not predict.state["gru"].any() and predict.state["bidirectional/forward"].any()
+
+
+def test_convlstm_state_has_its_positions():
+    """A ConvLSTM's state is h and c at every position: (2, batch, rows,
+    cols, filters)."""
+    fixture = by_name("stateful_convlstm_keras3")
+    predict = load_fixture(fixture).compile("eager")
+    assert {k: v.shape for k, v in predict.state.items()} == {"conv_lstm2d": (2, 2, 4, 4, 2)}
+    x = fixture_input(fixture)
+    predict(x[:2])
+    after_first = predict.state
+    assert after_first["conv_lstm2d"].any()
+    second = predict(x[2:4])
+    predict.state = after_first
+    np.testing.assert_array_equal(predict(x[2:4]), second)
 
 
 def test_state_errors():

@@ -1693,6 +1693,22 @@ func.func @conv_lstm_strides_count(%x: tensor<?x4x8x8x3xf32>, %k: tensor<3x3x3x8
 
 // -----
 
+func.func @conv_lstm_initial_state_positions(%x: tensor<?x4x8x8x3xf32>, %k: tensor<3x3x3x8xf32>, %r: tensor<3x3x2x8xf32>, %s: tensor<2x?x6x5x2xf32>) {
+  // expected-error @+1 {{'seq.conv_lstm' op initial_state axis 3 (5) must equal the state's positions along it (6)}}
+  %0 = seq.conv_lstm %x, %k, %r initial_state(%s) padding(valid) activation(tanh, sigmoid) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x4x8x8x3xf32>, tensor<3x3x3x8xf32>, tensor<3x3x2x8xf32>, tensor<2x?x6x5x2xf32>) -> tensor<?x6x6x2xf32>
+  return
+}
+
+// -----
+
+func.func @conv_lstm_final_state_states(%x: tensor<?x4x8x8x3xf32>, %k: tensor<3x3x3x8xf32>, %r: tensor<3x3x2x8xf32>) {
+  // expected-error @+1 {{'seq.conv_lstm' op final_state states (1) must equal the cell's state count (2)}}
+  %0, %1 = seq.conv_lstm %x, %k, %r padding(valid) activation(tanh, sigmoid) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x4x8x8x3xf32>, tensor<3x3x3x8xf32>, tensor<3x3x2x8xf32>) -> (tensor<?x6x6x2xf32>, tensor<1x?x6x6x2xf32>)
+  return
+}
+
+// -----
+
 func.func @conv_lstm_causal(%x: tensor<?x4x8x8x3xf32>, %k: tensor<3x3x3x8xf32>, %r: tensor<3x3x2x8xf32>) {
   // expected-error @+1 {{'seq.conv_lstm' op padding 'causal' is only valid for conv1d}}
   %0 = seq.conv_lstm %x, %k, %r padding(causal) activation(tanh, hard_sigmoid_keras2) {dilation_rate = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x4x8x8x3xf32>, tensor<3x3x3x8xf32>, tensor<3x3x2x8xf32>) -> tensor<?x6x6x2xf32>

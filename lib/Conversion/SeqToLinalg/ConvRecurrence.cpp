@@ -32,7 +32,7 @@ SmallVector<int64_t> without(ArrayRef<int64_t> shape, size_t axis) {
 
 } // namespace
 
-Value seq::lowering::lowerConvLSTM(LinalgBuilder &lb, ConvLSTMOp op) {
+SmallVector<Value, 2> seq::lowering::lowerConvLSTM(LinalgBuilder &lb, ConvLSTMOp op) {
   IndexMath m{lb};
   const int64_t n = op.getSpatialRank();
   Value x = op.getInput(), kernel = op.getKernel(), rk = op.getRecurrentKernel();
@@ -78,8 +78,16 @@ Value seq::lowering::lowerConvLSTM(LinalgBuilder &lb, ConvLSTMOp op) {
   auto frameType =
       RankedTensorType::get(without(typeOf(xPadded).getShape(), 1), lb.f32());
 
-  SmallVector<Value> inits{lb.fill(lb.fresh(bordered), 0.0),
-                           lb.fill(lb.fresh(state), 0.0), lb.fresh(gateSizes)};
+  // The state starts at zero or as a copy of the initial state (which the
+  // loop must not write).
+  Value h0 = lb.fill(lb.fresh(bordered), 0.0), c0 = lb.fresh(state);
+  if (Value initial = op.getInitialState()) {
+    h0 = lb.insertSlice(lb.stateRow(initial, 0), h0, hOffsets, state);
+    c0 = lb.copyInto(lb.stateRow(initial, 1), c0);
+  } else {
+    c0 = lb.fill(c0, 0.0);
+  }
+  SmallVector<Value> inits{h0, c0, lb.fresh(gateSizes)};
   Sizes sequence = state;
   sequence.insert(sequence.begin() + 1, steps);
   if (op.getReturnSequences())
@@ -129,7 +137,9 @@ Value seq::lowering::lowerConvLSTM(LinalgBuilder &lb, ConvLSTMOp op) {
   };
   auto loop = scf::ForOp::create(lb.b, lb.loc, lb.index(0), lb.toValue(steps),
                                  lb.index(1), inits, body);
-  if (op.getReturnSequences())
-    return loop.getResult(3);
-  return lb.extractSlice(loop.getResult(0), hOffsets, state, stateType);
+  Value h = lb.extractSlice(loop.getResult(0), hOffsets, state, stateType);
+  SmallVector<Value, 2> results{op.getReturnSequences() ? loop.getResult(3) : h};
+  if (op.getFinalState())
+    results.push_back(lb.stackStates({h, loop.getResult(1)}));
+  return results;
 }

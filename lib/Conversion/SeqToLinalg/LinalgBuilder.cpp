@@ -237,6 +237,35 @@ Value LinalgBuilder::insertSlice(Value part, Value into, ArrayRef<OpFoldResult> 
   return tensor::InsertSliceOp::create(b, loc, part, into, offsets, sizes, strides);
 }
 
+Value LinalgBuilder::copyInto(Value from, Value to) {
+  return linalg::CopyOp::create(b, loc, ValueRange{from}, ValueRange{to}).getResult(0);
+}
+
+Value LinalgBuilder::stateRow(Value states, int64_t index) {
+  SmallVector<OpFoldResult> offsets(dims(states).size(), b.getIndexAttr(0));
+  offsets[0] = b.getIndexAttr(index);
+  SmallVector<OpFoldResult> sizes = dims(states);
+  sizes[0] = b.getIndexAttr(1);
+  auto shape = cast<RankedTensorType>(states.getType()).getShape();
+  return extractSlice(states, offsets, sizes,
+                      RankedTensorType::get(shape.drop_front(), f32()));
+}
+
+Value LinalgBuilder::stackStates(ValueRange rows) {
+  SmallVector<OpFoldResult> rowSizes = dims(rows[0]);
+  SmallVector<OpFoldResult> sizes{b.getIndexAttr(rows.size())};
+  sizes.append(rowSizes);
+  Value stacked = empty(sizes);
+  SmallVector<OpFoldResult> offsets(sizes.size(), b.getIndexAttr(0)),
+      sliceSizes = sizes;
+  sliceSizes[0] = b.getIndexAttr(1);
+  for (auto [i, row] : llvm::enumerate(rows)) {
+    offsets[0] = b.getIndexAttr(i);
+    stacked = insertSlice(row, stacked, offsets, sliceSizes);
+  }
+  return stacked;
+}
+
 Value LinalgBuilder::columns(Value x, int64_t col, int64_t width) {
   auto type = cast<RankedTensorType>(x.getType());
   if (col == 0 && type.getDimSize(1) == width)

@@ -95,6 +95,13 @@ public:
   /// slice's, which `part` may hold rank-reduced).
   Value insertSlice(Value part, Value into, llvm::ArrayRef<OpFoldResult> offsets,
                     llvm::ArrayRef<OpFoldResult> sizes);
+  /// `to` overwritten by `from` (linalg.copy).
+  Value copyInto(Value from, Value to);
+  /// State `index` of a recurrent op's (states, B, ...) initial or final
+  /// state, as a (B, ...) tensor.
+  Value stateRow(Value states, int64_t index);
+  /// The (states, B, ...) tensor of the (B, ...) `rows`, h first.
+  Value stackStates(mlir::ValueRange rows);
 
   mlir::AffineMap identity(unsigned rank) {
     return mlir::AffineMap::getMultiDimIdentityMap(rank, b.getContext());
@@ -220,8 +227,9 @@ Value namedConv(LinalgBuilder &lb, int64_t spatial, Value x, Value kernel,
                 Value init, llvm::ArrayRef<int64_t> strides,
                 llvm::ArrayRef<int64_t> dilations);
 
-/// Lowers seq.conv_lstm (ConvRecurrence.cpp).
-Value lowerConvLSTM(LinalgBuilder &lb, ConvLSTMOp op);
+/// Lowers seq.conv_lstm (ConvRecurrence.cpp): its output, then its final
+/// state when it has one.
+llvm::SmallVector<Value, 2> lowerConvLSTM(LinalgBuilder &lb, ConvLSTMOp op);
 
 /// Lowers Conv2D/3D, the 2-D/3-D and global poolings, zero padding,
 /// cropping, upsampling and permute (Spatial.cpp). Returns the result, or

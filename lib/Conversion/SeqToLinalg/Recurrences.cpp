@@ -92,35 +92,6 @@ struct Recurrence {
   Value input, inputKernel, inputBias;
 };
 
-/// State `index` of a (states, B, u) tensor as a (B, u) tensor.
-Value stateRow(LinalgBuilder &lb, Value state, int64_t index) {
-  auto type = cast<RankedTensorType>(state.getType());
-  auto rowType = RankedTensorType::get(type.getShape().drop_front(), lb.f32());
-  SmallVector<OpFoldResult> offsets{lb.b.getIndexAttr(index), lb.b.getIndexAttr(0),
-                                    lb.b.getIndexAttr(0)};
-  SmallVector<OpFoldResult> sizes{lb.b.getIndexAttr(1), lb.dimOfr(state, 1),
-                                  lb.dimOfr(state, 2)};
-  SmallVector<OpFoldResult> strides(3, lb.b.getIndexAttr(1));
-  return tensor::ExtractSliceOp::create(lb.b, lb.loc, rowType, state, offsets,
-                                        sizes, strides);
-}
-
-/// The (states, B, u) tensor of the (B, u) `rows`.
-Value stackStates(LinalgBuilder &lb, ValueRange rows) {
-  SmallVector<OpFoldResult> sizes{lb.b.getIndexAttr(rows.size()),
-                                  lb.dimOfr(rows[0], 0), lb.dimOfr(rows[0], 1)};
-  Value stacked = lb.empty(sizes);
-  for (auto [i, row] : llvm::enumerate(rows)) {
-    SmallVector<OpFoldResult> offsets{lb.b.getIndexAttr(i), lb.b.getIndexAttr(0),
-                                      lb.b.getIndexAttr(0)};
-    SmallVector<OpFoldResult> rowSizes{lb.b.getIndexAttr(1), sizes[1], sizes[2]};
-    SmallVector<OpFoldResult> strides(3, lb.b.getIndexAttr(1));
-    stacked = tensor::InsertSliceOp::create(lb.b, lb.loc, row, stacked, offsets,
-                                            rowSizes, strides);
-  }
-  return stacked;
-}
-
 /// `mask`[:, step] as a (B) tensor.
 Value maskColumn(LinalgBuilder &lb, Value mask, Value step) {
   auto type = cast<RankedTensorType>(mask.getType());
@@ -171,11 +142,6 @@ Value maskedMap(LinalgBuilder &lb, ValueRange inputs, Value init, Value rowMask,
 Value matmulInto(LinalgBuilder &lb, Value lhs, Value rhs, Value acc) {
   return linalg::MatmulOp::create(lb.b, lb.loc, TypeRange{acc.getType()},
                                   ValueRange{lhs, rhs}, ValueRange{acc})
-      .getResult(0);
-}
-
-Value copyInto(LinalgBuilder &lb, Value from, Value to) {
-  return linalg::CopyOp::create(lb.b, lb.loc, ValueRange{from}, ValueRange{to})
       .getResult(0);
 }
 
@@ -248,7 +214,7 @@ SmallVector<Value, 2> buildLoop(LinalgBuilder &lb, const Recurrence &r,
   // or as a copy of the initial state (which the loop must not write).
   auto startState = [&](int64_t index) {
     Value fresh = lb.fresh({batch, b.getIndexAttr(u)});
-    return r.initialState ? copyInto(lb, stateRow(lb, r.initialState, index), fresh)
+    return r.initialState ? lb.copyInto(lb.stateRow(r.initialState, index), fresh)
                           : lb.fill(fresh, 0.0);
   };
   SmallVector<Value> inits{startState(0)};
@@ -329,7 +295,7 @@ SmallVector<Value, 2> buildLoop(LinalgBuilder &lb, const Recurrence &r,
       return startPlusProduct(
           sb, hIsZero, scratch,
           [&](LinalgBuilder &x, Value acc) {
-            return from ? copyInto(x, from, acc) : projectInto(x, acc);
+            return from ? x.copyInto(from, acc) : projectInto(x, acc);
           },
           lhs, kernel);
     };
@@ -706,7 +672,7 @@ SmallVector<Value, 2> buildLoop(LinalgBuilder &lb, const Recurrence &r,
                                                      offsets, sizes, strides));
     }
     if (keepLastMask)
-      yields.push_back(copyInto(sb, m, iters[lastMaskArg]));
+      yields.push_back(sb.copyInto(m, iters[lastMaskArg]));
     if (seen)
       yields.push_back(seen);
     scf::YieldOp::create(nb, l, yields);
@@ -731,8 +697,8 @@ SmallVector<Value, 2> buildLoop(LinalgBuilder &lb, const Recurrence &r,
                                 loop.getResult(lastMaskArg), firstInput));
   }
   if (r.finalState)
-    results.push_back(stackStates(
-        lb, loop.getResults().take_front(r.cell == Cell::LSTM ? 2 : 1)));
+    results.push_back(lb.stackStates(
+        loop.getResults().take_front(r.cell == Cell::LSTM ? 2 : 1)));
   return results;
 }
 

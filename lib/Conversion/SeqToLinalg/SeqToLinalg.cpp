@@ -885,8 +885,6 @@ Value lower(LinalgBuilder &lb, Operation *op) {
           GlobalAvgPool3DOp, ZeroPaddingOp, CroppingOp, SliceOp, UpSamplingOp, ResizeOp,
           AdaptiveMaxPoolOp, AdaptiveAvgPoolOp, PermuteOp, ReverseOp>(op))
     return lowerSpatial(lb, op);
-  if (auto o = dyn_cast<ConvLSTMOp>(op))
-    return lowerConvLSTM(lb, o);
   if (auto o = dyn_cast<BatchNormOp>(op))
     return lowerBatchNorm(lb, o);
   if (auto o = dyn_cast<LayerNormOp>(op))
@@ -957,7 +955,9 @@ struct ConvertSeqToLinalgPass
     while (Operation *op = firstSeqOp(module)) {
       OpBuilder b(op);
       LinalgBuilder lb(b, op->getLoc());
-      SmallVector<Value, 2> replacements = lowerRecurrent(lb, op);
+      SmallVector<Value, 2> replacements = isa<ConvLSTMOp>(op)
+                                               ? lowerConvLSTM(lb, cast<ConvLSTMOp>(op))
+                                               : lowerRecurrent(lb, op);
       if (replacements.empty())
         replacements = {lower(lb, op)};
       if (!replacements[0])

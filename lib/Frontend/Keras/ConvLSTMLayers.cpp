@@ -2,7 +2,9 @@
 //
 // One seq.conv_lstm, channels last. A channels_first layer reads (batch,
 // time, channels, spatial...): a seq.permute moves the channels last and
-// another moves them back after the op.
+// another moves them back after the op. Its states (return_state,
+// initial_state, a stateful layer's) are in Keras' layout too, (batch,
+// filters, spatial...), and move the same way.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,12 +35,8 @@ Expected<Value> emitConvLSTM(EmitContext &c) {
                            returnState, stateful, first, act, rec))
     return std::move(e);
   auto &[kernel, strides, dilations, padding] = *window;
-  if (*returnState)
-    return layer.error("return_state=True is not supported by seqc yet for "
-                       "ConvLSTM layers: use the layer's output");
-  if (*stateful)
-    return layer.error("stateful=True is not supported by seqc yet for "
-                       "ConvLSTM layers: save the model with stateful=False");
+  if (*returnState && !layer.inFunctional())
+    return layer.error("return_state=True is not supported in a Sequential model");
   for (const ActivationSpec *a : {&*act, &*rec})
     if (a->kind == Activation::Softmax || a->kind == Activation::LogSoftmax)
       return layer.error("activation '" + stringifyActivation(a->kind) +
@@ -59,6 +57,45 @@ Expected<Value> emitConvLSTM(EmitContext &c) {
   if (channels == kDynamic)
     return layer.error("the input's channel axis has no fixed size: give the "
                        "model a fixed input shape (--input-shape)");
+  SmallVector<int64_t> frame{xs[0]};
+  frame.append(xs.begin() + 2, xs.end());
+  SmallVector<int64_t> state = shapes::convolution(frame, kernel, strides,
+                                                   dilations, padding, *filters);
+  if (Error e = requireWindowsFit(layer, frame, state, "kernel span"))
+    return std::move(e);
+  SmallVector<int64_t> out = shapes::convLstm(xs, kernel, strides, dilations,
+                                              padding, *filters, *sequences);
+  // The states together, (2, batch, spatial..., filters) (h then c), in
+  // Keras' layout where they leave or enter the layer: (2, batch, filters,
+  // spatial...) for channels_first. seq.permute keeps axis 0, here the
+  // states' axis.
+  SmallVector<int64_t> states{2};
+  states.append(state);
+  SmallVector<int64_t> toFirst{1, n + 2}, toLast{1};
+  for (int64_t i = 0; i < n; ++i) {
+    toFirst.push_back(i + 2);
+    toLast.push_back(i + 3);
+  }
+  toLast.push_back(2);
+  SmallVector<int64_t> kerasStates = *first ? shapes::permuted(states, toFirst) : states;
+  Expected<StatePlan> plan = c.states->planState(layer, *stateful, kerasStates, c.loc);
+  if (!plan)
+    return plan.takeError();
+  Value initial = plan->initial;
+  if (initial) {
+    ArrayRef<int64_t> given = shapeOf(initial);
+    bool fits = given.size() == kerasStates.size();
+    for (size_t i = 0; fits && i < given.size(); ++i)
+      fits = !shapes::conflict(given[i], kerasStates[i]);
+    if (!fits)
+      return layer.error("initial_state has shape " + shapes::format(given.drop_front()) +
+                         " per state, where the layer's state (its output without "
+                         "return_sequences) is " +
+                         shapes::format(ArrayRef(kerasStates).drop_front()) +
+                         ": give it states of that shape");
+    if (*first)
+      initial = permuteAxes(c, initial, toLast, "initial_state");
+  }
   SmallVector<int64_t> kernelShape(kernel), recurrentShape(kernel);
   kernelShape.append({channels, 4 * *filters});
   recurrentShape.append({*filters, 4 * *filters});
@@ -81,29 +118,22 @@ Expected<Value> emitConvLSTM(EmitContext &c) {
     bias = *b;
   }
 
-  SmallVector<int64_t> frame{xs[0]};
-  frame.append(xs.begin() + 2, xs.end());
-  SmallVector<int64_t> state = shapes::convolution(frame, kernel, strides,
-                                                   dilations, padding, *filters);
-  if (Error e = requireWindowsFit(layer, frame, state, "kernel span"))
-    return std::move(e);
-  SmallVector<int64_t> out = shapes::convLstm(xs, kernel, strides, dilations,
-                                              padding, *filters, *sequences);
+  Type stateType = plan->finalType ? tensorType(c.builder, states) : Type();
   auto op = ConvLSTMOp::create(
-      c.builder, c.loc, tensorType(c.builder, out), x, *k, *rk, bias,
+      c.builder, c.loc, tensorType(c.builder, out), stateType, x, *k, *rk, bias, initial,
       c.builder.getDenseI64ArrayAttr(strides),
       c.builder.getDenseI64ArrayAttr(dilations), padding, act->kind,
       rec->kind, *sequences, *backwards);
-  Value y = op.getResult();
+  Value y = op.getOutput(), final = op.getFinalState();
+  if (final && *first)
+    final = permuteAxes(c, final, toFirst, "final_state");
+  c.states->keepState(*plan, layer.getName(), final);
   if (!*first)
     return y;
   if (!*sequences)
     return toChannelsFirst(c, y);
   // (batch, time, spatial..., filters) -> (batch, time, filters, spatial...)
-  SmallVector<int64_t> dims{1, n + 2};
-  for (int64_t i = 0; i < n; ++i)
-    dims.push_back(i + 2);
-  return permuteAxes(c, y, dims, "channels_first");
+  return permuteAxes(c, y, toFirst, "channels_first");
 }
 
 } // namespace seq::keras

@@ -112,16 +112,13 @@ Expected<Value> LayerEmitter::emitRecurrent(const LayerConfig &layer,
   // layer's initial_state (setStateLinks).
   if (*returnState && !layer.inFunctional())
     return layer.error("return_state=True is not supported in a Sequential model");
-  Value linkedInitial = std::exchange(linkedInitialState, nullptr);
-  bool keepFinal = std::exchange(keepFinalState, false);
-  if (*stateful && (linkedInitial || keepFinal))
-    return layer.error("stateful=True with states handed between layers "
-                       "(return_state / initial_state) is not supported");
-  int64_t batch = shapeOf(input)[0];
-  if (*stateful && (!stateBlock || batch == kDynamic))
-    return layer.error("stateful=True needs the fixed batch size the model was "
-                       "built with, and the file records none (batch_shape / "
-                       "batch_input_shape of the input)");
+  Location loc = layerLoc(builder, locName);
+  // A stateful layer starts from the state its last call left and leaves
+  // its new one: a state argument and result of @predict.
+  Expected<StatePlan> state =
+      planState(layer, *stateful, {stateCountOf(cls), shapeOf(input)[0], *units}, loc);
+  if (!state)
+    return state.takeError();
   if (*timeMajor)
     return layer.error("time_major=True is not supported");
   bool reverse = overrides.goBackwards.value_or(*backwards);
@@ -174,20 +171,8 @@ Expected<Value> LayerEmitter::emitRecurrent(const LayerConfig &layer,
   if (*sequences)
     result.push_back(x[1]);
   result.push_back(*units);
-  Type type = tensorType(builder, result);
-  Location loc = layerLoc(builder, locName);
-  // A stateful layer starts from the state its last call left and leaves
-  // its new one: a state argument and result of @predict.
-  Type stateType;
-  Value initialState;
-  if (*stateful) {
-    stateType = tensorType(builder, {stateCountOf(cls), batch, *units});
-    initialState = stateBlock->addArgument(stateType, loc);
-  } else {
-    if (keepFinal)
-      stateType = tensorType(builder, {stateCountOf(cls), batch, *units});
-    initialState = linkedInitial;
-  }
+  Type type = tensorType(builder, result), stateType = state->finalType;
+  Value initialState = state->initial;
   Operation *op;
   if (cls == "LSTM")
     op = LSTMOp::create(builder, loc, type, stateType, input, *kernel,
@@ -204,12 +189,34 @@ Expected<Value> LayerEmitter::emitRecurrent(const LayerConfig &layer,
                              *recurrentKernel, bias, mask, initialState,
                              activation->kind, *sequences, reverse,
                              zeroOutputForMask);
-  if (*stateful)
-    states.push_back({locName.str(), cast<BlockArgument>(initialState),
-                      op->getResult(1)});
-  else if (keepFinal)
-    lastFinalStates.push_back(op->getResult(1));
+  keepState(*state, locName, stateType ? op->getResult(1) : nullptr);
   return op->getResult(0);
+}
+
+Expected<StatePlan> LayerEmitter::planState(const LayerConfig &layer, bool stateful,
+                                            ArrayRef<int64_t> shape, Location loc) {
+  Value linkedInitial = std::exchange(linkedInitialState, nullptr);
+  bool keepFinal = std::exchange(keepFinalState, false);
+  if (stateful && (linkedInitial || keepFinal))
+    return layer.error("stateful=True with states handed between layers "
+                       "(return_state / initial_state) is not supported");
+  if (stateful && (!stateBlock || shape[1] == kDynamic))
+    return layer.error("stateful=True needs the fixed batch size the model was "
+                       "built with, and the file records none (batch_shape / "
+                       "batch_input_shape of the input)");
+  StatePlan plan;
+  plan.stateful = stateful;
+  if (stateful || keepFinal)
+    plan.finalType = tensorType(builder, shape);
+  plan.initial = stateful ? stateBlock->addArgument(plan.finalType, loc) : linkedInitial;
+  return plan;
+}
+
+void LayerEmitter::keepState(const StatePlan &plan, StringRef name, Value finalState) {
+  if (plan.stateful)
+    states.push_back({name.str(), cast<BlockArgument>(plan.initial), finalState});
+  else if (plan.finalType)
+    lastFinalStates.push_back(finalState);
 }
 
 /// Keras' RNN layer over an LSTMCell, GRUCell or SimpleRNNCell is that
@@ -517,7 +524,7 @@ Expected<Value> LayerEmitter::emitLayer(const LayerConfig &layer, Value input,
   }
 
   if (FamilyEmitter family = findLayerFamily(cls)) {
-    EmitContext context{builder, layer, input, weights, version, loc};
+    EmitContext context{builder, layer, input, weights, version, loc, this};
     return family(context);
   }
 

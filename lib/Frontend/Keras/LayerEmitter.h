@@ -4,6 +4,7 @@
 
 #include "KerasConfig.h"
 #include "KerasVersion.h"
+#include "LayerFamilies.h"
 #include "WeightStore.h"
 
 #include "mlir/IR/Builders.h"
@@ -11,7 +12,7 @@
 
 namespace seq::keras {
 
-class LayerEmitter {
+class LayerEmitter : RecurrentStateLinks {
 public:
   /// `version` picks version-dependent semantics (hard_sigmoid, masked
   /// merges, attention masks). `unbuiltModel`: the file is a whole model and
@@ -121,6 +122,11 @@ public:
                                     llvm::ArrayRef<WeightArray> weights);
 
 private:
+  llvm::Expected<StatePlan> planState(const LayerConfig &layer, bool stateful,
+                                      llvm::ArrayRef<int64_t> shape,
+                                      mlir::Location loc) override;
+  void keepState(const StatePlan &plan, llvm::StringRef name, mlir::Value finalState) override;
+
   /// A merge's inputs brought to one rank (new axes of size 1 after the
   /// batch axis, as Keras does), checked to broadcast, and the shape they
   /// broadcast to.

@@ -16,6 +16,35 @@
 
 namespace seq::keras {
 
+/// How a recurrent layer's state starts and where its final state goes,
+/// as the layer emitter links them (LayerEmitter.cpp).
+struct StatePlan {
+  /// Another layer's final state, a stateful layer's state argument of
+  /// @predict, or null (zeros).
+  mlir::Value initial;
+  /// The type of the final state the op returns, or null when nothing
+  /// reads it.
+  mlir::Type finalType;
+  bool stateful = false;
+};
+
+/// What a recurrent family emitter (ConvLSTM) asks of the layer emitter.
+class RecurrentStateLinks {
+public:
+  virtual ~RecurrentStateLinks() = default;
+  /// The plan for `layer`, whose states together are `shape`, (states,
+  /// batch, ...); an error for what cannot be (stateful without a fixed
+  /// batch, stateful and linked to other layers). Takes the links set for
+  /// this layer.
+  virtual llvm::Expected<StatePlan> planState(const LayerConfig &layer, bool stateful,
+                                              llvm::ArrayRef<int64_t> shape,
+                                              mlir::Location loc) = 0;
+  /// After the op: its final state (when plan.finalType is set), kept for
+  /// the layers that read it or as the stateful layer `name`'s next state.
+  virtual void keepState(const StatePlan &plan, llvm::StringRef name,
+                         mlir::Value finalState) = 0;
+};
+
 /// What a family emitter gets: the layer, its input and its weights, with
 /// the builder at the insertion point and the layer's location.
 struct EmitContext {
@@ -27,6 +56,8 @@ struct EmitContext {
   /// epsilon).
   KerasVersion version;
   mlir::Location loc;
+  /// For recurrent families; null elsewhere.
+  RecurrentStateLinks *states = nullptr;
 };
 
 using FamilyEmitter = llvm::Expected<mlir::Value> (*)(EmitContext &);

@@ -1,6 +1,7 @@
 #include "RecurrentStates.h"
 
 #include "EmitterSupport.h"
+#include "LayerFamilies.h"
 
 #include "seq/Dialect/Seq/IR/SeqOps.h"
 #include "seq/Dialect/Seq/IR/SeqShapes.h"
@@ -16,12 +17,20 @@ namespace seq::keras {
 using emit::layerLoc;
 using emit::tensorType;
 
+static bool isConvLSTM(StringRef className) {
+  return className == "ConvLSTM1D" || className == "ConvLSTM2D" ||
+         className == "ConvLSTM3D";
+}
+
 bool handsStatesOn(StringRef className) {
-  return className == "LSTM" || className == "GRU" || className == "SimpleRNN";
+  return className == "LSTM" || className == "GRU" || className == "SimpleRNN" ||
+         isConvLSTM(className);
 }
 
 int64_t stateCountOf(StringRef recurrentClass) {
-  return recurrentClass == "LSTM" || recurrentClass == "LSTMCell" ? 2 : 1;
+  return recurrentClass == "LSTM" || recurrentClass == "LSTMCell" || isConvLSTM(recurrentClass)
+             ? 2
+             : 1;
 }
 
 Expected<int64_t> returnedStateCount(const LayerConfig &layer) {
@@ -49,8 +58,8 @@ Expected<int64_t> returnedStateCount(const LayerConfig &layer) {
     return 2 * *count;
   }
   return layer.error("its outputs after the first are read, as return_state "
-                     "states: only LSTM, GRU, SimpleRNN, RNN and Bidirectional "
-                     "layers return states");
+                     "states: only LSTM, GRU, SimpleRNN, ConvLSTM, RNN and "
+                     "Bidirectional layers return states");
 }
 
 Expected<Value> stackedState(OpBuilder &builder, const LayerConfig &layer,
@@ -60,21 +69,31 @@ Expected<Value> stackedState(OpBuilder &builder, const LayerConfig &layer,
   if (stateful)
     return layer.error("keeps its state (stateful=True) and is given an "
                        "initial_state: not supported");
-  Expected<int64_t> units = layer.getSize("units");
+  // A ConvLSTM's states are (batch, positions..., filters), its state's
+  // exact shape checked when the layer is emitted.
+  bool convolutional = isConvLSTM(cls);
+  Expected<int64_t> units = layer.getSize(convolutional ? "filters" : "units");
   if (!units)
     return units.takeError();
+  std::string one = convolutional ? "(batch, positions..., filters)"
+                                  : "(batch, " + std::to_string(*units) + ")";
   if (static_cast<int64_t>(states.size()) != count)
     return layer.error("reads " + Twine(states.size() + 1) + " inputs: a " + cls +
                        " reads its sequence and, as initial_state, " + Twine(count) +
-                       " state(s) of (batch, " + Twine(*units) + ")");
+                       " state(s) of " + one);
   ArrayRef<int64_t> first = cast<RankedTensorType>(states[0].getType()).getShape();
+  size_t rank = convolutional ? emit::spatialRankOf(cls) + 2 : 2;
   for (Value state : states) {
     ArrayRef<int64_t> shape = cast<RankedTensorType>(state.getType()).getShape();
-    if (shape.size() != 2 || shape[1] != *units || shapes::conflict(shape[0], first[0]))
+    bool fits = shape.size() == rank && (convolutional || shape[1] == *units);
+    for (size_t i = 0; fits && i < rank; ++i)
+      fits = !shapes::conflict(shape[i], first[i]);
+    if (!fits)
       return layer.error("initial_state has shape " + shapes::format(shape) +
-                         ", expected (batch, " + Twine(*units) + ")");
+                         ", expected " + one);
   }
-  SmallVector<int64_t> stacked{count, first[0], *units};
+  SmallVector<int64_t> stacked{count};
+  stacked.append(first.begin(), first.end());
   return StackOp::create(builder, layerLoc(builder, layer.getName() + "/initial_state"),
                          tensorType(builder, stacked), ValueRange(states))
       .getResult();

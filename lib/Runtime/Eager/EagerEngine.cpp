@@ -164,7 +164,7 @@ Expected<std::vector<Tensor>> EagerEngine::runBlock(Block &block,
     }
     // A recurrent op's second result is its final state.
     bool twoResults = isa<LSTMOp, GRUOp, SimpleRNNOp, LSTMRecurrenceOp,
-                          GRURecurrenceOp, SimpleRNNRecurrenceOp>(op);
+                          GRURecurrenceOp, SimpleRNNRecurrenceOp, ConvLSTMOp>(op);
     if (op.getNumResults() < 1 || op.getNumResults() > (twoResults ? 2u : 1u) ||
         !isa<RankedTensorType>(op.getResult(0).getType()))
       return eager::opError(&op, "expected one ranked tensor result");

@@ -477,7 +477,7 @@ Error checkSpatialInput(Operation *op, const Tensor &x, int64_t spatial,
   return Error::success();
 }
 
-Expected<Tensor> evaluate(ConvLSTMOp op, const Operands &in) {
+Expected<Tensor> evaluate(ConvLSTMOp op, const Operands &in, Tensor *finalState) {
   const Tensor &x = in(op.getInput()), &kernel = in(op.getKernel());
   int64_t spatial = op.getSpatialRank();
   if (Error e = requireRank(op, x, spatial + 3, "input"))
@@ -494,6 +494,19 @@ Expected<Tensor> evaluate(ConvLSTMOp op, const Operands &in) {
   if (Error e = checkSpatialInput(op, Tensor{frame, {}}, spatial, expected))
     return std::move(e);
   RnnOptions options;
+  if ((options.initialState = in.optional(op.getInitialState()))) {
+    // (2, batch, positions..., units): the input convolution's output
+    // sizes, with units where it has the 4 gates.
+    std::vector<int64_t> states{2};
+    states.insert(states.end(), expected.begin(), expected.end());
+    states.back() = in(op.getRecurrentKernel()).shape[spatial];
+    if (options.initialState->shape != states)
+      return opError(op, "initial_state " + options.initialState->shapeString() +
+                             " does not fit the state " + Tensor{states, {}}.shapeString() +
+                             " of input " + x.shapeString());
+  }
+  if (op.getFinalState())
+    options.finalState = finalState;
   options.returnSequences = op.getReturnSequences();
   options.goBackwards = op.getGoBackwards();
   options.activation = kernelActivation(op.getActivation());
@@ -787,7 +800,7 @@ Expected<Tensor> evaluateOp(Operation *op, ValueLookup lookup,
         return applyMask(x, mask);
       })
       .Case<Conv2DOp, Conv3DOp>([&](auto op) { return evaluateConv(op, in); })
-      .Case<ConvLSTMOp>([&](ConvLSTMOp op) { return evaluate(op, in); })
+      .Case<ConvLSTMOp>([&](ConvLSTMOp op) { return evaluate(op, in, finalState); })
       .Case<ConvTranspose1DOp, ConvTranspose2DOp, ConvTranspose3DOp>(
           [&](auto op) { return evaluateConvTranspose(op, in); })
       .Case<MaxPool2DOp, MaxPool3DOp>([&](auto op) {

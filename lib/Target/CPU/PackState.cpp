@@ -40,13 +40,15 @@ LogicalResult seq::cpu::packModelState(func::FuncOp predict) {
 
   auto ret = cast<func::ReturnOp>(entry.getTerminator());
   unsigned outputs = ret.getNumOperands() - states;
-  SmallVector<ReassociationIndices> all{{0, 1, 2}};
   Value packed = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{total}, f32);
   OpBuilder atReturn(ret);
   for (auto [j, slot] : llvm::enumerate(*slots)) {
     BlockArgument arg = entry.getArgument(inputs + j);
     auto type = cast<RankedTensorType>(arg.getType());
     auto sliceType = RankedTensorType::get({slot.size}, f32);
+    // (states, batch, units) or a ConvLSTM's (2, batch, positions..., filters).
+    SmallVector<ReassociationIndices> all{
+        llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()))};
     Value slice = tensor::ExtractSliceOp::create(
         b, loc, sliceType, flat, ArrayRef<OpFoldResult>{b.getIndexAttr(slot.offset)},
         ArrayRef<OpFoldResult>{b.getIndexAttr(slot.size)},

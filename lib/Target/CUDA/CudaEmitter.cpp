@@ -343,9 +343,13 @@ Error Emitter::bindState(Operation *op, Value initialState, Value finalState,
   if (finalState) {
     // Every value has the model's batch, the inputs'.
     auto type = cast<ShapedType>(finalState.getType());
-    unsigned y = newBuffer({std::to_string(type.getDimSize(0)), dim(inputBuffers.front(), 0),
-                            std::to_string(type.getDimSize(2))},
-                           tag(op) + " final state");
+    Dims shape{std::to_string(type.getDimSize(0)), dim(inputBuffers.front(), 0)};
+    for (int64_t i = 2; i < type.getRank(); ++i) {
+      if (type.isDynamicDim(i))
+        return fail(op, "keeps a final state of unknown size: give the model fixed input sizes");
+      shape.push_back(std::to_string(type.getDimSize(i)));
+    }
+    unsigned y = newBuffer(shape, tag(op) + " final state");
     spec.finalState = ptr(y);
     bufferOf[finalState] = y;
   }

@@ -185,8 +185,23 @@ Error Emitter::emitSpatial(Operation *op) {
         op, convNd({linear, ptr(*x), *w, *b, ptr(xp), in[0] + " * " + in[1], spatial, channels,
                     k.take_front(n), 4 * u, 1, o.getStrides(), o.getDilationRate(),
                     paddingName(o.getPadding()), "0.0f"}));
-    forwardCode += tryLaunch(op, "cudaMemsetAsync(" + ptr(h) + ", 0, " + bytes + ", m->stream)");
-    forwardCode += tryLaunch(op, "cudaMemsetAsync(" + ptr(c) + ", 0, " + bytes + ", m->stream)");
+    // h and c start at zero or from the initial state (h then c); the final
+    // state is their copy after the last step.
+    RecurrenceSpec states;
+    if (Error e = bindState(op, o.getInitialState(), o.getFinalState(), states))
+      return e;
+    std::string oneState = "(size_t)" + in[0] + " * " + positions + " * " + std::to_string(u);
+    auto copy = [&](const std::string &to, const std::string &from) {
+      return tryLaunch(op, "cudaMemcpyAsync(" + to + ", " + from + ", " + bytes +
+                               ", cudaMemcpyDeviceToDevice, m->stream)");
+    };
+    if (o.getInitialState()) {
+      forwardCode += copy(ptr(h), states.initialState);
+      forwardCode += copy(ptr(c), "(" + states.initialState + ") + " + oneState);
+    } else {
+      forwardCode += tryLaunch(op, "cudaMemsetAsync(" + ptr(h) + ", 0, " + bytes + ", m->stream)");
+      forwardCode += tryLaunch(op, "cudaMemsetAsync(" + ptr(c) + ", 0, " + bytes + ", m->stream)");
+    }
     llvm::raw_string_ostream os(forwardCode);
     os << "  for (int64_t s = 0; s < " << in[1] << "; ++s) {\n"
        << "  "
@@ -212,6 +227,10 @@ Error Emitter::emitSpatial(Operation *op) {
        << "  " << tryLaunch(op, "seqc::conv_lstm_cell<" + actName(o.getActivation()) + ", " +
                                     actName(o.getRecurrentActivation()) + ">(m->stream, a)")
        << "  }\n";
+    if (o.getFinalState()) {
+      forwardCode += copy(states.finalState, ptr(h));
+      forwardCode += copy("(" + states.finalState + ") + " + oneState, ptr(c));
+    }
     bufferOf[op->getResult(0)] = seq ? *seq : h;
     return Error::success();
   };

@@ -181,26 +181,38 @@ LogicalResult verifyMask(Operation *op, Value mask, Value sequence,
 
 /// A recurrence's optional initial state and final state: both
 /// (states, batch, units), the batch of its input sequence.
-LogicalResult verifyState(Operation *op, Value initialState, Value finalState,
-                          Value sequence, Value recurrentKernel,
-                          int64_t states) {
+/// `initialState` and `finalState` (either may be null) are `(states,
+/// batch, positions..., units)`: `state` is one state's shape, (batch,
+/// units) for the recurrent layers, (batch, o1..on, f) for conv_lstm.
+LogicalResult verifyStates(Operation *op, Value initialState, Value finalState,
+                           int64_t states, ArrayRef<int64_t> state) {
   Check check(op);
-  int64_t batch = Check::shape(sequence)[0];
-  int64_t units = Check::shape(recurrentKernel)[0];
   for (auto [value, name] : {std::pair(initialState, "initial_state"),
                              std::pair(finalState, "final_state")}) {
     if (!value)
       continue;
-    if (failed(check.rank(value, name, 3)))
+    if (failed(check.rank(value, name, state.size() + 1)))
       return failure();
     ArrayRef<int64_t> s = Check::shape(value);
     if (failed(check.dim(Twine(name) + " states", s[0],
                          "the cell's state count", states)) ||
-        failed(check.dim(Twine(name) + " batch", s[1], "input batch", batch)) ||
-        failed(check.dim(Twine(name) + " units", s[2], "units", units)))
+        failed(check.dim(Twine(name) + " batch", s[1], "input batch", state[0])))
+      return failure();
+    for (size_t i = 1; i + 1 < state.size(); ++i)
+      if (failed(check.dim(Twine(name) + " axis " + Twine(i + 1), s[i + 1],
+                           "the state's positions along it", state[i])))
+        return failure();
+    if (failed(check.dim(Twine(name) + " units", s.back(), "units", state.back())))
       return failure();
   }
   return success();
+}
+
+LogicalResult verifyState(Operation *op, Value initialState, Value finalState,
+                          Value sequence, Value recurrentKernel,
+                          int64_t states) {
+  int64_t state[] = {Check::shape(sequence)[0], Check::shape(recurrentKernel)[0]};
+  return verifyStates(op, initialState, finalState, states, state);
 }
 
 /// The mask and state operands every recurrent op has; `states` is 2 for
@@ -447,7 +459,8 @@ LogicalResult ConvLSTMOp::verify() {
       in, k.take_front(spatial), getStrides(), getDilationRate(), getPadding(),
       filters, /*returnSequences=*/false);
   if (failed(windowsFit(*this, Check::shape(input).drop_front(), state,
-                        "kernel span")))
+                        "kernel span")) ||
+      failed(verifyStates(*this, getInitialState(), getFinalState(), 2, state)))
     return failure();
   return check.result(expected);
 }

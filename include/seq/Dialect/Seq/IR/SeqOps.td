@@ -425,7 +425,7 @@ class Seq_ConvNdOp<string mnemonic, string keras, int spatial> :
 def Seq_Conv2DOp : Seq_ConvNdOp<"conv2d", "Conv2D", 2>;
 def Seq_Conv3DOp : Seq_ConvNdOp<"conv3d", "Conv3D", 3>;
 
-def Seq_ConvLSTMOp : Seq_TensorOp<"conv_lstm"> {
+def Seq_ConvLSTMOp : Seq_TensorOp<"conv_lstm", [AttrSizedOperandSegments]> {
   let summary = "Keras ConvLSTM1D/2D/3D (channels last)";
   let description = [{
     An LSTM whose two products are convolutions. `input` is `(batch, time,
@@ -436,21 +436,26 @@ def Seq_ConvLSTMOp : Seq_TensorOp<"conv_lstm"> {
     convolution with `strides`, `dilation_rate` and `padding` (sizes as
     seq.conv2d), the recurrent one with stride 1 and `same` padding. The
     state h, c is `(batch, o1..on, f)` (the input convolution's output
-    sizes), zero before the first step, and each position runs the LSTM cell
-    of seq.lstm. The result is `(batch, time, o1..on, f)` with
-    `return_sequences`, else `(batch, o1..on, f)`; `go_backwards` as on
-    seq.lstm.
+    sizes), and each position runs the LSTM cell of seq.lstm. The result is
+    `(batch, time, o1..on, f)` with `return_sequences`, else `(batch,
+    o1..on, f)`; `go_backwards` as on seq.lstm. The state starts at zero, or
+    at the optional `initial_state` `(2, batch, o1..on, f)` (h then c); the
+    optional second result `final_state`, of that shape, is the state after
+    the last step (a return_state layer's states, a stateful layer's next
+    state, as on seq.lstm).
   }];
   let arguments = (ins Seq_F32Tensor:$input, Seq_F32Tensor:$kernel,
                    Seq_F32Tensor:$recurrent_kernel, Optional<Seq_F32Tensor>:$bias,
+                   Optional<Seq_F32Tensor>:$initial_state,
                    DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilation_rate,
                    Seq_PaddingAttr:$padding,
                    Seq_ActivationAttr:$activation,
                    Seq_ActivationAttr:$recurrent_activation,
                    UnitAttr:$return_sequences, UnitAttr:$go_backwards);
-  let results = (outs Seq_F32Tensor:$output);
+  let results = (outs Seq_F32Tensor:$output, Optional<Seq_F32Tensor>:$final_state);
   let assemblyFormat = [{
-    $input `,` $kernel `,` $recurrent_kernel (`,` $bias^)? `padding` `(` $padding `)`
+    $input `,` $kernel `,` $recurrent_kernel (`,` $bias^)? (`initial_state` `(` $initial_state^ `)`)?
+    `padding` `(` $padding `)`
     `activation` `(` $activation `,` $recurrent_activation `)` attr-dict
     `:` functional-type(operands, results)
   }];
