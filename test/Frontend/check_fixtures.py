@@ -24,7 +24,10 @@ OP_OF_CLASS = {
     "LayerScale": "batch_norm", "CustomScaleLayer": "merge",
     "CuDNNLSTM": "lstm", "CuDNNGRU": "gru",
     "Dense": "dense", "LSTM": "lstm", "GRU": "gru", "SimpleRNN": "simple_rnn",
-    "Bidirectional": "bidirectional", "TimeDistributed": "time_distributed",
+    # Around ConvLSTMs (rank > 3) Bidirectional's merge is a seq.concatenate
+    # or seq.merge of the forward and the reversed backward output.
+    "Bidirectional": ("bidirectional", "concatenate", "merge"),
+    "TimeDistributed": "time_distributed",
     # Conv1D with groups > 1 is a grouped seq.conv2d of one column.
     "Conv1D": ("conv1d", "conv2d"), "MaxPooling1D": "max_pool1d",
     "AveragePooling1D": "avg_pool1d", "GlobalMaxPooling1D": "global_max_pool1d",

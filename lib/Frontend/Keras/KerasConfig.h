@@ -50,6 +50,12 @@ public:
     copy.config = other;
     return copy;
   }
+  /// This layer under another name (a Bidirectional's "name/forward").
+  LayerConfig named(std::string other) const {
+    LayerConfig copy = *this;
+    copy.name = std::move(other);
+    return copy;
+  }
 
   bool has(llvm::StringRef key) const;
   llvm::Expected<int64_t> getInt(llvm::StringRef key) const;

@@ -321,9 +321,10 @@ Expected<Value> LayerEmitter::emitBidirectional(const LayerConfig &layer,
     backward = *b;
   }
   StringRef cls = forward->getClassName();
-  if (cls != "LSTM" && cls != "GRU" && cls != "SimpleRNN" && cls != "RNN")
-    return layer.error("wraps a '" + cls + "': only LSTM, GRU, SimpleRNN and "
-                       "RNN are supported inside Bidirectional");
+  bool convolutional = cls == "ConvLSTM1D" || cls == "ConvLSTM2D" || cls == "ConvLSTM3D";
+  if (cls != "LSTM" && cls != "GRU" && cls != "SimpleRNN" && cls != "RNN" && !convolutional)
+    return layer.error("wraps a '" + cls + "': only LSTM, GRU, SimpleRNN, RNN and "
+                       "ConvLSTM are supported inside Bidirectional");
   Expected<std::string> mode = layer.getStringOr("merge_mode", "");
   if (!mode)
     return mode.takeError();
@@ -347,8 +348,16 @@ Expected<Value> LayerEmitter::emitBidirectional(const LayerConfig &layer,
   // Keras' Bidirectional sets zero_output_for_mask to return_sequences on
   // both directions, whatever their configs say.
   std::string name = layer.getName();
+  // A ConvLSTM direction is the layer family's, read with go_backwards set.
+  std::array<json::Object, 2> convolutionalConfigs;
   auto direction = [&](const LayerConfig &rnn, ArrayRef<WeightArray> w,
                        RecurrentOverrides o, const std::string &loc) {
+    if (convolutional) {
+      json::Object &config = convolutionalConfigs[StringRef(loc).ends_with("backward")];
+      config = rnn.getObject();
+      config["go_backwards"] = *o.goBackwards;
+      return emitLayer(rnn.withConfig(&config).named(loc), input, w, mask);
+    }
     return rnn.getClassName() == "RNN" ? emitGenericRNN(rnn, input, w, mask, o, loc)
                                        : emitRecurrent(rnn, input, w, mask, o, loc);
   };
@@ -368,6 +377,26 @@ Expected<Value> LayerEmitter::emitBidirectional(const LayerConfig &layer,
   SmallVector<int64_t> result(shapeOf(*f));
   if (*merge == MergeMode::Concat)
     result.back() += shapeOf(*b).back();
+  if (convolutional) {
+    // Bidirectional's merge spelled out, as seq.bidirectional does it for
+    // rank-3 sequences: the backward sequence flipped back along time,
+    // then joined.
+    Location loc = layerLoc(builder, name);
+    Value back = *b;
+    if (*sequences)
+      back = ReverseOp::create(builder, layerLoc(builder, name + "/backward_in_order"),
+                               back.getType(), back, 1)
+                 .getResult();
+    if (*merge == MergeMode::Concat)
+      return ConcatenateOp::create(builder, loc, tensorType(builder, result),
+                                   ValueRange{*f, back}, result.size() - 1)
+          .getResult();
+    MergeKind kind = *merge == MergeMode::Sum   ? MergeKind::Add
+                     : *merge == MergeMode::Mul ? MergeKind::Multiply
+                                                : MergeKind::Average;
+    return MergeOp::create(builder, loc, f->getType(), ValueRange{*f, back}, kind)
+        .getResult();
+  }
   return BidirectionalOp::create(builder, layerLoc(builder, name),
                                  tensorType(builder, result), *f, *b, *merge)
       .getResult();

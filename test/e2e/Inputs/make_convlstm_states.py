@@ -9,8 +9,12 @@ inputs and Keras' outputs:
   are (batch, filters, rows, cols) there), and the encoder's h as an output;
 - convlstm1d_states.h5 (tf_keras): ConvLSTM1D(2, 2, same, return_state,
   go_backwards), its h and c joined by Concatenate as an output and given
-  to a ConvLSTM1D(2, 3, same) as its initial_state.
-(A stateful ConvLSTM is the fixture stateful_convlstm_keras3.)
+  to a ConvLSTM1D(2, 3, same) as its initial_state;
+- convlstm_bidi_states.keras (Keras 3): Bidirectional(ConvLSTM2D(2, 2, same,
+  return_state)), its forward h and backward c joined as an output;
+- convlstm_bidi_stateful.keras (Keras 3): Bidirectional(ConvLSTM2D(2, 2,
+  same, stateful)) on a batch of 2, fed three chunks one after the other.
+(A stateful ConvLSTM alone is the fixture stateful_convlstm_keras3.)
 
 Run with a Python that has keras 3, tf_keras, tensorflow and numpy."""
 import os
@@ -90,3 +94,27 @@ x = normal(3, 5, 6, 3)
 save("convlstm1d_states.in.x.npy", x)
 for port, y in zip(("decoder", "states"), model.predict(x, verbose=0)):
     save("convlstm1d_states.out.%s.npy" % port, y)
+
+# Bidirectional ConvLSTMs: the states of both directions (forward h,
+# forward c, backward h, backward c), two of them joined as an output; and
+# a stateful one, fed three chunks of its batch of 2.
+keras.utils.set_random_seed(2)
+L = keras.layers
+x = keras.Input((3, 4, 4, 2), name="x")
+y, fh, fc, bh, bc = L.Bidirectional(L.ConvLSTM2D(2, 2, padding="same", return_state=True),
+                                    name="bi")(x)
+model = keras.Model(x, [y, L.Concatenate(name="states")([fh, bc])])
+model.save(os.path.join(HERE, "convlstm_bidi_states.keras"))
+x = normal(2, 3, 4, 4, 2)
+save("convlstm_bidi_states.in.x.npy", x)
+for port, y in zip(("bi", "states"), model.predict(x, verbose=0)):
+    save("convlstm_bidi_states.out.%s.npy" % port, y)
+
+model = keras.Sequential([keras.Input(batch_shape=(2, 3, 4, 4, 2)),
+                          L.Bidirectional(L.ConvLSTM2D(2, 2, padding="same", stateful=True),
+                                          name="bi"),
+                          L.Flatten(), L.Dense(2)])
+model.save(os.path.join(HERE, "convlstm_bidi_stateful.keras"))
+x = normal(6, 3, 4, 4, 2)
+save("convlstm_bidi_stateful.input.npy", x)
+save("convlstm_bidi_stateful.expected.npy", model.predict(x, batch_size=2, verbose=0))
