@@ -11,7 +11,8 @@ the layers seqc accepts on sequences (B, T, F), images (B, H, W, C) or
 videos (B, T, H, W, C), with random configurations (units, activations,
 strides, padding, dilations, groups, channels_first, go_backwards, merge
 modes, masking, attention, RNN over cells, Bidirectional with its own
-backward layer, TimeDistributed(LSTM), ConvLSTM1D/2D/3D, Conv3DTranspose,
+backward layer, TimeDistributed(LSTM), ConvLSTM1D/2D/3D (in a Bidirectional
+too), Conv3DTranspose,
 GroupQueryAttention, MultiHeadAttention over image or video axes or with
 its scores as an output, stateful recurrent layers fed in chunks of their
 fixed batch, normalizations over several axes, operations on tensors
@@ -318,6 +319,13 @@ def operation(k, r):
     ])
 
 
+def maybe_bidirectional(k, r, layer):
+    """A ConvLSTM as it is, or inside a Bidirectional of any merge mode."""
+    if r.random() < 0.25:
+        return k.layers.Bidirectional(layer, merge_mode=r.choice(["concat", "sum", "mul", "ave"]))
+    return layer
+
+
 def image_layer(k, r):
     """A random layer for a (B, H, W, C) input."""
     L = k.layers
@@ -344,9 +352,10 @@ def image_layer(k, r):
         return L.Conv2DTranspose(filters, kernel, strides=strides, padding=padding,
                                  activation=act)
     if kind == "convlstm1d":  # H is the time axis
-        return L.ConvLSTM1D(filters, r.choice([1, 2, 3]), padding=padding,
-                            strides=r.choice([1, 1, 2]), dilation_rate=r.choice([1, 1, 2]),
-                            return_sequences=r.random() < 0.6, go_backwards=r.random() < 0.2)
+        return maybe_bidirectional(k, r, L.ConvLSTM1D(
+            filters, r.choice([1, 2, 3]), padding=padding, strides=r.choice([1, 1, 2]),
+            dilation_rate=r.choice([1, 1, 2]), return_sequences=r.random() < 0.6,
+            go_backwards=r.random() < 0.2))
     if kind == "mha":  # attention over H and W (Keras' default for images), or one of them
         layer = L.MultiHeadAttention(r.choice([1, 2]), r.choice([2, 3]),
                                      attention_axes=r.choice([None, (1, 2), (2,), (1,), (2, 1)]))
@@ -396,9 +405,10 @@ def video_layer(k, r):
                          L.Cropping3D(((0, 1), (0, 0), (1, 0))),
                          L.UpSampling3D((1, 2, 1))])
     if kind == "convlstm":
-        return L.ConvLSTM2D(filters, r.choice([1, 2, 3]), padding=r.choice(["valid", "same"]),
-                            strides=r.choice([1, 1, 2]),
-                            return_sequences=r.random() < 0.6, go_backwards=r.random() < 0.2)
+        return maybe_bidirectional(k, r, L.ConvLSTM2D(
+            filters, r.choice([1, 2, 3]), padding=r.choice(["valid", "same"]),
+            strides=r.choice([1, 1, 2]), return_sequences=r.random() < 0.6,
+            go_backwards=r.random() < 0.2))
     if kind == "conv3d":
         return L.Conv3D(filters, r.choice([1, 2, (1, 2, 3)]), strides=r.choice([1, 2]),
                         padding=r.choice(["valid", "same"]), activation=r.choice(ACTIVATIONS))
@@ -535,14 +545,18 @@ def chain_model(k, r):
     declared = (None,) + shape[1:] if not image and r.random() < 0.2 else shape
     # A stateful recurrent layer first: the batch fixed, the rows fed in
     # chunks of it (see predict).
-    stateful = len(shape) == 2 and r.random() < 0.15
+    stateful = len(shape) in (2, 4) and r.random() < 0.15
     batch = r.choice([1, 2]) if stateful else None
     x = k.Input(shape=declared, batch_size=batch, name="x")
     t = k.layers.Masking(mask_value=0.0)(x) if masked else x
     if stateful:
-        layer = recurrent_class(k, r)(r.choice([1, 2, 3]), stateful=True,
-                                      return_sequences=r.random() < 0.6,
-                                      go_backwards=r.random() < 0.2)
+        options = dict(stateful=True, return_sequences=r.random() < 0.6,
+                       go_backwards=r.random() < 0.2)
+        if len(shape) == 4:  # frames over time
+            layer = k.layers.ConvLSTM2D(r.choice([1, 2]), r.choice([1, 2]),
+                                        padding=r.choice(["valid", "same"]), **options)
+        else:
+            layer = recurrent_class(k, r)(r.choice([1, 2, 3]), **options)
         t = (k.layers.Bidirectional(layer) if r.random() < 0.3 else layer)(t)
     if len(shape) == 5:
         t = k.layers.ConvLSTM3D(r.choice([1, 2]), r.choice([1, 2]),
@@ -605,9 +619,27 @@ def ports_model(k, r):
     a = k.Input(shape=(None if unknown else steps_a, features), name="a")
     specs = {"a": ("float", (steps_a, features), masked)}
     ta = L.Masking(0.0)(a) if masked else a
-    kind = r.choice(["seq2seq", "seq2seq", "shared", "nested", "side", "states_in", "cross"])
+    kind = r.choice(["seq2seq", "seq2seq", "shared", "nested", "side", "states_in", "cross",
+                     "conv_seq2seq"])
     extra = []  # values that may become a second output
-    if kind == "seq2seq":
+    if kind == "conv_seq2seq":  # frames: a ConvLSTM2D encoder's states start the decoder
+        frame = (r.randint(2, 5), r.randint(2, 5), features)
+        a = k.Input(shape=(None if unknown else steps_a,) + frame, name="a")
+        b = k.Input(shape=(None if unknown else steps_b,) + frame, name="b")
+        specs = {"a": ("float", (steps_a,) + frame, False),
+                 "b": ("float", (steps_b,) + frame, False)}
+        conv = dict(filters=units, kernel_size=r.choice([1, 2]),
+                    padding=r.choice(["valid", "same"]))
+        encoder = L.ConvLSTM2D(return_state=True, go_backwards=r.random() < 0.2, **conv)
+        if r.random() < 0.3:  # Bidirectional: its forward states start the decoder
+            outs = L.Bidirectional(encoder, merge_mode=r.choice(["concat", "sum"]))(a)
+        else:
+            outs = encoder(a)
+        states = list(outs[1:3])
+        t = L.ConvLSTM2D(return_sequences=r.random() < 0.7, **conv)(b, initial_state=states)
+        extra = states + [outs[0]]
+        inputs = [a, b]
+    elif kind == "seq2seq":
         cls = recurrent_class(k, r)
         features_b = r.choice([features, 2])
         b = k.Input(shape=(None if unknown else steps_b, features_b), name="b")
