@@ -141,6 +141,45 @@ Value permuteAxes(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> dims) {
       .getResult();
 }
 
+Expected<Value> normalizeOverAxes(
+    OpBuilder &b, StringRef name, Value x, ArrayRef<int64_t> axes,
+    llvm::function_ref<Expected<Value>(Value flat, int64_t joined)> overLast,
+    llvm::function_ref<llvm::Error(const llvm::Twine &)> fail) {
+  ArrayRef<int64_t> shape = shapeOf(x);
+  int64_t last = static_cast<int64_t>(shape.size()) - 1;
+  int64_t joined = 1;
+  for (int64_t a : axes)
+    joined = ShapedType::isDynamic(shape[a]) || ShapedType::isDynamic(joined)
+                 ? ShapedType::kDynamic
+                 : joined * shape[a];
+  // Permute's dims: the other axes, then the normalized ones.
+  SmallVector<int64_t> order;
+  for (int64_t a = 1; a <= last; ++a)
+    if (!llvm::is_contained(axes, a))
+      order.push_back(a);
+  llvm::append_range(order, axes);
+  bool moves = !llvm::is_sorted(order);
+  auto at = [&](StringRef part) { return layerLoc(b, (name + "/" + part).str()); };
+  Value moved = moves ? permuteAxes(b, at("axis_last"), x, order) : x;
+  SmallVector<int64_t> kept(shapeOf(moved).drop_front().drop_back(axes.size()));
+  if (axes.size() > 1 &&
+      llvm::count_if(kept, ShapedType::isDynamic) + ShapedType::isDynamic(joined) > 1)
+    return fail("normalizes over axes " + shapeText(axes) + " of " + shapeText(shape) +
+                ", which leaves more than one axis of unknown length: seqc joins "
+                "the normalized axes into one and needs the others' lengths");
+  auto target = [](int64_t size) { return ShapedType::isDynamic(size) ? -1 : size; };
+  SmallVector<int64_t> flatShape = llvm::map_to_vector(kept, target);
+  flatShape.push_back(target(joined));
+  Value flat = axes.size() > 1 ? reshapeAxes(b, at("axes_joined"), moved, flatShape) : moved;
+  Expected<Value> out = overLast(flat, joined);
+  if (!out)
+    return out.takeError();
+  SmallVector<int64_t> back = llvm::map_to_vector(shapeOf(moved).drop_front(), target);
+  Value apart = axes.size() > 1 ? reshapeAxes(b, at("axes_apart"), *out, back) : *out;
+  return moves ? permuteAxes(b, at("axis_back"), apart, shapes::inversePermutation(order))
+               : apart;
+}
+
 Value filledVector(OpBuilder &b, Location loc, int64_t size, double value) {
   auto type = tensorType(b, {size});
   return arith::ConstantOp::create(b, loc, type,

@@ -50,6 +50,18 @@ Value permuteAxes(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> dims);
 /// The target must fit `x` (callers check shapes::reshape where it may not).
 Value reshapeAxes(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> target);
 
+/// A normalization over `axes` (ascending, after the batch axis) as the
+/// same normalization over the last axis: `overLast` is given `x` with the
+/// axes moved last and joined into one (of `joined` floats, unknown when
+/// one of them is), and its result goes back to `x`'s layout. The ops are
+/// located at "<name>/axis_last", "axes_joined", "axes_apart" and
+/// "axis_back". Axes that would leave two of unknown length are an error
+/// (from `fail`, given what is wrong).
+Expected<Value> normalizeOverAxes(
+    OpBuilder &b, StringRef name, Value x, ArrayRef<int64_t> axes,
+    llvm::function_ref<Expected<Value>(Value flat, int64_t joined)> overLast,
+    llvm::function_ref<llvm::Error(const llvm::Twine &)> fail);
+
 /// A (size) float32 constant of `value` everywhere.
 Value filledVector(OpBuilder &b, Location loc, int64_t size, double value);
 

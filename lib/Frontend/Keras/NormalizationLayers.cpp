@@ -27,54 +27,21 @@ Expected<Value> LayerEmitter::emitNormalizationOverAxes(const LayerConfig &layer
                                                         ArrayRef<WeightArray> arrays,
                                                         Value incomingMask,
                                                         ArrayRef<int64_t> axes) {
-  ArrayRef<int64_t> x = shapeOf(input);
-  int64_t last = static_cast<int64_t>(x.size()) - 1;
   if (axes.size() > 1 && layer.getClassName() == "GroupNormalization")
     return layer.error("config 'axis' names several axes: GroupNormalization groups the "
                        "channels of one axis");
-  // The normalized axes join into one, of unknown length when one of them
-  // is (UnitNormalization over steps of any length).
-  int64_t joined = 1;
-  for (int64_t a : axes)
-    joined = mlir::ShapedType::isDynamic(x[a]) || mlir::ShapedType::isDynamic(joined)
-                 ? mlir::ShapedType::kDynamic
-                 : joined * x[a];
-  // Permute's dims: the other axes, then the normalized ones.
-  SmallVector<int64_t> order;
-  for (int64_t a = 1; a <= last; ++a)
-    if (!llvm::is_contained(axes, a))
-      order.push_back(a);
-  llvm::append_range(order, axes);
-  bool moves = !llvm::is_sorted(order);
-
-  WeightList none(builder, layer, {}, layer.getName(), unbuiltModel);
-  EmitContext context{builder, layer, input, none, version,
-                      layerLoc(builder, layer.getName())};
-  Value moved = moves ? permuteAxes(context, input, order, "axis_last") : input;
-  SmallVector<int64_t> kept(shapeOf(moved).drop_front().drop_back(axes.size()));
-  if (axes.size() > 1 && llvm::count_if(kept, mlir::ShapedType::isDynamic) +
-                                 mlir::ShapedType::isDynamic(joined) >
-                             1)
-    return layer.error("normalizes over axes " + shapeText(axes) + " of " + shapeText(x) +
-                       ", which leaves more than one axis of unknown length: seqc joins "
-                       "the normalized axes into one and needs the others' lengths");
-  SmallVector<int64_t> target = llvm::map_to_vector(kept, targetSize);
-  target.push_back(targetSize(joined));
-  Value flat = axes.size() > 1 ? reshapeTo(context, moved, target, "axes_joined") : moved;
-
-  std::vector<WeightArray> flatArrays(arrays.begin(), arrays.end());
-  for (WeightArray &w : flatArrays)
-    if (static_cast<int64_t>(w.data.size()) == joined)
-      w.shape = {joined};
+  // The layer over the last axis, its weights read as that one axis.
   llvm::json::Object lastAxis = layer.getObject();
   lastAxis["axis"] = -1;
-  Expected<Value> out =
-      emitLayer(layer.withConfig(&lastAxis), flat, flatArrays, incomingMask);
-  if (!out)
-    return out.takeError();
-  SmallVector<int64_t> back = llvm::map_to_vector(shapeOf(moved).drop_front(), targetSize);
-  Value unflat = axes.size() > 1 ? reshapeTo(context, *out, back, "axes_apart") : *out;
-  return moves ? permuteAxes(context, unflat, shapes::inversePermutation(order), "axis_back") : unflat;
+  auto overLast = [&](Value flat, int64_t joined) {
+    std::vector<WeightArray> flatArrays(arrays.begin(), arrays.end());
+    for (WeightArray &w : flatArrays)
+      if (static_cast<int64_t>(w.data.size()) == joined)
+        w.shape = {joined};
+    return emitLayer(layer.withConfig(&lastAxis), flat, flatArrays, incomingMask);
+  };
+  return normalizeOverAxes(builder, layer.getName(), input, axes, overLast,
+                           [&](const Twine &what) { return layer.error(what); });
 }
 
 Expected<Value> emitGroupNormalization(EmitContext &c) {

@@ -18,7 +18,8 @@
 //   products and normalizations: matmul (seq.matmul; per head above rank 3)
 //     and the einsums that are one (or a transpose) after sums of one
 //     tensor's axes,
-//     l2_normalize and keras.ops.normalize (L2) over one axis (seq.unit_norm);
+//     l2_normalize over one axis or several and keras.ops.normalize (L2) over
+//     one (seq.unit_norm);
 //   shapes: expand_dims, squeeze, reshape, transpose, concatenate, stack,
 //     split and unstack (several outputs: LayerEmitter::operationOutputs),
 //     pad with zeros (seq.zero_padding), tile (copies concatenated),
@@ -755,23 +756,33 @@ struct OperationBuilder {
     return x;
   }
 
-  /// tf.math.l2_normalize along one axis: x / sqrt(max(sum(x^2), epsilon)),
-  /// epsilon 1e-12 unless given.
+  /// tf.math.l2_normalize along one axis or several: x / sqrt(max(sum(x^2),
+  /// epsilon)), the sum over all of them, epsilon 1e-12 unless given.
   Expected<Value> l2Normalize(Value x) const {
     int64_t rank = static_cast<int64_t>(shapeOf(x).size());
-    if (!option("axis"))
+    const json::Value *v = option("axis");
+    if (!v || v->kind() == json::Value::Null)
       return fail("normalizes over every axis, the batch axis too (no axis given): seqc "
-                  "normalizes over one axis after it");
-    Expected<int64_t> a = axis("axis", rank);
-    if (!a)
-      return a.takeError();
+                  "normalizes over axes after it");
+    Expected<SmallVector<int64_t>> axes = namedAxes(*v, "axis", rank, "normalizes");
+    if (!axes)
+      return axes.takeError();
+    llvm::sort(*axes);
     Expected<double> epsilon = number("epsilon", 1e-12);
     if (!epsilon)
       return epsilon.takeError();
     if (!(*epsilon >= 1.2e-38 && *epsilon <= 3.4e38))
       return fail("has epsilon " + formatNumber(*epsilon) +
                   ": seqc imports one between 1.2e-38 and 3.4e38 (a normal float32)");
-    return unitNorm(x, *a, static_cast<float>(*epsilon));
+    if (axes->size() == 1)
+      return unitNorm(x, axes->front(), static_cast<float>(*epsilon));
+    FloatAttr floor = builder.getF32FloatAttr(static_cast<float>(*epsilon));
+    return normalizeOverAxes(
+        builder, layer.getName(), x, *axes,
+        [&](Value flat, int64_t) -> Expected<Value> {
+          return UnitNormOp::create(builder, loc, flat.getType(), flat, floor).getResult();
+        },
+        [&](const Twine &what) { return fail(what); });
   }
 
   /// keras.ops.normalize(x, axis=-1, order=2, epsilon=1e-7): the L2 norm
