@@ -321,7 +321,7 @@ Expected<Value> LayerEmitter::emitBidirectional(const LayerConfig &layer,
     backward = *b;
   }
   StringRef cls = forward->getClassName();
-  bool convolutional = cls == "ConvLSTM1D" || cls == "ConvLSTM2D" || cls == "ConvLSTM3D";
+  bool convolutional = isConvLSTM(cls);
   if (cls != "LSTM" && cls != "GRU" && cls != "SimpleRNN" && cls != "RNN" && !convolutional)
     return layer.error("wraps a '" + cls + "': only LSTM, GRU, SimpleRNN, RNN and "
                        "ConvLSTM are supported inside Bidirectional");

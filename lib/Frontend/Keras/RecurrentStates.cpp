@@ -17,7 +17,7 @@ namespace seq::keras {
 using emit::layerLoc;
 using emit::tensorType;
 
-static bool isConvLSTM(StringRef className) {
+bool isConvLSTM(StringRef className) {
   return className == "ConvLSTM1D" || className == "ConvLSTM2D" ||
          className == "ConvLSTM3D";
 }

@@ -1,10 +1,10 @@
 // The states of return_state=True recurrent layers in a Functional graph.
 // A layer's final state is one (states, batch, units) value per direction
-// (LSTM: h then c). A later layer of the same class may take all of one
+// (LSTM: h then c; ConvLSTM: (2, batch, positions..., filters)). A later layer of the same class may take all of one
 // layer's states, in order, as its initial_state: the final state itself.
 // Read any other way (as model outputs, one state alone, a Concatenate of
 // a Bidirectional's states) each state is a seq.unstack slice, (batch,
-// units), numbered as Keras numbers the layer's outputs (1 the first state).
+// units...), numbered as Keras numbers the layer's outputs (1 the first state).
 #ifndef SEQ_LIB_FRONTEND_KERAS_RECURRENTSTATES_H
 #define SEQ_LIB_FRONTEND_KERAS_RECURRENTSTATES_H
 
@@ -19,8 +19,11 @@
 
 namespace seq::keras {
 
+/// ConvLSTM1D, ConvLSTM2D, ConvLSTM3D.
+bool isConvLSTM(llvm::StringRef className);
+
 /// Whether layers of this class take an initial_state (and hand their
-/// final state on whole): LSTM, GRU, SimpleRNN.
+/// final state on whole): LSTM, GRU, SimpleRNN, ConvLSTM.
 bool handsStatesOn(llvm::StringRef className);
 
 /// The states of one LSTM, GRU or SimpleRNN layer or cell of that class
