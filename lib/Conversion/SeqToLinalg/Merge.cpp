@@ -2,6 +2,7 @@
 // its inputs, seq.concatenate (and seq.stack) as each input inserted into
 // its slice of the result.
 #include "LinalgBuilder.h"
+#include "RuntimeChecks.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -51,19 +52,39 @@ Value seq::lowering::lowerMerge(LinalgBuilder &lb, Operation *op) {
     // inputs that do not broadcast.
     ArrayRef<int64_t> out = cast<RankedTensorType>(merge.getType()).getShape();
     unsigned rank = out.size();
+    IndexMath m{lb};
     SmallVector<OpFoldResult> sizes(rank, lb.b.getIndexAttr(1));
     SmallVector<AffineMap> maps;
+    Value misfit;
     for (Value input : inputs) {
       ArrayRef<int64_t> shape = cast<RankedTensorType>(input.getType()).getShape();
       SmallVector<AffineExpr> exprs;
       for (unsigned a = 0; a < rank; ++a) {
         bool broadcast = shape[a] == 1 && out[a] != 1;
         exprs.push_back(broadcast ? lb.b.getAffineConstantExpr(0) : lb.b.getAffineDimExpr(a));
-        if (!broadcast && shape[a] != 1)
-          sizes[a] = lb.dimOfr(input, a);
+        if (broadcast || shape[a] == 1)
+          continue;
+        // Lengths the verifier could not compare (one unknown) may differ
+        // at run time (Keras broadcasts a length of 1 there): a misfit is
+        // reported, and the loop keeps to the shortest, which every input
+        // holds.
+        OpFoldResult length = lb.dimOfr(input, a);
+        bool unknown = !m.constant(sizes[a]) || !m.constant(length);
+        if (unknown && !(m.constant(sizes[a]) == std::optional<int64_t>(1))) {
+          Value differs = arith::CmpIOp::create(lb.b, lb.loc, arith::CmpIPredicate::ne,
+                                                lb.toValue(sizes[a]), lb.toValue(length));
+          misfit = misfit ? arith::OrIOp::create(lb.b, lb.loc, misfit, differs) : differs;
+          length = m.min(sizes[a], length);
+        }
+        sizes[a] = length;
       }
       maps.push_back(AffineMap::get(rank, 0, exprs, lb.b.getContext()));
     }
+    if (misfit)
+      reportRowsIf(lb, op, inputs[0], misfit,
+                   "layer '" + layerName(op) + "': inputs whose lengths differ along an "
+                   "axis of unknown length (Keras broadcasts a length of 1 against "
+                   "another; seqc merges equal lengths): give the model inputs that fit");
     maps.push_back(lb.identity(rank));
     SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
     // Left to right in float32, the average divided at the end, as Keras.

@@ -986,6 +986,22 @@ Error Emitter::emitOp(Operation *op) {
           for (size_t a = 0; a < out.size(); ++a)
             if (shapeOfInput(i)[a] != 1)
               dims[a] = dim(in[i], a);
+        // Lengths unknown to the verifier must be equal at run time (Keras
+        // broadcasts a length of 1 there; the merge reads every input
+        // whole). Checked in the call, not with the sizes, which are also
+        // computed for the longest inputs to size the arena.
+        std::string misfit;
+        for (size_t i = 0; i < in.size(); ++i)
+          for (size_t a = 0; a < out.size(); ++a)
+            if (shapeOfInput(i)[a] != 1 && dim(in[i], a) != dims[a])
+              misfit += (misfit.empty() ? "" : " || ") + dim(in[i], a) + " != " + dims[a];
+        if (!misfit.empty())
+          forwardCode += "  SEQC_TRY_MSG(" + text(layer(op)) + ", (" + misfit +
+                         " ? (const char *)" +
+                         text("inputs whose lengths differ along an axis of unknown length "
+                              "(Keras broadcasts a length of 1 against another; seqc merges "
+                              "equal lengths): give the model inputs that fit") +
+                         " : nullptr));\n";
         for (size_t i = 0; i < in.size(); ++i) {
           for (size_t a = 0; a < out.size(); ++a) {
             if (shapeOfInput(i)[a] != 1 || out[a] == 1)
