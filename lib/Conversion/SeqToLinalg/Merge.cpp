@@ -53,7 +53,7 @@ Value seq::lowering::lowerMerge(LinalgBuilder &lb, Operation *op) {
     ArrayRef<int64_t> out = cast<RankedTensorType>(merge.getType()).getShape();
     unsigned rank = out.size();
     IndexMath m{lb};
-    SmallVector<OpFoldResult> sizes(rank, lb.b.getIndexAttr(1));
+    SmallVector<OpFoldResult> sizes(rank); // null until an input gives the axis its length
     SmallVector<AffineMap> maps;
     Value misfit;
     for (Value input : inputs) {
@@ -69,8 +69,7 @@ Value seq::lowering::lowerMerge(LinalgBuilder &lb, Operation *op) {
         // reported, and the loop keeps to the shortest, which every input
         // holds.
         OpFoldResult length = lb.dimOfr(input, a);
-        bool unknown = !m.constant(sizes[a]) || !m.constant(length);
-        if (unknown && !(m.constant(sizes[a]) == std::optional<int64_t>(1))) {
+        if (sizes[a] && (!m.constant(sizes[a]) || !m.constant(length))) {
           Value differs = arith::CmpIOp::create(lb.b, lb.loc, arith::CmpIPredicate::ne,
                                                 lb.toValue(sizes[a]), lb.toValue(length));
           misfit = misfit ? arith::OrIOp::create(lb.b, lb.loc, misfit, differs) : differs;
@@ -80,6 +79,9 @@ Value seq::lowering::lowerMerge(LinalgBuilder &lb, Operation *op) {
       }
       maps.push_back(AffineMap::get(rank, 0, exprs, lb.b.getContext()));
     }
+    for (OpFoldResult &size : sizes)
+      if (!size)
+        size = lb.b.getIndexAttr(1);
     if (misfit)
       reportRowsIf(lb, op, inputs[0], misfit,
                    "layer '" + layerName(op) + "': inputs whose lengths differ along an "

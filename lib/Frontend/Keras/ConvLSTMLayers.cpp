@@ -84,10 +84,7 @@ Expected<Value> emitConvLSTM(EmitContext &c) {
   Value initial = plan->initial;
   if (initial) {
     ArrayRef<int64_t> given = shapeOf(initial);
-    bool fits = given.size() == kerasStates.size();
-    for (size_t i = 0; fits && i < given.size(); ++i)
-      fits = !shapes::conflict(given[i], kerasStates[i]);
-    if (!fits)
+    if (!shapes::agree(given, kerasStates))
       return layer.error("initial_state has shape " + shapes::format(given.drop_front()) +
                          " per state, where the layer's state (its output without "
                          "return_sequences) is " +

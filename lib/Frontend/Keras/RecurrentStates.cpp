@@ -85,10 +85,8 @@ Expected<Value> stackedState(OpBuilder &builder, const LayerConfig &layer,
   size_t rank = convolutional ? emit::spatialRankOf(cls) + 2 : 2;
   for (Value state : states) {
     ArrayRef<int64_t> shape = cast<RankedTensorType>(state.getType()).getShape();
-    bool fits = shape.size() == rank && (convolutional || shape[1] == *units);
-    for (size_t i = 0; fits && i < rank; ++i)
-      fits = !shapes::conflict(shape[i], first[i]);
-    if (!fits)
+    if (shape.size() != rank || (!convolutional && shape[1] != *units) ||
+        !shapes::agree(shape, first))
       return layer.error("initial_state has shape " + shapes::format(shape) +
                          ", expected " + one);
   }

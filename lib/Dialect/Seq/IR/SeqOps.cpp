@@ -52,10 +52,7 @@ public:
 
   LogicalResult result(ArrayRef<int64_t> expected) {
     ArrayRef<int64_t> actual = shape(op->getResult(0));
-    bool ok = actual.size() == expected.size();
-    for (size_t i = 0; ok && i < actual.size(); ++i)
-      ok = !shapes::conflict(actual[i], expected[i]);
-    if (ok)
+    if (shapes::agree(actual, expected))
       return success();
     return op->emitOpError() << "result shape " << shapes::format(actual)
                              << " does not match the expected "

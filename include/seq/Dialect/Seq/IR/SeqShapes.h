@@ -19,6 +19,16 @@ inline bool conflict(int64_t a, int64_t b) {
   return a != kDynamic && b != kDynamic && a != b;
 }
 
+/// True when the shapes have one rank and no axis where they conflict.
+inline bool agree(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b) {
+  if (a.size() != b.size())
+    return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (conflict(a[i], b[i]))
+      return false;
+  return true;
+}
+
 /// The size two axes broadcast to, NumPy's way: equal sizes (a static one
 /// where the other is dynamic), or one of them static 1, repeated to the
 /// other's; std::nullopt where both are static and differ, neither 1.
